@@ -1,0 +1,71 @@
+// swift-tools-version: 6.2
+import PackageDescription
+
+// Swift 6 language mode (strict concurrency) for every target, plus the upcoming features that
+// keep existential and import use explicit.
+let strict: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "receipt-recon",
+    products: [
+        .executable(name: "receipt-recon", targets: ["receipt-recon"]),
+    ],
+    targets: [
+        // libpq through Debian's libpq-dev; the only C this project links besides the toolchain.
+        .systemLibrary(
+            name: "CLibPQ",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"]), .brew(["libpq"])]
+        ),
+        // The only module that imports CLibPQ.
+        .target(name: "Postgres", dependencies: ["CLibPQ"], swiftSettings: strict),
+
+        // SQL/NNNN_*.sql embedded into the binary at build time, and the migrator that applies them.
+        .executableTarget(name: "embed-migrations", swiftSettings: strict),
+        .plugin(name: "EmbedMigrations", capability: .buildTool(), dependencies: ["embed-migrations"]),
+        .target(
+            name: "ReconSchema",
+            dependencies: ["Postgres"],
+            swiftSettings: strict,
+            plugins: ["EmbedMigrations"]
+        ),
+
+        // Apple's side: wire models, status classification, client, throttle, local receipt decoding.
+        // No database dependency.
+        .target(name: "AppStoreReceipts", swiftSettings: strict),
+        // A local verifyReceipt (production + sandbox) over a synthetic world.
+        .target(name: "AppStoreSimulator", dependencies: ["AppStoreReceipts"], swiftSettings: strict),
+        // The job: runs, truth and correction rules, stores, reports.
+        .target(
+            name: "Reconciliation",
+            dependencies: ["Postgres", "ReconSchema", "AppStoreReceipts"],
+            swiftSettings: strict
+        ),
+        // Argument parsing, configuration, commands; everything the executable does, testable in-process.
+        .target(
+            name: "ReceiptReconCLI",
+            dependencies: ["Postgres", "ReconSchema", "AppStoreReceipts", "AppStoreSimulator", "Reconciliation"],
+            swiftSettings: strict
+        ),
+        .executableTarget(name: "receipt-recon", dependencies: ["ReceiptReconCLI"], swiftSettings: strict),
+
+        // Throwaway PostgreSQL databases and helpers for running the built binary; test-only.
+        .target(name: "TestSupport", dependencies: ["Postgres", "ReconSchema"], swiftSettings: strict),
+
+        .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "AppStoreReceiptsTests", dependencies: ["AppStoreReceipts"], swiftSettings: strict),
+        .testTarget(
+            name: "AppStoreSimulatorTests",
+            dependencies: ["AppStoreSimulator", "AppStoreReceipts"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "ReceiptReconCLITests",
+            dependencies: ["receipt-recon", "ReceiptReconCLI", "ReconSchema", "Postgres", "TestSupport"],
+            swiftSettings: strict
+        ),
+    ]
+)

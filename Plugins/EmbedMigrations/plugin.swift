@@ -1,0 +1,4 @@
+import PackagePlugin
+@main struct EmbedMigrations: BuildToolPlugin {
+    func createBuildCommands(context: PluginContext, target: any Target) throws -> [Command] { [] }
+}

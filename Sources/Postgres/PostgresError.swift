@@ -1,0 +1,64 @@
+/// An error from PostgreSQL or from libpq.
+///
+/// `description` is what reaches logs and terminals: the SQLSTATE, the server's primary message and,
+/// for connection failures, the target (`host=… port=… dbname=… user=…`). It never contains the
+/// conninfo string as given nor a password: passwords are scrubbed from every libpq message before it
+/// is stored here. The server's `detail` and `hint` can quote row values, so they are kept out of
+/// `description` and shown only by `debugDescription`.
+public struct PostgresError: Error, Sendable, CustomStringConvertible, CustomDebugStringConvertible {
+    public enum Kind: String, Sendable {
+        /// The conninfo string or URI could not be parsed. Its text is not repeated: it may hold a password.
+        case invalidConnectionString
+        /// The server could not be reached, refused the connection, or the connection was lost.
+        case connection
+        /// The server rejected a statement (see `sqlState`).
+        case server
+        /// A value the server sent could not be read as the requested Swift type.
+        case decoding
+        /// libpq reported something this wrapper does not expect (a bug, or a very old libpq).
+        case client
+    }
+
+    public let kind: Kind
+    /// Five-character SQLSTATE such as `23505`, when the server supplied one.
+    public let sqlState: String?
+    public let message: String
+    public let detail: String?
+    public let hint: String?
+
+    public init(kind: Kind, sqlState: String? = nil, message: String, detail: String? = nil, hint: String? = nil) {
+        self.kind = kind
+        self.sqlState = sqlState
+        self.message = message
+        self.detail = detail
+        self.hint = hint
+    }
+
+    /// True when the error means the session is gone (SQLSTATE class 08, or libpq lost the socket):
+    /// retrying the statement on this connection is pointless.
+    public var isConnectionFailure: Bool {
+        kind == .connection || (sqlState?.hasPrefix("08") ?? false)
+    }
+
+    public var description: String {
+        switch kind {
+        case .server:
+            return "PostgreSQL error \(sqlState ?? "?????"): \(message)"
+        case .invalidConnectionString, .connection, .decoding, .client:
+            return message
+        }
+    }
+
+    public var debugDescription: String {
+        var text = description
+        if let detail { text += " (detail: \(detail))" }
+        if let hint { text += " (hint: \(hint))" }
+        return text
+    }
+}
+
+extension PostgresError {
+    static func decoding(_ message: String) -> PostgresError {
+        PostgresError(kind: .decoding, message: message)
+    }
+}

@@ -1,0 +1,145 @@
+import Foundation
+
+/// Text conversion for `timestamptz`, exact to the microsecond and independent of the session time zone.
+///
+/// Written by hand rather than with `DateFormatter`: formatters are slow, not thread-safe to share,
+/// and round to milliseconds.
+public enum PostgresTimestamp {
+    /// Microseconds since 1970-01-01T00:00:00Z, rounded to the nearest microsecond.
+    public static func microseconds(of date: Date) -> Int64 {
+        Int64((date.timeIntervalSince1970 * 1_000_000).rounded())
+    }
+
+    public static func date(microseconds: Int64) -> Date {
+        Date(timeIntervalSince1970: Double(microseconds) / 1_000_000)
+    }
+
+    /// `YYYY-MM-DD HH:MM:SS.ffffff+00`, which PostgreSQL reads back exactly.
+    public static func format(_ date: Date) -> String {
+        let micros = microseconds(of: date)
+        let (days, microOfDay) = micros.floorDivided(by: 86_400_000_000)
+        let (year, month, day) = CivilCalendar.civil(fromDays: days)
+        let seconds = microOfDay / 1_000_000
+        let fraction = microOfDay % 1_000_000
+        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2)) "
+            + "\(pad(seconds / 3600, 2)):\(pad(seconds / 60 % 60, 2)):\(pad(seconds % 60, 2)).\(pad(fraction, 6))+00"
+    }
+
+    /// Parses PostgreSQL's ISO output (`DateStyle = ISO`) in any session time zone:
+    /// `2024-03-01 12:34:56.123456+05:30`, offsets with seconds (`-00:01:15`), no fraction.
+    public static func parse(_ text: String) throws -> Date {
+        var scanner = DigitScanner(text)
+        guard let year = scanner.number(), scanner.skip("-"),
+              let month = scanner.number(count: 2), scanner.skip("-"),
+              let day = scanner.number(count: 2), scanner.skip(" ") || scanner.skip("T"),
+              let hour = scanner.number(count: 2), scanner.skip(":"),
+              let minute = scanner.number(count: 2), scanner.skip(":"),
+              let second = scanner.number(count: 2)
+        else { throw PostgresError.decoding("'\(text)' is not a timestamptz in ISO style") }
+        var micros: Int64 = 0
+        if scanner.skip(".") {
+            guard let (fraction, digits) = scanner.numberWithCount(), digits <= 6 else {
+                throw PostgresError.decoding("'\(text)' has more than microsecond precision")
+            }
+            micros = fraction * Int64(pow(10.0, Double(6 - digits)))
+        }
+        var offsetSeconds: Int64 = 0
+        if scanner.peek == "+" || scanner.peek == "-" || scanner.peek == "Z" {
+            let sign: Int64 = scanner.peek == "-" ? -1 : 1
+            if scanner.skip("Z") {
+                offsetSeconds = 0
+            } else {
+                _ = scanner.skip("+") || scanner.skip("-")
+                guard let hours = scanner.number(count: 2) else {
+                    throw PostgresError.decoding("'\(text)' has an unreadable UTC offset")
+                }
+                var total = hours * 3600
+                if scanner.skip(":"), let minutes = scanner.number(count: 2) { total += minutes * 60 }
+                if scanner.skip(":"), let seconds = scanner.number(count: 2) { total += seconds }
+                offsetSeconds = sign * total
+            }
+        }
+        guard scanner.isAtEnd else {
+            throw PostgresError.decoding("'\(text)' is not a timestamptz this program can represent (BC or infinity?)")
+        }
+        let days = CivilCalendar.days(fromCivil: year, month, day)
+        let localSeconds = days * 86_400 + hour * 3600 + minute * 60 + second
+        return date(microseconds: (localSeconds - offsetSeconds) * 1_000_000 + micros)
+    }
+
+    private static func pad(_ value: Int64, _ width: Int) -> String {
+        let digits = String(value)
+        return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
+    }
+}
+
+/// Proleptic Gregorian calendar arithmetic (Howard Hinnant's days_from_civil / civil_from_days).
+public enum CivilCalendar {
+    public static func days(fromCivil year: Int64, _ month: Int64, _ day: Int64) -> Int64 {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+
+    public static func civil(fromDays days: Int64) -> (year: Int64, month: Int64, day: Int64) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let mp = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    }
+}
+
+extension Int64 {
+    /// Division rounding towards negative infinity, with a non-negative remainder.
+    func floorDivided(by divisor: Int64) -> (quotient: Int64, remainder: Int64) {
+        let quotient = self / divisor
+        let remainder = self % divisor
+        return remainder < 0 ? (quotient - 1, remainder + divisor) : (quotient, remainder)
+    }
+}
+
+/// A tiny cursor over ASCII digits and punctuation.
+struct DigitScanner {
+    private let bytes: [UInt8]
+    private var index = 0
+
+    init(_ text: String) { bytes = Array(text.utf8) }
+
+    var isAtEnd: Bool { index == bytes.count }
+    var peek: Character? { isAtEnd ? nil : Character(UnicodeScalar(bytes[index])) }
+
+    mutating func skip(_ literal: Character) -> Bool {
+        guard peek == literal else { return false }
+        index += 1
+        return true
+    }
+
+    /// Reads exactly `count` digits, or as many as there are when `count` is nil.
+    mutating func number(count: Int? = nil) -> Int64? {
+        let start = index
+        guard let (value, digits) = numberWithCount(), count == nil || digits == count else {
+            index = start
+            return nil
+        }
+        return value
+    }
+
+    mutating func numberWithCount() -> (Int64, Int)? {
+        var value: Int64 = 0
+        var digits = 0
+        while index < bytes.count, bytes[index] >= 0x30, bytes[index] <= 0x39, digits < 18 {
+            value = value * 10 + Int64(bytes[index] - 0x30)
+            index += 1
+            digits += 1
+        }
+        return digits == 0 ? nil : (value, digits)
+    }
+}
