@@ -20,8 +20,10 @@ let package = Package(
             pkgConfig: "libpq",
             providers: [.apt(["libpq-dev"]), .brew(["libpq"])]
         ),
+        // Running other programs (initdb, pg_ctl, the built binary) without Foundation.Process.
+        .target(name: "ChildProcess", swiftSettings: strict),
         // The only module that imports CLibPQ.
-        .target(name: "Postgres", dependencies: ["CLibPQ"], swiftSettings: strict),
+        .target(name: "Postgres", dependencies: ["CLibPQ", "ChildProcess"], swiftSettings: strict),
 
         // SQL/NNNN_*.sql embedded into the binary at build time, and the migrator that applies them.
         .executableTarget(name: "embed-migrations", swiftSettings: strict),
@@ -53,7 +55,7 @@ let package = Package(
         .executableTarget(name: "receipt-recon", dependencies: ["ReceiptReconCLI"], swiftSettings: strict),
 
         // Throwaway PostgreSQL databases and helpers for running the built binary; test-only.
-        .target(name: "TestSupport", dependencies: ["Postgres", "ReconSchema"], swiftSettings: strict),
+        .target(name: "TestSupport", dependencies: ["Postgres", "ReconSchema", "ChildProcess"], swiftSettings: strict),
 
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "AppStoreReceiptsTests", dependencies: ["AppStoreReceipts"], swiftSettings: strict),

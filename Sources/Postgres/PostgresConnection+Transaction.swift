@@ -1,6 +1,7 @@
 extension PostgresConnection {
     /// Runs `body` inside `BEGIN … COMMIT`. If `body` throws, the transaction is rolled back and the
     /// error rethrown, so nothing it wrote survives.
+    @discardableResult
     public func transaction<T>(_ body: () throws -> T) throws -> T {
         try execute("BEGIN")
         let value: T

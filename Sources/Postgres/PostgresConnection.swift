@@ -62,6 +62,9 @@ public final class PostgresConnection {
             )
         }
         handle = connection
+        // libpq prints server notices ("relation … already exists, skipping") to stderr by default;
+        // stderr is the job's log stream, one event per line, so they are dropped here.
+        PQsetNoticeProcessor(connection, { _, _ in }, nil)
         do {
             // Text formats this wrapper parses, whatever the server's defaults are.
             try execute("SET DateStyle = 'ISO, YMD'")

@@ -40,6 +40,12 @@ public struct PostgresQuery: Sendable, ExpressibleByStringInterpolation {
             sql += "$\(binds.count)"
         }
 
+        /// A NULL when `value` is nil (an explicit overload, so optionals interpolate without a warning).
+        public mutating func appendInterpolation<Value: PostgresEncodable>(_ value: Value?) {
+            binds.append(value.postgresBind)
+            sql += "$\(binds.count)"
+        }
+
         /// Splices trusted SQL text (an identifier or keyword chosen by this program). Never pass data.
         public mutating func appendInterpolation(unescaped fragment: String) {
             sql += fragment

@@ -1,1 +1,4 @@
-print("placeholder")
+import Foundation
+import ReceiptReconCLI
+
+exit(ReceiptRecon.main(arguments: Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment))

@@ -1,0 +1,173 @@
+import Foundation
+import Synchronization
+
+/// Runs other programs with `posix_spawn` and `waitpid`.
+///
+/// Foundation's `Process.waitUntilExit()` was seen here to hang for good when called from a Swift
+/// Testing worker thread (the child had exited; the run loop never heard of it), so the test
+/// infrastructure and the throwaway cluster use this instead: no run loop, no signal source.
+public enum ChildProcess {
+    public struct Result: Sendable {
+        public let status: Int32
+        public let stdout: Data
+        public let stderr: Data
+        public var stdoutText: String { String(decoding: stdout, as: UTF8.self) }
+        public var stderrText: String { String(decoding: stderr, as: UTF8.self) }
+    }
+
+    public struct Failure: Error, CustomStringConvertible, Sendable {
+        public let message: String
+        public var description: String { message }
+    }
+
+    /// Runs `executable` to completion, feeding `stdin` and collecting both output streams.
+    /// - Parameters:
+    ///   - environment: the child's whole environment; nil inherits this process's.
+    ///   - timeout: after this many seconds the child is killed (SIGKILL) and `Failure` thrown.
+    public static func run(
+        _ executable: String,
+        _ arguments: [String],
+        environment: [String: String]? = nil,
+        stdin: Data? = nil,
+        timeout: TimeInterval? = nil
+    ) throws -> Result {
+        var outPipe: [Int32] = [0, 0]
+        var errPipe: [Int32] = [0, 0]
+        var inPipe: [Int32] = [0, 0]
+        guard pipe(&outPipe) == 0, pipe(&errPipe) == 0, pipe(&inPipe) == 0 else {
+            throw Failure(message: "cannot create pipes: \(String(cString: strerror(errno)))")
+        }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, inPipe[0], 0)
+        posix_spawn_file_actions_adddup2(&actions, outPipe[1], 1)
+        posix_spawn_file_actions_adddup2(&actions, errPipe[1], 2)
+        for descriptor in [inPipe[0], inPipe[1], outPipe[0], outPipe[1], errPipe[0], errPipe[1]] {
+            posix_spawn_file_actions_addclose(&actions, descriptor)
+        }
+        let pid = try spawn(executable, arguments, environment: environment, actions: &actions, newSession: false)
+        close(inPipe[0])
+        close(outPipe[1])
+        close(errPipe[1])
+
+        let collected = Collector()
+        let group = DispatchGroup()
+        // Own threads, not the global queue: they block in read(2).
+        for (descriptor, isOut) in [(outPipe[0], true), (errPipe[0], false)] {
+            group.enter()
+            Thread.detachNewThread {
+                collected.store(readAll(descriptor), isOut: isOut)
+                close(descriptor)
+                group.leave()
+            }
+        }
+        let writer = inPipe[1]
+        if let stdin {
+            Thread.detachNewThread {
+                stdin.withUnsafeBytes { buffer in
+                    var offset = 0
+                    while offset < buffer.count {
+                        let written = write(writer, buffer.baseAddress! + offset, buffer.count - offset)
+                        if written <= 0 { break }
+                        offset += written
+                    }
+                }
+                close(writer)
+            }
+        } else {
+            close(writer)
+        }
+
+        if let timeout, group.wait(timeout: .now() + timeout) == .timedOut {
+            kill(pid, SIGKILL)
+            _ = waitForExit(pid)
+            throw Failure(message: "\((executable as NSString).lastPathComponent) did not finish within \(Int(timeout)) s")
+        }
+        group.wait()
+        let status = waitForExit(pid)
+        let (out, err) = collected.values
+        return Result(status: status, stdout: out, stderr: err)
+    }
+
+    /// Starts `executable` in a new session (immune to signals aimed at this process group) with
+    /// stdio on /dev/null, and does not wait for it.
+    public static func startDetached(_ executable: String, _ arguments: [String]) throws {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        for descriptor: Int32 in 0...2 {
+            posix_spawn_file_actions_addopen(&actions, descriptor, "/dev/null", descriptor == 0 ? O_RDONLY : O_WRONLY, 0)
+        }
+        _ = try spawn(executable, arguments, environment: nil, actions: &actions, newSession: true)
+    }
+
+    private static func spawn(
+        _ executable: String,
+        _ arguments: [String],
+        environment: [String: String]?,
+        actions: inout posix_spawn_file_actions_t,
+        newSession: Bool
+    ) throws -> pid_t {
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var flags = Int32(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF)
+        // POSIX_SPAWN_SETSID (glibc ≥ 2.26) is hidden behind _GNU_SOURCE, so Swift cannot see it.
+        if newSession { flags |= 0x80 }
+        posix_spawnattr_setflags(&attributes, Int16(flags))
+        var noSignals = sigset_t()
+        sigemptyset(&noSignals)
+        posix_spawnattr_setsigmask(&attributes, &noSignals)
+        var defaults = sigset_t()
+        sigfillset(&defaults)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        let environmentList = (environment ?? ProcessInfo.processInfo.environment).map { "\($0.key)=\($0.value)" }
+        let envp = environmentList.map { strdup($0) } + [nil]
+        defer {
+            argv.forEach { free($0) }
+            envp.forEach { free($0) }
+        }
+        var pid = pid_t()
+        let result = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
+        guard result == 0 else {
+            throw Failure(message: "cannot run \(executable): \(String(cString: strerror(result)))")
+        }
+        return pid
+    }
+
+    private static func waitForExit(_ pid: pid_t) -> Int32 {
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        // WIFEXITED / WEXITSTATUS / WTERMSIG are macros Swift cannot see.
+        let signal = status & 0x7F
+        return signal == 0 ? (status >> 8) & 0xFF : 128 + signal
+    }
+
+    private static func readAll(_ descriptor: Int32) -> Data {
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count > 0 {
+                data.append(buffer, count: count)
+            } else if count == 0 || errno != EINTR {
+                break
+            }
+        }
+        return data
+    }
+}
+
+/// Output collected by the reader threads.
+private final class Collector: Sendable {
+    private let state = Mutex((out: Data(), err: Data()))
+
+    func store(_ data: Data, isOut: Bool) {
+        state.withLock { if isOut { $0.out = data } else { $0.err = data } }
+    }
+
+    var values: (Data, Data) { state.withLock { ($0.out, $0.err) } }
+}

@@ -1,0 +1,36 @@
+/// `receipt-recon demo`: the whole job end to end on a throwaway database and the simulator.
+struct DemoCommand: Command {
+    static let spec = CommandSpec(
+        name: "demo",
+        usage: "demo [--users N] [--output-dir DIR]",
+        summary: "Run the whole job end to end on a throwaway PostgreSQL and the built-in App Store simulator.",
+        discussion: """
+            Without DATABASE_URL a temporary PostgreSQL cluster is started and removed afterwards. Seeds a \
+            drifted world, runs the nightly job, writes the CSVs and the HTML report to DIR, and re-verifies \
+            one user the way support would.
+            """,
+        options: [
+            OptionSpec("users", .value(placeholder: "N"), "users in the seeded world", default: "2000"),
+            OptionSpec("output-dir", .value(placeholder: "DIR"), "where the CSVs and the report go", default: "./demo-output"),
+        ] + Configuration.databaseOptions,
+        environment: ["DATABASE_URL"],
+        exitCodes: [.success, .usage, .unavailable, .internalError]
+    )
+
+    let users: Int
+    let outputDirectory: String
+    let configuration: Configuration
+
+    init(_ arguments: ParsedArguments, environment: [String: String]) throws(CommandError) {
+        guard arguments.positionals.isEmpty else {
+            throw .usage("unexpected argument '\(arguments.positionals[0])'", command: "demo")
+        }
+        users = try arguments.read.integer("users", in: 1...1_000_000) ?? 2000
+        outputDirectory = arguments.value("output-dir") ?? "./demo-output"
+        configuration = try Configuration.load(arguments, environment: environment, needsApple: false)
+    }
+
+    func run(_ console: Console) throws -> ExitCode {
+        notImplemented(console)
+    }
+}

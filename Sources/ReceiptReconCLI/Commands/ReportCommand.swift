@@ -1,0 +1,42 @@
+/// `receipt-recon report`: a past run's summary as text, JSON or an HTML page.
+struct ReportCommand: Command {
+    static let spec = CommandSpec(
+        name: "report",
+        usage: "report [--run ID | --last] [--json | --html FILE]",
+        summary: "Print a past run's summary (text, --json), or write it as a self-contained HTML page.",
+        discussion: "Without --run, the last nightly run is reported.",
+        options: [
+            OptionSpec("run", .value(placeholder: "ID"), "the run to report (recon_runs.id)"),
+            OptionSpec("last", .flag, "the most recent nightly run (the default)"),
+            OptionSpec("json", .flag, "one JSON object on stdout"),
+            OptionSpec("html", .value(placeholder: "FILE"), "write an HTML report with a chart of the last 30 runs"),
+        ] + Configuration.databaseOptions,
+        environment: ["DATABASE_URL"],
+        exitCodes: [.success, .usage, .dataError, .unavailable, .internalError]
+    )
+
+    let runID: Int64?
+    let json: Bool
+    let htmlFile: String?
+    let configuration: Configuration
+
+    init(_ arguments: ParsedArguments, environment: [String: String]) throws(CommandError) {
+        guard arguments.positionals.isEmpty else {
+            throw .usage("unexpected argument '\(arguments.positionals[0])'", command: "report")
+        }
+        if arguments.has("run"), arguments.has("last") {
+            throw .usage("give --run ID or --last, not both", command: "report")
+        }
+        if arguments.has("json"), arguments.has("html") {
+            throw .usage("give --json or --html FILE, not both", command: "report")
+        }
+        runID = try arguments.read.integer("run", in: 1...Int.max).map(Int64.init)
+        json = arguments.has("json")
+        htmlFile = arguments.value("html")
+        configuration = try Configuration.load(arguments, environment: environment, needsApple: false)
+    }
+
+    func run(_ console: Console) throws -> ExitCode {
+        notImplemented(console)
+    }
+}

@@ -1,0 +1,67 @@
+/// `receipt-recon run`: the nightly batch.
+struct RunCommand: Command {
+    static let spec = CommandSpec(
+        name: "run",
+        usage: "run [options]",
+        summary: "The nightly batch: re-verify due receipts with Apple and correct entitlements that drifted.",
+        discussion: """
+            Selects receipts not verified within --older-than, verifies them under the rate limit (production \
+            first, sandbox on 21007), computes each user's truth from all their receipts and writes results, \
+            flags and corrections per user in one transaction. Safe to repeat, safe to kill; one run per shard \
+            at a time. Circuit breakers stop it before a bad night at Apple can revoke paying users.
+            """,
+        options: VerificationOptions.shared + VerificationOptions.runOnly + Configuration.databaseOptions
+            + Configuration.appleOptions,
+        environment: Configuration.variables.map(\.name),
+        exitCodes: [.success, .someUnverified, .usage, .unavailable, .internalError, .tempFail, .configuration]
+    )
+
+    let options: VerificationOptions
+    let configuration: Configuration
+
+    init(_ arguments: ParsedArguments, environment: [String: String]) throws(CommandError) {
+        guard arguments.positionals.isEmpty else {
+            throw .usage("unexpected argument '\(arguments.positionals[0])'", command: "run")
+        }
+        options = try VerificationOptions(arguments)
+        configuration = try Configuration.load(arguments, environment: environment, needsApple: true)
+    }
+
+    func run(_ console: Console) throws -> ExitCode {
+        notImplemented(console)
+    }
+}
+
+/// `receipt-recon verify-user USER_ID`: on-demand re-verification of one user (support).
+struct VerifyUserCommand: Command {
+    static let spec = CommandSpec(
+        name: "verify-user",
+        usage: "verify-user USER_ID [options]",
+        summary: "Re-verify all of one user's receipts now and apply (or, with --dry-run, show) corrections.",
+        discussion: """
+            Prints the user's entitlements before and after, with the reason for every change. Safe to run \
+            while the nightly job is running: writes for one user never interleave.
+            """,
+        options: VerificationOptions.shared + Configuration.databaseOptions + Configuration.appleOptions,
+        environment: Configuration.variables.map(\.name),
+        exitCodes: [.success, .someUnverified, .usage, .dataError, .unavailable, .internalError, .configuration]
+    )
+
+    let userID: String
+    let options: VerificationOptions
+    let configuration: Configuration
+
+    init(_ arguments: ParsedArguments, environment: [String: String]) throws(CommandError) {
+        guard arguments.positionals.count == 1, let userID = arguments.positionals.first, !userID.isEmpty else {
+            throw .usage(arguments.positionals.isEmpty ? "missing USER_ID" : "expected one USER_ID, got \(arguments.positionals.count) arguments",
+                         command: "verify-user")
+        }
+        self.userID = userID
+        options = try VerificationOptions(arguments)
+        configuration = try Configuration.load(arguments, environment: environment, needsApple: true)
+    }
+
+    func run(_ console: Console) throws -> ExitCode {
+        notImplemented(console)
+    }
+}

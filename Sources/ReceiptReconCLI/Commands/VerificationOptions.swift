@@ -1,0 +1,70 @@
+import Foundation
+
+/// The options of `run` and `verify-user` (CONTRACT §3), validated.
+public struct VerificationOptions: Sendable {
+    public var dryRun = false
+    /// The instant against which expiry is judged; nil means "now" at the start of the run.
+    public var asOf: Date?
+    public var rate: Double = 20
+    public var concurrency = 8
+    public var timeout: Double = 30
+    public var maxAttempts = 4
+    /// `run` only: seconds; receipts verified more recently are skipped.
+    public var olderThan = 20 * 3600
+    public var limit: Int?
+    public var shard: (index: Int, count: Int) = (0, 1)
+    public var sandboxPolicy = "revoke"
+    public var maxUnverifiedRatio = 0.10
+    public var maxRevokeRatio = 0.20
+    public var json = false
+    public var metricsFile: String?
+
+    static let shared: [OptionSpec] = [
+        OptionSpec("dry-run", .flag, "compute and record everything, change no entitlement"),
+        OptionSpec("as-of", .value(placeholder: "T"), "the instant against which expiry is judged (ISO 8601)", default: "now"),
+        OptionSpec("rate", .value(placeholder: "R"), "most verifyReceipt requests per second, retries and re-routes included",
+                   default: "20"),
+        OptionSpec("concurrency", .value(placeholder: "N"), "most requests in flight", default: "8"),
+        OptionSpec("timeout", .value(placeholder: "S"), "per-request timeout, seconds", default: "30"),
+        OptionSpec("max-attempts", .value(placeholder: "N"), "attempts per endpoint for retryable failures", default: "4"),
+        OptionSpec("sandbox-policy", .value(placeholder: "revoke|flag"),
+                   "what a receipt from the wrong environment does to entitlements", default: "revoke"),
+        OptionSpec("max-unverified-ratio", .value(placeholder: "X"),
+                   "circuit breaker: stop when unverified/processed exceeds X (after 100 receipts)", default: "0.10"),
+        OptionSpec("max-revoke-ratio", .value(placeholder: "X"),
+                   "circuit breaker: stop when revoked users/processed users exceeds X (after 100 receipts)", default: "0.20"),
+        OptionSpec("json", .flag, "print the summary as one JSON object on stdout"),
+        OptionSpec("metrics-file", .value(placeholder: "PATH"),
+                   "write Prometheus text-format metrics to PATH, atomically (node_exporter textfile collector)"),
+    ]
+
+    static let runOnly: [OptionSpec] = [
+        OptionSpec("older-than", .value(placeholder: "D"),
+                   "re-verify receipts last verified before now minus D (90m, 20h, 7d, 0)", default: "20h"),
+        OptionSpec("limit", .value(placeholder: "N"), "at most N receipts this run", default: "none"),
+        OptionSpec("shard", .value(placeholder: "I/N"),
+                   "handle only users in part I (0-based) of N disjoint hash parts; the nightly lock is per shard",
+                   default: "0/1"),
+    ]
+
+    init(_ arguments: ParsedArguments) throws(CommandError) {
+        let read = arguments.read
+        dryRun = arguments.has("dry-run")
+        json = arguments.has("json")
+        asOf = try read.instant("as-of") ?? asOf
+        rate = try read.positiveNumber("rate") ?? rate
+        concurrency = try read.integer("concurrency", in: 1...1024) ?? concurrency
+        timeout = try read.positiveNumber("timeout") ?? timeout
+        maxAttempts = try read.integer("max-attempts", in: 1...20) ?? maxAttempts
+        olderThan = try read.age("older-than") ?? olderThan
+        limit = try read.integer("limit", in: 1...Int.max) ?? limit
+        shard = try read.shard("shard") ?? shard
+        sandboxPolicy = try read.choice("sandbox-policy", ["revoke", "flag"]) ?? sandboxPolicy
+        maxUnverifiedRatio = try read.ratio("max-unverified-ratio") ?? maxUnverifiedRatio
+        maxRevokeRatio = try read.ratio("max-revoke-ratio") ?? maxRevokeRatio
+        if let text = arguments.value("metrics-file") {
+            guard !text.isEmpty else { throw .usage("--metrics-file needs a path", command: arguments.command) }
+            metricsFile = text
+        }
+    }
+}

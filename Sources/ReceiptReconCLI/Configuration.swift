@@ -1,0 +1,132 @@
+import Foundation
+
+/// Settings shared by the commands that talk to the database or to Apple (CONTRACT §2): environment
+/// variables first, then flags of the same meaning on top.
+public struct Configuration: Sendable {
+    public enum AppStoreEnvironment: String, Sendable, CaseIterable {
+        case production, sandbox
+    }
+
+    /// libpq conninfo or URI; nil means libpq's own defaults (`PGHOST`, `PGDATABASE`, …).
+    public var databaseURL: String?
+    /// The app-specific shared secret; only ever from the environment or a file, never a flag value.
+    public var sharedSecret: Secret?
+    /// Accepted bundle ids; empty means no check.
+    public var bundleIDs: [String]
+    public var productionURL: URL
+    public var sandboxURL: URL
+    /// Which App Store environment this database serves.
+    public var environment: AppStoreEnvironment
+
+    public static let defaultProductionURL = URL(string: "https://buy.itunes.apple.com/verifyReceipt")!
+    public static let defaultSandboxURL = URL(string: "https://sandbox.itunes.apple.com/verifyReceipt")!
+
+    /// The variables of CONTRACT §2, for help texts.
+    public static let variables: [(name: String, meaning: String)] = [
+        ("DATABASE_URL", "libpq conninfo string or postgresql:// URI (--database-url); default: libpq's PG* defaults"),
+        ("APPLE_SHARED_SECRET", "app-specific shared secret, sent as 'password' (or --shared-secret-file PATH)"),
+        ("APPLE_BUNDLE_IDS", "accepted bundle ids, comma-separated; others are flagged bundle_mismatch (--bundle-id)"),
+        ("APPLE_VERIFY_URL_PRODUCTION", "verifyReceipt production endpoint (--production-url)"),
+        ("APPLE_VERIFY_URL_SANDBOX", "verifyReceipt sandbox endpoint (--sandbox-url)"),
+        ("RECON_ENVIRONMENT", "production or sandbox: the App Store environment this database serves (--environment)"),
+    ]
+
+    public static let databaseOptions: [OptionSpec] = [
+        OptionSpec("database-url", .value(placeholder: "URL"), "libpq conninfo string or postgresql:// URI (overrides DATABASE_URL)",
+                   default: "libpq defaults"),
+    ]
+
+    public static let appleOptions: [OptionSpec] = [
+        OptionSpec("shared-secret-file", .value(placeholder: "PATH"),
+                   "read the App Store shared secret from PATH (overrides APPLE_SHARED_SECRET)"),
+        OptionSpec("bundle-id", .repeatable(placeholder: "ID"), "accepted bundle id; repeatable (overrides APPLE_BUNDLE_IDS)",
+                   default: "no check"),
+        OptionSpec("production-url", .value(placeholder: "URL"), "verifyReceipt production endpoint",
+                   default: defaultProductionURL.absoluteString),
+        OptionSpec("sandbox-url", .value(placeholder: "URL"), "verifyReceipt sandbox endpoint",
+                   default: defaultSandboxURL.absoluteString),
+        OptionSpec("environment", .value(placeholder: "production|sandbox"),
+                   "the App Store environment this database serves (overrides RECON_ENVIRONMENT)", default: "production"),
+    ]
+
+    /// Reads the configuration.
+    /// - Throws: a usage error (64) for a bad flag value, a configuration error (78) for a bad
+    ///   environment variable or an unreadable/empty shared-secret file.
+    public static func load(
+        _ arguments: ParsedArguments,
+        environment variables: [String: String],
+        needsApple: Bool
+    ) throws(CommandError) -> Configuration {
+        let parsers = ValueParsers(command: arguments.command)
+        func variable(_ name: String) -> String? {
+            variables[name].flatMap { $0.isEmpty ? nil : $0 }
+        }
+
+        var configuration = Configuration(
+            databaseURL: arguments.value("database-url") ?? variable("DATABASE_URL"),
+            sharedSecret: nil,
+            bundleIDs: [],
+            productionURL: defaultProductionURL,
+            sandboxURL: defaultSandboxURL,
+            environment: .production
+        )
+        guard needsApple else { return configuration }
+
+        if let path = arguments.value("shared-secret-file") {
+            configuration.sharedSecret = try Secret.read(fromFile: path)
+        } else if let secret = variable("APPLE_SHARED_SECRET") {
+            configuration.sharedSecret = Secret(secret.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+
+        let flagBundles = arguments.all("bundle-id")
+        configuration.bundleIDs = flagBundles.isEmpty
+            ? (variable("APPLE_BUNDLE_IDS") ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+                .filter { !$0.isEmpty }
+            : flagBundles
+
+        for (flag, name, keyPath) in [("production-url", "APPLE_VERIFY_URL_PRODUCTION", \Configuration.productionURL),
+                                      ("sandbox-url", "APPLE_VERIFY_URL_SANDBOX", \Configuration.sandboxURL)] {
+            if let text = arguments.value(flag) {
+                configuration[keyPath: keyPath] = try parsers.url(flag, text)
+            } else if let text = variable(name) {
+                do {
+                    configuration[keyPath: keyPath] = try parsers.url(flag, text)
+                } catch {
+                    throw .configuration("\(name) is not an http:// or https:// URL: '\(text)'")
+                }
+            }
+        }
+
+        if let text = arguments.value("environment") {
+            configuration.environment = AppStoreEnvironment(rawValue: try parsers.choice("environment", text, ["production", "sandbox"]))!
+        } else if let text = variable("RECON_ENVIRONMENT") {
+            guard let value = AppStoreEnvironment(rawValue: text) else {
+                throw .configuration("RECON_ENVIRONMENT must be 'production' or 'sandbox', not '\(text)'")
+            }
+            configuration.environment = value
+        }
+        return configuration
+    }
+}
+
+/// A secret value whose descriptions never show it.
+public struct Secret: Sendable, CustomStringConvertible, CustomDebugStringConvertible {
+    public let value: String
+
+    public init(_ value: String) { self.value = value }
+
+    public var description: String { "<redacted>" }
+    public var debugDescription: String { "<redacted>" }
+
+    /// Reads a secret file (surrounding whitespace and the final newline are dropped).
+    static func read(fromFile path: String) throws(CommandError) -> Secret {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw .configuration("cannot read the shared secret file '\(path)': check that it exists and is readable by this user")
+        }
+        let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !text.isEmpty else {
+            throw .configuration("the shared secret file '\(path)' is empty")
+        }
+        return Secret(text)
+    }
+}

@@ -1,0 +1,33 @@
+/// Process exit codes, sysexits style (CONTRACT §3). cron wrappers and alerting read these.
+public enum ExitCode: Int32, Sendable, CaseIterable {
+    /// Completed; every selected receipt was verified conclusively.
+    case success = 0
+    /// Completed, but some receipts stayed `unverified` (below the breaker threshold).
+    case someUnverified = 1
+    /// Usage error: bad flag, bad value, bad date.
+    case usage = 64
+    /// Data error: `verify-user` for a user with no receipts and no entitlements; input that is not a receipt.
+    case dataError = 65
+    /// Unavailable: database or Apple unreachable, or a circuit breaker tripped.
+    case unavailable = 69
+    /// Internal error.
+    case internalError = 70
+    /// Another `run` holds the lock, or the run was interrupted: nothing more was done; try again later.
+    case tempFail = 75
+    /// Configuration error: missing/invalid configuration, Apple status 21004 (shared secret) or 21000.
+    case configuration = 78
+
+    /// One line for `--help` and the README.
+    public var meaning: String {
+        switch self {
+        case .success: return "completed; every selected receipt was verified conclusively"
+        case .someUnverified: return "completed, but some receipts stayed unverified (below the breaker threshold)"
+        case .usage: return "usage error (bad flag, bad value, bad date)"
+        case .dataError: return "data error (verify-user: user has no receipts and no entitlements; inspect: not a receipt)"
+        case .unavailable: return "unavailable: database or Apple unreachable, or a circuit breaker tripped"
+        case .internalError: return "internal error (or a command not implemented yet)"
+        case .tempFail: return "another run holds the lock, or the run was interrupted; nothing more was done"
+        case .configuration: return "configuration error: missing/invalid configuration, Apple status 21004 or 21000"
+        }
+    }
+}

@@ -1,0 +1,180 @@
+import Foundation
+import Postgres
+
+/// Converts option text to typed values; every failure is a usage error naming the option and the
+/// expected form, so a typo in a crontab is caught before anything runs.
+public struct ValueParsers: Sendable {
+    public let command: String
+
+    public init(command: String) { self.command = command }
+
+    private func fail(_ option: String, _ expected: String, _ got: String) -> CommandError {
+        .usage("--\(option) expects \(expected), got '\(got)'", command: command)
+    }
+
+    /// A finite number greater than zero.
+    public func positiveNumber(_ option: String, _ text: String) throws(CommandError) -> Double {
+        guard let value = Double(text), value.isFinite, value > 0 else {
+            throw fail(option, "a number greater than 0", text)
+        }
+        return value
+    }
+
+    /// A whole number within `range`.
+    public func integer(_ option: String, _ text: String, in range: ClosedRange<Int>) throws(CommandError) -> Int {
+        guard let value = Int(text), range.contains(value) else {
+            let upper = range.upperBound == Int.max ? "" : " and at most \(range.upperBound)"
+            throw fail(option, "a whole number of at least \(range.lowerBound)\(upper)", text)
+        }
+        return value
+    }
+
+    /// A ratio between 0 and 1 inclusive.
+    public func ratio(_ option: String, _ text: String) throws(CommandError) -> Double {
+        guard let value = Double(text), value >= 0, value <= 1 else {
+            throw fail(option, "a ratio between 0 and 1 (e.g. 0.10)", text)
+        }
+        return value
+    }
+
+    /// One of `choices`, spelled exactly.
+    public func choice(_ option: String, _ text: String, _ choices: [String]) throws(CommandError) -> String {
+        guard choices.contains(text) else {
+            throw fail(option, choices.map { "'\($0)'" }.joined(separator: " or "), text)
+        }
+        return text
+    }
+
+    /// An age such as `90m`, `20h`, `7d`, `1d12h` or `0`, in seconds.
+    public func age(_ option: String, _ text: String) throws(CommandError) -> Int {
+        guard let seconds = Self.parseAge(text) else {
+            throw fail(option, "an age such as 90m, 20h, 7d or 0 (units s, m, h, d)", text)
+        }
+        return seconds
+    }
+
+    static func parseAge(_ text: String) -> Int? {
+        if text == "0" { return 0 }
+        let units: [Character: Int] = ["s": 1, "m": 60, "h": 3600, "d": 86_400]
+        var total = 0
+        var digits = ""
+        for character in text {
+            if character.isASCII, character.isNumber {
+                digits.append(character)
+            } else if let unit = units[character], let number = Int(digits), digits.count <= 9 {
+                total += number * unit
+                digits = ""
+            } else {
+                return nil
+            }
+        }
+        return digits.isEmpty && !text.isEmpty ? total : nil
+    }
+
+    /// `YYYY-MM-DD` (midnight UTC) or an ISO 8601 instant with `Z` or an offset.
+    public func instant(_ option: String, _ text: String) throws(CommandError) -> Date {
+        guard let date = Instant.parse(text) else {
+            throw fail(option, "a date YYYY-MM-DD or an ISO 8601 instant such as 2026-11-22T03:00:00Z", text)
+        }
+        return date
+    }
+
+    /// `I/N` with 0 ≤ I < N.
+    public func shard(_ option: String, _ text: String) throws(CommandError) -> (index: Int, count: Int) {
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2, let index = Int(parts[0]), let count = Int(parts[1]),
+              count >= 1, count <= 1024, index >= 0, index < count
+        else { throw fail(option, "I/N with 0 <= I < N <= 1024, e.g. 0/4", text) }
+        return (index, count)
+    }
+
+    /// An http or https URL with a host.
+    public func url(_ option: String, _ text: String) throws(CommandError) -> URL {
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+              url.host != nil
+        else { throw fail(option, "an http:// or https:// URL", text) }
+        return url
+    }
+}
+
+/// ISO 8601 instants as operators type them.
+public enum Instant {
+    /// Parses `YYYY-MM-DD` (00:00 UTC), `YYYY-MM-DDTHH:MM[:SS[.fff…]]` followed by `Z` or `±HH[:MM]`.
+    /// A time without a zone is refused: a nightly job must not depend on the machine's time zone.
+    public static func parse(_ text: String) -> Date? {
+        let bytes = Array(text.utf8)
+        var index = 0
+        func number(_ count: Int) -> Int? {
+            guard index + count <= bytes.count else { return nil }
+            var value = 0
+            for byte in bytes[index..<index + count] {
+                guard byte >= 0x30, byte <= 0x39 else { return nil }
+                value = value * 10 + Int(byte - 0x30)
+            }
+            index += count
+            return value
+        }
+        func skip(_ byte: UInt8) -> Bool {
+            guard index < bytes.count, bytes[index] == byte else { return false }
+            index += 1
+            return true
+        }
+        guard let year = number(4), skip(0x2D), let month = number(2), skip(0x2D), let day = number(2),
+              (1...12).contains(month), (1...31).contains(day)
+        else { return nil }
+        guard civilMonthLength(year, month) >= day else { return nil }
+        let days = Int(CivilCalendar.days(fromCivil: Int64(year), Int64(month), Int64(day)))
+        if index == bytes.count { return Date(timeIntervalSince1970: Double(days) * 86_400) }
+        guard skip(0x54) || skip(0x74) || skip(0x20), let hour = number(2), skip(0x3A), let minute = number(2),
+              hour < 24, minute < 60
+        else { return nil }
+        var seconds = Double(hour * 3600 + minute * 60)
+        if skip(0x3A) {
+            guard let second = number(2), second < 61 else { return nil }
+            seconds += Double(second)
+            if skip(0x2E) || skip(0x2C) {
+                var scale = 0.1
+                var digits = 0
+                while index < bytes.count, bytes[index] >= 0x30, bytes[index] <= 0x39 {
+                    seconds += Double(bytes[index] - 0x30) * scale
+                    scale /= 10
+                    index += 1
+                    digits += 1
+                }
+                guard digits > 0 else { return nil }
+            }
+        }
+        var offset = 0
+        if skip(0x5A) || skip(0x7A) {
+            offset = 0
+        } else if index < bytes.count, bytes[index] == 0x2B || bytes[index] == 0x2D {
+            let sign = bytes[index] == 0x2D ? -1 : 1
+            index += 1
+            guard let offsetHours = number(2), offsetHours < 24 else { return nil }
+            _ = skip(0x3A)
+            let offsetMinutes = index < bytes.count ? number(2) : 0
+            guard let offsetMinutes, offsetMinutes < 60 else { return nil }
+            offset = sign * (offsetHours * 3600 + offsetMinutes * 60)
+        } else {
+            return nil
+        }
+        guard index == bytes.count else { return nil }
+        return Date(timeIntervalSince1970: Double(days) * 86_400 + seconds - Double(offset))
+    }
+
+    private static func civilMonthLength(_ year: Int, _ month: Int) -> Int {
+        let leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0
+        return [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]
+    }
+
+    /// `2026-11-22T03:00:00Z` (milliseconds added only when present).
+    public static func format(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        let whole = date.timeIntervalSince1970.rounded(.down)
+        if date.timeIntervalSince1970 - whole >= 0.0005 {
+            formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        }
+        return formatter.string(from: date)
+    }
+}

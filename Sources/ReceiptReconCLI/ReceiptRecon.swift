@@ -1,0 +1,114 @@
+import Foundation
+import Postgres
+
+/// The `receipt-recon` command line: parse, validate, dispatch, and map every error to an exit code.
+public enum ReceiptRecon {
+    public static let version = "0.1.0"
+
+    static let commands: [any Command.Type] = [
+        MigrateCommand.self, RunCommand.self, VerifyUserCommand.self, ExportCommand.self, ReportCommand.self,
+        DemoCommand.self, InspectCommand.self, SimulatorSeedCommand.self, SimulatorServeCommand.self,
+    ]
+
+    /// Runs the command line `arguments` (without the program name) and returns the exit code.
+    public static func main(arguments: [String], environment: [String: String]) -> Int32 {
+        let console = Console()
+        do {
+            return try dispatch(arguments, environment: environment, console: console).rawValue
+        } catch let error as CommandError {
+            console.error("receipt-recon: \(error.message)")
+            return error.exitCode.rawValue
+        } catch let error as PostgresError {
+            console.error("receipt-recon: \(error.description)")
+            switch error.kind {
+            case .connection: return ExitCode.unavailable.rawValue
+            case .invalidConnectionString: return ExitCode.configuration.rawValue
+            case .server where error.isConnectionFailure: return ExitCode.unavailable.rawValue
+            case .server, .decoding, .client: return ExitCode.internalError.rawValue
+            }
+        } catch {
+            console.error("receipt-recon: internal error: \(error)")
+            return ExitCode.internalError.rawValue
+        }
+    }
+
+    static func dispatch(_ arguments: [String], environment: [String: String], console: Console) throws -> ExitCode {
+        guard let first = arguments.first else {
+            console.error(topLevelHelp)
+            return .usage
+        }
+        switch first {
+        case "--help", "-h", "help":
+            console.write(topLevelHelp)
+            return .success
+        case "--version", "-V":
+            console.print("receipt-recon \(version)")
+            return .success
+        default:
+            break
+        }
+        var name = first
+        var rest = Array(arguments.dropFirst())
+        if first == "simulator" {
+            guard let sub = rest.first, ["seed", "serve"].contains(sub) else {
+                if rest.first == "--help" || rest.first == "-h" {
+                    console.write(SimulatorSeedCommand.spec.helpText + "\n" + SimulatorServeCommand.spec.helpText)
+                    return .success
+                }
+                throw CommandError.usage("'simulator' needs 'seed' or 'serve'"
+                    + (rest.first.map { ", not '\($0)'" } ?? ""), command: "simulator")
+            }
+            name = "simulator \(sub)"
+            rest.removeFirst()
+        }
+        guard let type = commands.first(where: { $0.spec.name == name }) else {
+            let hint = first.hasPrefix("-") ? "unknown option '\(first)'" : "unknown command '\(first)'"
+            throw CommandError.usage("\(hint); commands: \(commandNames.joined(separator: ", "))", command: nil)
+        }
+        let parsed = try ParsedArguments(command: name, arguments: rest, options: type.spec.options)
+        if parsed.wantsHelp {
+            console.write(type.spec.helpText)
+            return .success
+        }
+        let command = try type.init(parsed, environment: environment)
+        return try command.run(console)
+    }
+
+    static var commandNames: [String] {
+        ["migrate", "run", "verify-user", "export", "report", "demo", "inspect", "simulator"]
+    }
+
+    static var topLevelHelp: String {
+        var lines = [
+            "receipt-recon \(version): re-verifies stored App Store receipts with Apple's verifyReceipt and",
+            "corrects the entitlements that drifted from what was really bought, renewed or refunded.",
+            "",
+            "USAGE: receipt-recon COMMAND [options]",
+            "",
+            "COMMANDS:",
+        ]
+        let summaries: [(String, String)] = [
+            ("migrate", MigrateCommand.spec.summary),
+            ("run", RunCommand.spec.summary),
+            ("verify-user", VerifyUserCommand.spec.summary),
+            ("export", ExportCommand.spec.summary),
+            ("report", ReportCommand.spec.summary),
+            ("demo", DemoCommand.spec.summary),
+            ("inspect", InspectCommand.spec.summary),
+            ("simulator", "The local verifyReceipt simulator: 'seed' a drifted database, 'serve' Apple's answers."),
+        ]
+        for (name, summary) in summaries {
+            lines.append("  \(name.padding(toLength: 12, withPad: " ", startingAt: 0))  \(summary)")
+        }
+        lines += ["", "CONFIGURATION (environment; a flag of the same meaning overrides it):"]
+        for variable in Configuration.variables {
+            lines.append("  \(variable.name.padding(toLength: 28, withPad: " ", startingAt: 0))  \(variable.meaning)")
+        }
+        lines += ["", "EXIT CODES:"]
+        for code in ExitCode.allCases {
+            lines.append("  \(String(code.rawValue).padding(toLength: 3, withPad: " ", startingAt: 0))  \(code.meaning)")
+        }
+        lines += ["", "Run 'receipt-recon COMMAND --help' for a command's options. --version prints the version."]
+        return lines.joined(separator: "\n") + "\n"
+    }
+}

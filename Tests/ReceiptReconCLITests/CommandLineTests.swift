@@ -1,0 +1,121 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// The command line as cron and operators meet it: help, version, usage errors and exit codes.
+@Suite struct CommandLineTests {
+    static let commands = ["migrate", "run", "verify-user", "export", "report", "demo", "inspect", "simulator"]
+
+    @Test func topLevelHelpListsEveryCommandAndExitCode() throws {
+        let result = try ReceiptReconBinary.run(["--help"])
+        #expect(result.status == 0)
+        for command in Self.commands {
+            #expect(result.stdout.contains("  \(command) "), "help lacks \(command)")
+        }
+        for code in [0, 1, 64, 65, 69, 70, 75, 78] {
+            #expect(result.stdout.contains("\n  \(code) "), "help lacks exit code \(code)")
+        }
+        for variable in ["DATABASE_URL", "APPLE_SHARED_SECRET", "APPLE_BUNDLE_IDS", "APPLE_VERIFY_URL_PRODUCTION",
+                         "APPLE_VERIFY_URL_SANDBOX", "RECON_ENVIRONMENT"] {
+            #expect(result.stdout.contains(variable))
+        }
+    }
+
+    @Test(arguments: ["migrate", "run", "verify-user", "export", "report", "demo", "inspect", "simulator seed", "simulator serve"])
+    func everyCommandHasHelpWithItsExitCodes(command: String) throws {
+        let result = try ReceiptReconBinary.run(command.split(separator: " ").map(String.init) + ["--help"])
+        #expect(result.status == 0)
+        #expect(result.stdout.hasPrefix("USAGE: receipt-recon \(command)"))
+        #expect(result.stdout.contains("EXIT CODES:"))
+        #expect(result.stdout.contains("\n  64 "))
+    }
+
+    @Test func runHelpDocumentsEveryContractOption() throws {
+        let help = try ReceiptReconBinary.run(["run", "--help"]).stdout
+        for option in ["--dry-run", "--as-of", "--rate", "--concurrency", "--timeout", "--max-attempts", "--older-than",
+                       "--limit", "--shard", "--sandbox-policy", "--max-unverified-ratio", "--max-revoke-ratio", "--json",
+                       "--metrics-file", "--database-url", "--shared-secret-file", "--bundle-id", "--production-url",
+                       "--sandbox-url", "--environment"] {
+            #expect(help.contains(option + " "), "run --help lacks \(option)")
+        }
+    }
+
+    @Test func versionPrintsOneLine() throws {
+        let result = try ReceiptReconBinary.run(["--version"])
+        #expect(result.status == 0)
+        #expect(result.stdout.hasPrefix("receipt-recon "))
+        #expect(result.stdout.split(separator: "\n").count == 1)
+    }
+
+    /// Each bad invocation exits 64 with one line that names what was wrong.
+    @Test(arguments: [
+        (["bogus"], "bogus"),
+        (["run", "--rate", "abc"], "--rate"),
+        (["run", "--rate", "0"], "--rate"),
+        (["run", "--concurrency", "-3"], "--concurrency"),
+        (["run", "--older-than", "20"], "--older-than"),
+        (["run", "--shard", "2/2"], "--shard"),
+        (["run", "--as-of", "yesterday"], "--as-of"),
+        (["run", "--as-of", "2026-02-30"], "--as-of"),
+        (["run", "--sandbox-policy", "ignore"], "--sandbox-policy"),
+        (["run", "--max-revoke-ratio", "1.5"], "--max-revoke-ratio"),
+        (["run", "--dry-run=yes"], "--dry-run"),
+        (["run", "--frobnicate"], "--frobnicate"),
+        (["run", "--rate"], "--rate"),
+        (["run", "--rate", "5", "--rate", "6"], "--rate"),
+        (["run", "--environment", "staging"], "--environment"),
+        (["run", "--production-url", "ftp://apple"], "--production-url"),
+        (["verify-user"], "USER_ID"),
+        (["export", "ledger", "--from", "2026-01-01", "--to", "2026-02-01"], "ledger"),
+        (["export", "flags", "--from", "2026-02-01", "--to", "2026-01-01"], "reversed"),
+        (["export", "flags", "--from", "2026-02-01", "--to", "2026-02-01"], "empty"),
+        (["export", "flags", "--from", "01/02/2026", "--to", "2026-03-01"], "--from"),
+        (["export", "flags", "--to", "2026-03-01"], "--from"),
+        (["report", "--run", "x"], "--run"),
+        (["report", "--json", "--html", "r.html"], "--html"),
+        (["inspect"], "FILE"),
+        (["simulator"], "seed"),
+        (["simulator", "serve", "--port", "70000"], "--port"),
+        (["-x"], "-x"),
+    ] as [([String], String)])
+    func usageErrorsExit64NamingTheProblem(arguments: [String], named: String) throws {
+        let result = try ReceiptReconBinary.run(arguments)
+        #expect(result.status == 64, "\(arguments): \(result.output)")
+        #expect(result.stdout.isEmpty)
+        let lines = result.stderr.split(separator: "\n")
+        #expect(lines.count == 1, "\(result.stderr)")
+        #expect(result.stderr.contains(named), "\(result.stderr)")
+        #expect(result.stderr.contains("--help"), "a hint to the help is missing: \(result.stderr)")
+    }
+
+    @Test func noArgumentsPrintsHelpOnStderrAndExits64() throws {
+        let result = try ReceiptReconBinary.run([])
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("USAGE: receipt-recon COMMAND"))
+    }
+
+    /// Commands a later issue builds say so and exit 70: never a fake success.
+    @Test(arguments: [
+        ["run", "--older-than", "0"],
+        ["verify-user", "u1"],
+        ["export", "corrections", "--from", "2026-01-01", "--to", "2026-02-01"],
+        ["report", "--last"],
+        ["demo"],
+        ["simulator", "seed", "--users", "10"],
+    ])
+    func unbuiltCommandsExit70(arguments: [String]) throws {
+        let result = try ReceiptReconBinary.run(arguments)
+        #expect(result.status == 70, "\(result.output)")
+        #expect(result.stderr.contains("not implemented yet"))
+        #expect(result.stdout.isEmpty)
+    }
+
+    @Test func badEnvironmentConfigurationExits78() throws {
+        let result = try ReceiptReconBinary.run(["run"], environment: ["RECON_ENVIRONMENT": "staging"])
+        #expect(result.status == 78)
+        #expect(result.stderr.contains("RECON_ENVIRONMENT"))
+        let missingSecret = try ReceiptReconBinary.run(["run", "--shared-secret-file", "/nonexistent/secret"])
+        #expect(missingSecret.status == 78)
+        #expect(missingSecret.stderr.contains("/nonexistent/secret"))
+    }
+}
