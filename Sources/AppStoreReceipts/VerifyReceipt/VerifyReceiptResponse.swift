@@ -89,10 +89,10 @@ extension VerifyReceiptResponse {
 extension VerifyReceiptResponse: Decodable {
     public init(from decoder: any Decoder) throws {
         let json = try decoder.container(keyedBy: AppleJSONKey.self)
-        guard let status = json.appleScalar("status") else {
+        guard json.contains("status"), (try? json.decodeNil(forKey: "status")) == false else {
             throw VerifyReceiptDecodingError.missingStatus
         }
-        guard let code = status.int64Value.flatMap({ Int(exactly: $0) }) else {
+        guard let code = json.appleScalar("status")?.int64Value.flatMap({ Int(exactly: $0) }) else {
             throw VerifyReceiptDecodingError.statusNotANumber
         }
         let receipt = json.appleObject(VerifyReceiptDecodedReceipt.self, "receipt")
