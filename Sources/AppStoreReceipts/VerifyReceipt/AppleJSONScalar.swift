@@ -51,6 +51,8 @@ enum AppleJSONScalar: Decodable, Sendable {
         case .number(let value):
             return Self.integral(value)
         case .string(let text):
+            // Exact digits first: trimming and lowercasing cost more than the parse itself.
+            if let value = Int64(text) { return value }
             let trimmed = text.trimmingCharacters(in: .whitespaces)
             if let value = Int64(trimmed) { return value }
             // "1.0" or "1e3": rare, but cheap to accept once the fast path failed.
@@ -73,6 +75,11 @@ enum AppleJSONScalar: Decodable, Sendable {
         case .number(let value):
             return value == 1 ? true : value == 0 ? false : nil
         case .string(let text):
+            switch text {
+            case "true", "1": return true
+            case "false", "0": return false
+            default: break
+            }
             switch text.trimmingCharacters(in: .whitespaces).lowercased() {
             case "true", "1", "yes": return true
             case "false", "0", "no": return false
