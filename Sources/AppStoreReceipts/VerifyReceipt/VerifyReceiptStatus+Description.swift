@@ -1,7 +1,8 @@
 extension VerifyReceiptStatus: CustomStringConvertible {
     /// Every code Apple documents, in order (21100...21199 represented by its ends).
-    public static let documented: [VerifyReceiptStatus] = [0, 21_000, 21_001, 21_002, 21_003, 21_004, 21_005, 21_006,
-        21_007, 21_008, 21_009, 21_010, 21_100, 21_199].map(VerifyReceiptStatus.init(rawValue:))
+    public static let documented: [VerifyReceiptStatus] = [
+        0, 21_000, 21_001, 21_002, 21_003, 21_004, 21_005, 21_006, 21_007, 21_008, 21_009, 21_010, 21_100, 21_199,
+    ]
 
     /// Whether Apple documents this code (21001 is documented as no longer sent).
     public var isDocumented: Bool {
@@ -32,8 +33,4 @@ extension VerifyReceiptStatus: CustomStringConvertible {
 
     /// `21007 (sandbox receipt sent to the production environment)`.
     public var description: String { "\(rawValue) (\(summary))" }
-}
-
-extension VerifyReceiptStatus: ExpressibleByIntegerLiteral {
-    public init(integerLiteral value: Int) { self.init(rawValue: value) }
 }

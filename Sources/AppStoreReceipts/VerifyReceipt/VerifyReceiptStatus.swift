@@ -81,3 +81,8 @@ public enum VerifyReceiptStatus: RawRepresentable, Hashable, Sendable {
     public static func == (lhs: Self, rhs: Self) -> Bool { lhs.rawValue == rhs.rawValue }
     public func hash(into hasher: inout Hasher) { hasher.combine(rawValue) }
 }
+
+extension VerifyReceiptStatus: ExpressibleByIntegerLiteral {
+    /// `response.status == 21007` reads like Apple's documentation.
+    public init(integerLiteral value: Int) { self.init(rawValue: value) }
+}

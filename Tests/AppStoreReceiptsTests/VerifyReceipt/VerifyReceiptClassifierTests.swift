@@ -108,8 +108,8 @@ import Testing
         #expect(verdict == row.expected)
     }
 
-    @Test("the now used for the HTTP-date row is 30 s before it")
-    func httpDateRowIsConsistent() {
+    @Test("a Retry-After date equal to now means retry at once")
+    func retryAfterDateIsNow() {
         // 1_700_000_000 = Tue, 14 Nov 2023 22:13:20 GMT.
         #expect(RetryAfter.parse("Tue, 14 Nov 2023 22:13:20 GMT", now: Self.now) == .zero)
     }
