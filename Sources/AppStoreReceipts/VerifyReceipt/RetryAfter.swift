@@ -1,0 +1,93 @@
+import Foundation
+
+/// The HTTP `Retry-After` header (RFC 9110 §10.2.3), as sent with 429 and 503.
+public enum RetryAfter {
+    /// How long the server asked us to wait.
+    ///
+    /// - Parameters:
+    ///   - header: the header value: delta-seconds (`120`) or an HTTP date in any of the three
+    ///     forms RFC 9110 requires recipients to accept (`Sun, 06 Nov 1994 08:49:37 GMT`,
+    ///     `Sunday, 06-Nov-94 08:49:37 GMT`, `Sun Nov  6 08:49:37 1994`).
+    ///   - now: the current time, for HTTP dates.
+    /// - Returns: the wait; `.zero` for a date already past; nil for anything unreadable
+    ///   (negative numbers, other time zones, garbage), in which case the caller's own
+    ///   backoff applies. No upper bound is applied: the caller caps the wait.
+    public static func parse(_ header: String, now: Date) -> Duration? {
+        let value = header.trimmingCharacters(in: .whitespaces)
+        guard let first = value.utf8.first else { return nil }
+        if first >= UInt8(ascii: "0"), first <= UInt8(ascii: "9") {
+            return parseDeltaSeconds(value)
+        }
+        guard let date = parseHTTPDate(value) else { return nil }
+        let interval = date.timeIntervalSince(now)
+        guard interval > 0 else { return .zero }
+        return .milliseconds(Int64((interval * 1_000).rounded(.up)))
+    }
+
+    /// `120` (and, leniently, `1.5`); nil when it does not fit.
+    static func parseDeltaSeconds(_ value: String) -> Duration? {
+        if let seconds = Int64(value) {
+            return .seconds(seconds)
+        }
+        guard value.utf8.allSatisfy({ ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9")) || $0 == UInt8(ascii: ".") }),
+            let seconds = Double(value), seconds.isFinite, seconds < 1e15
+        else { return nil }
+        return .milliseconds(Int64((seconds * 1_000).rounded(.up)))
+    }
+
+    private static let monthNames = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
+
+    /// Reads the three HTTP date forms by their parts rather than their layout: a month name,
+    /// a `HH:MM:SS` time, then the day and the year as the first and second remaining numbers
+    /// (true of all three forms). The weekday is not checked; the zone must be GMT or absent.
+    static func parseHTTPDate(_ value: String) -> Date? {
+        let tokens = value.split(whereSeparator: { $0 == " " || $0 == "," || $0 == "-" })
+        var month: Int?
+        var time: (hour: Int, minute: Int, second: Int)?
+        var numbers: [Substring] = []
+        for (index, token) in tokens.enumerated() {
+            let lowered = token.lowercased()
+            if token.contains(":") {
+                guard time == nil, let parsed = parseTime(token) else { return nil }
+                time = parsed
+            } else if token.allSatisfy(\.isASCIIDigit) {
+                numbers.append(token)
+            } else if let monthIndex = monthNames.firstIndex(of: lowered) {
+                guard month == nil else { return nil }
+                month = monthIndex + 1
+            } else if ["gmt", "utc", "ut", "z"].contains(lowered) {
+                guard index == tokens.count - 1 else { return nil }
+            } else if index == 0, lowered.count >= 3, lowered.allSatisfy(\.isLetter) {
+                continue  // weekday
+            } else {
+                return nil
+            }
+        }
+        guard let month, let time, numbers.count == 2,
+            numbers[0].count <= 2, let day = Int(numbers[0]),
+            numbers[1].count == 2 || numbers[1].count == 4, var year = Int(numbers[1])
+        else { return nil }
+        if numbers[1].count == 2 {
+            // RFC 850's two-digit years; a recent or near-future date is what a server means.
+            year += year < 70 ? 2000 : 1900
+        }
+        guard let seconds = VerifyReceiptCivilTime.epochSeconds(
+            year: year, month: month, day: day, hour: time.hour, minute: time.minute, second: time.second)
+        else { return nil }
+        return Date(timeIntervalSince1970: Double(seconds))
+    }
+
+    private static func parseTime(_ token: Substring) -> (hour: Int, minute: Int, second: Int)? {
+        let bytes = Array(token.utf8)
+        guard bytes.count == 8, bytes[2] == UInt8(ascii: ":"), bytes[5] == UInt8(ascii: ":"),
+            let hour = VerifyReceiptCivilTime.number(bytes, at: 0, count: 2),
+            let minute = VerifyReceiptCivilTime.number(bytes, at: 3, count: 2),
+            let second = VerifyReceiptCivilTime.number(bytes, at: 6, count: 2)
+        else { return nil }
+        return (hour, minute, second)
+    }
+}
+
+extension Character {
+    fileprivate var isASCIIDigit: Bool { isASCII && isNumber }
+}

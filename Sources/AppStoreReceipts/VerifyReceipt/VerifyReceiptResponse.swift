@@ -1,0 +1,122 @@
+import Foundation
+
+/// A verifyReceipt response body, decoded leniently.
+///
+/// Apple's JSON varies by era and environment: numbers and booleans as strings or not, dates
+/// with or without `_ms`, `latest_receipt_info` as an array or (iOS 6) an object, keys that
+/// come and go. Every variant seen in the conformance corpus decodes; a field in an unexpected
+/// shape reads as nil instead of failing the response. Only a body with no usable `status`
+/// fails, with a `VerifyReceiptDecodingError`.
+///
+/// The raw `status` and `environment` are kept beside their typed forms so that values Apple
+/// adds later are not lost.
+///
+/// See Apple's [responseBody](https://developer.apple.com/documentation/appstorereceipts/responsebody).
+public struct VerifyReceiptResponse: Hashable, Sendable {
+    /// `status` exactly as sent.
+    public var rawStatus: Int
+    /// `environment` exactly as sent (`Production`, `Sandbox`); nil when absent, as on bare
+    /// 21002 / 21007 / 21008 answers and iOS 6 responses.
+    public var rawEnvironment: String?
+    /// `receipt`: Apple's decoded copy of the receipt sent; nil on most error statuses.
+    public var receipt: VerifyReceiptDecodedReceipt?
+    /// `latest_receipt`: base64 of the latest receipt (auto-renewables only). It is receipt
+    /// data: never log it.
+    public var latestReceipt: String?
+    /// `latest_receipt_info`; empty when absent. An iOS 6 single object becomes one element.
+    public var latestReceiptInfo: [VerifyReceiptTransaction]
+    /// `latest_expired_receipt_info` (iOS 6, with status 21006); empty when absent.
+    public var latestExpiredReceiptInfo: [VerifyReceiptTransaction]
+    /// `pending_renewal_info`; empty when absent. iOS 6 responses carry the same fields
+    /// (`auto_renew_status`, `expiration_intent`, ...) at the top level instead: they are
+    /// gathered here as one element, linked to the receipt's transaction.
+    public var pendingRenewalInfo: [VerifyReceiptPendingRenewalInfo]
+    /// `is_retryable` or, in Apple's older spelling, `is-retryable`; nil when absent.
+    /// Meaningful for statuses 21100-21199.
+    public var isRetryable: Bool?
+
+    public init(
+        rawStatus: Int,
+        rawEnvironment: String? = nil,
+        receipt: VerifyReceiptDecodedReceipt? = nil,
+        latestReceipt: String? = nil,
+        latestReceiptInfo: [VerifyReceiptTransaction] = [],
+        latestExpiredReceiptInfo: [VerifyReceiptTransaction] = [],
+        pendingRenewalInfo: [VerifyReceiptPendingRenewalInfo] = [],
+        isRetryable: Bool? = nil
+    ) {
+        self.rawStatus = rawStatus
+        self.rawEnvironment = rawEnvironment
+        self.receipt = receipt
+        self.latestReceipt = latestReceipt
+        self.latestReceiptInfo = latestReceiptInfo
+        self.latestExpiredReceiptInfo = latestExpiredReceiptInfo
+        self.pendingRenewalInfo = pendingRenewalInfo
+        self.isRetryable = isRetryable
+    }
+
+    /// `status`, typed.
+    public var status: VerifyReceiptStatus { VerifyReceiptStatus(rawValue: rawStatus) }
+
+    /// `environment`, typed; nil when absent or not one Apple documents (see `rawEnvironment`).
+    public var environment: AppStoreEnvironment? { rawEnvironment.flatMap(AppStoreEnvironment.init(appleValue:)) }
+}
+
+extension VerifyReceiptResponse {
+    /// Decodes a verifyReceipt response body.
+    ///
+    /// Accepts a leading UTF-8 byte order mark and surrounding whitespace.
+    ///
+    /// - Throws: `VerifyReceiptDecodingError` when the body is empty, not JSON (an HTML error
+    ///   page), truncated, not a JSON object, or has no numeric `status`. The verification
+    ///   client treats all of these as transient.
+    public static func decode(_ data: Data) throws(VerifyReceiptDecodingError) -> VerifyReceiptResponse {
+        let body = VerifyReceiptDecodingError.stripByteOrderMark(data)
+        if let problem = VerifyReceiptDecodingError.problemBeforeParsing(body) {
+            throw problem
+        }
+        do {
+            return try JSONDecoder().decode(VerifyReceiptResponse.self, from: body)
+        } catch let error as VerifyReceiptDecodingError {
+            throw error
+        } catch {
+            // The object started with `{` but the parser gave up: cut off or corrupt.
+            throw .malformedJSON(byteCount: body.count)
+        }
+    }
+}
+
+extension VerifyReceiptResponse: Decodable {
+    public init(from decoder: any Decoder) throws {
+        let json = try decoder.container(keyedBy: AppleJSONKey.self)
+        guard json.contains("status"), (try? json.decodeNil(forKey: "status")) == false else {
+            throw VerifyReceiptDecodingError.missingStatus
+        }
+        guard let code = json.appleScalar("status")?.int64Value.flatMap({ Int(exactly: $0) }) else {
+            throw VerifyReceiptDecodingError.statusNotANumber
+        }
+        let receipt = json.appleObject(VerifyReceiptDecodedReceipt.self, "receipt")
+        let latestExpiredReceiptInfo = json.appleList(VerifyReceiptTransaction.self, "latest_expired_receipt_info")
+        var pendingRenewalInfo = json.appleList(VerifyReceiptPendingRenewalInfo.self, "pending_renewal_info")
+        if pendingRenewalInfo.isEmpty {
+            var topLevel = VerifyReceiptPendingRenewalInfo(json)
+            if !topLevel.isEmpty {
+                // iOS 6: the renewal fields describe the receipt's own subscription.
+                let purchase = receipt?.transaction ?? latestExpiredReceiptInfo.first
+                topLevel.originalTransactionID = topLevel.originalTransactionID ?? purchase?.originalTransactionID
+                topLevel.productID = topLevel.productID ?? purchase?.productID
+                pendingRenewalInfo = [topLevel]
+            }
+        }
+        self.init(
+            rawStatus: code,
+            rawEnvironment: json.appleString("environment"),
+            receipt: receipt,
+            latestReceipt: json.appleString("latest_receipt"),
+            latestReceiptInfo: json.appleList(VerifyReceiptTransaction.self, "latest_receipt_info"),
+            latestExpiredReceiptInfo: latestExpiredReceiptInfo,
+            pendingRenewalInfo: pendingRenewalInfo,
+            isRetryable: json.appleBool("is_retryable") ?? json.appleBool("is-retryable")
+        )
+    }
+}
