@@ -113,19 +113,7 @@ final class HTTPConnection {
     }
 
     private func respond(to request: HTTPRequest, head: HTTPRequestHead) -> Bool {
-        server.counters.requestStarted()
-        defer { server.counters.requestFinished() }
-
-        var response: HTTPResponse
-        do {
-            response = try server.handler.handle(request)
-        } catch {
-            response = .error(500)
-        }
-        if let delay = response.delay, delay > .zero {
-            // Only a forced stop cuts a delay; a graceful stop lets it run within the grace period.
-            guard Socket.sleep(delay, wake: abortPipe.readFD) else { return false }
-        }
+        guard let response = produceResponse(to: request) else { return false }
         switch response.action {
         case .respond:
             break
@@ -143,18 +131,36 @@ final class HTTPConnection {
         // gets its answer, and learns that the connection will not be reused.
         let keepAlive = head.keepAlive && !response.asksToClose && !stopPipe.isFired
         let bytes = response.serialized(keepAlive: keepAlive, omitBody: head.method == "HEAD", date: server.date.now())
-        guard write(bytes) else { return false }
         server.counters.responseSent(status: (100...999).contains(response.status) ? response.status : 500)
+        guard write(bytes) else { return false }
         if !keepAlive { drainAndClose() }
         return keepAlive
+    }
+
+    /// Calls the handler and waits out the response's delay; `nil` if a forced stop cut the delay.
+    /// The request counts as in flight for exactly this long.
+    private func produceResponse(to request: HTTPRequest) -> HTTPResponse? {
+        server.counters.requestStarted()
+        defer { server.counters.requestFinished() }
+        var response: HTTPResponse
+        do {
+            response = try server.handler.handle(request)
+        } catch {
+            response = .error(500)
+        }
+        if let delay = response.delay, delay > .zero {
+            // Only a forced stop cuts a delay; a graceful stop lets it run within the grace period.
+            guard Socket.sleep(delay, wake: abortPipe.readFD) else { return nil }
+        }
+        return response
     }
 
     /// Answers a request the server refuses (malformed, too large, …) and closes the connection: after a
     /// framing error the rest of the byte stream cannot be trusted.
     private func reject(_ error: HTTPParseError) -> Bool {
         let response = HTTPResponse.error(error.status, error.reason)
+        server.counters.responseSent(status: error.status)
         if write(response.serialized(keepAlive: false, omitBody: false, date: server.date.now())) {
-            server.counters.responseSent(status: error.status)
             drainAndClose()
         }
         return false
@@ -197,10 +203,11 @@ final class HTTPConnection {
         }
     }
 
+    /// Counts, then writes: counters are updated before the client can see the bytes, so a client that has
+    /// read a response finds it in the stats (a write that then fails is counted all the same).
     private func write(_ bytes: [UInt8]) -> Bool {
-        let ok = bytes.withUnsafeBytes { Socket.sendAll(fd, $0) }
-        if ok { server.counters.bytesSent.add(bytes.count, ordering: .relaxed) }
-        return ok
+        server.counters.bytesSent.add(bytes.count, ordering: .relaxed)
+        return bytes.withUnsafeBytes { Socket.sendAll(fd, $0) }
     }
 
     /// Drops the bytes of a served request, keeping any pipelined ones after it.

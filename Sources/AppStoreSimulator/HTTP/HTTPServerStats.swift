@@ -3,15 +3,16 @@ import Synchronization
 /// A snapshot of what an `HTTPServer` has done since it started.
 ///
 /// Counters are read one by one without a global lock, so a snapshot taken under load may be off by the
-/// requests that finished while it was read; each counter on its own is exact.
+/// requests that finished while it was read; each counter on its own is exact. A response is counted
+/// (with its bytes) just before it is written, so a client that has read a response finds it counted.
 public struct HTTPServerStats: Sendable, Equatable {
     public var connectionsAccepted = 0
     public var connectionsOpen = 0
-    /// Requests whose head was parsed and that reached the handler (malformed requests are not counted).
+    /// Requests that reached the handler (malformed, oversized and timed-out requests do not).
     public var requestsReceived = 0
-    /// Responses written in full, error responses included (not `100 Continue`).
+    /// Responses written, the server's own error responses included (not `100 Continue`).
     public var responsesSent = 0
-    /// Requests between head parsed and response written (or fault injected), delays included.
+    /// Requests from the handler call until their response is written or their fault injected, delays included.
     public var requestsInFlight = 0
     /// The highest `requestsInFlight` seen.
     public var peakRequestsInFlight = 0
