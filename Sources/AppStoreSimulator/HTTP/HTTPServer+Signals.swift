@@ -12,8 +12,13 @@ extension HTTPServer {
     /// library code, because one formed in `main.swift` would inherit main-actor isolation and trap when it
     /// fires on the signal queue (DESIGN trap 5). The sources live as long as the server runs and are
     /// cancelled when it stops; the signals stay ignored afterwards, since the process is about to exit.
+    ///
+    /// Returns once the sources are registered with the kernel (normally well under a millisecond; at most
+    /// one second): Dispatch registers asynchronously, and a signal arriving before that is ignored and
+    /// lost, which was measured here.
     public func stopOnSignals(_ signals: [Int32] = [SIGINT, SIGTERM]) {
         let queue = DispatchQueue(label: "receipt-recon.http.signals")
+        let registered = DispatchSemaphore(value: 0)
         var sources: [DispatchSource] = []
         for number in signals {
             signal(number, SIG_IGN)
@@ -24,8 +29,14 @@ extension HTTPServer {
             source.setEventHandler { @Sendable [weak self] in
                 self?.beginStop()
             }
+            source.setRegistrationHandler { @Sendable in
+                registered.signal()
+            }
             source.resume()
             sources.append(source)
+        }
+        for _ in sources {
+            _ = registered.wait(timeout: .now() + 1)
         }
         let keep = state.withLock { state in
             guard state.phase != .stopped else { return false }

@@ -144,9 +144,9 @@ import Testing
         let server = HTTPServer(configuration: .testing, handler: EchoHandler())
         try server.start()
         // SIGUSR2 rather than SIGTERM: the test process must not die if the source were not installed.
-        server.stopOnSignals([SIGUSR2])
-        kill(getpid(), SIGUSR2)
         let stopped = try await TestThreads.run { () -> Bool in
+            server.stopOnSignals([SIGUSR2])
+            kill(getpid(), SIGUSR2)
             guard waitUntil(.seconds(5), { !server.isRunning }) else { return false }
             server.waitUntilStopped()
             return true
