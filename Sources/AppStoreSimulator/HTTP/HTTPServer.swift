@@ -300,8 +300,8 @@ public final class HTTPServer: Sendable {
     /// Called by a connection's thread as it ends: forgets the connection, then closes its descriptor.
     func connectionClosed(id: Int, fd: Int32) {
         state.withLock { _ = $0.connections.removeValue(forKey: id) }
+        counters.connectionsOpen.subtract(1, ordering: .relaxed)  // before the client can see the close
         close(fd)
-        counters.connectionsOpen.subtract(1, ordering: .relaxed)
         threads.leave()
     }
 }

@@ -5,7 +5,8 @@ import Synchronization
 /// Counters are read one by one without a global lock, so a snapshot taken under load may be off by the
 /// requests that finished while it was read; each counter on its own is exact. A response is counted
 /// (with its bytes) just before it is written, so a client that has read a response finds it counted.
-public struct HTTPServerStats: Sendable, Equatable {
+/// `Codable`, so the simulator's `GET /stats` can embed it (status keys encode as strings, e.g. `"200"`).
+public struct HTTPServerStats: Sendable, Equatable, Codable {
     public var connectionsAccepted = 0
     public var connectionsOpen = 0
     /// Requests that reached the handler (malformed, oversized and timed-out requests do not).

@@ -354,6 +354,37 @@ import Testing
         }
     }
 
+    /// Writing to a client that hung up must not raise SIGPIPE (which would kill the whole test process).
+    @Test func clientsThatHangUpDoNotKillTheServer() async throws {
+        let handler = HTTPHandlerClosure { _ in
+            HTTPResponse(status: 200, body: [UInt8](repeating: 0x61, count: 1 << 20)).delayed(by: .milliseconds(50))
+        }
+        try await withServer(handler: handler) { server in
+            let port = server.port
+            _ = try await TestThreads.run(16) { _ in
+                let client = try RawHTTPClient(port: port)
+                try client.get("/")
+                var reset = linger(l_onoff: 1, l_linger: 0)  // hang up hard: RST, so the server's write fails
+                setsockopt(client.fd, SOL_SOCKET, SO_LINGER, &reset, socklen_t(MemoryLayout<linger>.size))
+            }
+            #expect(waitUntil { server.stats.connectionsOpen == 0 })
+            let response = try await TestThreads.run {
+                let client = try RawHTTPClient(port: port)
+                try client.get("/")
+                return try client.readResponse()
+            }
+            #expect(response.body.count == 1 << 20)
+        }
+    }
+
+    @Test func statsEncodeAsJSON() throws {
+        var stats = HTTPServerStats()
+        stats.responsesByStatus = [200: 3, 503: 1]
+        let json = String(decoding: try JSONEncoder().encode(stats), as: UTF8.self)
+        #expect(json.contains(#""responsesByStatus":{"#))
+        #expect(json.contains(#""200":3"#))
+    }
+
     @Test func startTwiceFailsAndPortInUseIsReported() async throws {
         try await withServer(handler: EchoHandler()) { server in
             #expect(throws: HTTPServerError.alreadyStarted) { try server.start() }

@@ -120,8 +120,9 @@ final class RawHTTPClient {
         }
     }
 
+    private var chunk = [UInt8](repeating: 0, count: 65536)
+
     private func fill() throws {
-        var chunk = [UInt8](repeating: 0, count: 65536)
         let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
         if count > 0 {
             buffer.append(contentsOf: chunk[..<count])
@@ -138,7 +139,7 @@ final class RawHTTPClient {
     private func find(_ pattern: [UInt8]) -> Int? {
         guard buffer.count >= pattern.count else { return nil }
         for i in 0...(buffer.count - pattern.count) where buffer[i] == pattern[0] {
-            if Array(buffer[i..<(i + pattern.count)]) == pattern { return i }
+            if buffer[i..<(i + pattern.count)].elementsEqual(pattern) { return i }
         }
         return nil
     }
