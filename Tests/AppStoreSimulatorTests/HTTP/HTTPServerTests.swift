@@ -354,8 +354,20 @@ import Testing
         }
     }
 
-    /// Writing to a client that hung up must not raise SIGPIPE (which would kill the whole test process).
-    @Test func clientsThatHangUpDoNotKillTheServer() async throws {
+    /// Writing to a peer that is gone must fail quietly: without `MSG_NOSIGNAL` this raises SIGPIPE and the
+    /// whole test process dies. (A socketpair makes the EPIPE deterministic; over TCP the first write after
+    /// a reset reports ECONNRESET instead.)
+    @Test func writingToAClosedPeerDoesNotRaiseSIGPIPE() {
+        var pair: [Int32] = [-1, -1]
+        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair) == 0)
+        close(pair[1])
+        let written = [UInt8](repeating: 1, count: 16).withUnsafeBytes { Socket.sendAll(pair[0], $0) }
+        #expect(!written)
+        close(pair[0])
+    }
+
+    /// Clients that reset their connection while the server is still working leave it healthy.
+    @Test func clientsThatHangUpDoNotDisturbTheServer() async throws {
         let handler = HTTPHandlerClosure { _ in
             HTTPResponse(status: 200, body: [UInt8](repeating: 0x61, count: 1 << 20)).delayed(by: .milliseconds(50))
         }
