@@ -19,8 +19,9 @@ public struct HTTPResponse: Sendable {
     public var status: Int
     public var headers: [(String, String)]
     public var body: [UInt8]
-    /// Applied by the server before `action`, without holding a handler in flight; a delay longer than
-    /// the client's timeout is a stall. A stopping server cuts delays that outlast its grace period.
+    /// Waited out by the server after the handler has returned and before `action` (so the handler's own
+    /// resources are free); a delay longer than the client's timeout is a stall. A stopping server cuts
+    /// delays that outlast its grace period.
     public var delay: Duration?
     public var action: Action
 

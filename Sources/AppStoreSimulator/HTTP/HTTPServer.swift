@@ -14,7 +14,8 @@ import Synchronization
 ///   gives every in-flight request its own thread with no pool to size. Clients cap their own in-flight
 ///   requests (64–256), so the thread count is bounded by the client, and by `maxConnections`.
 /// - A thread blocked in `recv` or `poll` costs a stack reservation and no CPU; 256 of them are fine on
-///   2 cores. Without a handoff per request, throughput is higher than an event loop plus worker pool.
+///   2 cores, and a request never hops between threads (measured: ~25–30k requests/s with wrk at 16–256
+///   keep-alive connections on this 2-core machine, ~10k/s with a new connection per request).
 /// - `epoll` is not visible through Swift's Glibc module, and adding a C target for it was not worth it.
 ///
 /// `HTTPResponse.delay` waits on the connection's own thread before writing, so it holds no extra thread
