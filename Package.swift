@@ -58,7 +58,11 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["Postgres", "ReconSchema", "ChildProcess"], swiftSettings: strict),
 
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "AppStoreReceiptsTests", dependencies: ["AppStoreReceipts"], swiftSettings: strict),
+        .testTarget(
+            name: "AppStoreReceiptsTests",
+            dependencies: ["AppStoreReceipts", "AppStoreSimulator"],  // the client is tested against the simulator's server
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "AppStoreSimulatorTests",
             dependencies: ["AppStoreSimulator", "AppStoreReceipts"],

@@ -1,0 +1,51 @@
+import Synchronization
+
+/// Exponential backoff with full jitter: before attempt n+1 wait a uniform random time in
+/// [0, min(cap, base × 2^(n-1))]. A server's `Retry-After` wins when it asks for longer.
+///
+/// Full jitter spreads the retries of many lanes that failed together (Apple outages hit every lane
+/// at once), so they do not come back in lockstep.
+public struct BackoffPolicy: Sendable {
+    public var base: Duration
+    public var cap: Duration
+    /// The longest `Retry-After` honoured; a larger value is clamped so one answer cannot stall a lane.
+    public var maxRetryAfter: Duration
+    private let random: RandomSource
+
+    public init(base: Duration = .milliseconds(500), cap: Duration = .seconds(30), maxRetryAfter: Duration = .seconds(60),
+                seed: UInt64? = nil) {
+        self.base = base
+        self.cap = cap
+        self.maxRetryAfter = maxRetryAfter
+        random = RandomSource(seed: seed)
+    }
+
+    /// The wait before the attempt after `attempt` (1-based) failed transiently.
+    public func delay(afterAttempt attempt: Int, retryAfter: Duration?) -> Duration {
+        let exponent = min(max(attempt - 1, 0), 30)
+        let ceiling = min(cap, base * (1 << exponent))
+        let jittered = ceiling * random.unit()
+        guard let retryAfter else { return jittered }
+        return max(jittered, min(retryAfter, maxRetryAfter))
+    }
+}
+
+/// A thread-safe uniform [0, 1) source; seeded (SplitMix64) for reproducible tests.
+final class RandomSource: Sendable {
+    private let state: Mutex<UInt64?>
+
+    init(seed: UInt64?) { state = Mutex(seed) }
+
+    func unit() -> Double {
+        state.withLock { state in
+            guard var value = state else { return Double.random(in: 0..<1) }
+            value &+= 0x9E37_79B9_7F4A_7C15
+            state = value
+            var z = value
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            z ^= z >> 31
+            return Double(z >> 11) / Double(1 << 53)
+        }
+    }
+}

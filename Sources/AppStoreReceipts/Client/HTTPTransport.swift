@@ -1,0 +1,47 @@
+import Foundation
+
+/// Sends one HTTP POST and reports what came back. The seam between the verifyReceipt client and
+/// the network: `URLSessionTransport` in production, other transports for speed or for tests.
+///
+/// Threading: `post` is called concurrently from many lane threads and blocks the calling thread
+/// until the exchange ends. Implementations must be thread-safe, must return within `timeout` (plus
+/// a small margin), and must never block threads of `DispatchQueue.global()` themselves.
+public protocol HTTPTransport: Sendable {
+    func post(_ url: URL, body: Data, headers: [String: String], timeout: Duration) -> HTTPExchangeResult
+}
+
+/// The outcome of one HTTP exchange.
+public enum HTTPExchangeResult: Sendable {
+    case response(HTTPReply)
+    case failed(VerifyReceiptTransportFailure)
+}
+
+/// An HTTP response as the client needs it.
+public struct HTTPReply: Sendable {
+    public var statusCode: Int
+    /// Header names lowercased.
+    public var headers: [String: String]
+    public var body: Data
+
+    public init(statusCode: Int, headers: [String: String], body: Data) {
+        self.statusCode = statusCode
+        self.headers = Dictionary(headers.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { first, _ in first })
+        self.body = body
+    }
+
+    /// `HTTP 503, body starts "<html><head><title>Service Unavailable…"`: enough to recognise an
+    /// error page in a log, never more than 60 printable characters of the body.
+    public var summary: String {
+        let prefix = body.prefix(60)
+        guard !prefix.isEmpty else { return "HTTP \(statusCode), empty body" }
+        let printable = String(decoding: prefix, as: UTF8.self).unicodeScalars.map { scalar -> Character in
+            scalar.value >= 0x20 && scalar.value < 0x7F ? Character(scalar) : " "
+        }
+        var text = String(printable).trimmingCharacters(in: .whitespaces)
+        // A base64 run could be receipt data echoed back by a proxy: never print it.
+        if text.count >= 40, text.allSatisfy({ $0.isLetter || $0.isNumber || "+/=".contains($0) }) {
+            text = "[base64-like data]"
+        }
+        return "HTTP \(statusCode), body starts \"\(text)\(body.count > 60 ? "…" : "")\""
+    }
+}

@@ -1,0 +1,39 @@
+import Dispatch
+import Synchronization
+
+/// The two limits every verifyReceipt request passes, retries and re-routes included: the token bucket
+/// (`--rate`) and the in-flight cap (`--concurrency`).
+///
+/// Threading: `withPermit` is called from many lanes at once and blocks the calling lane while it waits.
+public final class RequestThrottle: Sendable {
+    public let bucket: TokenBucket
+    public let maxInFlight: Int
+    private let slots: DispatchSemaphore
+    private let counters = Mutex((inFlight: 0, peak: 0))
+
+    public init(bucket: TokenBucket, maxInFlight: Int) {
+        precondition(maxInFlight >= 1, "maxInFlight must be at least 1")
+        self.bucket = bucket
+        self.maxInFlight = maxInFlight
+        slots = DispatchSemaphore(value: maxInFlight)
+    }
+
+    /// Waits for an in-flight slot, then for a token, runs `send`, and frees the slot.
+    /// The slot is taken first so that a token is never spent by a request that then queues.
+    public func withPermit<T>(_ send: () throws -> T) rethrows -> T {
+        slots.wait()
+        defer {
+            counters.withLock { $0.inFlight -= 1 }
+            slots.signal()
+        }
+        bucket.acquire()
+        counters.withLock { counters in
+            counters.inFlight += 1
+            counters.peak = max(counters.peak, counters.inFlight)
+        }
+        return try send()
+    }
+
+    /// The most requests that were in flight at once so far.
+    public var peakInFlight: Int { counters.withLock { $0.peak } }
+}

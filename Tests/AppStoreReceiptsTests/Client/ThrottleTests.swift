@@ -1,0 +1,107 @@
+import AppStoreReceipts
+import Foundation
+import Synchronization
+import Testing
+
+/// A clock for one thread of test code: `sleep` advances time instead of sleeping.
+final class FakeClock: ThrottleClock {
+    private let time = Mutex<Duration>(.seconds(1000))
+    func now() -> Duration { time.withLock { $0 } }
+    func sleep(for duration: Duration) { time.withLock { $0 += max(.zero, duration) } }
+    func wallClock() -> Date { Date(timeIntervalSince1970: 1_800_000_000) }
+    func advance(_ duration: Duration) { sleep(for: duration) }
+}
+
+@Suite struct ThrottleTests {
+    /// The largest number of grants that fall in any window [t, t + 1 s).
+    static func busiestSecond(_ grants: [Duration]) -> Int {
+        let sorted = grants.sorted()
+        var best = 0
+        var start = 0
+        for end in sorted.indices {
+            while sorted[end] - sorted[start] >= .seconds(1) { start += 1 }
+            best = max(best, end - start + 1)
+        }
+        return best
+    }
+
+    @Test(arguments: [(50.0, 3.0), (400.0, 20.0), (1.0, 1.0), (7.5, 2.0)])
+    func noSecondEverExceedsRatePlusBurst(rate: Double, burst: Double) {
+        let clock = FakeClock()
+        let bucket = TokenBucket(rate: rate, burst: burst, clock: clock)
+        var grants: [Duration] = []
+        // Bursts, idle spells and steady demand, all on the fake clock.
+        for round in 0..<6 {
+            for _ in 0..<Int(rate * 2 + burst * 3) {
+                bucket.acquire()
+                grants.append(clock.now())
+            }
+            clock.advance(.milliseconds(round % 2 == 0 ? 1500 : 100))
+        }
+        #expect(Self.busiestSecond(grants) <= Int(rate + burst))
+        // And it is not slower than asked: over a long steady stretch the rate is met.
+        let steady = grants.suffix(Int(rate * 2))
+        let span = steady.last! - steady.first!
+        let seconds = Double(span.components.seconds) + Double(span.components.attoseconds) / 1e18
+        #expect(Double(steady.count - 1) / seconds >= rate * 0.99)
+    }
+
+    @Test func manyThreadsOnTheRealClockStayUnderTheLimit() {
+        let bucket = TokenBucket(rate: 100, burst: 5)
+        let throttle = RequestThrottle(bucket: bucket, maxInFlight: 16)
+        let grants = Mutex<[Duration]>([])
+        let clock = SystemThrottleClock()
+        let group = DispatchGroup()
+        for _ in 0..<16 {
+            group.enter()
+            Thread.detachNewThread {
+                for _ in 0..<15 {
+                    throttle.withPermit { grants.withLock { $0.append(clock.now()) } }
+                }
+                group.leave()
+            }
+        }
+        group.wait()
+        let all = grants.withLock { $0 }
+        #expect(all.count == 240)
+        #expect(Self.busiestSecond(all) <= 105)
+    }
+
+    @Test func inFlightCapHoldsUnderContention() {
+        let throttle = RequestThrottle(bucket: TokenBucket(rate: 10_000, burst: 100), maxInFlight: 3)
+        let current = Atomic(0)
+        let worst = Atomic(0)
+        let group = DispatchGroup()
+        for _ in 0..<12 {
+            group.enter()
+            Thread.detachNewThread {
+                for _ in 0..<5 {
+                    throttle.withPermit {
+                        let now = current.add(1, ordering: .relaxed).newValue
+                        _ = worst.max(now, ordering: .relaxed)
+                        usleep(2000)
+                        current.subtract(1, ordering: .relaxed)
+                    }
+                }
+                group.leave()
+            }
+        }
+        group.wait()
+        #expect(worst.load(ordering: .relaxed) == 3)
+        #expect(throttle.peakInFlight == 3)
+    }
+
+    @Test func backoffGrowsWithFullJitterAndHonoursRetryAfter() {
+        let policy = BackoffPolicy(base: .milliseconds(100), cap: .seconds(2), maxRetryAfter: .seconds(10), seed: 42)
+        for attempt in 1...8 {
+            let ceiling = min(Duration.seconds(2), .milliseconds(100) * (1 << (attempt - 1)))
+            let samples = (0..<200).map { _ in policy.delay(afterAttempt: attempt, retryAfter: nil) }
+            #expect(samples.allSatisfy { $0 >= .zero && $0 <= ceiling })
+            // Full jitter: spread over the whole range, not clustered at the ceiling.
+            #expect(samples.contains { $0 < ceiling / 4 })
+            #expect(samples.contains { $0 > ceiling * 3 / 4 })
+        }
+        #expect(policy.delay(afterAttempt: 1, retryAfter: .seconds(3)) >= .seconds(3))
+        #expect(policy.delay(afterAttempt: 1, retryAfter: .seconds(3600)) == .seconds(10))
+    }
+}
