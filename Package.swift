@@ -39,7 +39,7 @@ let package = Package(
         // No database dependency.
         .target(name: "AppStoreReceipts", swiftSettings: strict),
         // A local verifyReceipt (production + sandbox) over a synthetic world.
-        .target(name: "AppStoreSimulator", dependencies: ["AppStoreReceipts"], swiftSettings: strict),
+        .target(name: "AppStoreSimulator", dependencies: ["AppStoreReceipts", "Postgres"], swiftSettings: strict),
         // The job: runs, truth and correction rules, stores, reports.
         .target(
             name: "Reconciliation",
@@ -65,7 +65,12 @@ let package = Package(
         ),
         .testTarget(
             name: "AppStoreSimulatorTests",
-            dependencies: ["AppStoreSimulator", "AppStoreReceipts"],
+            dependencies: ["AppStoreSimulator", "AppStoreReceipts", "Postgres", "TestSupport"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "ReconciliationTests",
+            dependencies: ["Reconciliation", "AppStoreReceipts", "Postgres", "TestSupport"],
             swiftSettings: strict
         ),
         .testTarget(
