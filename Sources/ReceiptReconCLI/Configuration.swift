@@ -1,12 +1,9 @@
+import AppStoreReceipts
 import Foundation
 
 /// Settings shared by the commands that talk to the database or to Apple (CONTRACT §2): environment
 /// variables first, then flags of the same meaning on top.
 public struct Configuration: Sendable {
-    public enum AppStoreEnvironment: String, Sendable, CaseIterable {
-        case production, sandbox
-    }
-
     /// libpq conninfo or URI; nil means libpq's own defaults (`PGHOST`, `PGDATABASE`, …).
     public var databaseURL: String?
     /// The app-specific shared secret; only ever from the environment or a file, never a flag value.
