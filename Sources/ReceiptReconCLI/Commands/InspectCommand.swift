@@ -1,3 +1,6 @@
+import AppStoreReceipts
+import Foundation
+
 /// `receipt-recon inspect FILE|-`: decode one receipt locally and print it as JSON; no network.
 struct InspectCommand: Command {
     static let spec = CommandSpec(
@@ -21,6 +24,22 @@ struct InspectCommand: Command {
     }
 
     func run(_ console: Console) throws -> ExitCode {
-        notImplemented(console)
+        let input: Data
+        if path == "-" {
+            input = FileHandle.standardInput.readDataToEndOfFile()
+        } else {
+            guard let data = FileManager.default.contents(atPath: path) else {
+                throw CommandError(.dataError, "inspect: cannot read '\(path)': check that the file exists and is readable")
+            }
+            input = data
+        }
+        // The decoder bounds size, depth and every length itself; it never echoes the bytes.
+        do {
+            let receipt = try LocalReceiptDecoder.decode(base64Text: input)
+            console.print(receipt.inspectJSON())
+            return .success
+        } catch {
+            throw CommandError(.dataError, "inspect: not a receipt: \(error)")
+        }
     }
 }
