@@ -32,7 +32,11 @@ public enum LocalReceiptEncoder {
 
     /// The PKCS#7 app receipt bytes.
     public static func appReceipt(_ receipt: LocalReceipt, encoding: ContainerEncoding = .der) -> [UInt8] {
-        let payload = payload(receipt)
+        container(payload: payload(receipt), encoding: encoding)
+    }
+
+    /// A SignedData ContentInfo around arbitrary payload bytes.
+    static func container(payload: [UInt8], encoding: ContainerEncoding) -> [UInt8] {
         let sha256 = BERWriter.element(.sequence, children: [
             BERWriter.objectIdentifier([0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x01]),
             BERWriter.element(.null, []),
