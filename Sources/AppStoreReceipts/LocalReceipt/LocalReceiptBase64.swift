@@ -23,26 +23,37 @@ enum LocalReceiptBase64 {
 
     /// Decodes `text`; `.emptyInput` when it holds nothing but whitespace.
     static func decode(_ text: some Collection<UInt8>) throws(ReceiptDecodingError) -> [UInt8] {
+        // One tight loop over contiguous bytes (a native String's UTF-8, an Array, Data);
+        // anything else is copied once first.
+        let result = text.withContiguousStorageIfAvailable(decode) ?? Array(text).withUnsafeBufferPointer(decode)
+        return try result.get()
+    }
+
+    private static func decode(_ text: UnsafeBufferPointer<UInt8>) -> Result<[UInt8], ReceiptDecodingError> {
+        Result { () throws(ReceiptDecodingError) in try decodeBuffer(text) }
+    }
+
+    private static func decodeBuffer(_ text: UnsafeBufferPointer<UInt8>) throws(ReceiptDecodingError) -> [UInt8] {
         var output: [UInt8] = []
         output.reserveCapacity(text.count / 4 * 3 + 3)
         var accumulator: UInt32 = 0
         var symbols = 0
         var paddingCount = 0
-        var offset = 0
-        for character in text {
-            defer { offset += 1 }
+        let table = Self.table
+        let offset = text.count  // where a dangling group is reported
+        for (position, character) in text.enumerated() {
             let value = table[Int(character)]
             switch value {
             case whitespace:
                 continue
             case padding:
                 // Padding may only complete a group of 2 or 3 symbols, at most twice.
-                guard symbols % 4 >= 2, symbols % 4 + paddingCount < 4 else { throw .notBase64(offset: offset) }
+                guard symbols % 4 >= 2, symbols % 4 + paddingCount < 4 else { throw .notBase64(offset: position) }
                 paddingCount += 1
             case invalid:
-                throw .notBase64(offset: offset)
+                throw .notBase64(offset: position)
             default:
-                guard paddingCount == 0 else { throw .notBase64(offset: offset) }
+                guard paddingCount == 0 else { throw .notBase64(offset: position) }
                 accumulator = accumulator << 6 | UInt32(value)
                 symbols += 1
                 if symbols % 4 == 0 {
