@@ -24,9 +24,11 @@ public enum LocalReceiptDecoder {
             throw .tooLarge(byteCount: base64Text.count, limit: maxBase64Length)
         }
         var bytes = try LocalReceiptBase64.decode(base64Text)
-        if LocalReceiptBase64.isNestedReceiptText(bytes) {
-            // Only one level: a second decode yields bytes that are either a receipt or not.
-            bytes = try LocalReceiptBase64.decode(bytes)
+        // Only one level: a second decode yields bytes that are either a receipt or not. If it
+        // fails, the text was still valid base64, so the error must not say otherwise: the
+        // once-decoded bytes are judged instead (and are not a receipt).
+        if LocalReceiptBase64.isNestedReceiptText(bytes), let inner = try? LocalReceiptBase64.decode(bytes) {
+            bytes = inner
         }
         return try decode(receiptBytes: bytes)
     }

@@ -46,9 +46,11 @@ enum LocalReceiptTimestamp {
     }
 
     /// Parses a decimal count of milliseconds since 1970 (iOS 6 `*-date-ms`, `expires-date`).
+    /// A leading minus is accepted so that dates before 1970 survive the encoder's round trip.
     static func parseMilliseconds(_ text: String) -> Date? {
         let utf8 = text.utf8
-        guard !utf8.isEmpty, utf8.count <= 16, utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
+        let digits = utf8.first == UInt8(ascii: "-") ? utf8.dropFirst() : utf8[...]
+        guard !digits.isEmpty, digits.count <= 16, digits.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
               let value = Int64(text)
         else { return nil }
         return date(milliseconds: value)

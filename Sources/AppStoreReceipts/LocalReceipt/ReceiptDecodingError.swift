@@ -53,6 +53,15 @@ public enum ReceiptDecodingError: Error, Sendable, Hashable, CustomStringConvert
         case malformedEndOfContents = "an end-of-contents marker with a non-zero length"
     }
 
+    /// True for data that is provably not a receipt before any decoding: empty, or not base64.
+    /// The job records such receipts `invalid` without asking Apple (CONTRACT §4, §5).
+    public var isEmptyOrNotBase64: Bool {
+        switch self {
+        case .emptyInput, .notBase64: true
+        default: false
+        }
+    }
+
     public var description: String {
         switch self {
         case .emptyInput:

@@ -52,6 +52,19 @@ import Testing
         #expect(throws: Failure.notBase64(offset: offset)) { try LocalReceiptDecoder.decode(base64: text) }
     }
 
+    @Test func provablyNotAReceipt() {
+        #expect(Failure.emptyInput.isEmptyOrNotBase64)
+        #expect(Failure.notBase64(offset: 3).isEmptyOrNotBase64)
+        #expect(!Failure.unrecognizedFormat.isEmptyOrNotBase64)
+        #expect(!Failure.notSignedData.isEmptyOrNotBase64)
+    }
+
+    @Test func doubleEncodedTextThatIsNotBase64InsideIsUnrecognized() {
+        // Valid base64 of "MIIB=AAA": looks double-encoded, but the inner padding is misplaced.
+        let text = Data("MIIB=AAA".utf8).base64EncodedString()
+        #expect(throws: Failure.unrecognizedFormat) { try LocalReceiptDecoder.decode(base64: text) }
+    }
+
     @Test(arguments: ["aGVsbG8gd29ybGQ=", "PD94bWwgdmVyc2lvbj0iMS4wIj8+", "AAAA"])
     func base64OfSomethingElse(text: String) {
         #expect(throws: Failure.unrecognizedFormat) { try LocalReceiptDecoder.decode(base64: text) }
@@ -426,7 +439,7 @@ import Testing
         (purchaseInfo("{ \"a\" = "), .malformedTransactionReceipt(
             offset: 8, problem: "unexpected end of text (inside purchase-info)")),
         (purchaseInfo("{ quantity = many; }"), .invalidTransactionReceiptField("quantity", expected: "an integer")),
-        (purchaseInfo("{ \"purchase-date-ms\" = \"-5\"; }"),
+        (purchaseInfo("{ \"purchase-date-ms\" = \"5x\"; }"),
          .invalidTransactionReceiptField("purchase-date-ms", expected: "a date")),
         (purchaseInfo("{ \"expires-date\" = \"99999999999999999999\"; }"),
          .invalidTransactionReceiptField("expires-date", expected: "a date")),

@@ -42,7 +42,8 @@ import Testing
         ("0", 0),
         ("253402300799999", 253_402_300_799_999),
         ("253402300800000", nil),  // year 10000
-        ("", nil), ("-1", nil), ("1e3", nil), (" 1", nil), ("99999999999999999", nil),
+        ("-1", -1), ("-62135596800000", -62_135_596_800_000), ("-62135596800001", nil),
+        ("", nil), ("-", nil), ("+1", nil), ("--1", nil), ("1e3", nil), (" 1", nil), ("99999999999999999", nil),
     ] as [(String, Int64?)])
     func parsesMilliseconds(text: String, milliseconds: Int64?) {
         #expect(LocalReceiptTimestamp.parseMilliseconds(text).map(LocalReceiptTimestamp.milliseconds) == milliseconds)
