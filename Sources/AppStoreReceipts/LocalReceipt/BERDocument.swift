@@ -59,11 +59,12 @@ struct BERDocument: Sendable {
         bytes[nodes[index].contentStart ..< nodes[index].contentEnd]
     }
 
-    /// The value of an OCTET STRING node, concatenating the chunks of a constructed one.
+    /// The value of an OCTET STRING node, concatenating the chunks of a constructed one; nil
+    /// for any other node.
     ///
     /// Xcode's StoreKit receipts wrap the payload in constructed OCTET STRINGs, possibly nested;
     /// every descendant must itself be an OCTET STRING (X.690 §8.7.3).
-    func octetString(at index: Int) throws(ReceiptDecodingError) -> ArraySlice<UInt8>? {
+    func octetString(at index: Int) -> ArraySlice<UInt8>? {
         let node = nodes[index]
         guard node.tag.isUniversal(BERTag.octetStringNumber) else { return nil }
         guard node.tag.isConstructed else { return content(of: index) }

@@ -42,7 +42,7 @@ extension LocalReceiptDecoder {
         guard encapsulated.count >= 2, container[encapsulated[1]].tag == .contextSpecific(0),
               let octets = container.children(of: encapsulated[1]).first
         else { throw .malformedSignedData(problem: "no encapsulated content (a detached signature)") }
-        guard let payload = try container.octetString(at: octets) else {
+        guard let payload = container.octetString(at: octets) else {
             throw .malformedSignedData(problem: "the encapsulated content is not an OCTET STRING")
         }
         return payload
@@ -150,7 +150,7 @@ extension LocalReceiptDecoder {
             let fields = document.children(of: attribute)
             guard document[attribute].tag == .sequence, fields.count == 3,
                   document[fields[0]].tag == .integer, document[fields[1]].tag == .integer,
-                  let value = try document.octetString(at: fields[2])
+                  let value = document.octetString(at: fields[2])
             else {
                 throw .malformedPayload(problem: "an attribute is not a SEQUENCE { type, version, value }")
             }

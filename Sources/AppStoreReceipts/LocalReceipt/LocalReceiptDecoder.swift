@@ -49,7 +49,7 @@ public enum LocalReceiptDecoder {
 
     private static func decode(receiptBytes bytes: [UInt8]) throws(ReceiptDecodingError) -> LocalReceipt {
         guard let first = bytes.first else { throw .emptyInput }
-        // Every PKCS#7 receipt is a SEQUENCE; no DER element starts with a text character.
+        // A PKCS#7 receipt is a SEQUENCE (0x30); a transaction receipt is text opening with `{`.
         if first == 0x30 { return try decodeAppReceipt(bytes[...]) }
         let start = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
         let text = bytes[start...].drop { $0 == 0x20 || (0x09 ... 0x0D).contains($0) }
