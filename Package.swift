@@ -60,7 +60,7 @@ let package = Package(
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "AppStoreReceiptsTests",
-            dependencies: ["AppStoreReceipts", "AppStoreSimulator"],  // the client is tested against the simulator's server
+            dependencies: ["AppStoreReceipts", "AppStoreSimulator", "TestSupport"],  // the client is tested against the simulator's server
             swiftSettings: strict
         ),
         .testTarget(

@@ -1,6 +1,7 @@
 import AppStoreReceipts
 import Foundation
 import Testing
+import TestSupport
 
 /// Real receipts from public projects (shared/conformance/receipts) decode to the values
 /// recorded in EXPECTED.json, which were cross-checked with Apple's own library.

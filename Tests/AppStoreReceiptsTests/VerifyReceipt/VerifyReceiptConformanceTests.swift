@@ -1,6 +1,7 @@
 import AppStoreReceipts
 import Foundation
 import Testing
+import TestSupport
 
 /// Every real response in the shared conformance corpus decodes to what its README states.
 @Suite(.enabled(if: Conformance.isAvailable, "conformance corpus not found"))

@@ -3,13 +3,13 @@ import Foundation
 /// Where the shared conformance corpus lives: `RECON_CONFORMANCE_DIR`, or `../shared/conformance`
 /// beside the repository. Tests that need it are skipped with a printed notice when it is absent
 /// (the corpus is not part of this repository).
-enum Conformance {
-    static let directory: URL? = {
+public enum Conformance {
+    public static let directory: URL? = {
         let environment = ProcessInfo.processInfo.environment["RECON_CONFORMANCE_DIR"]
         let candidate = environment.map { URL(fileURLWithPath: $0) }
             ?? URL(fileURLWithPath: #filePath)
-                .deletingLastPathComponent()  // AppStoreReceiptsTests
-                .deletingLastPathComponent()  // Tests
+                .deletingLastPathComponent()  // TestSupport
+                .deletingLastPathComponent()  // Sources
                 .deletingLastPathComponent()  // repository root
                 .appendingPathComponent("../shared/conformance")
                 .standardizedFileURL
@@ -21,14 +21,14 @@ enum Conformance {
         return candidate
     }()
 
-    static var isAvailable: Bool { directory != nil }
+    public static var isAvailable: Bool { directory != nil }
 
-    static func file(_ relativePath: String) throws -> Data {
+    public static func file(_ relativePath: String) throws -> Data {
         guard let directory else { throw CocoaError(.fileNoSuchFile) }
         return try Data(contentsOf: directory.appendingPathComponent(relativePath))
     }
 
-    static func files(in relativeDirectory: String, withExtension pathExtension: String) -> [URL] {
+    public static func files(in relativeDirectory: String, withExtension pathExtension: String) -> [URL] {
         guard let directory else { return [] }
         let folder = directory.appendingPathComponent(relativeDirectory)
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
