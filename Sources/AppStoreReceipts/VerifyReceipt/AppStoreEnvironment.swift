@@ -2,7 +2,7 @@
 ///
 /// See Apple's [environment](https://developer.apple.com/documentation/appstorereceipts/environment)
 /// and [verifyReceipt](https://developer.apple.com/documentation/appstorereceipts/verifyreceipt).
-public enum AppStoreEnvironment: String, Hashable, Sendable, CaseIterable, CustomStringConvertible {
+public enum AppStoreEnvironment: String, Hashable, Sendable, Codable, CaseIterable, CustomStringConvertible {
     /// `https://buy.itunes.apple.com/verifyReceipt`; real purchases.
     case production
     /// `https://sandbox.itunes.apple.com/verifyReceipt`; TestFlight, App Review and developer purchases.

@@ -1,0 +1,82 @@
+import Foundation
+import Synchronization
+
+/// A bounded FIFO handing work between the job's own threads (reader → lanes → writers).
+///
+/// `put` blocks while the queue is full, which is what keeps memory flat: the reader can never run
+/// more than `capacity` users ahead of the lanes. `take` returns nil once the queue is closed and
+/// empty. Blocking happens only on the job's dedicated threads, never on `DispatchQueue.global()`.
+final class BlockingQueue<Element: Sendable>: Sendable {
+    private let state: Mutex<(items: [Element], head: Int, closed: Bool)>
+    private let capacity: Int
+    private let available: DispatchSemaphore
+    private let space: DispatchSemaphore
+
+    init(capacity: Int) {
+        self.capacity = capacity
+        state = Mutex((items: [], head: 0, closed: false))
+        available = DispatchSemaphore(value: 0)
+        space = DispatchSemaphore(value: capacity)
+    }
+
+    /// Adds `element`, waiting for space; returns false (dropping it) when the queue was closed.
+    @discardableResult
+    func put(_ element: Element) -> Bool {
+        space.wait()
+        let accepted = state.withLock { state -> Bool in
+            guard !state.closed else { return false }
+            state.items.append(element)
+            return true
+        }
+        if accepted { available.signal() } else { space.signal() }
+        return accepted
+    }
+
+    /// The next element, waiting for one; nil when the queue is closed and drained.
+    func take() -> Element? {
+        available.wait()
+        let element = state.withLock { state -> Element? in
+            guard state.head < state.items.count else { return nil }
+            let element = state.items[state.head]
+            state.head += 1
+            if state.head > 1024, state.head * 2 > state.items.count {
+                state.items.removeFirst(state.head)
+                state.head = 0
+            }
+            return element
+        }
+        if element != nil {
+            space.signal()
+        } else {
+            available.signal()  // pass the "closed" wake-up on to the next taker
+        }
+        return element
+    }
+
+    /// No more puts; takers drain what is queued, then get nil.
+    func close() {
+        let wasOpen = state.withLock { state -> Bool in
+            defer { state.closed = true }
+            return !state.closed
+        }
+        if wasOpen {
+            available.signal()
+            space.signal()  // wake a producer blocked on a full queue; it sees `closed`
+        }
+    }
+
+    /// Drops everything queued (an aborted run writes nothing more).
+    func discardAll() -> Int {
+        let dropped = state.withLock { state -> Int in
+            let count = state.items.count - state.head
+            state.items.removeAll()
+            state.head = 0
+            return count
+        }
+        for _ in 0..<dropped {
+            _ = available.wait(timeout: .now())
+            space.signal()
+        }
+        return dropped
+    }
+}

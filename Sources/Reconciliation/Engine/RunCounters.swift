@@ -1,0 +1,73 @@
+import AppStoreReceipts
+import Foundation
+import Synchronization
+
+/// The live figures of one run, shared by every lane and writer: what the progress line, the circuit
+/// breakers and the final summary read.
+///
+/// Threading: every method may be called from any thread; the state sits behind one `Mutex` and no
+/// method does I/O while holding it.
+final class RunCounters: Sendable {
+    private struct State {
+        var summary = RunSummary()
+        var latencies = LatencyHistogram()
+        var revokedUsers = 0
+    }
+
+    private let state: Mutex<State>
+    let started = Date()
+
+    init(summary: RunSummary) {
+        state = Mutex(State(summary: summary))
+    }
+
+    func addSelected(users: Int, receipts: Int) {
+        state.withLock {
+            $0.summary.usersSelected += users
+            $0.summary.receiptsSelected += receipts
+        }
+    }
+
+    /// Apple traffic of one verification (each distinct receipt once).
+    func addTraffic(_ report: VerificationReport) {
+        state.withLock { state in
+            state.summary.appleRequests += report.requests
+            state.summary.appleRetries += report.retries
+            state.summary.appleThrottled += report.throttled
+            state.summary.appleHops += report.hops
+            for latency in report.latencies { state.latencies.record(latency) }
+        }
+    }
+
+    /// One user's receipts were classified and its corrections planned.
+    func addUser(outcomes: [String], appleStatuses: [Int?], revoked: Bool) {
+        state.withLock { state in
+            state.summary.usersProcessed += 1
+            state.summary.receiptsProcessed += outcomes.count
+            for outcome in outcomes { state.summary.outcomes[outcome, default: 0] += 1 }
+            for status in appleStatuses { state.summary.appleStatuses[status.map(String.init) ?? "none", default: 0] += 1 }
+            if revoked { state.summary.revokedUsers += 1 }
+        }
+    }
+
+    /// The corrections and flags a written unit recorded.
+    func addWritten(corrections: [CorrectionRecord], flags: [FlagRecord]) {
+        state.withLock { state in
+            for correction in corrections {
+                state.summary.corrections[correction.action, default: [:]][correction.reason, default: 0] += 1
+            }
+            for flag in flags { state.summary.flags[flag.kind, default: 0] += 1 }
+        }
+    }
+
+    /// A copy of the figures so far, with latency percentiles and duration filled in.
+    func snapshot() -> RunSummary {
+        state.withLock { state in
+            var summary = state.summary
+            summary.latencyP50Milliseconds = state.latencies.percentile(0.50)
+            summary.latencyP95Milliseconds = state.latencies.percentile(0.95)
+            summary.durationSeconds = Date().timeIntervalSince(started)
+            return summary
+        }
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+
+/// What a run did, in figures: printed at the end of a run (text or `--json`), stored in
+/// `recon_runs.summary`, and read back by `report`.
+public struct RunSummary: Sendable, Codable, Equatable {
+    public var runID: Int64 = 0
+    public var kind = "nightly"
+    public var status = "running"
+    public var exitCode: Int32?
+    public var dryRun = false
+    public var asOf = Date(timeIntervalSince1970: 0)
+    public var shard = "0/1"
+    public var startedAt = Date(timeIntervalSince1970: 0)
+    public var finishedAt: Date?
+    public var durationSeconds = 0.0
+    public var abortReason: String?
+
+    public var usersSelected = 0
+    public var usersProcessed = 0
+    public var receiptsSelected = 0
+    public var receiptsProcessed = 0
+    /// `recon_results.outcome` → receipts.
+    public var outcomes: [String: Int] = [:]
+    /// Apple's `status` → receipts (the final answer per receipt; `none` when no answer decoded).
+    public var appleStatuses: [String: Int] = [:]
+    /// action → reason → corrections (applied, or planned in a dry run).
+    public var corrections: [String: [String: Int]] = [:]
+    /// flag kind → flags.
+    public var flags: [String: Int] = [:]
+    public var revokedUsers = 0
+
+    public var appleRequests = 0
+    public var appleRetries = 0
+    public var appleThrottled = 0
+    public var appleHops = 0
+    public var latencyP50Milliseconds: Double?
+    public var latencyP95Milliseconds: Double?
+
+    public init() {}
+
+    public var correctionCount: Int { corrections.values.reduce(0) { $0 + $1.values.reduce(0, +) } }
+    public var flagCount: Int { flags.values.reduce(0, +) }
+    public var unverified: Int { outcomes["unverified", default: 0] }
+}
+
+extension RunSummary {
+    /// The human summary printed at the end of `run` and by `report`.
+    public var text: String {
+        var lines: [String] = []
+        let mode = dryRun ? " (dry run: no entitlement changed)" : ""
+        lines.append("Run \(runID) (\(kind), shard \(shard)) \(status)\(mode) in \(String(format: "%.1f", durationSeconds)) s")
+        lines.append("  as of \(ISO8601DateFormatter().string(from: asOf)); started \(ISO8601DateFormatter().string(from: startedAt))")
+        if let abortReason { lines.append("  stopped: \(abortReason)") }
+        lines.append("Receipts: \(receiptsProcessed) of \(receiptsSelected) selected, \(usersProcessed) of \(usersSelected) users")
+        lines.append("  outcomes: " + Self.list(outcomes, order: ["valid", "misrouted", "invalid", "unverified"]))
+        lines.append("  Apple statuses: " + Self.list(appleStatuses))
+        let verb = dryRun ? "planned" : "applied"
+        lines.append("Corrections \(verb): \(correctionCount)")
+        for action in ["grant", "revoke", "extend", "shorten"] {
+            guard let reasons = corrections[action], !reasons.isEmpty else { continue }
+            lines.append("  \(action): \(reasons.values.reduce(0, +)) (\(Self.list(reasons)))")
+        }
+        lines.append("Flags: \(flagCount)" + (flags.isEmpty ? "" : " (\(Self.list(flags)))"))
+        var traffic = "Apple: \(appleRequests) requests, \(appleRetries) retries, \(appleThrottled) throttled (429), \(appleHops) re-routes"
+        if let p50 = latencyP50Milliseconds, let p95 = latencyP95Milliseconds {
+            traffic += String(format: "; latency p50 %.0f ms, p95 %.0f ms", p50, p95)
+        }
+        lines.append(traffic)
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// `a 3, b 1` in the given order first, then the rest by name.
+    static func list(_ counts: [String: Int], order: [String] = []) -> String {
+        let keys = order.filter { counts[$0] != nil } + counts.keys.filter { !order.contains($0) }.sorted()
+        return keys.isEmpty ? "none" : keys.map { "\($0) \(counts[$0]!)" }.joined(separator: ", ")
+    }
+}

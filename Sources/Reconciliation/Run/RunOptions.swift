@@ -1,0 +1,32 @@
+import AppStoreReceipts
+import Foundation
+
+/// Everything one `run` or `verify-user` was asked to do (CONTRACT §3), validated by the CLI.
+public struct RunOptions: Sendable, Codable, Equatable {
+    public enum SandboxPolicy: String, Sendable, Codable { case revoke, flag }
+
+    public var dryRun = false
+    /// The instant against which expiry is judged.
+    public var asOf: Date
+    public var rate: Double = 20
+    public var concurrency = 8
+    /// Per-request timeout, seconds.
+    public var timeout: Double = 30
+    public var maxAttempts = 4
+    /// Seconds; receipts verified more recently than now minus this are not selected (`run` only).
+    public var olderThan = 20 * 3600
+    public var limit: Int?
+    public var shardIndex = 0
+    public var shardCount = 1
+    public var sandboxPolicy: SandboxPolicy = .revoke
+    public var maxUnverifiedRatio = 0.10
+    public var maxRevokeRatio = 0.20
+    /// The environment this database serves.
+    public var environment: AppStoreEnvironment = .production
+    /// Accepted bundle ids; empty: no check.
+    public var bundleIDs: [String] = []
+
+    public init(asOf: Date) { self.asOf = asOf }
+
+    public var shard: String { "\(shardIndex)/\(shardCount)" }
+}

@@ -1,0 +1,72 @@
+import Postgres
+
+/// The set-based steps at the end of a run: flags that need every user of the run, and the figures
+/// read back from what was actually written.
+public struct RunFinalizer {
+    let connection: PostgresConnection
+
+    public init(connection: PostgresConnection) {
+        self.connection = connection
+    }
+
+    /// `shared_transaction`: one original transaction on receipts of two or more users, in this run's
+    /// answers or in what earlier runs recorded. One flag per receipt.
+    @discardableResult
+    public func flagSharedTransactions(runID: Int64) throws -> Int {
+        let flagged = try connection.execute("""
+            INSERT INTO recon_flags (run_id, receipt_id, user_id, kind, detail)
+            SELECT DISTINCT ON (s.user_id, s.receipt_id) \(runID), s.receipt_id, s.user_id, 'shared_transaction',
+                   'original transaction ' || s.original_transaction_id || ' is also on receipts of another user'
+            FROM recon_run_transactions s
+            WHERE s.run_id = \(runID)
+              AND (EXISTS (SELECT 1 FROM recon_run_transactions o
+                           WHERE o.run_id = s.run_id AND o.original_transaction_id = s.original_transaction_id
+                             AND o.user_id <> s.user_id)
+                   OR EXISTS (SELECT 1 FROM recon_transactions t
+                              WHERE t.original_transaction_id = s.original_transaction_id AND t.user_id <> s.user_id))
+            ORDER BY s.user_id, s.receipt_id, s.original_transaction_id
+            ON CONFLICT DO NOTHING
+            """)
+        try connection.execute("DELETE FROM recon_run_transactions WHERE run_id = \(runID)")
+        return flagged
+    }
+
+    /// `entitlement_without_receipt`: an active `app_store` entitlement of a user with no receipt at
+    /// all. Flagged, never revoked (CONTRACT §5). One flag per user, naming the entitlements.
+    /// - Parameter userID: only this user (verify-user); nil for every user of the shard.
+    @discardableResult
+    public func flagEntitlementsWithoutReceipt(runID: Int64, shardIndex: Int, shardCount: Int, userID: String?) throws -> Int {
+        // The user's id is bound as a parameter; the shard predicate is built from two integers.
+        let scope = userID == nil
+            ? DueUserReader.shardPredicate(column: "e.user_id", count: shardCount, index: shardIndex)
+            : "e.user_id = $2"
+        let sql = """
+            INSERT INTO recon_flags (run_id, receipt_id, user_id, kind, detail)
+            SELECT $1, NULL, e.user_id, 'entitlement_without_receipt',
+                   'active app_store entitlement without any receipt: ' || string_agg(e.entitlement, ', ' ORDER BY e.entitlement)
+            FROM entitlements e
+            WHERE e.source = 'app_store' AND e.active
+              AND NOT EXISTS (SELECT 1 FROM receipts r WHERE r.user_id = e.user_id)
+              AND \(scope)
+            GROUP BY e.user_id
+            ON CONFLICT DO NOTHING
+            """
+        let binds = [runID.postgresBind] + (userID.map { [$0.postgresBind] } ?? [])
+        return try connection.execute(PostgresQuery(unsafeSQL: sql, binds: binds))
+    }
+
+    /// Corrections by action and reason, and flags by kind, as written for the run.
+    public func writtenFigures(runID: Int64) throws -> (corrections: [String: [String: Int]], flags: [String: Int]) {
+        var corrections: [String: [String: Int]] = [:]
+        for row in try connection.query("""
+            SELECT action, reason, count(*) AS n FROM recon_corrections WHERE run_id = \(runID) GROUP BY action, reason
+            """) {
+            corrections[try row.decode("action"), default: [:]][try row.decode("reason")] = try row.decode("n")
+        }
+        var flags: [String: Int] = [:]
+        for row in try connection.query("SELECT kind, count(*) AS n FROM recon_flags WHERE run_id = \(runID) GROUP BY kind") {
+            flags[try row.decode("kind")] = try row.decode("n")
+        }
+        return (corrections, flags)
+    }
+}
