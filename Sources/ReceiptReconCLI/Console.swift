@@ -19,6 +19,11 @@ public struct Console: Sendable {
         write(text + "\n", to: FileHandle.standardError)
     }
 
+    /// Writes `text` to stderr as is (progress lines redraw themselves with `\r`).
+    public func errorWrite(_ text: String) {
+        write(text, to: FileHandle.standardError)
+    }
+
     private func write(_ text: String, to handle: FileHandle) {
         handle.write(Data(text.utf8))
     }

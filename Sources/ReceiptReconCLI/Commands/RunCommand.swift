@@ -28,7 +28,25 @@ struct RunCommand: Command {
     }
 
     func run(_ console: Console) throws -> ExitCode {
-        notImplemented(console)
+        if options.metricsFile != nil {
+            console.error("receipt-recon run: warning: --metrics-file is not implemented yet; no metrics file is written")
+        }
+        let shutdown = ShutdownSignal()
+        shutdown.install()
+        let showProgress = console.stderrIsTerminal && !options.json
+        let engine = ReconciliationEngine(
+            options: options.runOptions(configuration), databaseURL: configuration.databaseURL,
+            client: options.client(configuration), shutdown: shutdown,
+            progress: showProgress ? { summary in console.errorWrite(ProgressLine.render(summary)) } : nil)
+        let outcome = try engine.runNightly()
+        if showProgress { console.errorWrite("\r\u{1B}[K") }
+        if outcome.lockHeld {
+            console.error("receipt-recon run: another run holds the nightly lock for shard \(options.shard.index)/\(options.shard.count); "
+                + "nothing was done")
+            return .tempFail
+        }
+        console.write(options.json ? outcome.summary.json + "\n" : outcome.summary.text)
+        return ExitCode(rawValue: outcome.exitCode) ?? .internalError
     }
 }
 
@@ -62,6 +80,19 @@ struct VerifyUserCommand: Command {
     }
 
     func run(_ console: Console) throws -> ExitCode {
-        notImplemented(console)
+        let engine = ReconciliationEngine(
+            options: options.runOptions(configuration), databaseURL: configuration.databaseURL,
+            client: options.client(configuration), shutdown: ShutdownSignal())
+        guard let result = try engine.verifyUser(userID) else {
+            throw CommandError(.dataError, "verify-user: user '\(userID)' has no receipts and no entitlements; "
+                + "check the user id (it is matched exactly)")
+        }
+        if options.json {
+            console.print(result.outcome.summary.json)
+        } else {
+            console.write(UserReport.render(userID: userID, before: result.before, after: result.after,
+                                            corrections: result.corrections, summary: result.outcome.summary))
+        }
+        return ExitCode(rawValue: result.outcome.exitCode) ?? .internalError
     }
 }

@@ -70,8 +70,18 @@ extension RunSummary {
     }
 
     /// `a 3, b 1` in the given order first, then the rest by name.
-    static func list(_ counts: [String: Int], order: [String] = []) -> String {
+    public static func list(_ counts: [String: Int], order: [String] = []) -> String {
         let keys = order.filter { counts[$0] != nil } + counts.keys.filter { !order.contains($0) }.sorted()
         return keys.isEmpty ? "none" : keys.map { "\($0) \(counts[$0]!)" }.joined(separator: ", ")
+    }
+}
+
+extension RunSummary {
+    /// One JSON object (sorted keys, ISO 8601 dates): `run --json` and `report --json`.
+    public var json: String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        encoder.dateEncodingStrategy = .iso8601
+        return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
     }
 }

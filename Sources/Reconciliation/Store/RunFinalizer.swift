@@ -11,8 +11,13 @@ public struct RunFinalizer {
 
     /// `shared_transaction`: one original transaction on receipts of two or more users, in this run's
     /// answers or in what earlier runs recorded. One flag per receipt.
+    /// - Parameter flag: false for a stopped run, which only clears its scratch rows.
     @discardableResult
-    public func flagSharedTransactions(runID: Int64) throws -> Int {
+    public func flagSharedTransactions(runID: Int64, flag: Bool = true) throws -> Int {
+        guard flag else {
+            try connection.execute("DELETE FROM recon_run_transactions WHERE run_id = \(runID)")
+            return 0
+        }
         let flagged = try connection.execute("""
             INSERT INTO recon_flags (run_id, receipt_id, user_id, kind, detail)
             SELECT DISTINCT ON (s.user_id, s.receipt_id) \(runID), s.receipt_id, s.user_id, 'shared_transaction',

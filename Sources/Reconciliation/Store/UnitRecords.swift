@@ -62,4 +62,5 @@ public struct StoredEntitlement: Sendable, Equatable {
     public var expiresAt: Date?
     public var productID: String?
     public var originalTransactionID: String?
+    public var source: String = "app_store"
 }

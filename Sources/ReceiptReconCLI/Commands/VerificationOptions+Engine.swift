@@ -1,0 +1,57 @@
+import AppStoreReceipts
+import Foundation
+import Reconciliation
+
+extension VerificationOptions {
+    /// The engine's options: these flags plus the Apple configuration, with `--as-of` defaulting to now.
+    func runOptions(_ configuration: Configuration) -> RunOptions {
+        var options = RunOptions(asOf: asOf ?? Date())
+        options.dryRun = dryRun
+        options.rate = rate
+        options.concurrency = concurrency
+        options.timeout = timeout
+        options.maxAttempts = maxAttempts
+        options.olderThan = olderThan
+        options.limit = limit
+        options.shardIndex = shard.index
+        options.shardCount = shard.count
+        options.sandboxPolicy = sandboxPolicy == "flag" ? .flag : .revoke
+        options.maxUnverifiedRatio = maxUnverifiedRatio
+        options.maxRevokeRatio = maxRevokeRatio
+        options.environment = configuration.environment
+        options.bundleIDs = configuration.bundleIDs
+        return options
+    }
+
+    /// One client for the whole process: one URLSession, one token bucket, one in-flight cap.
+    func client(_ configuration: Configuration) -> VerifyReceiptClient {
+        let timeoutDuration = Duration.milliseconds(Int64((timeout * 1000).rounded()))
+        let clientConfiguration = VerifyReceiptClient.Configuration(
+            productionURL: configuration.productionURL,
+            sandboxURL: configuration.sandboxURL,
+            environment: configuration.environment,
+            sharedSecret: configuration.sharedSecret?.value,
+            timeout: timeoutDuration,
+            budget: VerifyReceiptRetryBudget(maxAttempts: maxAttempts),
+            userAgent: "receipt-recon/\(ReceiptRecon.version)")
+        return VerifyReceiptClient(
+            configuration: clientConfiguration,
+            transport: URLSessionTransport(maxConnectionsPerHost: concurrency, timeout: timeoutDuration),
+            throttle: RequestThrottle(bucket: TokenBucket(rate: rate), maxInFlight: concurrency))
+    }
+}
+
+/// The one-line progress indicator on a terminal's stderr.
+enum ProgressLine {
+    static func render(_ summary: RunSummary) -> String {
+        let done = summary.receiptsProcessed
+        let selected = max(summary.receiptsSelected, done)
+        let rate = summary.durationSeconds > 0 ? Double(done) / summary.durationSeconds : 0
+        var eta = "?"
+        if rate > 0, selected >= done {
+            let seconds = Int(Double(selected - done) / rate)
+            eta = seconds >= 3600 ? "\(seconds / 3600)h\(seconds % 3600 / 60)m" : "\(seconds / 60)m\(seconds % 60)s"
+        }
+        return String(format: "\r\u{1B}[K%d/%d receipts, %.1f/s, ETA %@, %d unverified", done, selected, rate, eta, summary.unverified)
+    }
+}

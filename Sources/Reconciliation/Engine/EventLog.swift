@@ -1,0 +1,24 @@
+import Foundation
+
+/// The job's log: one event per line on stderr, `key=value` pairs after a timestamp and a level, so
+/// that journald, a log shipper or grep can read it. Values are quoted when they contain spaces.
+///
+/// Never pass receipt data, a shared secret or a conninfo to it: callers log ids, counts and reasons.
+public struct EventLog: Sendable {
+    public enum Level: String, Sendable { case info, warning, error }
+
+    private let enabled: Bool
+
+    public init(enabled: Bool = true) { self.enabled = enabled }
+
+    public func log(_ level: Level = .info, _ event: String, _ fields: KeyValuePairs<String, String> = [:]) {
+        guard enabled else { return }
+        var line = "time=\(ISO8601DateFormatter().string(from: Date())) level=\(level.rawValue) event=\(event)"
+        for (key, value) in fields {
+            let needsQuotes = value.isEmpty || value.contains { $0 == " " || $0 == "=" || $0 == "\"" }
+            let cleaned = value.replacingOccurrences(of: "\n", with: " ").replacingOccurrences(of: "\"", with: "'")
+            line += " \(key)=" + (needsQuotes ? "\"\(cleaned)\"" : cleaned)
+        }
+        FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
+}

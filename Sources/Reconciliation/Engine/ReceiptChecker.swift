@@ -1,0 +1,83 @@
+import AppStoreReceipts
+import Foundation
+import Synchronization
+
+/// What the job learned about one `receipt_data`: the local facts, and Apple's answer when Apple was asked.
+public struct ReceiptCheck: Sendable {
+    public let local: LocalReceiptCheck
+    /// The local decoding, when it succeeded (bundle id of an unanswered receipt, Xcode detection).
+    public let decoded: LocalReceipt?
+    /// nil when the data was ruled on locally and never sent.
+    public let report: VerificationReport?
+}
+
+/// Checks receipt data: locally first (empty, not base64 and Xcode receipts are decided without
+/// Apple), then with verifyReceipt. Identical `receipt_data` is checked once per run: answers are
+/// kept in a bounded cache keyed by a 64-bit hash and the length of the data.
+///
+/// Threading: `check` is called from every lane at once; the cache sits behind a `Mutex`, and no
+/// network call happens while holding it.
+final class ReceiptChecker: Sendable {
+    private struct Key: Hashable {
+        let hash: Int
+        let length: Int
+    }
+
+    private let client: VerifyReceiptClient
+    private let cache = Mutex<(entries: [Key: ReceiptCheck], order: [Key], head: Int)>((entries: [:], order: [], head: 0))
+    private let capacity: Int
+
+    /// - Parameter capacity: answers kept for deduplication. Decoded answers can weigh tens of
+    ///   kilobytes, so this stays small; duplicates are usually one user's own repeated rows.
+    init(client: VerifyReceiptClient, capacity: Int = 1000) {
+        self.client = client
+        self.capacity = capacity
+    }
+
+    /// - Parameters:
+    ///   - onAppleTraffic: called once per answer actually fetched from Apple (not for cache hits).
+    ///   - shouldStop: passed to the client: no more retries once the run is stopping.
+    func check(_ data: String, shouldStop: () -> Bool, onAppleTraffic: (VerificationReport) -> Void) -> ReceiptCheck {
+        let key = Key(hash: data.hashValue, length: data.utf8.count)
+        if let hit = cache.withLock({ $0.entries[key] }) { return hit }
+
+        let local: LocalReceiptCheck
+        var decoded: LocalReceipt?
+        do {
+            let receipt = try LocalReceiptDecoder.decode(base64: data)
+            decoded = receipt
+            local = receipt.isXcodeTestReceipt ? .xcodeReceipt : .decodes
+        } catch {
+            switch error {
+            case .emptyInput: local = .empty
+            case .notBase64: local = .notBase64
+            default: local = .doesNotDecode
+            }
+        }
+        var report: VerificationReport?
+        if ReceiptOutcomeRule.localRuling(local) == nil {
+            let answer = client.verify(receiptData: data, shouldStop: shouldStop)
+            onAppleTraffic(answer)
+            report = answer
+        }
+        let result = ReceiptCheck(local: local, decoded: decoded, report: report)
+        remember(result, for: key)
+        return result
+    }
+
+    private func remember(_ result: ReceiptCheck, for key: Key) {
+        cache.withLock { cache in
+            guard cache.entries[key] == nil else { return }
+            cache.entries[key] = result
+            cache.order.append(key)
+            if cache.order.count - cache.head > capacity {
+                cache.entries[cache.order[cache.head]] = nil
+                cache.head += 1
+                if cache.head > capacity {
+                    cache.order.removeFirst(cache.head)
+                    cache.head = 0
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,189 @@
+import AppStoreReceipts
+import Foundation
+import Postgres
+
+extension ReconciliationEngine {
+    /// Runs the lanes and writers over the users `produce` emits (on the calling thread), then
+    /// finishes the run row. `emit` returns false when the run is stopping and wants no more users.
+    func execute(
+        runID: Int64,
+        kind: RunKind,
+        store: RunStore,
+        subjectUserID: String?,
+        produce: (_ emit: (UserWork) -> Bool) throws -> Void
+    ) throws -> Outcome {
+        var initial = RunSummary()
+        initial.runID = runID
+        initial.kind = kind.rawValue
+        initial.dryRun = options.dryRun
+        initial.asOf = options.asOf
+        initial.shard = kind == .nightly ? options.shard : "user"
+        initial.startedAt = Date()
+        let counters = RunCounters(summary: initial)
+        let writerCount = max(1, min(4, options.concurrency))
+        let control = RunControl(options: options, writerCount: writerCount)
+        let catalog = try Self.loadCatalog(store.connection)
+        let context = ReceiptOutcomeContext(servedEnvironment: options.environment, acceptedBundleIDs: Set(options.bundleIDs))
+        let checker = ReceiptChecker(client: client)
+        let users = BlockingQueue<UserWork>(capacity: max(16, options.concurrency * 2))
+        let prepared = BlockingQueue<UnitBuilder.PreparedUser>(capacity: max(256, options.concurrency * 4))
+        let shutdown = self.shutdown
+        let options = self.options
+        let log = self.log
+
+        // Writers: connections opened here, so a database that is gone fails the run before any work.
+        let writers = DispatchGroup()
+        for index in 0..<writerCount {
+            let owned = ThreadOwned(UnitWriter(connection: try connect("writer \(index)")))
+            writers.enter()
+            let thread = Thread {
+                defer { writers.leave() }
+                control.waitForGate()
+                while let user = prepared.take() {
+                    if control.isStopping, control.stopDecision?.status != .interrupted { continue }
+                    do {
+                        var planned: (corrections: [CorrectionRecord], flags: [FlagRecord]) = ([], [])
+                        try owned.resource.write(runID: runID, userID: user.userID, dryRun: options.dryRun, verifiedAt: Date(),
+                                                 sharedScan: user.sharedScan) { state in
+                            planned = UnitBuilder.plan(user, state: state)
+                            return UnitWriter.UnitPlan(results: user.results, transactions: user.transactions,
+                                                       flags: user.receiptFlags + planned.flags, corrections: planned.corrections)
+                        }
+                        let revoked = planned.corrections.contains { $0.action == CorrectionAction.revoke.rawValue }
+                        counters.addUser(outcomes: user.results.map(\.outcome), appleStatuses: user.appleStatuses, revoked: revoked)
+                        counters.addWritten(corrections: planned.corrections, flags: user.receiptFlags + planned.flags)
+                        control.written(revoked: revoked)
+                    } catch let error as PostgresError {
+                        log.log(.error, "run.database_error", ["run_id": String(runID), "error": error.description])
+                        control.stop(.failed, exitCode: error.isConnectionFailure ? 69 : 70,
+                                     reason: "database error while writing user results: \(error.description)")
+                    } catch {
+                        control.stop(.failed, exitCode: 70, reason: "internal error while writing user results: \(error)")
+                    }
+                }
+            }
+            thread.name = "receipt-recon.writer.\(index)"
+            thread.start()
+        }
+
+        // Lanes: each verifies one user's receipts at a time, blocking only itself.
+        let lanes = DispatchGroup()
+        for index in 0..<options.concurrency {
+            lanes.enter()
+            let thread = Thread {
+                defer { lanes.leave() }
+                while let work = users.take() {
+                    // Stopping: queued users are not in flight; drop them.
+                    if control.isStopping || shutdown.isRequested { continue }
+                    var checks: [Int64: ReceiptCheck] = [:]
+                    for receipt in work.receipts {
+                        checks[receipt.id] = checker.check(receipt.data, shouldStop: { control.isStopping },
+                                                           onAppleTraffic: counters.addTraffic)
+                    }
+                    if control.isStopping { continue }
+                    do {
+                        let user = try UnitBuilder.prepare(work: work, checks: checks, context: context, catalog: catalog,
+                                                           options: options)
+                        let unverified = user.receipts.filter { $0.outcome == .unverified }.count
+                        prepared.put(user)
+                        control.classified(receipts: user.receipts.count, unverified: unverified)
+                    } catch {
+                        log.log(.error, "run.configuration_error", ["run_id": String(runID), "error": error.description])
+                        control.stop(.aborted, exitCode: 78, reason: "Apple reported a configuration error: \(error.description)")
+                    }
+                }
+            }
+            thread.name = "receipt-recon.lane.\(index)"
+            thread.start()
+        }
+
+        // Progress, about once a second, from its own thread.
+        let finished = Atomic<Bool>(false)
+        if let progress {
+            Thread.detachNewThread {
+                while !finished.load(ordering: .acquiring) {
+                    progress(counters.snapshot())
+                    Thread.sleep(forTimeInterval: 1)
+                }
+            }
+        }
+
+        var produceError: (any Error)?
+        do {
+            try produce { work in
+                guard !control.isStopping, !shutdown.isRequested else { return false }
+                counters.addSelected(users: 1, receipts: work.receipts.count)
+                return users.put(work)
+            }
+        } catch {
+            produceError = error
+            let reason = (error as? PostgresError)?.description ?? "\(error)"
+            control.stop(.failed, exitCode: (error as? PostgresError)?.isConnectionFailure == true ? 69 : 70,
+                         reason: "reading due receipts failed: \(reason)")
+        }
+        users.close()
+        lanes.wait()
+        if shutdown.isRequested {
+            control.stop(.interrupted, exitCode: 75, reason: "\(shutdown.name ?? "a signal") received: stopped taking work, finished what was in flight")
+        }
+        control.openGate()
+        prepared.close()
+        writers.wait()
+        finished.store(true, ordering: .releasing)
+
+        return try finish(runID: runID, kind: kind, store: store, counters: counters, control: control,
+                          subjectUserID: subjectUserID, produceError: produceError)
+    }
+
+    private func finish(
+        runID: Int64,
+        kind: RunKind,
+        store: RunStore,
+        counters: RunCounters,
+        control: RunControl,
+        subjectUserID: String?,
+        produceError: (any Error)?
+    ) throws -> Outcome {
+        let finalizer = RunFinalizer(connection: store.connection)
+        var summary = counters.snapshot()
+        let status: RunStatus
+        var exitCode: Int32
+        var reason: String?
+        if let stop = control.stopDecision {
+            (status, exitCode, reason) = (stop.status, stop.exitCode, stop.reason)
+            try finalizer.flagSharedTransactions(runID: runID, flag: false)
+        } else {
+            try finalizer.flagSharedTransactions(runID: runID, flag: true)
+            try finalizer.flagEntitlementsWithoutReceipt(runID: runID, shardIndex: options.shardIndex,
+                                                        shardCount: options.shardCount, userID: subjectUserID)
+            status = summary.unverified > 0 ? .partial : .completed
+            exitCode = summary.unverified > 0 ? 1 : 0
+        }
+        let written = try finalizer.writtenFigures(runID: runID)
+        summary.corrections = written.corrections
+        summary.flags = written.flags
+        summary.status = status.rawValue
+        summary.exitCode = exitCode
+        summary.abortReason = reason
+        summary.finishedAt = Date()
+        try store.finish(runID: runID, status: status, exitCode: exitCode, abortReason: reason, summary: summary)
+        log.log(status == .completed || status == .partial ? .info : .warning, "run.finished", [
+            "run_id": String(runID), "status": status.rawValue, "exit_code": String(exitCode),
+            "receipts": String(summary.receiptsProcessed), "corrections": String(summary.correctionCount),
+            "unverified": String(summary.unverified), "reason": reason ?? "",
+        ])
+        if status == .failed, exitCode == 70, let produceError { throw produceError }
+        return Outcome(summary: summary, exitCode: exitCode)
+    }
+
+    /// `products`, read once per run.
+    static func loadCatalog(_ connection: PostgresConnection) throws -> ProductCatalog {
+        let rows = try connection.query("SELECT product_id, kind, entitlement, duration FROM products")
+        return ProductCatalog(try rows.compactMap { row in
+            guard let kind = ProductKind(rawValue: try row.decode("kind")) else { return nil }
+            let duration: PostgresInterval? = try row.decode("duration")
+            return Product(productID: try row.decode("product_id"), kind: kind, entitlement: try row.decode("entitlement"),
+                           duration: duration.map { ProductDuration(months: $0.months, days: $0.days, microseconds: $0.microseconds) })
+        })
+    }
+}

@@ -1,0 +1,101 @@
+import AppStoreReceipts
+import Foundation
+
+/// Turns one user's receipt checks into the rules' inputs, and the rules' outputs into table rows.
+/// Pure: no I/O, so the mapping is tested without a database.
+enum UnitBuilder {
+    /// A user whose receipts are all checked: everything the writer needs except the plan, which is
+    /// made inside the writer's transaction from the rows as they are then.
+    struct PreparedUser: Sendable {
+        let userID: String
+        let receipts: [UserReceipt]
+        let results: [ResultRecord]
+        let transactions: [TransactionRecord]
+        let receiptFlags: [FlagRecord]
+        let truth: UserTruth
+        let sharedScan: [(receiptID: Int64, originalTransactionID: String)]
+        let appleStatuses: [Int?]
+        let hasUnverifiedReceipt: Bool
+    }
+
+    /// Classifies each receipt, computes the user's truth and the receipt-level flags.
+    /// - Throws: `ConfigurationAbort` when Apple answered 21004/21000 (the run must stop, exit 78).
+    static func prepare(
+        work: UserWork,
+        checks: [Int64: ReceiptCheck],
+        context: ReceiptOutcomeContext,
+        catalog: ProductCatalog,
+        options: RunOptions
+    ) throws(ConfigurationAbort) -> PreparedUser {
+        var receipts: [UserReceipt] = []
+        var results: [ResultRecord] = []
+        var transactions: [TransactionRecord] = []
+        var shared: [(Int64, String)] = []
+        var statuses: [Int?] = []
+        for stored in work.receipts {
+            guard let check = checks[stored.id] else { continue }
+            let verification = check.report.map(ReceiptVerification.init)
+                ?? ReceiptVerification(verdict: .invalid(.receiptNotAuthenticated), detail: "decided locally")
+            let classification = try ReceiptOutcomeRule.classify(verification, local: check.local, context: context)
+            let receipt = UserReceipt(receiptID: stored.id, classification: classification,
+                                      response: check.report?.response)
+            receipts.append(receipt)
+            statuses.append(classification.appleStatus)
+            results.append(ResultRecord(
+                receiptID: stored.id, outcome: classification.outcome.rawValue, appleStatus: classification.appleStatus,
+                environment: classification.environment, attempts: check.report?.requests ?? 0,
+                detail: classification.detail,
+                bundleID: check.report?.response?.receipt?.bundleID ?? check.decoded?.bundleID))
+            // Apple's answer is recorded for valid and misrouted receipts; the others carry no truth.
+            guard classification.outcome == .valid || classification.outcome == .misrouted else { continue }
+            for transaction in receipt.transactions {
+                guard let id = transaction.transactionID, let original = transaction.originalTransactionID,
+                      let product = transaction.productID else { continue }
+                shared.append((stored.id, original))
+                transactions.append(TransactionRecord(
+                    transactionID: id, originalTransactionID: original, productID: product, receiptID: stored.id,
+                    environment: classification.environment, purchasedAt: transaction.purchaseDate,
+                    originalPurchasedAt: transaction.originalPurchaseDate, expiresAt: transaction.expiresDate,
+                    cancelledAt: transaction.cancellationDate, cancellationReason: transaction.cancellationReason,
+                    isTrial: transaction.isTrialPeriod, isIntroOffer: transaction.isInIntroOfferPeriod,
+                    isUpgraded: transaction.isUpgraded, ownershipType: transaction.inAppOwnershipType,
+                    quantity: transaction.quantity, webOrderLineItemID: transaction.webOrderLineItemID))
+            }
+        }
+        let truth = UserTruth.compute(receipts: receipts, catalog: catalog,
+                                      sandboxPolicy: options.sandboxPolicy == .flag ? .flag : .revoke,
+                                      isSandboxTester: work.isSandboxTester, asOf: options.asOf)
+        // shared_transaction needs every user of the run: the end-of-run scan decides it.
+        let flags = FlagRule.receiptFlags(receipts, catalog: catalog, originalTransactionIDsOfOtherUsers: [])
+            .map { FlagRecord(receiptID: $0.receiptID, kind: $0.kind.rawValue, detail: $0.detail) }
+        // One transaction row per id: a renewal reported by two receipts of the user is one purchase.
+        var seen = Set<String>()
+        let uniqueTransactions = transactions.filter { seen.insert($0.transactionID).inserted }
+        var seenShared = Set<String>()
+        let uniqueShared = shared.filter { seenShared.insert("\($0.0)|\($0.1)").inserted }
+        return PreparedUser(
+            userID: work.userID, receipts: receipts, results: results, transactions: uniqueTransactions,
+            receiptFlags: flags, truth: truth, sharedScan: uniqueShared.map { (receiptID: $0.0, originalTransactionID: $0.1) },
+            appleStatuses: statuses, hasUnverifiedReceipt: receipts.contains { $0.outcome == .unverified })
+    }
+
+    /// The corrections for the rows as they are now, as `recon_corrections` rows, plus per-user flags.
+    static func plan(_ user: PreparedUser, state: UnitWriter.UserState) -> (corrections: [CorrectionRecord], flags: [FlagRecord]) {
+        let rows = state.entitlements.map {
+            EntitlementRow(entitlement: $0.entitlement, active: $0.active, expiresAt: $0.expiresAt,
+                           productID: $0.productID, originalTransactionID: $0.originalTransactionID)
+        }
+        let plan = CorrectionPlanner.plan(
+            truth: user.truth, rows: rows, userHasReceipts: !user.receipts.isEmpty,
+            userHasUnverifiedReceipt: user.hasUnverifiedReceipt,
+            previouslyRefundedTransactionIDs: state.previouslyRefunded)
+        let corrections = plan.corrections.map {
+            CorrectionRecord(entitlement: $0.entitlement, action: $0.action.rawValue, reason: $0.reason.rawValue,
+                             beforeActive: $0.beforeActive, beforeExpiresAt: $0.beforeExpiresAt, afterActive: $0.afterActive,
+                             afterExpiresAt: $0.afterExpiresAt, productID: $0.productID,
+                             originalTransactionID: $0.originalTransactionID)
+        }
+        let flags = plan.userFlags.map { FlagRecord(receiptID: $0.receiptID, kind: $0.kind.rawValue, detail: $0.detail) }
+        return (corrections, flags)
+    }
+}
