@@ -30,6 +30,11 @@ public struct CircuitBreaker: Hashable, Sendable {
         if hasRevoke { revokedUsers += 1 }
     }
 
+    /// Counts one reconciled user.
+    public mutating func record(_ user: UserReconciliation.Result) {
+        recordUser(receipts: user.receiptCount, unverifiedReceipts: user.unverifiedReceiptCount, hasRevoke: user.hasRevoke)
+    }
+
     /// The reason to stop the run, or nil to go on.
     ///
     /// - Returns: e.g. `unverified ratio 0.34 exceeds --max-unverified-ratio 0.10 after 150

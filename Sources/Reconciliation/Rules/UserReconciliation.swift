@@ -55,6 +55,9 @@ public enum UserReconciliation {
         public var corrections: [PlannedCorrection]
         /// Receipt flags by receipt id and kind, then per-user flags.
         public var flags: [PlannedFlag]
+        /// The user's receipts in this run, and how many ended `unverified` (for the breakers).
+        public var receiptCount: Int
+        public var unverifiedReceiptCount: Int
 
         public var hasRevoke: Bool { corrections.contains { $0.action == .revoke } }
     }
@@ -76,6 +79,11 @@ public enum UserReconciliation {
             input.receipts,
             catalog: settings.catalog,
             originalTransactionIDsOfOtherUsers: input.originalTransactionIDsOfOtherUsers)
-        return Result(truth: truth, corrections: plan.corrections, flags: flags + plan.userFlags)
+        return Result(
+            truth: truth,
+            corrections: plan.corrections,
+            flags: flags + plan.userFlags,
+            receiptCount: input.receipts.count,
+            unverifiedReceiptCount: input.receipts.count(where: { $0.outcome == .unverified }))
     }
 }

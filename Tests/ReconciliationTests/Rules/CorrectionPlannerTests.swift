@@ -263,6 +263,22 @@ private let scenarios: [PlannerScenario] = [
         corrections: ["premium revoke invalid_receipt -> inactive"],
         flags: ["receipt 1 invalid_receipt"]),
     PlannerScenario(
+        name: "invalid and misrouted receipts carried the subscription -> revoke invalid_receipt",
+        receipts: [
+            W.receipt(1, .invalid, [W.subscription("1000", bought: -5, expires: 25)]),
+            W.receipt(2, .misrouted, [W.subscription("1000", bought: -5, expires: 25)]),
+        ],
+        rows: [W.row(expires: 25)],
+        corrections: ["premium revoke invalid_receipt -> inactive"]),
+    PlannerScenario(
+        name: "bundle mismatch and another invalid receipt carried the subscription -> revoke bundle_mismatch",
+        receipts: [
+            W.receipt(1, .invalid, [W.subscription("1000", bought: -5, expires: 25)]),
+            W.receipt(2, .invalid, flag: .bundleMismatch, [W.subscription("1000", bought: -5, expires: 25)]),
+        ],
+        rows: [W.row(expires: 25)],
+        corrections: ["premium revoke bundle_mismatch -> inactive"]),
+    PlannerScenario(
         name: "valid receipt without any purchase for an active row -> revoke no_purchase",
         receipts: [W.receipt([])],
         rows: [W.row(expires: 25)],
