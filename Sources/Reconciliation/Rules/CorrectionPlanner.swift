@@ -1,0 +1,171 @@
+import Foundation
+
+/// The corrections of CONTRACT §5, read as in docs/reconciliation-rules.md ("Corrections"):
+/// compare one user's truth with their `entitlements` rows.
+///
+/// | action | when |
+/// |---|---|
+/// | `grant` | Apple active; row missing or inactive |
+/// | `revoke` | row active; Apple not active |
+/// | `extend` | both active; Apple's expiry later than the row's |
+/// | `shorten` | both active; Apple's expiry earlier than the row's |
+///
+/// Expiries compare at millisecond precision, nil meaning never (`Expiry`). Guards, in `plan`:
+/// 1. a user with any `unverified` receipt in the run gets no `revoke` and no `shorten`;
+/// 2. a user with no receipts at all gets no correction (an active row is flagged
+///    `entitlement_without_receipt`);
+/// 3. rows whose `source` is not `app_store` are never read for corrections nor written.
+///
+/// Reasons: `grantReason`, `extendReason`, `shortenReason`, `revokeReason`.
+public enum CorrectionPlanner {
+    /// Plans one user's corrections.
+    ///
+    /// - Parameters:
+    ///   - truth: `UserTruth.compute` over the user's receipts in this run.
+    ///   - rows: the user's `entitlements` rows. Rows with another `source` may be included (and
+    ///     should be): their entitlement is then left alone entirely, since a grant would have
+    ///     to overwrite them.
+    ///   - userHasReceipts: whether the user has any row in `receipts` at all.
+    ///   - userHasUnverifiedReceipt: whether any receipt of the user ended `unverified` in this run.
+    ///   - previouslyRefundedTransactionIDs: transactions `recon_transactions` last saw with a
+    ///     `cancelled_at` (for `refund_reversed`).
+    public static func plan(
+        truth: UserTruth,
+        rows: [EntitlementRow],
+        userHasReceipts: Bool,
+        userHasUnverifiedReceipt: Bool,
+        previouslyRefundedTransactionIDs: Set<String> = []
+    ) -> CorrectionPlan {
+        // Guard 2: no receipts at all, no correction; an active row is only flagged.
+        guard userHasReceipts else {
+            return CorrectionPlan(userFlags: FlagRule.entitlementWithoutReceiptRule(rows: rows).map { [$0] } ?? [])
+        }
+
+        // Guard 3: an entitlement held by a row of another source is never read nor written.
+        let foreign = Set(rows.filter { !$0.isAppStore }.map(\.entitlement))
+        var appStoreRows: [String: EntitlementRow] = [:]
+        for row in rows where row.isAppStore { appStoreRows[row.entitlement] = row }
+
+        let names = Set(appStoreRows.keys).union(truth.entitlements.map(\.entitlement)).subtracting(foreign)
+        var corrections: [PlannedCorrection] = []
+        for name in names.sorted() {
+            let entitlementTruth = truth[name] ?? EntitlementTruth(entitlement: name)
+            guard
+                let correction = correction(
+                    truth: entitlementTruth, row: appStoreRows[name],
+                    previouslyRefundedTransactionIDs: previouslyRefundedTransactionIDs)
+            else { continue }
+            // Guard 1: an unverified receipt may hide the purchase; never take access away then.
+            if userHasUnverifiedReceipt, correction.action == .revoke || correction.action == .shorten { continue }
+            corrections.append(correction)
+        }
+        return CorrectionPlan(corrections: corrections)
+    }
+
+    /// The correction one entitlement needs, before the unverified guard; nil when the row
+    /// already agrees with Apple.
+    public static func correction(
+        truth: EntitlementTruth,
+        row: EntitlementRow?,
+        previouslyRefundedTransactionIDs: Set<String> = []
+    ) -> PlannedCorrection? {
+        let rowActive = row?.active ?? false
+        switch (truth.isActive, rowActive) {
+        case (true, false):
+            return make(.grant, grantReason(truth: truth, row: row, previouslyRefundedTransactionIDs: previouslyRefundedTransactionIDs),
+                        truth: truth, row: row)
+        case (false, true):
+            return make(.revoke, revokeReason(truth: truth), truth: truth, row: row)
+        case (true, true):
+            let apple = truth.expiry ?? .never
+            let current = Expiry(row?.expiresAt)
+            if apple > current { return make(.extend, extendReason(truth: truth), truth: truth, row: row) }
+            if apple < current { return make(.shorten, shortenReason(truth: truth), truth: truth, row: row) }
+            return nil
+        case (false, false):
+            return nil
+        }
+    }
+
+    /// `grant`: `refund_reversed` if the job last saw the winning transaction with a
+    /// `cancelled_at` and now without; `grace_period` if the expiry is a grace period's end;
+    /// `renewal` if the row exists and the winning transaction was purchased at or after the
+    /// row's expiry (a renewal the app missed); else `purchase_not_granted`.
+    public static func grantReason(
+        truth: EntitlementTruth,
+        row: EntitlementRow?,
+        previouslyRefundedTransactionIDs: Set<String>
+    ) -> CorrectionReason {
+        if let id = truth.winningTransaction?.transactionID, previouslyRefundedTransactionIDs.contains(id) {
+            return .refundReversed
+        }
+        if truth.expiryIsGracePeriodEnd { return .gracePeriod }
+        if let rowExpiry = row?.expiresAt, let purchase = truth.winningTransaction?.purchaseDate,
+            Expiry(purchase) >= Expiry(rowExpiry)
+        {
+            return .renewal
+        }
+        return .purchaseNotGranted
+    }
+
+    /// `extend`: `grace_period` if the expiry is a grace period's end; else `renewal`.
+    public static func extendReason(truth: EntitlementTruth) -> CorrectionReason {
+        truth.expiryIsGracePeriodEnd ? .gracePeriod : .renewal
+    }
+
+    /// `shorten`: `refund` if a refunded transaction of the entitlement would have given access
+    /// beyond the truth's expiry; else `expired`.
+    public static func shortenReason(truth: EntitlementTruth) -> CorrectionReason {
+        let apple = truth.expiry ?? .never
+        let refundCutAccess = truth.refundedTransactions.contains { refunded in
+            refunded.accessEnd.map { $0 > apple } ?? false
+        }
+        return refundCutAccess ? .refund : .expired
+    }
+
+    /// `revoke`: `refund` if the entitlement's newest transaction is refunded; `bundle_mismatch`,
+    /// `invalid_receipt` or `wrong_environment` if no counted receipt carried transactions of the
+    /// entitlement and only receipts with that standing did (a mix: the first of those three
+    /// that applies); `expired` if counting transactions exist but have all run out; else
+    /// `no_purchase`.
+    public static func revokeReason(truth: EntitlementTruth) -> CorrectionReason {
+        if truth.newestTransactionIsRefunded { return .refund }
+        if !truth.carriers.isEmpty, !truth.carriers.contains(.counted) {
+            if truth.carriers.contains(.bundleMismatch) { return .bundleMismatch }
+            if truth.carriers.contains(.invalidReceipt) { return .invalidReceipt }
+            if truth.carriers.contains(.misroutedNotCounted) { return .wrongEnvironment }
+        }
+        if truth.hasCountingTransactions { return .expired }
+        return .noPurchase
+    }
+
+    private static func make(
+        _ action: CorrectionAction,
+        _ reason: CorrectionReason,
+        truth: EntitlementTruth,
+        row: EntitlementRow?
+    ) -> PlannedCorrection {
+        let after: EntitlementRow
+        if action == .revoke {
+            after = EntitlementRow(
+                entitlement: truth.entitlement, active: false, expiresAt: row?.expiresAt,
+                productID: row?.productID, originalTransactionID: row?.originalTransactionID)
+        } else {
+            after = EntitlementRow(
+                entitlement: truth.entitlement, active: true, expiresAt: truth.expiresAt,
+                productID: truth.productID, originalTransactionID: truth.originalTransactionID)
+        }
+        return PlannedCorrection(
+            entitlement: truth.entitlement,
+            action: action,
+            reason: reason,
+            beforeActive: row?.active,
+            beforeExpiresAt: row?.expiresAt,
+            afterActive: after.active,
+            afterExpiresAt: after.expiresAt,
+            productID: after.productID,
+            originalTransactionID: after.originalTransactionID,
+            rowAfter: after,
+            rowExists: row != nil)
+    }
+}

@@ -1,0 +1,56 @@
+import Foundation
+
+/// What Apple says about one entitlement of one user at `as_of` (CONTRACT §5, "Truth per
+/// entitlement" in docs/reconciliation-rules.md), with the facts the correction reasons need.
+public struct EntitlementTruth: Hashable, Sendable {
+    /// `products.entitlement`.
+    public var entitlement: String
+    /// Whether Apple says the user has access at `as_of`.
+    public var isActive: Bool
+    /// The end of access (`.never` for a non-consumable). When inactive: the last end
+    /// the counting transactions reached, or nil when there is none.
+    public var expiry: Expiry?
+    /// The transaction that carries the access (or carried it last): gives `product_id` and
+    /// `original_transaction_id`.
+    public var winningTransaction: EntitlementTransaction?
+    /// Whether `expiry` is the end of a billing-retry grace period (`grace_period_expires_date`).
+    public var expiryIsGracePeriodEnd: Bool
+    /// Transactions of counted receipts that were refunded, oldest purchase first.
+    public var refundedTransactions: [EntitlementTransaction]
+    /// Whether the entitlement's newest transaction (latest `purchase_date`) on counted receipts
+    /// was refunded.
+    public var newestTransactionIsRefunded: Bool
+    /// Whether counted receipts hold a transaction of the entitlement that is not refunded.
+    public var hasCountingTransactions: Bool
+    /// How the receipts that carried transactions of the entitlement stand (any outcome).
+    public var carriers: Set<ReceiptStanding>
+
+    public init(
+        entitlement: String,
+        isActive: Bool = false,
+        expiry: Expiry? = nil,
+        winningTransaction: EntitlementTransaction? = nil,
+        expiryIsGracePeriodEnd: Bool = false,
+        refundedTransactions: [EntitlementTransaction] = [],
+        newestTransactionIsRefunded: Bool = false,
+        hasCountingTransactions: Bool = false,
+        carriers: Set<ReceiptStanding> = []
+    ) {
+        self.entitlement = entitlement
+        self.isActive = isActive
+        self.expiry = expiry
+        self.winningTransaction = winningTransaction
+        self.expiryIsGracePeriodEnd = expiryIsGracePeriodEnd
+        self.refundedTransactions = refundedTransactions
+        self.newestTransactionIsRefunded = newestTransactionIsRefunded
+        self.hasCountingTransactions = hasCountingTransactions
+        self.carriers = carriers
+    }
+
+    /// `expires_at` to write: nil means never expires (only meaningful when active).
+    public var expiresAt: Date? { expiry?.date }
+    /// `product_id` to write.
+    public var productID: String? { winningTransaction?.productID }
+    /// `original_transaction_id` to write.
+    public var originalTransactionID: String? { winningTransaction?.originalTransactionID }
+}

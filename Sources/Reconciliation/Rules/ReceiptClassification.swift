@@ -1,0 +1,36 @@
+import AppStoreReceipts
+
+/// The outcome of one receipt in one run, with what `recon_results` and `recon_flags` need.
+public struct ReceiptClassification: Hashable, Sendable {
+    /// `recon_results.outcome`.
+    public var outcome: ReceiptOutcome
+    /// The flag the outcome itself raises (one per receipt): `invalid_receipt`, `bundle_mismatch`,
+    /// `sandbox_in_production`, `production_in_sandbox` or `unverified`; nil for `valid`.
+    /// For an `invalid` receipt it also tells a bundle mismatch from other invalid receipts.
+    public var outcomeFlag: FlagKind?
+    /// `recon_results.apple_status`: the last status Apple sent; nil when Apple was not asked or
+    /// never answered.
+    public var appleStatus: Int?
+    /// `recon_results.environment`: the environment Apple says the receipt belongs to; nil when
+    /// Apple was not asked.
+    public var environment: AppStoreEnvironment?
+    /// `recon_results.detail`: one line, never receipt data.
+    public var detail: String
+
+    public init(
+        outcome: ReceiptOutcome,
+        outcomeFlag: FlagKind? = nil,
+        appleStatus: Int? = nil,
+        environment: AppStoreEnvironment? = nil,
+        detail: String
+    ) {
+        self.outcome = outcome
+        self.outcomeFlag = outcomeFlag
+        self.appleStatus = appleStatus
+        self.environment = environment
+        self.detail = detail
+    }
+
+    /// Whether the receipt is `invalid` because its bundle id is not accepted.
+    public var isBundleMismatch: Bool { outcomeFlag == .bundleMismatch }
+}

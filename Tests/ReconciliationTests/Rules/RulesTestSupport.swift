@@ -1,0 +1,138 @@
+import AppStoreReceipts
+import Foundation
+import Reconciliation
+
+/// A small world for the rules' tests: one catalog, times relative to one `as_of`, and builders
+/// that read like the situations they describe.
+enum World {
+    /// 2024-06-01T00:00:00Z.
+    static let asOf = Date(timeIntervalSince1970: 1_717_200_000)
+
+    static let monthly = "com.app.premium.monthly"
+    static let yearly = "com.app.premium.yearly"
+    static let lifetime = "com.app.lifetime"
+    static let pass30 = "com.app.pass.30days"
+    static let coins = "com.app.coins"
+
+    static let catalog = ProductCatalog([
+        Product(productID: monthly, kind: .autoRenewable, entitlement: "premium"),
+        Product(productID: yearly, kind: .autoRenewable, entitlement: "premium"),
+        Product(productID: lifetime, kind: .nonConsumable, entitlement: "lifetime"),
+        Product(productID: pass30, kind: .nonRenewing, entitlement: "pass", duration: ProductDuration(days: 30)),
+        Product(productID: coins, kind: .consumable, entitlement: nil),
+    ])
+
+    /// `as_of` plus some days (negative: before).
+    static func day(_ days: Double) -> Date { asOf.addingTimeInterval(days * 86_400) }
+
+    /// One period of an auto-renewable subscription.
+    static func subscription(
+        _ id: String,
+        chain: String = "1000",
+        product: String = monthly,
+        bought: Double,
+        expires: Double,
+        refunded: Double? = nil,
+        upgraded: Bool = false,
+        family: Bool = false
+    ) -> VerifyReceiptTransaction {
+        VerifyReceiptTransaction(
+            productID: product,
+            transactionID: id,
+            originalTransactionID: chain,
+            quantity: 1,
+            purchaseDate: day(bought),
+            expiresDate: day(expires),
+            cancellationDate: refunded.map(day),
+            cancellationReason: refunded == nil ? nil : 0,
+            isUpgraded: upgraded ? true : nil,
+            inAppOwnershipType: family ? "FAMILY_SHARED" : "PURCHASED"
+        )
+    }
+
+    /// A purchase without expiry (non-consumable, non-renewing, consumable).
+    static func purchase(_ id: String, product: String, bought: Double, refunded: Double? = nil) -> VerifyReceiptTransaction {
+        VerifyReceiptTransaction(
+            productID: product,
+            transactionID: id,
+            originalTransactionID: id,
+            quantity: 1,
+            purchaseDate: day(bought),
+            cancellationDate: refunded.map(day),
+            inAppOwnershipType: "PURCHASED"
+        )
+    }
+
+    static func gracePeriod(chain: String = "1000", until: Double) -> VerifyReceiptPendingRenewalInfo {
+        VerifyReceiptPendingRenewalInfo(
+            autoRenewProductID: monthly, autoRenewStatus: 1, expirationIntent: 2, isInBillingRetryPeriod: true,
+            gracePeriodExpiresDate: day(until), originalTransactionID: chain, productID: monthly)
+    }
+
+    static func billingRetry(chain: String = "1000") -> VerifyReceiptPendingRenewalInfo {
+        VerifyReceiptPendingRenewalInfo(
+            autoRenewProductID: monthly, autoRenewStatus: 1, expirationIntent: 2, isInBillingRetryPeriod: true,
+            originalTransactionID: chain, productID: monthly)
+    }
+
+    /// Receipt 1, `valid`.
+    static func receipt(_ transactions: [VerifyReceiptTransaction], renewal: [VerifyReceiptPendingRenewalInfo] = []) -> UserReceipt {
+        receipt(1, .valid, transactions, renewal: renewal)
+    }
+
+    /// A `valid` receipt.
+    static func receipt(
+        _ id: Int64, _ transactions: [VerifyReceiptTransaction], renewal: [VerifyReceiptPendingRenewalInfo] = []
+    ) -> UserReceipt {
+        receipt(id, .valid, transactions, renewal: renewal)
+    }
+
+    /// A receipt with this run's outcome; the outcome's flag is the usual one unless given.
+    static func receipt(
+        _ id: Int64,
+        _ outcome: ReceiptOutcome,
+        flag: FlagKind? = nil,
+        _ transactions: [VerifyReceiptTransaction],
+        renewal: [VerifyReceiptPendingRenewalInfo] = []
+    ) -> UserReceipt {
+        let defaultFlag: FlagKind? = switch outcome {
+        case .valid: nil
+        case .misrouted: .sandboxInProduction
+        case .invalid: .invalidReceipt
+        case .unverified: .unverified
+        }
+        return UserReceipt(
+            receiptID: id,
+            classification: ReceiptClassification(outcome: outcome, outcomeFlag: flag ?? defaultFlag, detail: "test"),
+            transactions: transactions,
+            pendingRenewalInfo: renewal)
+    }
+
+    static func row(
+        _ entitlement: String = "premium",
+        active: Bool = true,
+        expires: Double?,
+        product: String? = monthly,
+        source: String = "app_store"
+    ) -> EntitlementRow {
+        EntitlementRow(
+            entitlement: entitlement, active: active, expiresAt: expires.map(day), productID: product,
+            originalTransactionID: "1000", source: source)
+    }
+
+    /// An instant relative to `as_of`, as tables write it: `+30d`, `-2d`, `+3600s`, `never`.
+    static func relative(_ date: Date?) -> String {
+        guard let date else { return "never" }
+        let milliseconds = Int64((date.timeIntervalSince(asOf) * 1_000).rounded())
+        if milliseconds % 86_400_000 == 0 { return String(format: "%+lldd", milliseconds / 86_400_000) }
+        if milliseconds % 1_000 == 0 { return String(format: "%+llds", milliseconds / 1_000) }
+        return String(format: "%+lldms", milliseconds)
+    }
+
+    /// A correction the way a reader of `recon_corrections` sees it:
+    /// `premium extend renewal -> until +30d`, `premium revoke refund -> inactive`.
+    static func render(_ correction: PlannedCorrection) -> String {
+        let after = correction.afterActive ? "until \(relative(correction.afterExpiresAt))" : "inactive"
+        return "\(correction.entitlement) \(correction.action) \(correction.reason) -> \(after)"
+    }
+}
