@@ -1,5 +1,6 @@
 import Foundation
 import Postgres
+import Reconciliation
 
 /// The `receipt-recon` command line: parse, validate, dispatch, and map every error to an exit code.
 public enum ReceiptRecon {
@@ -18,6 +19,9 @@ public enum ReceiptRecon {
         } catch let error as CommandError {
             console.error("receipt-recon: \(error.message)")
             return error.exitCode.rawValue
+        } catch let error as EngineError {
+            console.error("receipt-recon: \(error.description)")
+            return ExitCode.configuration.rawValue
         } catch let error as PostgresError {
             console.error("receipt-recon: \(error.description)")
             switch error.kind {

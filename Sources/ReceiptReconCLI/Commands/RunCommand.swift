@@ -1,3 +1,4 @@
+import Reconciliation
 /// `receipt-recon run`: the nightly batch.
 struct RunCommand: Command {
     static let spec = CommandSpec(
@@ -34,10 +35,13 @@ struct RunCommand: Command {
         let shutdown = ShutdownSignal()
         shutdown.install()
         let showProgress = console.stderrIsTerminal && !options.json
+        var progress: (@Sendable (RunSummary) -> Void)?
+        if showProgress {
+            progress = { @Sendable summary in console.errorWrite(ProgressLine.render(summary)) }
+        }
         let engine = ReconciliationEngine(
             options: options.runOptions(configuration), databaseURL: configuration.databaseURL,
-            client: options.client(configuration), shutdown: shutdown,
-            progress: showProgress ? { summary in console.errorWrite(ProgressLine.render(summary)) } : nil)
+            client: options.client(configuration), shutdown: shutdown, progress: progress)
         let outcome = try engine.runNightly()
         if showProgress { console.errorWrite("\r\u{1B}[K") }
         if outcome.lockHeld {

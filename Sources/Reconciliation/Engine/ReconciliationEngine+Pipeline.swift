@@ -1,6 +1,7 @@
 import AppStoreReceipts
 import Foundation
 import Postgres
+import Synchronization
 
 extension ReconciliationEngine {
     /// Runs the lanes and writers over the users `produce` emits (on the calling thread), then
@@ -54,7 +55,7 @@ extension ReconciliationEngine {
                         counters.addWritten(corrections: planned.corrections, flags: user.receiptFlags + planned.flags)
                         control.written(revoked: revoked)
                     } catch let error as PostgresError {
-                        log.log(.error, "run.database_error", ["run_id": String(runID), "error": error.description])
+                        log.log(.error, "run.database_error", ["run_id": String(runID), "error": "\(error)"])
                         control.stop(.failed, exitCode: error.isConnectionFailure ? 69 : 70,
                                      reason: "database error while writing user results: \(error.description)")
                     } catch {
@@ -88,8 +89,8 @@ extension ReconciliationEngine {
                         prepared.put(user)
                         control.classified(receipts: user.receipts.count, unverified: unverified)
                     } catch {
-                        log.log(.error, "run.configuration_error", ["run_id": String(runID), "error": error.description])
-                        control.stop(.aborted, exitCode: 78, reason: "Apple reported a configuration error: \(error.description)")
+                        log.log(.error, "run.configuration_error", ["run_id": String(runID), "error": "\(error)"])
+                        control.stop(.aborted, exitCode: 78, reason: "Apple reported a configuration error: \(error)")
                     }
                 }
             }

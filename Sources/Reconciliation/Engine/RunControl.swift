@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import Synchronization
 
 /// The run's stop decisions and the write gate, shared by lanes and writers (CONTRACT §6, §7).

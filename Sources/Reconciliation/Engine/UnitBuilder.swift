@@ -63,7 +63,7 @@ enum UnitBuilder {
             }
         }
         let truth = UserTruth.compute(receipts: receipts, catalog: catalog,
-                                      sandboxPolicy: options.sandboxPolicy == .flag ? .flag : .revoke,
+                                      sandboxPolicy: options.sandboxPolicy,
                                       isSandboxTester: work.isSandboxTester, asOf: options.asOf)
         // shared_transaction needs every user of the run: the end-of-run scan decides it.
         let flags = FlagRule.receiptFlags(receipts, catalog: catalog, originalTransactionIDsOfOtherUsers: [])

@@ -3,8 +3,6 @@ import Foundation
 
 /// Everything one `run` or `verify-user` was asked to do (CONTRACT §3), validated by the CLI.
 public struct RunOptions: Sendable, Codable, Equatable {
-    public enum SandboxPolicy: String, Sendable, Codable { case revoke, flag }
-
     public var dryRun = false
     /// The instant against which expiry is judged.
     public var asOf: Date
