@@ -75,7 +75,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ReceiptReconCLITests",
-            dependencies: ["receipt-recon", "ReceiptReconCLI", "ReconSchema", "Postgres", "TestSupport"],
+            dependencies: ["receipt-recon", "ReceiptReconCLI", "ReconSchema", "Postgres", "TestSupport", "AppStoreSimulator"],
             swiftSettings: strict
         ),
     ]

@@ -96,8 +96,6 @@ import TestSupport
 
     /// Commands a later issue builds say so and exit 70: never a fake success.
     @Test(arguments: [
-        ["run", "--older-than", "0"],
-        ["verify-user", "u1"],
         ["export", "corrections", "--from", "2026-01-01", "--to", "2026-02-01"],
         ["report", "--last"],
         ["demo"],
