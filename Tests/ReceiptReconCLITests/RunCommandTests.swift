@@ -122,6 +122,16 @@ import TestSupport
             #expect(flags.contains("u-shorten refunded"))
             #expect(flags.contains("u-deleted invalid_receipt"))
 
+            let environment = ["DATABASE_URL": database.conninfo]
+            let report = try ReceiptReconBinary.run(["report", "--last"], environment: environment)
+            #expect(report.status == 0, "\(report.output)")
+            #expect(report.stdout.contains("Corrections applied: 6"))
+            #expect(report.stdout.contains("revoke: 3"))
+            let reportJSON = try ReceiptReconBinary.run(["report", "--json"], environment: environment)
+            let parsed = try JSONSerialization.jsonObject(with: Data(reportJSON.stdout.utf8)) as? [String: Any]
+            #expect((parsed?["flags"] as? [String: Int])?["entitlement_without_receipt"] == 1)
+            #expect(try ReceiptReconBinary.run(["report", "--run", "999"], environment: environment).status == 65)
+
             let second = try Self.run(database, apple)
             #expect(second.status == 0, "\(second.output)")
             let secondRun: Int64 = try db.query("SELECT max(id) AS id FROM recon_runs").first!.decode("id")
