@@ -31,6 +31,51 @@ public enum ChildProcess {
         stdin: Data? = nil,
         timeout: TimeInterval? = nil
     ) throws -> Result {
+        try start(executable, arguments, environment: environment, stdin: stdin).wait(timeout: timeout)
+    }
+
+    /// A child started by `start`, still running or finished.
+    public final class Running: Sendable {
+        /// The child's process id (to signal it: `signal(_:)`).
+        public let pid: pid_t
+        let executable: String
+        private let readers: DispatchGroup
+        private let collected: Collector
+
+        init(pid: pid_t, executable: String, readers: DispatchGroup, collected: Collector) {
+            self.pid = pid
+            self.executable = executable
+            self.readers = readers
+            self.collected = collected
+        }
+
+        /// Sends `signal` (e.g. SIGKILL, SIGTERM) to the child.
+        public func signal(_ number: Int32) {
+            kill(pid, number)
+        }
+
+        /// Waits for the child to exit and returns what it printed.
+        /// - Parameter timeout: after this many seconds the child is killed (SIGKILL) and `Failure` thrown.
+        public func wait(timeout: TimeInterval? = nil) throws -> Result {
+            if let timeout, readers.wait(timeout: .now() + timeout) == .timedOut {
+                kill(pid, SIGKILL)
+                _ = waitForExit(pid)
+                throw Failure(message: "\((executable as NSString).lastPathComponent) did not finish within \(Int(timeout)) s")
+            }
+            readers.wait()
+            let status = waitForExit(pid)
+            let (out, err) = collected.values
+            return Result(status: status, stdout: out, stderr: err)
+        }
+    }
+
+    /// Starts `executable` with piped stdio and returns at once; `wait` collects the result.
+    public static func start(
+        _ executable: String,
+        _ arguments: [String],
+        environment: [String: String]? = nil,
+        stdin: Data? = nil
+    ) throws -> Running {
         var outPipe: [Int32] = [0, 0]
         var errPipe: [Int32] = [0, 0]
         var inPipe: [Int32] = [0, 0]
@@ -78,16 +123,7 @@ public enum ChildProcess {
         } else {
             close(writer)
         }
-
-        if let timeout, group.wait(timeout: .now() + timeout) == .timedOut {
-            kill(pid, SIGKILL)
-            _ = waitForExit(pid)
-            throw Failure(message: "\((executable as NSString).lastPathComponent) did not finish within \(Int(timeout)) s")
-        }
-        group.wait()
-        let status = waitForExit(pid)
-        let (out, err) = collected.values
-        return Result(status: status, stdout: out, stderr: err)
+        return Running(pid: pid, executable: executable, readers: group, collected: collected)
     }
 
     /// Starts `executable` in a new session (immune to signals aimed at this process group) with
@@ -138,7 +174,7 @@ public enum ChildProcess {
         return pid
     }
 
-    private static func waitForExit(_ pid: pid_t) -> Int32 {
+    static func waitForExit(_ pid: pid_t) -> Int32 {
         var status: Int32 = 0
         while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
         // WIFEXITED / WEXITSTATUS / WTERMSIG are macros Swift cannot see.
@@ -162,7 +198,7 @@ public enum ChildProcess {
 }
 
 /// Output collected by the reader threads.
-private final class Collector: Sendable {
+final class Collector: Sendable {
     private let state = Mutex((out: Data(), err: Data()))
 
     func store(_ data: Data, isOut: Bool) {

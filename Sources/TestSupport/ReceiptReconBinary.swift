@@ -1,4 +1,4 @@
-import ChildProcess
+@_exported import ChildProcess
 import Foundation
 
 /// Runs the built `receipt-recon` executable the way cron or an operator would, and captures what it printed.
@@ -29,13 +29,22 @@ public enum ReceiptReconBinary {
         stdin: Data? = nil,
         timeout: TimeInterval = 120
     ) throws -> Result {
+        let result = try start(arguments, environment: environment, stdin: stdin).wait(timeout: timeout)
+        return Result(status: result.status, stdout: result.stdoutText, stderr: result.stderrText)
+    }
+
+    /// Starts `receipt-recon arguments…` and returns at once, for tests that signal or race it.
+    public static func start(
+        _ arguments: [String],
+        environment: [String: String] = [:],
+        stdin: Data? = nil
+    ) throws -> ChildProcess.Running {
         var base: [String: String] = [:]
         for name in ["PATH", "HOME", "LANG", "TMPDIR", "RECON_PG_BINDIR"] {
             if let value = ProcessInfo.processInfo.environment[name] { base[name] = value }
         }
-        let result = try ChildProcess.run(url.path, arguments, environment: base.merging(environment) { _, new in new },
-                                          stdin: stdin, timeout: timeout)
-        return Result(status: result.status, stdout: result.stdoutText, stderr: result.stderrText)
+        return try ChildProcess.start(url.path, arguments, environment: base.merging(environment) { _, new in new },
+                                      stdin: stdin)
     }
 
 }

@@ -53,7 +53,7 @@ extension ReconciliationEngine {
                         let revoked = planned.corrections.contains { $0.action == CorrectionAction.revoke.rawValue }
                         counters.addUser(outcomes: user.results.map(\.outcome), appleStatuses: user.appleStatuses, revoked: revoked)
                         counters.addWritten(corrections: planned.corrections, flags: user.receiptFlags + planned.flags)
-                        control.written(revoked: revoked)
+                        control.written(receipts: user.results.count, revoked: revoked)
                     } catch let error as PostgresError {
                         log.log(.error, "run.database_error", ["run_id": String(runID), "error": "\(error)"])
                         control.stop(.failed, exitCode: error.isConnectionFailure ? 69 : 70,

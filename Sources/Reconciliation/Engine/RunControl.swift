@@ -20,6 +20,7 @@ final class RunControl: Sendable {
         var classifiedReceipts = 0
         var unverifiedReceipts = 0
         var writtenUsers = 0
+        var writtenReceipts = 0
         var revokedUsers = 0
         var gateOpen = false
     }
@@ -64,12 +65,15 @@ final class RunControl: Sendable {
         if opened { releaseWriters() }
     }
 
-    /// A writer wrote a user; trips the revoke-ratio breaker when due.
-    func written(revoked: Bool) {
+    /// A writer wrote a user; trips the revoke-ratio breaker when due. The ratio is over written
+    /// users (whose plans are known), once their receipts reach the minimum: a ratio over the first
+    /// handful of users would trip on noise.
+    func written(receipts: Int, revoked: Bool) {
         let trip = state.withLock { state -> String? in
             state.writtenUsers += 1
+            state.writtenReceipts += receipts
             if revoked { state.revokedUsers += 1 }
-            guard state.classifiedReceipts >= Self.breakerMinimumReceipts, state.stop == nil else { return nil }
+            guard state.writtenReceipts >= Self.breakerMinimumReceipts, state.stop == nil else { return nil }
             let ratio = Double(state.revokedUsers) / Double(state.writtenUsers)
             guard ratio > options.maxRevokeRatio else { return nil }
             return String(format: "circuit breaker: %d of %d users revoked (%.2f) exceeds --max-revoke-ratio %.2f",
