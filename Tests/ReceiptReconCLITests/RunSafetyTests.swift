@@ -88,6 +88,33 @@ import TestSupport
         }
     }
 
+    @Test(arguments: [SIGTERM, SIGINT])
+    func aSignalDrainsInFlightWorkAndExits75(signal: Int32) throws {
+        let apple = try FakeApple()
+        try TestDatabase.with { database in
+            try Self.seed(database, apple, delay: .milliseconds(100))
+            let environment = Self.environment(database, apple).merging(["APPLE_SHARED_SECRET": "0123-shared-secret"]) { $1 }
+            let run = try ReceiptReconBinary.start(Self.runArguments, environment: environment)
+            Thread.sleep(forTimeInterval: 1.8)
+            run.signal(signal)
+            let result = try run.wait(timeout: 60)
+            #expect(result.status == 75, "\(result.stderrText)")
+            let db = try database.connect()
+            let row = try db.query("SELECT status, abort_reason FROM recon_runs").first!
+            #expect(try row.decode("status") == "interrupted")
+            #expect(try row.decode("abort_reason", as: String?.self)?.contains(signal == SIGTERM ? "SIGTERM" : "SIGINT") == true)
+            // Every user it wrote is whole: a result for each receipt and the user's corrections with it.
+            let written: Int = try db.query("SELECT count(*) AS n FROM recon_results").first!.decode("n")
+            let states: Int = try db.query("SELECT count(*) AS n FROM recon_receipt_state").first!.decode("n")
+            #expect(written == states)
+            #expect(written < Self.users)
+            // Logs and summary never carry the secret or receipt data.
+            let output = result.stdoutText + result.stderrText
+            #expect(!output.contains("0123-shared-secret"))
+            #expect(!output.contains(Data("receipt-1".utf8).base64EncodedString()))
+        }
+    }
+
     @Test func twoRunsAtOnceOneExits75HavingChangedNothing() throws {
         let apple = try FakeApple()
         try TestDatabase.with { database in
