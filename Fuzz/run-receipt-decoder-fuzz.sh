@@ -23,7 +23,8 @@ artifacts="$build/artifacts"
 conformance="${RECON_CONFORMANCE_DIR:-$root/../shared/conformance}"
 mkdir -p "$build" "$corpus" "$seeds" "$artifacts"
 
-sources=("$root"/Sources/AppStoreReceipts/LocalReceipt/*.swift)
+# The decoder and the one calendar helper it shares with the rest of the module.
+sources=("$root"/Sources/AppStoreReceipts/LocalReceipt/*.swift "$root"/Sources/AppStoreReceipts/VerifyReceipt/AppStoreCivilTime.swift)
 
 echo "== building fuzzer (swiftc -sanitize=fuzzer,address)"
 swiftc -sanitize=fuzzer,address -parse-as-library -O -g -swift-version 6 \

@@ -75,6 +75,14 @@ public enum PostgresTimestamp {
 
 /// Proleptic Gregorian calendar arithmetic (Howard Hinnant's days_from_civil / civil_from_days).
 public enum CivilCalendar {
+    public static func daysInMonth(year: Int64, month: Int64) -> Int64 {
+        switch month {
+        case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
+        }
+    }
+
     public static func days(fromCivil year: Int64, _ month: Int64, _ day: Int64) -> Int64 {
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400

@@ -40,7 +40,7 @@ enum LocalReceiptTimestamp {
         else { return nil }
         guard let offsetMinutes = scanner.zoneOffsetMinutes(), scanner.isAtEnd else { return nil }
 
-        let days = daysFromCivil(year: year, month: month, day: day)
+        let days = AppStoreCivilTime.daysFromCivil(year: Int(year), month: Int(month), day: Int(day))
         let seconds = ((days * 24 + hour) * 60 + minute - offsetMinutes) * 60 + second
         return date(milliseconds: seconds * 1000 + milliseconds)
     }
@@ -96,7 +96,7 @@ enum LocalReceiptTimestamp {
         let total = milliseconds(date)
         let (seconds, milliseconds) = floorDivide(total, 1000)
         let (days, secondOfDay) = floorDivide(seconds, 86_400)
-        let (year, month, day) = civilFromDays(days)
+        let (year, month, day) = AppStoreCivilTime.civilFromDays(days)
         let civil = Civil(
             year: year, month: month, day: day,
             hour: secondOfDay / 3600, minute: secondOfDay / 60 % 60, second: secondOfDay % 60
@@ -127,27 +127,6 @@ enum LocalReceiptTimestamp {
     }
 
     // Howard Hinnant's days_from_civil / civil_from_days: proleptic Gregorian, no tables.
-    private static func daysFromCivil(year: Int64, month: Int64, day: Int64) -> Int64 {
-        let year = month <= 2 ? year - 1 : year
-        let era = (year >= 0 ? year : year - 399) / 400
-        let yearOfEra = year - era * 400
-        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
-
-    private static func civilFromDays(_ days: Int64) -> (Int64, Int64, Int64) {
-        let shifted = days + 719_468
-        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
-        let dayOfEra = shifted - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
-    }
-
     private struct Scanner {
         let bytes: [UInt8]
         var position = 0

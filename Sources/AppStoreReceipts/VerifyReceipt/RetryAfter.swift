@@ -71,7 +71,7 @@ public enum RetryAfter {
             // RFC 850's two-digit years; a recent or near-future date is what a server means.
             year += year < 70 ? 2000 : 1900
         }
-        guard let seconds = VerifyReceiptCivilTime.epochSeconds(
+        guard let seconds = AppStoreCivilTime.epochSeconds(
             year: year, month: month, day: day, hour: time.hour, minute: time.minute, second: time.second)
         else { return nil }
         return Date(timeIntervalSince1970: Double(seconds))
@@ -80,9 +80,9 @@ public enum RetryAfter {
     private static func parseTime(_ token: Substring) -> (hour: Int, minute: Int, second: Int)? {
         let bytes = Array(token.utf8)
         guard bytes.count == 8, bytes[2] == UInt8(ascii: ":"), bytes[5] == UInt8(ascii: ":"),
-            let hour = VerifyReceiptCivilTime.number(bytes, at: 0, count: 2),
-            let minute = VerifyReceiptCivilTime.number(bytes, at: 3, count: 2),
-            let second = VerifyReceiptCivilTime.number(bytes, at: 6, count: 2)
+            let hour = AppStoreCivilTime.number(bytes, at: 0, count: 2),
+            let minute = AppStoreCivilTime.number(bytes, at: 3, count: 2),
+            let second = AppStoreCivilTime.number(bytes, at: 6, count: 2)
         else { return nil }
         return (hour, minute, second)
     }

@@ -122,7 +122,7 @@ public enum Instant {
         guard let year = number(4), skip(0x2D), let month = number(2), skip(0x2D), let day = number(2),
               (1...12).contains(month), (1...31).contains(day)
         else { return nil }
-        guard civilMonthLength(year, month) >= day else { return nil }
+        guard CivilCalendar.daysInMonth(year: Int64(year), month: Int64(month)) >= day else { return nil }
         let days = Int(CivilCalendar.days(fromCivil: Int64(year), Int64(month), Int64(day)))
         if index == bytes.count { return Date(timeIntervalSince1970: Double(days) * 86_400) }
         guard skip(0x54) || skip(0x74) || skip(0x20), let hour = number(2), skip(0x3A), let minute = number(2),
@@ -162,10 +162,6 @@ public enum Instant {
         return Date(timeIntervalSince1970: Double(days) * 86_400 + seconds - Double(offset))
     }
 
-    private static func civilMonthLength(_ year: Int, _ month: Int) -> Int {
-        let leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0
-        return [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]
-    }
 
     /// `2026-11-22T03:00:00Z` (milliseconds added only when present).
     public static func format(_ date: Date) -> String {

@@ -1,9 +1,10 @@
-/// Calendar arithmetic for the two date grammars this module reads (Apple's
-/// `2019-08-21 09:11:43 Etc/GMT` / ISO 8601, and HTTP dates in `Retry-After`).
+/// Calendar arithmetic for every date grammar this module reads or writes: Apple's
+/// `2019-08-21 09:11:43 Etc/GMT` / ISO 8601, HTTP dates in `Retry-After`, and the RFC 3339 dates
+/// inside receipts.
 ///
 /// Hand-written rather than `DateFormatter` because a night's run parses millions of dates, and
 /// a formatter is slow, locale-sensitive and not `Sendable`.
-enum VerifyReceiptCivilTime {
+enum AppStoreCivilTime {
     /// Seconds since 1970-01-01T00:00:00Z of a proleptic Gregorian UTC date-time, or nil when a
     /// component is out of range (month 13, 31 February, 25 o'clock, ...).
     static func epochSeconds(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int) -> Int64? {
@@ -37,6 +38,19 @@ enum VerifyReceiptCivilTime {
         let dayOfYear = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + Int64(day) - 1
         let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
         return era * 146_097 + dayOfEra - 719_468
+    }
+
+    /// Year, month and day of a day count since 1970-01-01 (Howard Hinnant's `civil_from_days`).
+    static func civilFromDays(_ days: Int64) -> (year: Int64, month: Int64, day: Int64) {
+        let shifted = days + 719_468
+        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
+        let dayOfEra = shifted - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 
     /// Reads exactly `count` ASCII digits at `index`; nil if any byte is not a digit.
