@@ -1,0 +1,213 @@
+import Foundation
+
+/// The PKCS#7 app receipt: ContentInfo → SignedData → encapContentInfo → payload SET.
+extension LocalReceiptDecoder {
+    /// 1.2.840.113549.1.7.2, content bytes of the OBJECT IDENTIFIER.
+    static let signedDataOID: [UInt8] = [0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x07, 0x02]
+    /// 1.2.840.113549.1.7.1.
+    static let dataOID: [UInt8] = [0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x07, 0x01]
+
+    static func decodeAppReceipt(_ bytes: ArraySlice<UInt8>) throws(ReceiptDecodingError) -> LocalReceipt {
+        let container = try BERDocument(parsing: bytes)
+        let payload = try payload(of: container)
+        var receipt = try decodePayload(payload)
+        receipt.containerByteCount = bytes.count
+        return receipt
+    }
+
+    /// The encapsulated content of the SignedData: the DER of the receipt attribute SET.
+    private static func payload(of container: BERDocument) throws(ReceiptDecodingError) -> ArraySlice<UInt8> {
+        // ContentInfo ::= SEQUENCE { contentType OID, content [0] EXPLICIT ANY }
+        let contentInfo = container.children(of: BERDocument.root)
+        guard container[BERDocument.root].tag == .sequence, contentInfo.count >= 2,
+              container[contentInfo[0]].tag == .objectIdentifier,
+              container.content(of: contentInfo[0]).elementsEqual(signedDataOID),
+              container[contentInfo[1]].tag == .contextSpecific(0),
+              let signedData = container.children(of: contentInfo[1]).first
+        else { throw .notSignedData }
+
+        // SignedData ::= SEQUENCE { version, digestAlgorithms SET, encapContentInfo, [0] certs,
+        //                           [1] crls, signerInfos SET }. Only encapContentInfo matters here.
+        let fields = container.children(of: signedData)
+        guard container[signedData].tag == .sequence, fields.count >= 3,
+              container[fields[0]].tag == .integer, container[fields[1]].tag == .set
+        else { throw .malformedSignedData(problem: "not a SEQUENCE { version, digestAlgorithms, encapContentInfo, … }") }
+
+        // EncapsulatedContentInfo ::= SEQUENCE { eContentType OID, eContent [0] EXPLICIT OCTET STRING OPTIONAL }
+        let encapsulated = container.children(of: fields[2])
+        guard container[fields[2]].tag == .sequence, let contentType = encapsulated.first,
+              container[contentType].tag == .objectIdentifier,
+              container.content(of: contentType).elementsEqual(dataOID)
+        else { throw .malformedSignedData(problem: "the encapsulated content is not PKCS#7 data") }
+        guard encapsulated.count >= 2, container[encapsulated[1]].tag == .contextSpecific(0),
+              let octets = container.children(of: encapsulated[1]).first
+        else { throw .malformedSignedData(problem: "no encapsulated content (a detached signature)") }
+        guard let payload = container.octetString(at: octets) else {
+            throw .malformedSignedData(problem: "the encapsulated content is not an OCTET STRING")
+        }
+        return payload
+    }
+
+    private static func decodePayload(_ payload: ArraySlice<UInt8>) throws(ReceiptDecodingError) -> LocalReceipt {
+        guard !payload.isEmpty else { throw .malformedPayload(problem: "the payload is empty") }
+        let document = try BERDocument(parsing: payload)
+        guard document[BERDocument.root].tag == .set else {
+            throw .malformedPayload(problem: "not a SET of receipt attributes")
+        }
+        typealias Kind = LocalReceiptAttributeType
+        var receipt = LocalReceipt(format: .appReceipt)
+        for attribute in try attributes(of: BERDocument.root, in: document) {
+            let value = attribute.value
+            // Apple never repeats a single-valued attribute; if one is repeated, the first wins.
+            switch attribute.type {
+            case Kind.receiptType:
+                fill(&receipt.environment, try string(value, type: attribute.type))
+            case Kind.appItemID:
+                fill(&receipt.appItemID, try integer(value, type: attribute.type))
+            case Kind.bundleID:
+                if receipt.bundleIDValueDER == nil {
+                    receipt.bundleID = try string(value, type: attribute.type)
+                    receipt.bundleIDValueDER = Array(value)
+                }
+            case Kind.applicationVersion:
+                fill(&receipt.applicationVersion, try string(value, type: attribute.type))
+            case Kind.opaqueValue:
+                receipt.opaqueValue = receipt.opaqueValue ?? Array(value)
+            case Kind.sha1Hash:
+                receipt.sha1Hash = receipt.sha1Hash ?? Array(value)
+            case Kind.creationDate:
+                fill(&receipt.creationDate, try date(value, type: attribute.type))
+            case Kind.originalPurchaseDate:
+                fill(&receipt.originalPurchaseDate, try date(value, type: attribute.type))
+            case Kind.originalApplicationVersion:
+                fill(&receipt.originalApplicationVersion, try string(value, type: attribute.type))
+            case Kind.expirationDate:
+                fill(&receipt.expirationDate, try date(value, type: attribute.type))
+            case Kind.inAppPurchase:
+                receipt.inApp.append(try decodeInAppPurchase(value))
+            default:
+                continue  // undocumented or unknown: ignored, so new attributes never break decoding
+            }
+        }
+        return receipt
+    }
+
+    private static func decodeInAppPurchase(
+        _ value: ArraySlice<UInt8>
+    ) throws(ReceiptDecodingError) -> LocalReceipt.InAppPurchase {
+        typealias Kind = LocalReceiptAttributeType
+        let type = Kind.inAppPurchase
+        guard !value.isEmpty else { throw .invalidAttribute(type: type, expected: "a SET of in-app attributes") }
+        let document = try BERDocument(parsing: value)
+        guard document[BERDocument.root].tag == .set else {
+            throw .invalidAttribute(type: type, expected: "a SET of in-app attributes")
+        }
+        var purchase = LocalReceipt.InAppPurchase()
+        for attribute in try attributes(of: BERDocument.root, in: document) {
+            let value = attribute.value
+            let type = attribute.type
+            switch type {
+            case Kind.quantity:
+                fill(&purchase.quantity, Int(try integer(value, type: type)))
+            case Kind.productID:
+                fill(&purchase.productID, try string(value, type: type))
+            case Kind.transactionID:
+                fill(&purchase.transactionID, try string(value, type: type))
+            case Kind.purchaseDate:
+                fill(&purchase.purchaseDate, try date(value, type: type))
+            case Kind.originalTransactionID:
+                fill(&purchase.originalTransactionID, try string(value, type: type))
+            case Kind.inAppOriginalPurchaseDate:
+                fill(&purchase.originalPurchaseDate, try date(value, type: type))
+            case Kind.productType:
+                fill(&purchase.productType, Int(try integer(value, type: type)))
+            case Kind.expiresDate:
+                fill(&purchase.expiresDate, try date(value, type: type))
+            case Kind.webOrderLineItemID:
+                fill(&purchase.webOrderLineItemID, String(try integer(value, type: type)))
+            case Kind.cancellationDate:
+                fill(&purchase.cancellationDate, try date(value, type: type))
+            case Kind.isTrialPeriod:
+                fill(&purchase.isTrialPeriod, try integer(value, type: type) != 0)
+            case Kind.isInIntroOfferPeriod:
+                fill(&purchase.isInIntroOfferPeriod, try integer(value, type: type) != 0)
+            case Kind.promotionalOfferID:
+                fill(&purchase.promotionalOfferID, try string(value, type: type))
+            default:
+                continue
+            }
+        }
+        return purchase
+    }
+
+    /// The `SEQUENCE { type INTEGER, version INTEGER, value OCTET STRING }` children of a SET.
+    /// Attributes whose type does not fit an `Int32` cannot be known ones and are left out.
+    private static func attributes(
+        of set: Int, in document: BERDocument
+    ) throws(ReceiptDecodingError) -> [(type: Int, value: ArraySlice<UInt8>)] {
+        var result: [(type: Int, value: ArraySlice<UInt8>)] = []
+        for attribute in document.children(of: set) {
+            let fields = document.children(of: attribute)
+            guard document[attribute].tag == .sequence, fields.count == 3,
+                  document[fields[0]].tag == .integer, document[fields[1]].tag == .integer,
+                  let value = document.octetString(at: fields[2])
+            else {
+                throw .malformedPayload(problem: "an attribute is not a SEQUENCE { type, version, value }")
+            }
+            let typeBytes = document.content(of: fields[0])
+            guard !typeBytes.isEmpty else {
+                throw .malformedPayload(problem: "an attribute type is an empty INTEGER")
+            }
+            if typeBytes.count <= 4, let type = Int32(exactly: twosComplement(typeBytes)) {
+                result.append((Int(type), value))
+            }
+        }
+        return result
+    }
+
+    /// Stores `value` unless `slot` already holds one: the first occurrence wins (every
+    /// occurrence is still decoded, so a malformed duplicate is an error too).
+    private static func fill<Value>(_ slot: inout Value?, _ value: Value?) {
+        if slot == nil { slot = value }
+    }
+
+    // MARK: Attribute values (each value is itself one DER element)
+
+    /// UTF8String, IA5String, PrintableString or VisibleString; empty reads as absent.
+    private static func string(_ value: ArraySlice<UInt8>, type: Int) throws(ReceiptDecodingError) -> String? {
+        guard let (tag, content) = BERHeader.singlePrimitive(value), tag.tagClass == .universal,
+              [BERTag.utf8StringNumber, BERTag.ia5StringNumber, BERTag.printableStringNumber,
+               BERTag.visibleStringNumber].contains(tag.number),
+              let text = String(validating: content, as: UTF8.self)
+        else { throw .invalidAttribute(type: type, expected: "a UTF-8 string") }
+        return text.isEmpty ? nil : text
+    }
+
+    /// An INTEGER of at most 8 octets.
+    private static func integer(_ value: ArraySlice<UInt8>, type: Int) throws(ReceiptDecodingError) -> Int64 {
+        guard let (tag, content) = BERHeader.singlePrimitive(value), tag == .integer,
+              (1 ... 8).contains(content.count)
+        else { throw .invalidAttribute(type: type, expected: "an INTEGER of at most 64 bits") }
+        return twosComplement(content)
+    }
+
+    /// An IA5String (or UTF8String) date; empty reads as absent (e.g. 1708 of a consumable).
+    private static func date(_ value: ArraySlice<UInt8>, type: Int) throws(ReceiptDecodingError) -> Date? {
+        guard let (tag, content) = BERHeader.singlePrimitive(value), tag.tagClass == .universal,
+              tag.number == BERTag.ia5StringNumber || tag.number == BERTag.utf8StringNumber
+        else { throw .invalidAttribute(type: type, expected: "an RFC 3339 date string") }
+        if content.isEmpty { return nil }
+        guard let date = LocalReceiptTimestamp.parse(content) else {
+            throw .invalidAttribute(type: type, expected: "an RFC 3339 date string")
+        }
+        return date
+    }
+
+    /// Big-endian two's complement of 1 to 8 octets. `<<` never traps in Swift, and the sign
+    /// extension is shifted out when all 8 octets are present.
+    static func twosComplement(_ octets: ArraySlice<UInt8>) -> Int64 {
+        var value: Int64 = (octets.first ?? 0) & 0x80 != 0 ? -1 : 0
+        for octet in octets.prefix(8) { value = value << 8 | Int64(octet) }
+        return value
+    }
+}
