@@ -99,7 +99,6 @@ import TestSupport
         ["export", "corrections", "--from", "2026-01-01", "--to", "2026-02-01"],
         ["report", "--html", "report.html"],
         ["demo"],
-        ["simulator", "seed", "--users", "10"],
     ])
     func unbuiltCommandsExit70(arguments: [String]) throws {
         let result = try ReceiptReconBinary.run(arguments)

@@ -1,95 +1,45 @@
+import AppStoreReceipts
+import AppStoreSimulator
 import Foundation
 
-/// Options common to `simulator seed` and `simulator serve`: the same N, S and T give the same world.
-private let worldOptions: [OptionSpec] = [
+/// Options common to `simulator seed` and `simulator serve`: the same values give the same world.
+let simulatorWorldOptions: [OptionSpec] = [
     OptionSpec("users", .value(placeholder: "N"), "users in the world", default: "2000"),
+    OptionSpec("receipts", .value(placeholder: "N"), "instead of --users: about N receipt rows (benchmarks)"),
     OptionSpec("seed", .value(placeholder: "S"), "random seed; the same seed gives the same world", default: "1"),
-    OptionSpec("as-of", .value(placeholder: "T"), "the instant the world is seen at (ISO 8601)", default: "now"),
+    OptionSpec("as-of", .value(placeholder: "T"), "the instant the world is seen at (ISO 8601); give the same T to seed and serve",
+               default: "now"),
+    OptionSpec("environment", .value(placeholder: "production|sandbox"),
+               "the environment the app's database serves: production (a live app) or sandbox (a staging backend)",
+               default: "production"),
 ]
 
 /// World parameters shared by both simulator subcommands.
 struct WorldParameters {
-    let users: Int
+    let users: Int?
+    let receipts: Int?
     let seed: UInt64
     let asOf: Date?
+    let environment: AppStoreEnvironment
 
     init(_ arguments: ParsedArguments) throws(CommandError) {
-        users = try arguments.read.integer("users", in: 1...10_000_000) ?? 2000
+        users = try arguments.read.integer("users", in: 1...10_000_000)
+        receipts = try arguments.read.integer("receipts", in: 1...20_000_000)
+        if users != nil, receipts != nil {
+            throw .usage("give --users or --receipts, not both", command: arguments.command)
+        }
         seed = try arguments.read.unsignedInteger("seed") ?? 1
         asOf = try arguments.read.instant("as-of")
+        environment = try arguments.read.choice("environment", ["production", "sandbox"]).flatMap(AppStoreEnvironment.init(rawValue:))
+            ?? .production
     }
-}
 
-/// `receipt-recon simulator seed`: write a drifted app database and the expected corrections.
-struct SimulatorSeedCommand: Command {
-    static let spec = CommandSpec(
-        name: "simulator seed",
-        usage: "simulator seed --database-url URL --users N --seed S --as-of T --expected FILE",
-        summary: "Seed products, receipts and entitlements that drifted from the simulated App Store in known ways.",
-        discussion: "Writes FILE with the corrections and flags a correct 'run --older-than 0 --as-of T' must produce.",
-        options: worldOptions + [
-            OptionSpec("expected", .value(placeholder: "FILE"), "where to write the expected corrections and flags (JSON)"),
-        ] + Configuration.databaseOptions,
-        environment: ["DATABASE_URL"],
-        exitCodes: [.success, .usage, .unavailable, .internalError]
-    )
-
-    let world: WorldParameters
-    let expectedFile: String?
-    let configuration: Configuration
-
-    init(_ arguments: ParsedArguments, environment: [String: String]) throws(CommandError) {
-        guard arguments.positionals.isEmpty else {
-            throw .usage("unexpected argument '\(arguments.positionals[0])'", command: "simulator seed")
+    /// The world, seen at `asOf` or, without one, at `now`.
+    func world(now: Date = Date()) -> SimulatedWorld {
+        let instant = asOf ?? now
+        if let receipts {
+            return SimulatedWorld(receipts: receipts, seed: seed, asOf: instant, environment: environment)
         }
-        world = try WorldParameters(arguments)
-        expectedFile = arguments.value("expected")
-        configuration = try Configuration.load(arguments, environment: environment, needsApple: false)
-    }
-
-    func run(_ console: Console) throws -> ExitCode {
-        notImplemented(console)
-    }
-}
-
-/// `receipt-recon simulator serve`: a local verifyReceipt over the same world.
-struct SimulatorServeCommand: Command {
-    static let spec = CommandSpec(
-        name: "simulator serve",
-        usage: "simulator serve --port P --users N --seed S --as-of T [--latency-ms L] [--jitter-ms J] [--rate-limit R] [--fault-rate F]",
-        summary: "Serve POST /production/verifyReceipt, POST /sandbox/verifyReceipt and GET /stats on loopback.",
-        discussion: "Answers as Apple would for the world of the same --users, --seed and --as-of. Stops on SIGINT/SIGTERM.",
-        options: worldOptions + [
-            OptionSpec("port", .value(placeholder: "P"), "TCP port on 127.0.0.1 (0 picks a free one)", default: "0"),
-            OptionSpec("latency-ms", .value(placeholder: "L"), "fixed latency added to every answer", default: "0"),
-            OptionSpec("jitter-ms", .value(placeholder: "J"), "random extra latency, uniform in [0, J]", default: "0"),
-            OptionSpec("rate-limit", .value(placeholder: "R"), "answer 429 with Retry-After above R requests/s", default: "none"),
-            OptionSpec("fault-rate", .value(placeholder: "F"), "probability of an injected fault per request", default: "0"),
-        ],
-        environment: [],
-        exitCodes: [.success, .usage, .internalError]
-    )
-
-    let world: WorldParameters
-    let port: Int
-    let latencyMilliseconds: Int
-    let jitterMilliseconds: Int
-    let rateLimit: Double?
-    let faultRate: Double
-
-    init(_ arguments: ParsedArguments, environment: [String: String]) throws(CommandError) {
-        guard arguments.positionals.isEmpty else {
-            throw .usage("unexpected argument '\(arguments.positionals[0])'", command: "simulator serve")
-        }
-        world = try WorldParameters(arguments)
-        port = try arguments.read.integer("port", in: 0...65535) ?? 0
-        latencyMilliseconds = try arguments.read.integer("latency-ms", in: 0...600_000) ?? 0
-        jitterMilliseconds = try arguments.read.integer("jitter-ms", in: 0...600_000) ?? 0
-        rateLimit = try arguments.read.positiveNumber("rate-limit")
-        faultRate = try arguments.read.ratio("fault-rate") ?? 0
-    }
-
-    func run(_ console: Console) throws -> ExitCode {
-        notImplemented(console)
+        return SimulatedWorld(users: users ?? 2000, seed: seed, asOf: instant, environment: environment)
     }
 }

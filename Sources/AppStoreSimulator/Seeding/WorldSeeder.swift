@@ -1,0 +1,123 @@
+import AppStoreReceipts
+import Foundation
+import Postgres
+
+/// Writes the app's side of a world into PostgreSQL: `products`, `receipts`, `entitlements` and
+/// `sandbox_testers`, drifted from the App Store exactly as the world says; and derives, unit by unit,
+/// the expectation of a correct run (`ExpectationDeriver`).
+///
+/// Streams: units are generated and written in batches with `COPY`, so memory stays at one batch of
+/// rows (plus the expectation's corrections and flags, a fraction of the users) whatever the world's
+/// size. Everything happens in one transaction: a failed seed leaves nothing behind.
+///
+/// Threading: uses `connection` on the calling thread only.
+public enum WorldSeeder {
+    public struct Summary: Sendable {
+        public var products = 0
+        public var users = 0
+        public var receipts = 0
+        public var entitlements = 0
+        public var sandboxTesters = 0
+        public var expected: ExpectedOutcome
+    }
+
+    public enum SeedError: Error, Sendable, CustomStringConvertible {
+        /// The app's tables already hold rows: the expectation assumes a database with this world only.
+        case tableNotEmpty(String)
+
+        public var description: String {
+            switch self {
+            case .tableNotEmpty(let table):
+                "table \(table) is not empty: seed a fresh database (run 'receipt-recon migrate' on an empty one)"
+            }
+        }
+    }
+
+    /// Seeds `world` into the database of `connection` (already migrated, app tables empty).
+    ///
+    /// - Parameters:
+    ///   - assumptions: the run the returned expectation is for.
+    ///   - batchUnits: units generated and copied per batch.
+    ///   - progress: called after each batch with the users written so far.
+    public static func seed(
+        _ world: SimulatedWorld,
+        into connection: PostgresConnection,
+        assumptions: RunAssumptions = RunAssumptions(),
+        batchUnits: Int = 2_000,
+        progress: ((Int) -> Void)? = nil
+    ) throws -> Summary {
+        try connection.transaction {
+            for table in ["products", "receipts", "entitlements", "sandbox_testers"] {
+                let rows = try connection.query(PostgresQuery(unsafeSQL: "SELECT EXISTS (SELECT 1 FROM \(table))"))
+                if try rows.first?.decode(at: 0, as: Bool.self) == true { throw SeedError.tableNotEmpty(table) }
+            }
+
+            var summary = Summary(expected: ExpectedOutcome(asOfMs: world.asOfMs, world: world.parameters,
+                                                            assumptions: assumptions, corrections: [], flags: [],
+                                                            counts: ExpectedOutcome.Counts()))
+            summary.products = try connection.copy(
+                into: "products", columns: ["product_id", "kind", "entitlement", "duration"],
+                rows: WorldCatalog.productsTable.map(productRow))
+
+            var accumulator = ExpectationDeriver.Accumulator(world: world, assumptions: assumptions)
+            let answerer = AppleAnswerer(world: world)
+            var nextReceiptID: Int64 = 1
+            var start = 0
+            while start < world.unitCount {
+                let range = start..<min(world.unitCount, start + batchUnits)
+                var receipts: [[any PostgresEncodable]] = []
+                var entitlements: [[any PostgresEncodable]] = []
+                var testers: [[any PostgresEncodable]] = []
+                world.forEachUnit(in: range) { unit in
+                    let ids = ExpectationDeriver.receiptIDs(for: unit, startingAt: &nextReceiptID)
+                    accumulator.add(ExpectationDeriver.derive(unit: unit, receiptIDs: ids, answerer: answerer,
+                                                              assumptions: assumptions))
+                    var data: [Int: String] = [:]  // a receipt stored twice is encoded once
+                    for (position, user) in unit.users.enumerated() {
+                        for (row, receipt) in user.receipts.enumerated() {
+                            let text = data[receipt.slot] ?? unit.receiptData(receipt.slot)
+                            data[receipt.slot] = text
+                            receipts.append([ids[position][row], user.id, text, date(receipt.createdMs)])
+                        }
+                        for entitlement in user.entitlements {
+                            entitlements.append([user.id, entitlement.entitlement, entitlement.active,
+                                                 entitlement.expiresMs.map(date), entitlement.productID,
+                                                 entitlement.originalTransactionID, entitlement.source,
+                                                 date(entitlement.updatedMs)])
+                        }
+                        if user.isSandboxTester {
+                            testers.append([user.id, "TestFlight tester (\(user.scenario.rawValue))"])
+                        }
+                    }
+                    summary.users += unit.users.count
+                }
+                summary.receipts += try connection.copy(
+                    into: "receipts", columns: ["id", "user_id", "receipt_data", "created_at"], rows: receipts)
+                summary.entitlements += try connection.copy(
+                    into: "entitlements",
+                    columns: ["user_id", "entitlement", "active", "expires_at", "product_id", "original_transaction_id",
+                              "source", "updated_at"],
+                    rows: entitlements)
+                summary.sandboxTesters += try connection.copy(into: "sandbox_testers", columns: ["user_id", "note"], rows: testers)
+                progress?(summary.users)
+                start = range.upperBound
+            }
+            // Explicit ids were written: move the sequence past them, so the app's next receipt gets a new id.
+            _ = try connection.query("SELECT setval(pg_get_serial_sequence('receipts', 'id'), \(max(1, nextReceiptID - 1)), \(nextReceiptID > 1))")
+            summary.expected = accumulator.outcome()
+            return summary
+        }
+    }
+
+    /// A `products` row. Durations are written in hours, not days: `interval '90 days'` added to a
+    /// timestamptz moves by 89 days 23 hours across a DST change in a session time zone with one, and an
+    /// absolute length leaves no such room for the job and this file to disagree.
+    static func productRow(_ product: WorldProduct) -> [any PostgresEncodable] {
+        let duration = product.durationDays.map { PostgresInterval.seconds(Int64($0) * 86_400) }
+        return [product.id, product.kind.rawValue, product.entitlement, duration]
+    }
+
+    static func date(_ milliseconds: Int64) -> Date {
+        Date(timeIntervalSince1970: Double(milliseconds) / 1000)
+    }
+}

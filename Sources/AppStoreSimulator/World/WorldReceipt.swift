@@ -1,0 +1,30 @@
+/// What one receipt in the world is: a genuine receipt of an account, or something that only looks like one.
+///
+/// Receipts are identified by their slot in `WorldUnit.receipts`; users' receipt rows point at slots, so
+/// the same receipt data can sit on one user twice (a duplicate) or on two users (never done: a restore
+/// on a second app account issues a receipt of its own).
+public enum WorldReceipt: Sendable, Hashable {
+    /// An iOS 7+ app receipt of `account` issued at `createdMs`: every transaction purchased by then.
+    case app(account: Int, createdMs: Int64)
+    /// The app receipt above with a forged purchase added after Apple issued it: it decodes, but Apple
+    /// cannot authenticate it (21003).
+    case tamperedApp(account: Int, createdMs: Int64)
+    /// An iOS 6 transaction receipt (`SKPaymentTransaction.transactionReceipt`) of one transaction.
+    case transaction(account: Int, transactionID: String)
+    /// A receipt made by Xcode's StoreKit testing: never valid at the App Store (21002).
+    case xcode(createdMs: Int64)
+    /// Valid base64 of bytes that are no receipt (21002, and local decoding fails too).
+    case garbage(byteCount: Int)
+    /// An empty `receipt_data`: provably not a receipt, never sent.
+    case empty
+    /// Text that is not base64: provably not a receipt, never sent.
+    case notBase64
+
+    /// The account whose receipt this is, if any.
+    public var account: Int? {
+        switch self {
+        case .app(let account, _), .tamperedApp(let account, _), .transaction(let account, _): account
+        case .xcode, .garbage, .empty, .notBase64: nil
+        }
+    }
+}

@@ -1,0 +1,113 @@
+import AppStoreReceipts
+import Foundation
+import Synchronization
+
+/// Which receipt of the world some receipt data is, decided the way Apple would: by what the bytes are.
+public enum ReceiptIdentity: Sendable, Hashable {
+    /// Not base64, empty, no receipt, or an Xcode receipt: Apple answers 21002.
+    case malformed
+    /// Decodes as a receipt, but not one this App Store issued (tampered, another world's): 21003.
+    case unauthenticated
+    /// An app receipt of `account` issued at `createdMs` (a stored receipt or a `latest_receipt`).
+    case app(unit: Int, account: Int, createdMs: Int64)
+    /// An iOS 6 transaction receipt of one transaction.
+    case transaction(unit: Int, account: Int, transactionID: String)
+}
+
+/// Finds the world's record behind receipt data at request time, in constant time and memory.
+///
+/// App receipts carry a `WorldReceiptTag` in attribute 4 that names their unit and slot; iOS 6 receipts
+/// are found through their transaction id, which encodes its unit. The locator rebuilds that unit,
+/// re-encodes the receipt it names and compares it with the data sent: any difference (a forged
+/// purchase, a receipt of another seed or `asOf`) is 21003, as a failed signature is at Apple.
+///
+/// Threading: `Sendable`; `identify` may be called from every connection thread at once. Rebuilt units
+/// are cached (bounded, emptied when full) because a receipt is often asked for twice in a row (a retry,
+/// a re-route to the other endpoint).
+public final class WorldReceiptLocator: Sendable {
+    public let world: SimulatedWorld
+    private let cache = Mutex<[Int: WorldUnit]>([:])
+    private let cacheCapacity: Int
+
+    public init(world: SimulatedWorld, cacheCapacity: Int = 4096) {
+        self.world = world
+        self.cacheCapacity = cacheCapacity
+    }
+
+    /// Unit `index`, from the cache or rebuilt.
+    public func unit(_ index: Int) -> WorldUnit {
+        if let unit = cache.withLock({ $0[index] }) { return unit }
+        let unit = world.unit(index)
+        cache.withLock { cache in
+            if cache.count >= cacheCapacity { cache.removeAll(keepingCapacity: true) }
+            cache[index] = unit
+        }
+        return unit
+    }
+
+    /// Identifies `receiptData` (base64; whitespace is ignored, as the decoder does).
+    public func identify(_ receiptData: String) -> ReceiptIdentity {
+        let local: LocalReceipt
+        do {
+            local = try LocalReceiptDecoder.decode(base64: receiptData)
+        } catch {
+            return .malformed
+        }
+        if local.isXcodeTestReceipt { return .malformed }
+        let compact = receiptData.contains(where: \.isWhitespace) ? receiptData.filter { !$0.isWhitespace } : receiptData
+
+        switch local.format {
+        case .appReceipt:
+            guard let opaque = local.opaqueValue, let tag = WorldReceiptTag(bytes: opaque, seed: world.parameters.seed),
+                  tag.unit < world.unitCount
+            else { return .unauthenticated }
+            let unit = unit(tag.unit)
+            switch tag.kind {
+            case .stored:
+                guard tag.slot < unit.receipts.count, case .app(let account, let created) = unit.receipts[tag.slot],
+                      unit.genuineReceiptData(tag.slot) == compact
+                else {
+                    // A tampered slot is `.tamperedApp`: its genuine bytes differ from what was sent.
+                    return .unauthenticated
+                }
+                return .app(unit: tag.unit, account: account, createdMs: created)
+            case .latest:
+                guard tag.slot < unit.accounts.count, unit.latestReceiptData(account: tag.slot) == compact else {
+                    return .unauthenticated
+                }
+                return .app(unit: tag.unit, account: tag.slot, createdMs: unit.asOfMs)
+            }
+        case .transactionReceipt:
+            guard let id = local.inApp.first?.transactionID, let place = Self.place(ofTransactionID: id),
+                  place.unit < world.unitCount
+            else { return .unauthenticated }
+            let unit = unit(place.unit)
+            guard place.account < unit.accounts.count, unit.accounts[place.account].transaction(withID: id) != nil,
+                  unit.latestTransactionReceiptData(account: place.account, transactionID: id) == compact
+            else { return .unauthenticated }
+            return .transaction(unit: place.unit, account: place.account, transactionID: id)
+        }
+    }
+
+    /// The unit and account a transaction id of this world belongs to (see `WorldUnitBuilder`).
+    static func place(ofTransactionID id: String) -> (unit: Int, account: Int)? {
+        guard let value = UInt64(id), value >= WorldUnitBuilder.transactionIDBase else { return nil }
+        let local = value - WorldUnitBuilder.transactionIDBase
+        let perUnit = WorldUnitBuilder.accountsPerUnit * WorldUnitBuilder.transactionsPerAccount
+        guard local / perUnit <= UInt64(Int32.max) else { return nil }
+        return (Int(local / perUnit), Int(local % perUnit / WorldUnitBuilder.transactionsPerAccount))
+    }
+}
+
+extension WorldUnit {
+    /// The identity of stored receipt `slot`, without encoding it: what `WorldReceiptLocator.identify`
+    /// finds for `receiptData(slot)` (the tests hold the two to each other).
+    public func identity(ofSlot slot: Int) -> ReceiptIdentity {
+        switch receipts[slot] {
+        case .app(let account, let created): .app(unit: index, account: account, createdMs: created)
+        case .transaction(let account, let id): .transaction(unit: index, account: account, transactionID: id)
+        case .tamperedApp: .unauthenticated
+        case .xcode, .garbage, .empty, .notBase64: .malformed
+        }
+    }
+}

@@ -1,0 +1,140 @@
+import AppStoreReceipts
+import Foundation
+
+/// The bytes of the unit's receipts: real-format app receipts (PKCS#7 DER with the attribute set, via
+/// `LocalReceiptEncoder`) and iOS 6 transaction receipts (base64 of the old-style plist).
+///
+/// All pure functions of the unit, so the server can rebuild any receipt and compare it byte for byte
+/// with what it was sent: that comparison is the simulator's signature check.
+extension WorldUnit {
+    /// `receipts.receipt_data` of slot `slot`: base64 as the device sent it.
+    public func receiptData(_ slot: Int) -> String {
+        switch receipts[slot] {
+        case .app(let account, let created):
+            return Self.base64(LocalReceiptEncoder.appReceipt(appReceipt(account: account, createdMs: created, tag: .init(kind: .stored, unit: index, slot: slot))))
+        case .tamperedApp(let account, let created):
+            var forged = appReceipt(account: account, createdMs: created, tag: .init(kind: .stored, unit: index, slot: slot))
+            // The forger adds a yearly subscription that runs for another year.
+            let start = created - SubscriptionClock.millisecondsPerDay
+            forged.inApp.append(LocalReceipt.InAppPurchase(
+                quantity: 1, productID: WorldCatalog.premiumYearly.id, transactionID: String(WorldUnitBuilder.transactionIDBase - 1),
+                purchaseDate: Self.date(start), originalTransactionID: String(WorldUnitBuilder.transactionIDBase - 1),
+                originalPurchaseDate: Self.date(start), productType: 3,
+                expiresDate: Self.date(start + 365 * SubscriptionClock.millisecondsPerDay),
+                webOrderLineItemID: String(WorldUnitBuilder.webOrderBase - 1), isTrialPeriod: false, isInIntroOfferPeriod: false))
+            return Self.base64(LocalReceiptEncoder.appReceipt(forged))
+        case .transaction(let account, let id):
+            return LocalReceiptEncoder.base64(transactionReceipt(account: account, transactionID: id))
+        case .xcode(let created):
+            return Self.base64(LocalReceiptEncoder.appReceipt(xcodeReceipt(createdMs: created, slot: slot),
+                                                              encoding: .indefiniteLengthBER(chunkSize: 512)))
+        case .garbage(let count):
+            var rng = SplitMix64.derive(seed, UInt64(index), UInt64(slot), 0x6A5B)
+            var bytes = rng.bytes(count)
+            // Neither a DER SEQUENCE (0x30), nor plist text, nor base64 text: no receipt by any reading.
+            bytes[0] = 0x04
+            return Self.base64(bytes)
+        case .empty:
+            return ""
+        case .notBase64:
+            return "<receipt unavailable: StoreKit error 0>"
+        }
+    }
+
+    /// What Apple issued for slot `slot`, which is what Apple would authenticate: the receipt data
+    /// itself, except for a tampered receipt (its original) and things that are no receipt (nil).
+    func genuineReceiptData(_ slot: Int) -> String? {
+        switch receipts[slot] {
+        case .app, .transaction:
+            return receiptData(slot)
+        case .tamperedApp(let account, let created):
+            return Self.base64(LocalReceiptEncoder.appReceipt(appReceipt(account: account, createdMs: created, tag: .init(kind: .stored, unit: index, slot: slot))))
+        case .xcode, .garbage, .empty, .notBase64:
+            return nil
+        }
+    }
+
+    /// `latest_receipt` for an app receipt of `account`: a receipt issued at `asOf` with every transaction.
+    public func latestReceiptData(account: Int) -> String {
+        Self.base64(LocalReceiptEncoder.appReceipt(appReceipt(account: account, createdMs: asOfMs, tag: .init(kind: .latest, unit: index, slot: account))))
+    }
+
+    /// `latest_receipt` for an iOS 6 receipt: the transaction receipt of the chain's newest period.
+    public func latestTransactionReceiptData(account: Int, transactionID: String) -> String {
+        LocalReceiptEncoder.base64(transactionReceipt(account: account, transactionID: transactionID))
+    }
+
+    // MARK: Receipt contents
+
+    /// The app receipt of `account` as the device received it at `createdMs`: purchases made by then,
+    /// with the cancellations known by then (later refunds are only in Apple's answers).
+    func appReceipt(account: Int, createdMs: Int64, tag: WorldReceiptTag) -> LocalReceipt {
+        let owner = accounts[account]
+        var device = SplitMix64.derive(owner.deviceSeed, UInt64(tag.kind.rawValue), UInt64(tag.slot))
+        let purchases = owner.transactions(purchasedBy: createdMs).map { transaction -> LocalReceipt.InAppPurchase in
+            let view = transaction.view(at: createdMs)
+            let kind = WorldCatalog.product(transaction.productID)?.kind ?? .nonConsumable
+            return LocalReceipt.InAppPurchase(
+                quantity: transaction.quantity, productID: transaction.productID, transactionID: transaction.transactionID,
+                purchaseDate: Self.date(transaction.purchaseMs), originalTransactionID: transaction.originalTransactionID,
+                originalPurchaseDate: Self.date(transaction.originalPurchaseMs), productType: kind.receiptProductType,
+                expiresDate: transaction.expiresMs.map(Self.date), webOrderLineItemID: transaction.webOrderLineItemID,
+                cancellationDate: view.cancellationMs.map(Self.date), isTrialPeriod: transaction.isTrialPeriod,
+                isInIntroOfferPeriod: transaction.isInIntroOfferPeriod)
+        }
+        return LocalReceipt(
+            format: .appReceipt,
+            environment: owner.environment == .sandbox ? "ProductionSandbox" : "Production",
+            appItemID: owner.appItemID,
+            bundleID: owner.bundleID,
+            applicationVersion: owner.applicationVersion,
+            opaqueValue: tag.bytes(seed: seed),
+            sha1Hash: device.bytes(20),
+            creationDate: Self.date(createdMs),
+            originalPurchaseDate: Self.date(owner.appDownloadMs),
+            originalApplicationVersion: owner.originalApplicationVersion,
+            inApp: purchases)
+    }
+
+    /// The iOS 6 transaction receipt of one transaction, as delivered with that purchase or renewal.
+    func transactionReceipt(account: Int, transactionID: String) -> LocalReceipt {
+        let owner = accounts[account]
+        let transaction = owner.transaction(withID: transactionID)!
+        return LocalReceipt(
+            format: .transactionReceipt,
+            environment: owner.environment == .sandbox ? "Sandbox" : nil,
+            appItemID: owner.appItemID,
+            bundleID: owner.bundleID,
+            applicationVersion: owner.applicationVersion,
+            inApp: [LocalReceipt.InAppPurchase(
+                quantity: transaction.quantity, productID: transaction.productID, transactionID: transaction.transactionID,
+                purchaseDate: Self.date(transaction.purchaseMs), originalTransactionID: transaction.originalTransactionID,
+                originalPurchaseDate: Self.date(transaction.originalPurchaseMs), expiresDate: transaction.expiresMs.map(Self.date),
+                webOrderLineItemID: transaction.webOrderLineItemID, isTrialPeriod: transaction.isTrialPeriod,
+                isInIntroOfferPeriod: transaction.isInIntroOfferPeriod)])
+    }
+
+    /// A StoreKit-testing receipt: attribute 0 is `Xcode`, ids are small, the container is indefinite-length BER.
+    func xcodeReceipt(createdMs: Int64, slot: Int) -> LocalReceipt {
+        let monthly = WorldCatalog.premiumMonthly
+        return LocalReceipt(
+            format: .appReceipt, environment: "Xcode", appItemID: 0, bundleID: WorldCatalog.appBundleID,
+            applicationVersion: "1", opaqueValue: Array(repeating: UInt8(slot), count: 16),
+            sha1Hash: Array(repeating: 0, count: 20), creationDate: Self.date(createdMs),
+            originalPurchaseDate: Self.date(createdMs - 60_000), originalApplicationVersion: "1",
+            expirationDate: Self.date(createdMs + 86_400_000),
+            inApp: [LocalReceipt.InAppPurchase(
+                quantity: 1, productID: monthly.id, transactionID: "0", purchaseDate: Self.date(createdMs),
+                originalTransactionID: "0", originalPurchaseDate: Self.date(createdMs), productType: 3,
+                expiresDate: Self.date(createdMs + 30 * SubscriptionClock.millisecondsPerDay), webOrderLineItemID: "0",
+                isTrialPeriod: false, isInIntroOfferPeriod: false)])
+    }
+
+    static func date(_ milliseconds: Int64) -> Date {
+        Date(timeIntervalSince1970: Double(milliseconds) / 1000)
+    }
+
+    static func base64(_ bytes: [UInt8]) -> String {
+        Data(bytes).base64EncodedString()
+    }
+}

@@ -1,0 +1,100 @@
+import AppStoreReceipts
+import AppStoreSimulator
+import Foundation
+import Postgres
+import ReconSchema
+
+/// `receipt-recon simulator seed`: write a drifted app database and the expected corrections.
+struct SimulatorSeedCommand: Command {
+    static let spec = CommandSpec(
+        name: "simulator seed",
+        usage: "simulator seed --database-url URL --users N --seed S --as-of T --expected FILE",
+        summary: "Seed products, receipts and entitlements that drifted from the simulated App Store in known ways.",
+        discussion: """
+            Migrates the database if needed, then fills the app's empty tables (products, receipts, entitlements, \
+            sandbox_testers) in one transaction. FILE receives, as JSON, the corrections and flags a correct \
+            'receipt-recon run --older-than 0 --as-of T' must produce against 'simulator serve' with the same \
+            --users/--receipts, --seed, --as-of and --environment. The file states the run it is for: by default \
+            a run with --bundle-id com.example.recon (APPLE_BUNDLE_IDS) and --sandbox-policy revoke.
+            """,
+        options: simulatorWorldOptions + [
+            OptionSpec("expected", .value(placeholder: "FILE"), "where to write the expected corrections and flags (JSON)"),
+            OptionSpec("bundle-id", .repeatable(placeholder: "ID"), "expectation: the run's accepted bundle ids",
+                       default: WorldCatalog.appBundleID),
+            OptionSpec("no-bundle-check", .flag, "expectation: the run has no APPLE_BUNDLE_IDS"),
+            OptionSpec("sandbox-policy", .value(placeholder: "revoke|flag"), "expectation: the run's --sandbox-policy",
+                       default: "revoke"),
+        ] + Configuration.databaseOptions,
+        environment: ["DATABASE_URL"],
+        exitCodes: [.success, .usage, .dataError, .unavailable, .internalError, .configuration]
+    )
+
+    let world: WorldParameters
+    let expectedFile: String?
+    let assumptions: RunAssumptions
+    let configuration: Configuration
+
+    init(_ arguments: ParsedArguments, environment: [String: String]) throws(CommandError) {
+        guard arguments.positionals.isEmpty else {
+            throw .usage("unexpected argument '\(arguments.positionals[0])'", command: "simulator seed")
+        }
+        world = try WorldParameters(arguments)
+        expectedFile = arguments.value("expected")
+        if arguments.has("no-bundle-check"), !arguments.all("bundle-id").isEmpty {
+            throw .usage("give --bundle-id or --no-bundle-check, not both", command: "simulator seed")
+        }
+        let bundles = arguments.all("bundle-id")
+        let policy = try arguments.read.choice("sandbox-policy", ["revoke", "flag"]) ?? "revoke"
+        assumptions = RunAssumptions(
+            environment: world.environment,
+            bundleIDs: arguments.has("no-bundle-check") ? nil : (bundles.isEmpty ? [WorldCatalog.appBundleID] : bundles),
+            sandboxPolicy: RunAssumptions.SandboxPolicy(rawValue: policy)!)
+        configuration = try Configuration.load(arguments, environment: environment, needsApple: false)
+    }
+
+    func run(_ console: Console) throws -> ExitCode {
+        let world = world.world()
+        let connection = try PostgresConnection(conninfo: configuration.databaseURL, statementTimeout: nil,
+                                                applicationName: "receipt-recon simulator seed")
+        _ = try Migrator().apply(on: connection)
+        let started = ContinuousClock.now
+        let summary: WorldSeeder.Summary
+        do {
+            summary = try WorldSeeder.seed(world, into: connection, assumptions: assumptions) { users in
+                if console.stderrIsTerminal { console.error("seeded \(users) of \(world.userCount) users") }
+            }
+        } catch let error as WorldSeeder.SeedError {
+            throw CommandError(.dataError, error.description)
+        }
+        if let expectedFile {
+            try write(summary.expected.jsonData(), to: expectedFile)
+        }
+        let elapsed = Double((ContinuousClock.now - started).components.attoseconds) * 1e-18
+            + Double((ContinuousClock.now - started).components.seconds)
+        let expected = summary.expected
+        console.print("seeded \(summary.users) users, \(summary.receipts) receipts, \(summary.entitlements) entitlements, "
+            + "\(summary.products) products, \(summary.sandboxTesters) sandbox testers "
+            + "(world: seed \(world.parameters.seed), as of \(ExpectedOutcome.iso8601(world.asOfMs)), \(world.environment)) "
+            + "in \(String(format: "%.1f", elapsed)) s")
+        console.print("expected: \(expected.corrections.count) corrections, \(expected.flags.count) flags for '\(expected.runCommand)'"
+            + (expectedFile.map { " -> \($0)" } ?? " (no --expected file written)"))
+        return .success
+    }
+
+    /// Writes `data` to `path` through a temporary file and a rename, so a reader never sees half a file.
+    private func write(_ data: Data, to path: String) throws {
+        let url = URL(fileURLWithPath: path)
+        let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(getpid()).tmp")
+        do {
+            try data.write(to: temporary)
+            if FileManager.default.fileExists(atPath: url.path) {
+                _ = try FileManager.default.replaceItemAt(url, withItemAt: temporary)
+            } else {
+                try FileManager.default.moveItem(at: temporary, to: url)
+            }
+        } catch {
+            try? FileManager.default.removeItem(at: temporary)
+            throw CommandError(.dataError, "cannot write the expected file '\(path)': \(error.localizedDescription)")
+        }
+    }
+}

@@ -1,0 +1,82 @@
+import AppStoreReceipts
+import AppStoreSimulator
+import Foundation
+
+/// `receipt-recon simulator serve`: a local verifyReceipt over the same world as `simulator seed`.
+struct SimulatorServeCommand: Command {
+    static let spec = CommandSpec(
+        name: "simulator serve",
+        usage: "simulator serve --port P --users N --seed S --as-of T [--latency-ms L] [--jitter-ms J] [--rate-limit R] [--fault-rate F]",
+        summary: "Serve POST /production/verifyReceipt, POST /sandbox/verifyReceipt and GET /stats on loopback.",
+        discussion: """
+            Answers as Apple would at T for the world of the same --users/--receipts, --seed, --as-of and \
+            --environment as 'simulator seed'. Prints one line with the URLs once listening; stops on SIGINT/SIGTERM. \
+            With a shared secret (APPLE_SHARED_SECRET or --shared-secret-file), receipts with subscriptions need \
+            it as 'password' (else status 21004).
+            """,
+        options: simulatorWorldOptions + [
+            OptionSpec("port", .value(placeholder: "P"), "TCP port on 127.0.0.1 (0 picks a free one)", default: "0"),
+            OptionSpec("latency-ms", .value(placeholder: "L"), "fixed latency added to every answer", default: "0"),
+            OptionSpec("jitter-ms", .value(placeholder: "J"), "random extra latency, uniform in [0, J]", default: "0"),
+            OptionSpec("rate-limit", .value(placeholder: "R"), "answer 429 with Retry-After above R requests/s", default: "none"),
+            OptionSpec("fault-rate", .value(placeholder: "F"),
+                       "probability of an injected fault per request (21005, 21009, 21199, 503, resets, stalls)", default: "0"),
+            OptionSpec("fault-seed", .value(placeholder: "S"), "seed of fault and jitter draws", default: "--seed"),
+            OptionSpec("stall-ms", .value(placeholder: "MS"), "how long a stall holds a request before closing it", default: "60000"),
+            OptionSpec("shared-secret-file", .value(placeholder: "PATH"),
+                       "require this shared secret as 'password' (overrides APPLE_SHARED_SECRET)"),
+        ],
+        environment: ["APPLE_SHARED_SECRET"],
+        exitCodes: [.success, .usage, .unavailable, .internalError, .configuration]
+    )
+
+    let world: WorldParameters
+    let port: Int
+    let options: SimulatorOptions
+
+    init(_ arguments: ParsedArguments, environment: [String: String]) throws(CommandError) {
+        guard arguments.positionals.isEmpty else {
+            throw .usage("unexpected argument '\(arguments.positionals[0])'", command: "simulator serve")
+        }
+        world = try WorldParameters(arguments)
+        port = try arguments.read.integer("port", in: 0...65535) ?? 0
+        let latency = try arguments.read.integer("latency-ms", in: 0...600_000) ?? 0
+        let jitter = try arguments.read.integer("jitter-ms", in: 0...600_000) ?? 0
+        let stall = try arguments.read.integer("stall-ms", in: 1...3_600_000) ?? 60_000
+        var secret: String?
+        if let path = arguments.value("shared-secret-file") {
+            secret = try Secret.read(fromFile: path).value
+        } else if let value = environment["APPLE_SHARED_SECRET"], !value.isEmpty {
+            secret = value.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        options = SimulatorOptions(
+            latency: .milliseconds(latency),
+            jitter: .milliseconds(jitter),
+            rateLimit: try arguments.read.positiveNumber("rate-limit"),
+            faultRate: try arguments.read.ratio("fault-rate") ?? 0,
+            faultSeed: try arguments.read.unsignedInteger("fault-seed") ?? world.seed,
+            stallDuration: .milliseconds(stall),
+            sharedSecret: secret)
+    }
+
+    func run(_ console: Console) throws -> ExitCode {
+        let world = world.world()
+        let simulator = AppStoreSimulator(world: world, options: options)
+        do {
+            try simulator.start(port: UInt16(port))
+        } catch {
+            throw CommandError(.unavailable, "cannot listen on 127.0.0.1:\(port): \(error)")
+        }
+        simulator.stopOnSignals()
+        console.error("simulator: \(world.userCount) users, seed \(world.parameters.seed), as of "
+            + "\(ExpectedOutcome.iso8601(world.asOfMs)), \(world.environment) database"
+            + (options.sharedSecret == nil ? "" : ", shared secret required"))
+        console.print("listening on \(simulator.baseURL.absoluteString) (production: \(simulator.productionURL.absoluteString), "
+            + "sandbox: \(simulator.sandboxURL.absoluteString), stats: \(simulator.statsURL.absoluteString))")
+        simulator.waitUntilStopped()
+        let stats = simulator.stats
+        console.error("simulator: stopped after \(stats.requests) verifyReceipt requests "
+            + "(\(stats.rateLimited) rate-limited, \(stats.faultsByKind.values.reduce(0, +)) faults injected)")
+        return .success
+    }
+}

@@ -1,0 +1,28 @@
+import AppStoreReceipts
+import Foundation
+import Testing
+@testable import AppStoreSimulator
+
+/// Each scenario leads a correct run to what the scenario says (`WorldScenario.intended`): the
+/// generic derivation from Apple's answers and the rules agrees with the intent of every case.
+@Suite struct WorldScenarioTests {
+    static let cases = TestWorlds.firstOfEachScenario(TestWorlds.small)
+
+    @Test func everyScenarioOccursInASmallWorld() {
+        let missing = WorldScenario.allCases.filter { Self.cases[$0] == nil }
+        #expect(missing.isEmpty, "scenarios missing from a 200-user world: \(missing)")
+    }
+
+    @Test(arguments: WorldScenario.allCases)
+    func derivationMatchesTheScenarioIntent(scenario: WorldScenario) throws {
+        let (unit, user) = try #require(Self.cases[scenario])
+        var next: Int64 = 1
+        let ids = ExpectationDeriver.receiptIDs(for: unit, startingAt: &next)
+        let result = ExpectationDeriver.derive(unit: unit, receiptIDs: ids, answerer: AppleAnswerer(world: TestWorlds.small),
+                                               assumptions: RunAssumptions())
+        let corrections = result.corrections.filter { $0.userID == user.id }.map { "\($0.entitlement):\($0.action)" }.sorted()
+        let flags = result.flags.filter { $0.userID == user.id }.map(\.kind).sorted()
+        #expect(corrections == scenario.intended.corrections.sorted())
+        #expect(flags == scenario.intended.flags.sorted())
+    }
+}
