@@ -1,0 +1,99 @@
+import Foundation
+import Postgres
+import Testing
+import TestSupport
+
+/// The job against the simulator's drifted world: what it applies and flags must equal, exactly, the
+/// expectation the simulator derived from the same world and docs/reconciliation-rules.md, without
+/// the job's code.
+@Suite struct SeededWorldAcceptanceTests {
+    static let asOf = "2026-11-01T00:00:00Z"
+
+    /// A port nobody listens on right now (bound to 0, read back, released).
+    static func freePort() throws -> UInt16 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+        return UInt16(bigEndian: address.sin_port)
+    }
+
+    /// Polls until something accepts connections on `port` (the simulator builds its world first).
+    static func waitForListening(port: UInt16) throws {
+        for _ in 0..<600 {
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = port.bigEndian
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            let connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            close(fd)
+            if connected == 0 { return }
+            usleep(100_000)
+        }
+        Issue.record("the simulator did not start listening on port \(port)")
+    }
+
+    @Test func aTwoThousandUserWorldIsCorrectedExactlyAsExpectedThenLeftAlone() throws {
+        try TestDatabase.with { database in
+            let expectedFile = FileManager.default.temporaryDirectory.appendingPathComponent("expected-\(UUID()).json")
+            defer { try? FileManager.default.removeItem(at: expectedFile) }
+            let seeded = try ReceiptReconBinary.run(
+                ["simulator", "seed", "--users", "2000", "--seed", "7", "--as-of", Self.asOf, "--expected", expectedFile.path],
+                environment: ["DATABASE_URL": database.conninfo], timeout: 300)
+            #expect(seeded.status == 0, "\(seeded.output)")
+
+            // The simulator as staging would run it: its own process, the same world parameters.
+            let port = try Self.freePort()
+            let serve = try ReceiptReconBinary.start(
+                ["simulator", "serve", "--port", String(port), "--users", "2000", "--seed", "7", "--as-of", Self.asOf])
+            defer {
+                serve.signal(SIGTERM)
+                _ = try? serve.wait(timeout: 30)
+            }
+            let base = "http://127.0.0.1:\(port)"
+            try Self.waitForListening(port: port)
+
+            let expected = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: expectedFile)) as? [String: Any])
+            let bundleIDs = expected["bundle_ids"] as? [String] ?? []
+            let arguments = ["run", "--older-than", "0", "--as-of", Self.asOf, "--rate", "2000", "--concurrency", "32"]
+                + bundleIDs.flatMap { ["--bundle-id", $0] }
+            let environment = [
+                "DATABASE_URL": database.conninfo,
+                "APPLE_VERIFY_URL_PRODUCTION": base + "/production/verifyReceipt",
+                "APPLE_VERIFY_URL_SANDBOX": base + "/sandbox/verifyReceipt",
+            ]
+            let first = try ReceiptReconBinary.run(arguments, environment: environment, timeout: 600)
+            #expect([0, 1].contains(first.status), "\(first.output)")
+
+            let corrections = try #require(expected["corrections"] as? [[String: Any]])
+            let flags = try #require(expected["flags"] as? [[String: Any]])
+            let wantCorrections = Set(corrections.map {
+                "\($0["user_id"] as? String ?? "?") \($0["entitlement"] as? String ?? "?") \($0["action"] as? String ?? "?")"
+            })
+            let wantFlags = Set(flags.map { "\($0["user_id"] as? String ?? "?") \($0["kind"] as? String ?? "?")" })
+            #expect(Set(["grant", "revoke", "extend", "shorten"]) == Set(wantCorrections.map { String($0.split(separator: " ")[2]) }))
+
+            let db = try database.connect()
+            let gotCorrections = Set(try db.query("""
+                SELECT user_id || ' ' || entitlement || ' ' || action AS c FROM recon_corrections WHERE applied
+                """).map { try $0.decode("c", as: String.self) })
+            let gotFlags = Set(try db.query("SELECT user_id || ' ' || kind AS f FROM recon_flags")
+                .map { try $0.decode("f", as: String.self) })
+            #expect(gotCorrections.subtracting(wantCorrections).isEmpty, "extra: \(gotCorrections.subtracting(wantCorrections).sorted().prefix(10))")
+            #expect(wantCorrections.subtracting(gotCorrections).isEmpty, "missing: \(wantCorrections.subtracting(gotCorrections).sorted().prefix(10))")
+            #expect(gotFlags == wantFlags, "extra: \(gotFlags.subtracting(wantFlags).sorted().prefix(10)), missing: \(wantFlags.subtracting(gotFlags).sorted().prefix(10))")
+
+            let second = try ReceiptReconBinary.run(arguments, environment: environment, timeout: 600)
+            #expect([0, 1].contains(second.status), "\(second.output)")
+            let secondRun: Int64 = try db.query("SELECT max(id) AS id FROM recon_runs").first!.decode("id")
+            #expect(try db.query("SELECT count(*) AS n FROM recon_corrections WHERE run_id = \(secondRun)").first!.decode("n") == 0)
+        }
+    }
+}
