@@ -121,6 +121,16 @@ import Testing
         #expect(decoded.environmentKind == .sandbox)
     }
 
+    @Test func transactionReceiptIntegersAtTheLimits() throws {
+        // Found by the fuzzer: "-" and 19 digits once failed a length guard.
+        for value in [Int64.min, Int64.max, -7_226_696_670_173_622_350] {
+            var receipt = Samples.transactionReceipt
+            receipt.appItemID = value
+            receipt.inApp[0].quantity = Int(value)
+            #expect(try LocalReceiptDecoder.decode(base64: LocalReceiptEncoder.base64(receipt)) == receipt)
+        }
+    }
+
     @Test func transactionReceiptWithoutEnvironmentIsProduction() throws {
         var receipt = Samples.transactionReceipt
         receipt.environment = nil
