@@ -32,6 +32,7 @@ import Testing
         #expect(der.hasPrefix("MII"))
         #expect(ber.hasPrefix("MIAGCSqGSIb3DQEHAqCA"))
         #expect(LocalReceiptEncoder.base64(Samples.appReceipt) == der)
+        #expect(LocalReceiptEncoder.base64(Samples.appReceipt, encoding: .indefiniteLengthBER(chunkSize: 1000)) == ber)
     }
 
     @Test func absentValuesStayAbsent() throws {
