@@ -46,7 +46,31 @@ public final class WorldReceiptLocator: Sendable {
     }
 
     /// Identifies `receiptData` (base64; whitespace is ignored, as the decoder does).
+    ///
+    /// The common case takes a fast path: strict base64, the tag read straight from the DER, the unit's
+    /// receipt re-encoded and compared. Anything else, a mismatch included, goes through the project's
+    /// full decoder, which tells garbage (21002) from a receipt that is not ours (21003).
     public func identify(_ receiptData: String) -> ReceiptIdentity {
+        if let bytes = Data(base64Encoded: receiptData).map([UInt8].init), let opaque = AppReceiptDER.opaqueValue(in: bytes),
+           let tag = WorldReceiptTag(bytes: opaque, seed: world.parameters.seed), tag.unit < world.unitCount {
+            let unit = unit(tag.unit)
+            switch tag.kind {
+            case .stored:
+                if tag.slot < unit.receipts.count, case .app(let account, let created) = unit.receipts[tag.slot],
+                   unit.genuineAppReceiptBytes(tag.slot) == bytes {
+                    return .app(unit: tag.unit, account: account, createdMs: created)
+                }
+            case .latest:
+                if tag.slot < unit.accounts.count, unit.latestReceiptBytes(account: tag.slot) == bytes {
+                    return .app(unit: tag.unit, account: tag.slot, createdMs: unit.asOfMs)
+                }
+            }
+        }
+        return identifyByDecoding(receiptData)
+    }
+
+    /// The slow path: full local decoding, then the same comparison.
+    private func identifyByDecoding(_ receiptData: String) -> ReceiptIdentity {
         let local: LocalReceipt
         do {
             local = try LocalReceiptDecoder.decode(base64: receiptData)
@@ -55,6 +79,7 @@ public final class WorldReceiptLocator: Sendable {
         }
         if local.isXcodeTestReceipt { return .malformed }
         let compact = receiptData.contains(where: \.isWhitespace) ? receiptData.filter { !$0.isWhitespace } : receiptData
+        guard let bytes = Data(base64Encoded: compact).map([UInt8].init) else { return .unauthenticated }
 
         switch local.format {
         case .appReceipt:
@@ -64,15 +89,13 @@ public final class WorldReceiptLocator: Sendable {
             let unit = unit(tag.unit)
             switch tag.kind {
             case .stored:
+                // A tampered slot is `.tamperedApp`: whatever was sent, it is not what Apple issued.
                 guard tag.slot < unit.receipts.count, case .app(let account, let created) = unit.receipts[tag.slot],
-                      unit.genuineReceiptData(tag.slot) == compact
-                else {
-                    // A tampered slot is `.tamperedApp`: its genuine bytes differ from what was sent.
-                    return .unauthenticated
-                }
+                      unit.genuineAppReceiptBytes(tag.slot) == bytes
+                else { return .unauthenticated }
                 return .app(unit: tag.unit, account: account, createdMs: created)
             case .latest:
-                guard tag.slot < unit.accounts.count, unit.latestReceiptData(account: tag.slot) == compact else {
+                guard tag.slot < unit.accounts.count, unit.latestReceiptBytes(account: tag.slot) == bytes else {
                     return .unauthenticated
                 }
                 return .app(unit: tag.unit, account: tag.slot, createdMs: unit.asOfMs)
@@ -83,7 +106,7 @@ public final class WorldReceiptLocator: Sendable {
             else { return .unauthenticated }
             let unit = unit(place.unit)
             guard place.account < unit.accounts.count, unit.accounts[place.account].transaction(withID: id) != nil,
-                  unit.latestTransactionReceiptData(account: place.account, transactionID: id) == compact
+                  LocalReceiptEncoder.transactionReceipt(unit.transactionReceipt(account: place.account, transactionID: id)) == bytes
             else { return .unauthenticated }
             return .transaction(unit: place.unit, account: place.account, transactionID: id)
         }
