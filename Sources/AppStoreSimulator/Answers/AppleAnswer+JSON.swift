@@ -146,6 +146,8 @@ extension AppleAnswer {
         if let webOrder = transaction.webOrderLineItemID { json.member("web_order_line_item_id", webOrder) }
         json.member("is_trial_period", literal: transaction.isTrialPeriod ? "true" : "false")
         json.member("is_in_intro_offer_period", literal: transaction.isInIntroOfferPeriod ? "true" : "false")
+        json.member("unique_identifier", receipt.uniqueIdentifier)
+        json.member("unique_vendor_identifier", receipt.uniqueVendorIdentifier)
         json.endObject()
     }
 }
