@@ -28,7 +28,8 @@ extension AppStoreSimulator {
         timeout: Duration = .seconds(5),
         maxAttempts: Int = 4,
         concurrency: Int = 8,
-        rate: Double = 10_000
+        rate: Double = 10_000,
+        burst: Double? = nil
     ) -> VerifyReceiptClient {
         let configuration = VerifyReceiptClient.Configuration(
             productionURL: productionURL, sandboxURL: sandboxURL, environment: environment, sharedSecret: sharedSecret,
@@ -37,7 +38,7 @@ extension AppStoreSimulator {
         return VerifyReceiptClient(
             configuration: configuration,
             transport: URLSessionTransport(maxConnectionsPerHost: concurrency, timeout: timeout),
-            throttle: RequestThrottle(bucket: TokenBucket(rate: rate, burst: rate), maxInFlight: concurrency))
+            throttle: RequestThrottle(bucket: TokenBucket(rate: rate, burst: burst ?? rate), maxInFlight: concurrency))
     }
 
     /// The JSON body of a verifyReceipt request, as the project's client writes it.
