@@ -21,7 +21,7 @@ public enum WorldSeeder {
         public var expected: ExpectedOutcome
     }
 
-    public enum SeedError: Error, Sendable, CustomStringConvertible {
+    public enum SeedError: Error, Sendable, Equatable, CustomStringConvertible {
         /// The app's tables already hold rows: the expectation assumes a database with this world only.
         case tableNotEmpty(String)
 
