@@ -2,17 +2,30 @@
 enum BERWriter {
     /// A definite-length element with the shortest length encoding (DER).
     static func element(_ tag: BERTag, _ content: [UInt8]) -> [UInt8] {
-        tag.encoded + length(content.count) + content
+        var output = tag.encoded
+        let length = length(content.count)
+        output.reserveCapacity(output.count + length.count + content.count)
+        output += length
+        output += content
+        return output
     }
 
     /// A constructed element of definite length.
     static func element(_ tag: BERTag, children: [[UInt8]]) -> [UInt8] {
-        element(tag, Array(children.joined()))
+        element(tag, concatenated(children))
     }
 
     /// A constructed element of indefinite length, closed by end-of-contents (BER only).
     static func indefinite(_ tag: BERTag, children: [[UInt8]]) -> [UInt8] {
-        tag.encoded + [0x80] + Array(children.joined()) + [0x00, 0x00]
+        tag.encoded + [0x80] + concatenated(children) + [0x00, 0x00]
+    }
+
+    /// `Array(children.joined())` without the element-by-element copy of a flattened sequence.
+    private static func concatenated(_ children: [[UInt8]]) -> [UInt8] {
+        var output: [UInt8] = []
+        output.reserveCapacity(children.reduce(0) { $0 + $1.count })
+        for child in children { output += child }
+        return output
     }
 
     /// DER `SET OF`: elements sorted by their encodings (X.690 §11.6), as Apple's payload is.

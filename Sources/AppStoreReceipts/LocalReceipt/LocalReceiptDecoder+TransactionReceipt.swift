@@ -76,7 +76,8 @@ private struct TransactionReceiptFields {
 
     func integer(_ key: String) throws(ReceiptDecodingError) -> Int64? {
         guard let text = try string(key) else { return nil }
-        guard text.utf8.count <= 19, let value = Int64(text) else {
+        // Int64.init refuses overflow itself; a length guard here once rejected "-" + 19 digits.
+        guard let value = Int64(text) else {
             throw .invalidTransactionReceiptField(key, expected: "an integer")
         }
         return value

@@ -21,11 +21,12 @@ public enum LocalReceiptEncoder {
         case indefiniteLengthBER(chunkSize: Int)
     }
 
-    /// The receipt as base64 in its own format: an app receipt for `.appReceipt`, the iOS 6
-    /// transaction receipt for `.transactionReceipt`.
-    public static func base64(_ receipt: LocalReceipt) -> String {
+    /// The receipt as base64 (the `receipt-data` a device sends) in its own format: an app
+    /// receipt for `.appReceipt`, laid out per `encoding`; the iOS 6 transaction receipt for
+    /// `.transactionReceipt`.
+    public static func base64(_ receipt: LocalReceipt, encoding: ContainerEncoding = .der) -> String {
         switch receipt.format {
-        case .appReceipt: LocalReceiptBase64.encode(appReceipt(receipt))
+        case .appReceipt: LocalReceiptBase64.encode(appReceipt(receipt, encoding: encoding))
         case .transactionReceipt: LocalReceiptBase64.encode(transactionReceipt(receipt))
         }
     }

@@ -32,6 +32,7 @@ import Testing
         #expect(der.hasPrefix("MII"))
         #expect(ber.hasPrefix("MIAGCSqGSIb3DQEHAqCA"))
         #expect(LocalReceiptEncoder.base64(Samples.appReceipt) == der)
+        #expect(LocalReceiptEncoder.base64(Samples.appReceipt, encoding: .indefiniteLengthBER(chunkSize: 1000)) == ber)
     }
 
     @Test func absentValuesStayAbsent() throws {
@@ -119,6 +120,16 @@ import Testing
         let decoded = try LocalReceiptDecoder.decode(base64: text)
         #expect(decoded == Samples.transactionReceipt)
         #expect(decoded.environmentKind == .sandbox)
+    }
+
+    @Test func transactionReceiptIntegersAtTheLimits() throws {
+        // Found by the fuzzer: "-" and 19 digits once failed a length guard.
+        for value in [Int64.min, Int64.max, -7_226_696_670_173_622_350] {
+            var receipt = Samples.transactionReceipt
+            receipt.appItemID = value
+            receipt.inApp[0].quantity = Int(value)
+            #expect(try LocalReceiptDecoder.decode(base64: LocalReceiptEncoder.base64(receipt)) == receipt)
+        }
     }
 
     @Test func transactionReceiptWithoutEnvironmentIsProduction() throws {
