@@ -22,8 +22,8 @@ public enum ReceiptIdentity: Sendable, Hashable {
 /// purchase, a receipt of another seed or `asOf`) is 21003, as a failed signature is at Apple.
 ///
 /// Threading: `Sendable`; `identify` may be called from every connection thread at once. Rebuilt units
-/// are cached (bounded, emptied when full) because a receipt is often asked for twice in a row (a retry,
-/// a re-route to the other endpoint).
+/// are cached (in 32 locked shards, each bounded and emptied when full) because a receipt is often asked
+/// for twice in a row (a retry, a re-route to the other endpoint).
 public final class WorldReceiptLocator: Sendable {
     public let world: SimulatedWorld
     /// Shards of the unit cache, each behind its own lock, so that concurrent requests for different
