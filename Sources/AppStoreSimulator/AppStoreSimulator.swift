@@ -105,29 +105,31 @@ public final class AppStoreSimulator: Sendable, HTTPHandler {
     }
 
     private func verifyReceipt(_ request: HTTPRequest, endpoint: AppStoreEnvironment) -> HTTPResponse {
-        let number = recorder.arrived(endpoint: endpoint.rawValue)
-        let decision = faults.decide(requestNumber: number)
+        let arrival = recorder.arrival()
+        let decision = faults.decide(requestNumber: arrival.number)
         let delay = decision.delay > .zero ? decision.delay : nil
+        func record(status: Int?, http: Int?, fault: FaultKind? = nil, limited: Bool = false, delay: Duration?) {
+            recorder.record(endpoint: endpoint.rawValue, arrivedAt: arrival.at, appleStatus: status, httpStatus: http,
+                            fault: fault, rateLimited: limited, delay: delay)
+        }
 
-        if let limiter, let wait = limiter.admit() {
-            recorder.answered(appleStatus: nil, httpStatus: 429, fault: nil, rateLimited: true, delay: delay)
+        if let limiter, let wait = limiter.admit(now: arrival.at) {
+            record(status: nil, http: 429, limited: true, delay: delay)
             return HTTPResponse.error(429, "rate limit exceeded",
                                       headers: [("Retry-After", String(RateLimiter.retryAfterSeconds(wait)))])
                 .withDelay(delay)
         }
 
         if let fault = decision.fault {
-            return inject(fault, delay: delay)
+            let (response, status, http) = inject(fault)
+            let applied = fault == .stall ? nil : delay
+            record(status: status, http: http, fault: fault, delay: applied)
+            return fault == .stall ? response : response.withDelay(delay)
         }
 
-        let answer: AppleAnswer
-        if request.method != "POST" {
-            // Apple answers a GET with a JSON status, not an HTTP error.
-            answer = .bare(21000)
-        } else {
-            answer = self.answer(body: request.body, endpoint: endpoint)
-        }
-        recorder.answered(appleStatus: answer.status, httpStatus: 200, fault: nil, rateLimited: false, delay: delay)
+        // Apple answers a GET with a JSON status, not an HTTP error.
+        let answer = request.method == "POST" ? self.answer(body: request.body, endpoint: endpoint) : .bare(21000)
+        record(status: answer.status, http: 200, delay: delay)
         return HTTPResponse(status: 200, headers: [("Content-Type", "application/json")], body: answer.jsonBytes, delay: delay)
     }
 
@@ -135,46 +137,36 @@ public final class AppStoreSimulator: Sendable, HTTPHandler {
     public func answer(body: [UInt8], endpoint: AppStoreEnvironment) -> AppleAnswer {
         guard let request = VerifyReceiptRequestBody(json: body) else { return .bare(21000) }
         guard let receiptData = request.receiptData else { return .bare(21002) }
-        return answerer.answer(locator.identify(receiptData), unit: locator.unit, endpoint: endpoint,
-                               password: request.password, excludeOldTransactions: request.excludeOldTransactions)
+        let (identity, unit) = locator.resolve(receiptData)
+        // The unit is rebuilt (or fetched) once per request and handed to the answerer.
+        return answerer.answer(identity, unit: { index in unit?.index == index ? unit! : locator.unit(index) },
+                               endpoint: endpoint, password: request.password,
+                               excludeOldTransactions: request.excludeOldTransactions)
     }
 
-    private func inject(_ fault: FaultKind, delay: Duration?) -> HTTPResponse {
-        let response: HTTPResponse
-        var status: Int?
-        var httpStatus: Int? = 200
-        var applied = delay
+    /// An injected fault's response, the Apple status it carries and its HTTP status (nil: none is sent).
+    private func inject(_ fault: FaultKind) -> (HTTPResponse, Int?, Int?) {
         switch fault {
         case .status21005:
-            status = 21005
-            response = .json(Data(AppleAnswer.bare(21005).jsonBytes))
+            return (.json(Data(AppleAnswer.bare(21005).jsonBytes)), 21005, 200)
         case .status21009:
-            status = 21009
-            response = .json(Data(AppleAnswer.bare(21009).jsonBytes))
+            return (.json(Data(AppleAnswer.bare(21009).jsonBytes)), 21009, 200)
         case .status21199Retryable:
-            status = 21199
-            response = .json(Data(AppleAnswer.bare(21199, isRetryable: true).jsonBytes))
+            return (.json(Data(AppleAnswer.bare(21199, isRetryable: true).jsonBytes)), 21199, 200)
         case .status21199NotRetryable:
-            status = 21199
-            response = .json(Data(AppleAnswer.bare(21199, isRetryable: false).jsonBytes))
+            return (.json(Data(AppleAnswer.bare(21199, isRetryable: false).jsonBytes)), 21199, 200)
         case .serviceUnavailable:
-            httpStatus = 503
             let page = "<html><head><title>503 Service Unavailable</title></head><body><h1>Service Unavailable</h1>"
                 + "<p>The server is temporarily unable to service your request.</p></body></html>"
-            response = HTTPResponse(status: 503, headers: [("Content-Type", "text/html"),
-                                                           ("Retry-After", String(options.serviceUnavailableRetryAfterSeconds))],
-                                    body: Array(page.utf8))
+            let response = HTTPResponse(status: 503, headers: [("Content-Type", "text/html"),
+                                                               ("Retry-After", String(options.serviceUnavailableRetryAfterSeconds))],
+                                        body: Array(page.utf8))
+            return (response, nil, 503)
         case .connectionReset:
-            httpStatus = nil
-            response = .reset()
+            return (.reset(), nil, nil)
         case .stall:
-            httpStatus = nil
-            applied = nil
-            recorder.answered(appleStatus: nil, httpStatus: nil, fault: fault, rateLimited: false, delay: nil)
-            return .closeWithoutResponse(after: options.stallDuration)
+            return (.closeWithoutResponse(after: options.stallDuration), nil, nil)
         }
-        recorder.answered(appleStatus: status, httpStatus: httpStatus, fault: fault, rateLimited: false, delay: applied)
-        return response.withDelay(delay)
     }
 }
 

@@ -10,7 +10,7 @@ extension AppleAnswer {
         var json = AppleJSONWriter(capacity: 1024 + 700 * ((receipt?.inApp.count ?? 0) + (latestReceiptInfo?.count ?? 0))
             + (latestReceipt?.utf8.count ?? 0))
         json.beginObject()
-        if let environment { json.member("environment", environment.appleValue) }
+        if let environment { json.member("environment", literal: environment == .sandbox ? "Sandbox" : "Production") }
         if let transactionReceipt {
             writeTransactionReceiptAnswer(transactionReceipt, into: &json)
         } else if let receipt {
@@ -57,8 +57,8 @@ extension AppleAnswer {
         if let renewal = pendingRenewalInfo?.first {
             json.member("auto_renew_status", number: renewal.autoRenewStatus ? 1 : 0)
             json.member("auto_renew_product_id", renewal.autoRenewProductID)
-            if let intent = renewal.expirationIntent { json.member("expiration_intent", String(intent)) }
-            json.member("is_in_billing_retry_period", renewal.isInBillingRetryPeriod == true ? "1" : "0")
+            if let intent = renewal.expirationIntent { json.member("expiration_intent", quotedNumber: Int64(intent)) }
+            json.member("is_in_billing_retry_period", literal: renewal.isInBillingRetryPeriod == true ? "1" : "0")
         }
     }
 
@@ -87,7 +87,7 @@ extension AppleAnswer {
     private static func write(_ view: WorldTransaction.View, inLatestInfo: Bool, into json: inout AppleJSONWriter) {
         let transaction = view.transaction
         json.beginObject()
-        json.member("quantity", String(transaction.quantity))
+        json.member("quantity", quotedNumber: Int64(transaction.quantity))
         json.member("product_id", transaction.productID)
         json.member("transaction_id", transaction.transactionID)
         json.member("original_transaction_id", transaction.originalTransactionID)
@@ -96,13 +96,13 @@ extension AppleAnswer {
         if let expires = transaction.expiresMs { json.dateMembers("expires_date", expires) }
         if let cancelled = view.cancellationMs {
             json.dateMembers("cancellation_date", cancelled)
-            if let reason = view.cancellationReason { json.member("cancellation_reason", String(reason)) }
+            if let reason = view.cancellationReason { json.member("cancellation_reason", quotedNumber: Int64(reason)) }
         }
         if let webOrder = transaction.webOrderLineItemID { json.member("web_order_line_item_id", webOrder) }
-        json.member("is_trial_period", transaction.isTrialPeriod ? "true" : "false")
-        json.member("is_in_intro_offer_period", transaction.isInIntroOfferPeriod ? "true" : "false")
-        if view.isUpgraded { json.member("is_upgraded", "true") }
-        json.member("in_app_ownership_type", transaction.ownership.rawValue)
+        json.member("is_trial_period", literal: transaction.isTrialPeriod ? "true" : "false")
+        json.member("is_in_intro_offer_period", literal: transaction.isInIntroOfferPeriod ? "true" : "false")
+        if view.isUpgraded { json.member("is_upgraded", literal: "true") }
+        json.member("in_app_ownership_type", literal: transaction.ownership == .familyShared ? "FAMILY_SHARED" : "PURCHASED")
         if inLatestInfo, WorldCatalog.product(transaction.productID)?.kind == .autoRenewable {
             json.member("subscription_group_identifier", WorldCatalog.premiumGroupID)
         }
@@ -111,13 +111,13 @@ extension AppleAnswer {
 
     private static func write(_ renewal: WorldAccount.RenewalInfo, into json: inout AppleJSONWriter) {
         json.beginObject()
-        if let intent = renewal.expirationIntent { json.member("expiration_intent", String(intent)) }
+        if let intent = renewal.expirationIntent { json.member("expiration_intent", quotedNumber: Int64(intent)) }
         json.member("auto_renew_product_id", renewal.autoRenewProductID)
-        if let retry = renewal.isInBillingRetryPeriod { json.member("is_in_billing_retry_period", retry ? "1" : "0") }
+        if let retry = renewal.isInBillingRetryPeriod { json.member("is_in_billing_retry_period", literal: retry ? "1" : "0") }
         if let grace = renewal.gracePeriodExpiresMs { json.dateMembers("grace_period_expires_date", grace) }
         json.member("product_id", renewal.productID)
         json.member("original_transaction_id", renewal.originalTransactionID)
-        json.member("auto_renew_status", renewal.autoRenewStatus ? "1" : "0")
+        json.member("auto_renew_status", literal: renewal.autoRenewStatus ? "1" : "0")
         json.endObject()
     }
 
@@ -128,24 +128,26 @@ extension AppleAnswer {
         json.beginObject()
         json.member("bid", receipt.bundleID)
         json.member("bvrs", receipt.applicationVersion)
-        json.member("item_id", String(WorldCatalog.product(transaction.productID)?.itemID ?? 0))
-        json.member("app_item_id", String(receipt.appItemID))
-        json.member("version_external_identifier", String(receipt.versionExternalIdentifier))
+        json.member("item_id", quotedNumber: WorldCatalog.product(transaction.productID)?.itemID ?? 0)
+        json.member("app_item_id", quotedNumber: receipt.appItemID)
+        json.member("version_external_identifier", quotedNumber: receipt.versionExternalIdentifier)
         json.member("product_id", transaction.productID)
         json.member("transaction_id", transaction.transactionID)
         json.member("original_transaction_id", transaction.originalTransactionID)
-        json.member("quantity", String(transaction.quantity))
+        json.member("quantity", quotedNumber: Int64(transaction.quantity))
         json.dateMembers("purchase_date", transaction.purchaseMs)
         json.dateMembers("original_purchase_date", transaction.originalPurchaseMs)
         if let expires = transaction.expiresMs {
-            json.member("expires_date", String(expires))
+            json.member("expires_date", quotedNumber: expires)
             json.member("expires_date_formatted", AppleDateText.gmt(expires))
             json.member("expires_date_formatted_pst", AppleDateText.pacific(expires))
         }
         if let cancelled = view.cancellationMs { json.dateMembers("cancellation_date", cancelled) }
         if let webOrder = transaction.webOrderLineItemID { json.member("web_order_line_item_id", webOrder) }
-        json.member("is_trial_period", transaction.isTrialPeriod ? "true" : "false")
-        json.member("is_in_intro_offer_period", transaction.isInIntroOfferPeriod ? "true" : "false")
+        json.member("is_trial_period", literal: transaction.isTrialPeriod ? "true" : "false")
+        json.member("is_in_intro_offer_period", literal: transaction.isInIntroOfferPeriod ? "true" : "false")
+        json.member("unique_identifier", receipt.uniqueIdentifier)
+        json.member("unique_vendor_identifier", receipt.uniqueVendorIdentifier)
         json.endObject()
     }
 }

@@ -26,6 +26,9 @@ public struct AppleAnswer: Sendable, Hashable {
         public var applicationVersion: String
         public var appItemID: Int64
         public var versionExternalIdentifier: Int64
+        /// The device's `unique_identifier` and `unique_vendor_identifier`.
+        public var uniqueIdentifier: String
+        public var uniqueVendorIdentifier: String
         public var transaction: WorldTransaction.View
     }
 

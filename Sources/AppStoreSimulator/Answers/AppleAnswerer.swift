@@ -71,7 +71,9 @@ public struct AppleAnswerer: Sendable {
             var answer = AppleAnswer(status: 0)
             answer.transactionReceipt = AppleAnswer.TransactionReceipt(
                 bundleID: owner.bundleID, applicationVersion: owner.applicationVersion, appItemID: owner.appItemID,
-                versionExternalIdentifier: owner.versionExternalIdentifier, transaction: transaction.view(at: asOf))
+                versionExternalIdentifier: owner.versionExternalIdentifier,
+                uniqueIdentifier: owner.deviceIdentifier, uniqueVendorIdentifier: owner.vendorIdentifier,
+                transaction: transaction.view(at: asOf))
             guard isSubscription else { return answer }
             let chain = owner.transactions(purchasedBy: asOf).filter { $0.originalTransactionID == transaction.originalTransactionID }
             let newest = chain.max { ($0.purchaseMs, $0.transactionID) < ($1.purchaseMs, $1.transactionID) } ?? transaction

@@ -1,16 +1,18 @@
 import AppStoreReceipts
 import Foundation
 import Postgres
+import Synchronization
 
 /// Writes the app's side of a world into PostgreSQL: `products`, `receipts`, `entitlements` and
 /// `sandbox_testers`, drifted from the App Store exactly as the world says; and derives, unit by unit,
 /// the expectation of a correct run (`ExpectationDeriver`).
 ///
-/// Streams: units are generated and written in batches with `COPY`, so memory stays at one batch of
-/// rows (plus the expectation's corrections and flags, a fraction of the users) whatever the world's
+/// Streams: units are generated and written in batches with `COPY`, so memory stays at a few batches
+/// of rows (plus the expectation's corrections and flags, a fraction of the users) whatever the world's
 /// size. Everything happens in one transaction: a failed seed leaves nothing behind.
 ///
-/// Threading: uses `connection` on the calling thread only.
+/// Threading: uses `connection` on the calling thread only; batches are generated on a thread of the
+/// seeder's own (never Dispatch's global pool), at most two ahead of the COPYs.
 public enum WorldSeeder {
     public struct Summary: Sendable {
         public var products = 0
@@ -21,7 +23,7 @@ public enum WorldSeeder {
         public var expected: ExpectedOutcome
     }
 
-    public enum SeedError: Error, Sendable, CustomStringConvertible {
+    public enum SeedError: Error, Sendable, Equatable, CustomStringConvertible {
         /// The app's tables already hold rows: the expectation assumes a database with this world only.
         case tableNotEmpty(String)
 
@@ -59,54 +61,89 @@ public enum WorldSeeder {
                 into: "products", columns: ["product_id", "kind", "entitlement", "duration"],
                 rows: WorldCatalog.productsTable.map(productRow))
 
-            var accumulator = ExpectationDeriver.Accumulator(world: world, assumptions: assumptions)
-            let answerer = AppleAnswerer(world: world)
-            var nextReceiptID: Int64 = 1
-            var start = 0
-            while start < world.unitCount {
-                let range = start..<min(world.unitCount, start + batchUnits)
-                var receipts: [[any PostgresEncodable]] = []
-                var entitlements: [[any PostgresEncodable]] = []
-                var testers: [[any PostgresEncodable]] = []
-                world.forEachUnit(in: range) { unit in
-                    let ids = ExpectationDeriver.receiptIDs(for: unit, startingAt: &nextReceiptID)
-                    accumulator.add(ExpectationDeriver.derive(unit: unit, receiptIDs: ids, answerer: answerer,
-                                                              assumptions: assumptions))
-                    var data: [Int: String] = [:]  // a receipt stored twice is encoded once
-                    for (position, user) in unit.users.enumerated() {
-                        for (row, receipt) in user.receipts.enumerated() {
-                            let text = data[receipt.slot] ?? unit.receiptData(receipt.slot)
-                            data[receipt.slot] = text
-                            receipts.append([ids[position][row], user.id, text, date(receipt.createdMs)])
-                        }
-                        for entitlement in user.entitlements {
-                            entitlements.append([user.id, entitlement.entitlement, entitlement.active,
-                                                 entitlement.expiresMs.map(date), entitlement.productID,
-                                                 entitlement.originalTransactionID, entitlement.source,
-                                                 date(entitlement.updatedMs)])
-                        }
-                        if user.isSandboxTester {
-                            testers.append([user.id, "TestFlight tester (\(user.scenario.rawValue))"])
-                        }
-                    }
-                    summary.users += unit.users.count
+            // Generation runs on a thread of its own, one or two batches ahead of the COPYs below.
+            let pipeline = SeedPipeline<Batch>(capacity: 2)
+            let outcome = Mutex<(expected: ExpectedOutcome?, nextReceiptID: Int64)>((nil, 1))
+            let producer = Thread {
+                var accumulator = ExpectationDeriver.Accumulator(world: world, assumptions: assumptions)
+                let answerer = AppleAnswerer(world: world)
+                var nextReceiptID: Int64 = 1
+                var start = 0
+                while start < world.unitCount {
+                    let range = start..<min(world.unitCount, start + batchUnits)
+                    let batch = makeBatch(world, range, &nextReceiptID, &accumulator, answerer, assumptions)
+                    guard pipeline.put(batch) else { return }
+                    start = range.upperBound
                 }
+                let expected = accumulator.outcome()
+                outcome.withLock { $0 = (expected, nextReceiptID) }
+                pipeline.finish()
+            }
+            producer.stackSize = 1 << 22
+            producer.start()
+            defer { pipeline.cancel() }
+
+            while let batch = pipeline.take() {
+                summary.users += batch.users
                 summary.receipts += try connection.copy(
-                    into: "receipts", columns: ["id", "user_id", "receipt_data", "created_at"], rows: receipts)
+                    into: "receipts", columns: ["id", "user_id", "receipt_data", "created_at"], rows: batch.receipts)
                 summary.entitlements += try connection.copy(
                     into: "entitlements",
                     columns: ["user_id", "entitlement", "active", "expires_at", "product_id", "original_transaction_id",
                               "source", "updated_at"],
-                    rows: entitlements)
-                summary.sandboxTesters += try connection.copy(into: "sandbox_testers", columns: ["user_id", "note"], rows: testers)
+                    rows: batch.entitlements)
+                summary.sandboxTesters += try connection.copy(into: "sandbox_testers", columns: ["user_id", "note"], rows: batch.testers)
                 progress?(summary.users)
-                start = range.upperBound
             }
+            let (expected, nextReceiptID) = outcome.withLock { $0 }
             // Explicit ids were written: move the sequence past them, so the app's next receipt gets a new id.
             _ = try connection.query("SELECT setval(pg_get_serial_sequence('receipts', 'id'), \(max(1, nextReceiptID - 1)), \(nextReceiptID > 1))")
-            summary.expected = accumulator.outcome()
+            summary.expected = expected!
             return summary
         }
+    }
+
+    /// The rows of a range of units.
+    struct Batch: Sendable {
+        var receipts: [[any PostgresEncodable]] = []
+        var entitlements: [[any PostgresEncodable]] = []
+        var testers: [[any PostgresEncodable]] = []
+        var users = 0
+    }
+
+    /// Generates the units of `range`, their rows, and their part of the expectation.
+    private static func makeBatch(
+        _ world: SimulatedWorld,
+        _ range: Range<Int>,
+        _ nextReceiptID: inout Int64,
+        _ accumulator: inout ExpectationDeriver.Accumulator,
+        _ answerer: AppleAnswerer,
+        _ assumptions: RunAssumptions
+    ) -> Batch {
+        var batch = Batch()
+        world.forEachUnit(in: range) { unit in
+            let ids = ExpectationDeriver.receiptIDs(for: unit, startingAt: &nextReceiptID)
+            accumulator.add(ExpectationDeriver.derive(unit: unit, receiptIDs: ids, answerer: answerer, assumptions: assumptions))
+            var data: [Int: String] = [:]  // a receipt stored twice is encoded once
+            for (position, user) in unit.users.enumerated() {
+                for (row, receipt) in user.receipts.enumerated() {
+                    let text = data[receipt.slot] ?? unit.receiptData(receipt.slot)
+                    data[receipt.slot] = text
+                    batch.receipts.append([ids[position][row], user.id, text, date(receipt.createdMs)])
+                }
+                for entitlement in user.entitlements {
+                    batch.entitlements.append([user.id, entitlement.entitlement, entitlement.active,
+                                               entitlement.expiresMs.map(date), entitlement.productID,
+                                               entitlement.originalTransactionID, entitlement.source,
+                                               date(entitlement.updatedMs)])
+                }
+                if user.isSandboxTester {
+                    batch.testers.append([user.id, "TestFlight tester (\(user.scenario.rawValue))"])
+                }
+            }
+            batch.users += unit.users.count
+        }
+        return batch
     }
 
     /// A `products` row. Durations are written in hours, not days: `interval '90 days'` added to a

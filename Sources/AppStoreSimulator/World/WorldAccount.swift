@@ -60,6 +60,25 @@ public struct WorldAccount: Sendable, Hashable {
         transactions.contains { $0.purchaseMs <= instant && WorldCatalog.product($0.productID)?.kind == .autoRenewable }
     }
 
+    /// The device's `unique_identifier` in iOS 6 answers: `00008020-` and 16 hex digits, like a UDID.
+    public var deviceIdentifier: String {
+        "00008020-" + hex(SplitMix64.mix(deviceSeed), digits: 16).uppercased()
+    }
+
+    /// `unique_vendor_identifier`: a UUID.
+    public var vendorIdentifier: String {
+        let high = hex(SplitMix64.mix(deviceSeed ^ 0x5A5A), digits: 16).uppercased()
+        let low = hex(SplitMix64.mix(deviceSeed ^ 0xA5A5), digits: 16).uppercased()
+        let text = Array(high + low)
+        return String(text[0..<8]) + "-" + String(text[8..<12]) + "-" + String(text[12..<16]) + "-"
+            + String(text[16..<20]) + "-" + String(text[20..<32])
+    }
+
+    private func hex(_ value: UInt64, digits: Int) -> String {
+        let text = String(value, radix: 16)
+        return String(repeating: "0", count: max(0, digits - text.count)) + text
+    }
+
     public func transaction(withID id: String) -> WorldTransaction? {
         transactions.first { $0.transactionID == id }
     }

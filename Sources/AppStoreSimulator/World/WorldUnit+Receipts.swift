@@ -10,56 +10,68 @@ extension WorldUnit {
     /// `receipts.receipt_data` of slot `slot`: base64 as the device sent it.
     public func receiptData(_ slot: Int) -> String {
         switch receipts[slot] {
+        case .empty:
+            return ""
+        case .notBase64:
+            return "<receipt unavailable: StoreKit error 0>"
+        default:
+            return Self.base64(receiptBytes(slot)!)
+        }
+    }
+
+    /// The raw bytes of slot `slot` (nil for receipt data that is not base64 of anything).
+    func receiptBytes(_ slot: Int) -> [UInt8]? {
+        switch receipts[slot] {
         case .app(let account, let created):
-            return Self.base64(LocalReceiptEncoder.appReceipt(appReceipt(account: account, createdMs: created, tag: .init(kind: .stored, unit: index, slot: slot))))
+            return AppReceiptDER.encode(appReceipt(account: account, createdMs: created, tag: .init(kind: .stored, unit: index, slot: slot)))
         case .tamperedApp(let account, let created):
             var forged = appReceipt(account: account, createdMs: created, tag: .init(kind: .stored, unit: index, slot: slot))
             // The forger adds a yearly subscription that runs for another year.
             let start = created - SubscriptionClock.millisecondsPerDay
+            let forgedID = String(WorldUnitBuilder.transactionIDBase - 1)
             forged.inApp.append(LocalReceipt.InAppPurchase(
-                quantity: 1, productID: WorldCatalog.premiumYearly.id, transactionID: String(WorldUnitBuilder.transactionIDBase - 1),
-                purchaseDate: Self.date(start), originalTransactionID: String(WorldUnitBuilder.transactionIDBase - 1),
-                originalPurchaseDate: Self.date(start), productType: 3,
+                quantity: 1, productID: WorldCatalog.premiumYearly.id, transactionID: forgedID, purchaseDate: Self.date(start),
+                originalTransactionID: forgedID, originalPurchaseDate: Self.date(start), productType: 3,
                 expiresDate: Self.date(start + 365 * SubscriptionClock.millisecondsPerDay),
                 webOrderLineItemID: String(WorldUnitBuilder.webOrderBase - 1), isTrialPeriod: false, isInIntroOfferPeriod: false))
-            return Self.base64(LocalReceiptEncoder.appReceipt(forged))
+            return AppReceiptDER.encode(forged)
         case .transaction(let account, let id):
-            return LocalReceiptEncoder.base64(transactionReceipt(account: account, transactionID: id))
+            return LocalReceiptEncoder.transactionReceipt(transactionReceipt(account: account, transactionID: id))
         case .xcode(let created):
-            return Self.base64(LocalReceiptEncoder.appReceipt(xcodeReceipt(createdMs: created, slot: slot),
-                                                              encoding: .indefiniteLengthBER(chunkSize: 512)))
+            return LocalReceiptEncoder.appReceipt(xcodeReceipt(createdMs: created, slot: slot), encoding: .indefiniteLengthBER(chunkSize: 512))
         case .garbage(let count):
             var rng = SplitMix64.derive(seed, UInt64(index), UInt64(slot), 0x6A5B)
             var bytes = rng.bytes(count)
             // Neither a DER SEQUENCE (0x30), nor plist text, nor base64 text: no receipt by any reading.
             bytes[0] = 0x04
-            return Self.base64(bytes)
-        case .empty:
-            return ""
-        case .notBase64:
-            return "<receipt unavailable: StoreKit error 0>"
-        }
-    }
-
-    /// What Apple issued for slot `slot`, which is what Apple would authenticate: the receipt data
-    /// itself, except for a tampered receipt (its original) and things that are no receipt (nil).
-    func genuineReceiptData(_ slot: Int) -> String? {
-        switch receipts[slot] {
-        case .app, .transaction:
-            return receiptData(slot)
-        case .tamperedApp(let account, let created):
-            return Self.base64(LocalReceiptEncoder.appReceipt(appReceipt(account: account, createdMs: created, tag: .init(kind: .stored, unit: index, slot: slot))))
-        case .xcode, .garbage, .empty, .notBase64:
+            return bytes
+        case .empty, .notBase64:
             return nil
         }
     }
 
-    /// `latest_receipt` for an app receipt of `account`: a receipt issued at `asOf` with every transaction.
-    public func latestReceiptData(account: Int) -> String {
-        Self.base64(LocalReceiptEncoder.appReceipt(appReceipt(account: account, createdMs: asOfMs, tag: .init(kind: .latest, unit: index, slot: account))))
+    /// The bytes Apple issued as app receipt `slot` (for a tampered slot, the original before the
+    /// forgery), or nil when the slot is no app receipt. Apple authenticates exactly these bytes.
+    func genuineAppReceiptBytes(_ slot: Int) -> [UInt8]? {
+        switch receipts[slot] {
+        case .app(let account, let created), .tamperedApp(let account, let created):
+            return AppReceiptDER.encode(appReceipt(account: account, createdMs: created, tag: .init(kind: .stored, unit: index, slot: slot)))
+        case .transaction, .xcode, .garbage, .empty, .notBase64:
+            return nil
+        }
     }
 
-    /// `latest_receipt` for an iOS 6 receipt: the transaction receipt of the chain's newest period.
+    /// The bytes of `latest_receipt` for an app receipt of `account`: issued at `asOf`, every transaction.
+    func latestReceiptBytes(account: Int) -> [UInt8] {
+        AppReceiptDER.encode(appReceipt(account: account, createdMs: asOfMs, tag: .init(kind: .latest, unit: index, slot: account)))
+    }
+
+    /// `latest_receipt` for an app receipt of `account`, base64.
+    public func latestReceiptData(account: Int) -> String {
+        Self.base64(latestReceiptBytes(account: account))
+    }
+
+    /// An iOS 6 transaction receipt of one transaction of `account` (the `latest_receipt` of iOS 6 answers).
     public func latestTransactionReceiptData(account: Int, transactionID: String) -> String {
         LocalReceiptEncoder.base64(transactionReceipt(account: account, transactionID: transactionID))
     }

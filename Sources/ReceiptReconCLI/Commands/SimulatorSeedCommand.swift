@@ -54,6 +54,7 @@ struct SimulatorSeedCommand: Command {
 
     func run(_ console: Console) throws -> ExitCode {
         let world = world.world()
+        if let expectedFile { try checkWritable(expectedFile) }
         let connection = try PostgresConnection(conninfo: configuration.databaseURL, statementTimeout: nil,
                                                 applicationName: "receipt-recon simulator seed")
         _ = try Migrator().apply(on: connection)
@@ -83,18 +84,32 @@ struct SimulatorSeedCommand: Command {
 
     /// Writes `data` to `path` through a temporary file and a rename, so a reader never sees half a file.
     private func write(_ data: Data, to path: String) throws {
-        let url = URL(fileURLWithPath: path)
-        let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(getpid()).tmp")
+        let temporary = Self.temporaryPath(for: path)
         do {
-            try data.write(to: temporary)
-            if FileManager.default.fileExists(atPath: url.path) {
-                _ = try FileManager.default.replaceItemAt(url, withItemAt: temporary)
-            } else {
-                try FileManager.default.moveItem(at: temporary, to: url)
-            }
+            try data.write(to: URL(fileURLWithPath: temporary))
         } catch {
-            try? FileManager.default.removeItem(at: temporary)
+            unlink(temporary)
             throw CommandError(.dataError, "cannot write the expected file '\(path)': \(error.localizedDescription)")
         }
+        guard rename(temporary, path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(temporary)
+            throw CommandError(.dataError, "cannot write the expected file '\(path)': \(reason)")
+        }
+    }
+
+    /// Fails before seeding when the expected file's directory is not writable, so a seeded database
+    /// never goes without its file.
+    private func checkWritable(_ path: String) throws {
+        let temporary = Self.temporaryPath(for: path)
+        guard FileManager.default.createFile(atPath: temporary, contents: nil) else {
+            throw CommandError(.dataError, "cannot write the expected file '\(path)': its directory is not writable")
+        }
+        unlink(temporary)
+    }
+
+    private static func temporaryPath(for path: String) -> String {
+        let url = URL(fileURLWithPath: path)
+        return url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(getpid()).tmp").path
     }
 }

@@ -25,4 +25,22 @@ import Testing
         #expect(corrections == scenario.intended.corrections.sorted())
         #expect(flags == scenario.intended.flags.sorted())
     }
+
+    static let stagingCases = TestWorlds.firstOfEachScenario(TestWorlds.staging)
+
+    /// The same intents in a staging world (a database serving the sandbox, 5-minute sandbox months),
+    /// with the misrouting flag named after that environment.
+    @Test(arguments: WorldScenario.allCases)
+    func aStagingWorldMeansTheSame(scenario: WorldScenario) throws {
+        let (unit, user) = try #require(Self.stagingCases[scenario])
+        var next: Int64 = 1
+        let ids = ExpectationDeriver.receiptIDs(for: unit, startingAt: &next)
+        let result = ExpectationDeriver.derive(unit: unit, receiptIDs: ids, answerer: AppleAnswerer(world: TestWorlds.staging),
+                                               assumptions: RunAssumptions(environment: .sandbox))
+        let corrections = result.corrections.filter { $0.userID == user.id }.map { "\($0.entitlement):\($0.action)" }.sorted()
+        let flags = result.flags.filter { $0.userID == user.id }.map(\.kind).sorted()
+        let intended = scenario.intended.flags.map { $0 == "sandbox_in_production" ? "production_in_sandbox" : $0 }
+        #expect(corrections == scenario.intended.corrections.sorted())
+        #expect(flags == intended.sorted())
+    }
 }

@@ -1,0 +1,48 @@
+import AppStoreReceipts
+import Foundation
+@testable import AppStoreSimulator
+
+/// Starts a simulator on an ephemeral loopback port for `body` and stops it afterwards, also on failure.
+func withSimulator<T: Sendable>(
+    _ world: SimulatedWorld,
+    options: SimulatorOptions = SimulatorOptions(),
+    _ body: (AppStoreSimulator) async throws -> T
+) async throws -> T {
+    let simulator = AppStoreSimulator(world: world, options: options)
+    try simulator.start()
+    do {
+        let result = try await body(simulator)
+        try await TestThreads.run { simulator.stop() }
+        return result
+    } catch {
+        try? await TestThreads.run { simulator.stop() }
+        throw error
+    }
+}
+
+extension AppStoreSimulator {
+    /// The project's verifyReceipt client pointed at this simulator, with fast backoff.
+    func client(
+        environment: AppStoreEnvironment = .production,
+        sharedSecret: String? = nil,
+        timeout: Duration = .seconds(5),
+        maxAttempts: Int = 4,
+        concurrency: Int = 8,
+        rate: Double = 10_000,
+        burst: Double? = nil
+    ) -> VerifyReceiptClient {
+        let configuration = VerifyReceiptClient.Configuration(
+            productionURL: productionURL, sandboxURL: sandboxURL, environment: environment, sharedSecret: sharedSecret,
+            timeout: timeout, budget: VerifyReceiptRetryBudget(maxAttempts: maxAttempts),
+            backoff: BackoffPolicy(base: .milliseconds(5), cap: .milliseconds(20), seed: 7))
+        return VerifyReceiptClient(
+            configuration: configuration,
+            transport: URLSessionTransport(maxConnectionsPerHost: concurrency, timeout: timeout),
+            throttle: RequestThrottle(bucket: TokenBucket(rate: rate, burst: burst ?? rate), maxInFlight: concurrency))
+    }
+
+    /// The JSON body of a verifyReceipt request, as the project's client writes it.
+    static func requestBody(_ receiptData: String, password: String? = nil, excludeOld: Bool = true) throws -> [UInt8] {
+        Array(try VerifyReceiptRequest(receiptData: receiptData, password: password, excludeOldTransactions: excludeOld).jsonBody())
+    }
+}

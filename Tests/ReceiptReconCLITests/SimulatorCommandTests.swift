@@ -1,0 +1,159 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Postgres
+import Testing
+import TestSupport
+
+/// `simulator seed` and `simulator serve` through the built binary, as a staging rehearsal uses them:
+/// seed a database, serve the same world, and every stored receipt is one the simulated Apple issued.
+@Suite struct SimulatorCommandTests {
+    static let world = ["--users", "150", "--seed", "4", "--as-of", "2026-11-22T03:00:00Z"]
+
+    @Test func seedWritesTheDatabaseAndTheExpectedFile() throws {
+        try TestDatabase.with(migrated: false) { database in
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("expected-\(UUID().uuidString).json")
+            defer { try? FileManager.default.removeItem(at: file) }
+            let result = try ReceiptReconBinary.run(
+                ["simulator", "seed", "--database-url", database.conninfo, "--expected", file.path] + Self.world)
+            #expect(result.status == 0, "\(result.output)")
+            #expect(result.stdout.hasPrefix("seeded 150 users, "))
+            let connection = try database.connect()
+            let receipts = try connection.query("SELECT count(*) FROM receipts")[0].decode(at: 0, as: Int.self)
+            #expect(result.stdout.contains("\(receipts) receipts"))
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any])
+            #expect(json["as_of"] as? String == "2026-11-22T03:00:00Z")
+            #expect((json["corrections"] as? [Any])?.isEmpty == false)
+            #expect((json["flags"] as? [Any])?.isEmpty == false)
+            #expect((json["run"] as? String)?.contains("--bundle-id com.example.recon") == true)
+            #expect(!result.output.contains("MII"), "no receipt data in the output")
+
+            // A second seed refuses to mix worlds.
+            let again = try ReceiptReconBinary.run(["simulator", "seed", "--database-url", database.conninfo] + Self.world)
+            #expect(again.status == 65, "\(again.output)")
+            #expect(again.stderr.contains("not empty"))
+        }
+    }
+
+    @Test func serveAnswersTheSeededReceiptsAndStopsOnSIGTERM() async throws {
+        let receipts = try TestDatabase.with(migrated: false) { database -> [String] in
+            let result = try ReceiptReconBinary.run(["simulator", "seed", "--database-url", database.conninfo] + Self.world)
+            #expect(result.status == 0, "\(result.output)")
+            let rows = try database.connect().query("SELECT receipt_data FROM receipts ORDER BY id LIMIT 40")
+            return try rows.map { try $0.decode(at: 0, as: String.self) }
+        }
+
+        // Not Foundation.Process: once used, its SIGCHLD handling reaps children that ChildProcess (the
+        // other tests' runner) waits for, and those tests hang.
+        let server = try BackgroundProcess(ReceiptReconBinary.url.path, ["simulator", "serve", "--port", "0"] + Self.world)
+        defer { server.kill() }
+
+        let line = try await server.firstLine(within: .seconds(20))
+        #expect(line.hasPrefix("listening on http://127.0.0.1:"), "\(line)")
+        let production = try #require(line.firstMatch(of: /production: (\S+),/).map { String($0.1) })
+        #expect(line.contains("/sandbox/verifyReceipt"))
+
+        var statuses: [Int] = []
+        for receipt in receipts {
+            var request = URLRequest(url: try #require(URL(string: production)))
+            request.httpMethod = "POST"
+            request.httpBody = try JSONSerialization.data(withJSONObject: ["receipt-data": receipt, "exclude-old-transactions": true])
+            let (data, response) = try await URLSession.shared.data(for: request)
+            #expect((response as? HTTPURLResponse)?.statusCode == 200)
+            let json = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+            statuses.append(try #require(json["status"] as? Int))
+        }
+        // The same world on both sides: valid receipts, redirects and the world's deliberate failures,
+        // never a receipt the simulated Apple does not know (21003 comes only from a tampered one).
+        #expect(statuses.contains(0))
+        #expect(Set(statuses).isSubset(of: [0, 21002, 21003, 21006, 21007, 21010, 21199]), "\(statuses)")
+        #expect(statuses.filter { $0 == 21003 }.count <= 1)
+
+        server.signal(SIGTERM)
+        let status = try await server.exitStatus(within: .seconds(10))
+        #expect(status == 0)
+        let errors = server.stderr
+        #expect(errors.contains("stopped after \(receipts.count) verifyReceipt requests"), "\(errors)")
+        #expect(!errors.contains("MII") && !server.stdout.contains("MII"))
+    }
+
+    @Test func serveRefusesBadKnobs() throws {
+        for (arguments, named) in [(["--fault-rate", "1.5"], "--fault-rate"), (["--rate-limit", "0"], "--rate-limit"),
+                                   (["--users", "5", "--receipts", "10"], "--receipts"),
+                                   (["--environment", "staging"], "--environment")] {
+            let result = try ReceiptReconBinary.run(["simulator", "serve"] + arguments)
+            #expect(result.status == 64, "\(arguments): \(result.output)")
+            #expect(result.stderr.contains(named))
+        }
+    }
+}
+
+/// The built binary running in the background with stdout and stderr in temporary files, spawned with
+/// `posix_spawn` and waited for with `waitpid` on its own pid only.
+final class BackgroundProcess: Sendable {
+    let pid: pid_t
+    private let directory: URL
+
+    init(_ executable: String, _ arguments: [String]) throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("bg-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, directory.appendingPathComponent("out").path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_addopen(&actions, 2, directory.appendingPathComponent("err").path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        let entry: String = "PATH=" + path
+        let envp: [UnsafeMutablePointer<CChar>?] = [strdup(entry), nil]
+        defer {
+            argv.forEach { free($0) }
+            envp.forEach { free($0) }
+        }
+        var pid = pid_t()
+        let result = posix_spawn(&pid, executable, &actions, nil, argv, envp)
+        guard result == 0 else { throw CocoaError(.executableLoad) }
+        self.pid = pid
+    }
+
+    var stdout: String { (try? String(contentsOf: directory.appendingPathComponent("out"), encoding: .utf8)) ?? "" }
+    var stderr: String { (try? String(contentsOf: directory.appendingPathComponent("err"), encoding: .utf8)) ?? "" }
+
+    func signal(_ number: Int32) { Glibc.kill(pid, number) }
+
+    /// SIGKILL and reap, if still running; removes the output files.
+    func kill() {
+        var status: Int32 = 0
+        if waitpid(pid, &status, WNOHANG) == 0 {
+            Glibc.kill(pid, SIGKILL)
+            _ = waitpid(pid, &status, 0)
+        }
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// The first line of stdout, polled (the process writes it once listening).
+    func firstLine(within limit: Duration) async throws -> String {
+        let deadline = ContinuousClock.now + limit
+        while ContinuousClock.now < deadline {
+            if let newline = stdout.firstIndex(of: "\n") { return String(stdout[..<newline]) }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        throw CocoaError(.fileReadUnknown)
+    }
+
+    /// The exit status once the process ends (128 + n for a signal).
+    func exitStatus(within limit: Duration) async throws -> Int32 {
+        let deadline = ContinuousClock.now + limit
+        var status: Int32 = 0
+        while ContinuousClock.now < deadline {
+            if waitpid(pid, &status, WNOHANG) == pid {
+                let signal = status & 0x7F
+                return signal == 0 ? (status >> 8) & 0xFF : 128 + signal
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        throw CocoaError(.executableLoad)
+    }
+}
