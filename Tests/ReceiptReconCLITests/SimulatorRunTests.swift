@@ -1,0 +1,219 @@
+import AppStoreReceipts
+import AppStoreSimulator
+import Foundation
+import Postgres
+import Testing
+import TestSupport
+
+/// CONTRACT §6 and §7 against the simulator's world and fault knobs: kill -9, outages, a wrong
+/// shared secret, the rate limit, concurrent runs and support beside the nightly run.
+@Suite struct SimulatorRunTests {
+    static let asOf = "2026-11-01T00:00:00Z"
+    static let bundleID = WorldCatalog.appBundleID
+
+    static func world(users: Int) -> SimulatedWorld {
+        SimulatedWorld(users: users, seed: 11, asOf: ISO8601DateFormatter().date(from: asOf)!)
+    }
+
+    /// Seeds `world` into `database` and returns the simulator's expectation for a clean run.
+    @discardableResult
+    static func seed(_ world: SimulatedWorld, into database: TestDatabase) throws -> ExpectedOutcome {
+        try WorldSeeder.seed(world, into: database.connect()).expected
+    }
+
+    static func environment(_ database: TestDatabase, _ simulator: AppStoreSimulator, secret: String? = nil) -> [String: String] {
+        var environment = [
+            "DATABASE_URL": database.conninfo,
+            "APPLE_VERIFY_URL_PRODUCTION": simulator.productionURL.absoluteString,
+            "APPLE_VERIFY_URL_SANDBOX": simulator.sandboxURL.absoluteString,
+            "APPLE_BUNDLE_IDS": bundleID,
+        ]
+        if let secret { environment["APPLE_SHARED_SECRET"] = secret }
+        return environment
+    }
+
+    static func started(_ world: SimulatedWorld, _ options: SimulatorOptions = SimulatorOptions()) throws -> AppStoreSimulator {
+        let simulator = AppStoreSimulator(world: world, options: options)
+        try simulator.start(port: 0)
+        return simulator
+    }
+
+    static let run = ["run", "--older-than", "0", "--as-of", asOf, "--rate", "1000", "--concurrency", "8"]
+
+    static func applied(_ db: PostgresConnection) throws -> [String] {
+        try db.query("""
+            SELECT user_id || ' ' || entitlement || ' ' || action AS c FROM recon_corrections WHERE applied ORDER BY 1
+            """).map { try $0.decode("c") }
+    }
+
+    static func entitlements(_ db: PostgresConnection) throws -> [String] {
+        try db.query("""
+            SELECT user_id || ' ' || entitlement || ' ' || active || ' ' || coalesce(expires_at::text, '-') || ' ' || source AS e
+            FROM entitlements ORDER BY user_id, entitlement
+            """).map { try $0.decode("e") }
+    }
+
+    @Test func killedAtFiveMomentsAgainstASlowSimulatorEndsLikeOneUninterruptedRun() throws {
+        let world = Self.world(users: 300)
+        let simulator = try Self.started(world, SimulatorOptions(latency: .milliseconds(60)))
+        defer { simulator.stop() }
+        let (reference, referenceRows) = try TestDatabase.with { database in
+            let expected = try Self.seed(world, into: database)
+            let result = try ReceiptReconBinary.run(Self.run, environment: Self.environment(database, simulator))
+            #expect([0, 1].contains(result.status), "\(result.output)")
+            let db = try database.connect()
+            let applied = try Self.applied(db)
+            #expect(Set(applied) == Set(expected.corrections.map { "\($0.userID) \($0.entitlement) \($0.action)" }))
+            return (applied, try Self.entitlements(db))
+        }
+        try TestDatabase.with { database in
+            try Self.seed(world, into: database)
+            let environment = Self.environment(database, simulator)
+            for seconds in [0.5, 1.5, 2.0, 2.5, 3.0] {
+                let child = try ReceiptReconBinary.start(Self.run, environment: environment)
+                Thread.sleep(forTimeInterval: seconds)
+                child.signal(SIGKILL)
+                _ = try child.wait(timeout: 60)
+            }
+            let final = try ReceiptReconBinary.run(Self.run, environment: environment)
+            #expect([0, 1].contains(final.status), "\(final.output)")
+            let db = try database.connect()
+            let applied = try Self.applied(db)
+            #expect(applied == reference, "applied corrections differ from an uninterrupted run")
+            #expect(try Self.entitlements(db) == referenceRows)
+            let statuses: [String] = try db.query("SELECT status FROM recon_runs ORDER BY id").map { try $0.decode("status") }
+            #expect(Array(statuses.prefix(5)) == Array(repeating: "interrupted", count: 5))
+        }
+    }
+
+    @Test func aDryRunChangesNoEntitlementAndRecordsWhatTheRealRunApplies() throws {
+        let world = Self.world(users: 300)
+        let simulator = try Self.started(world)
+        defer { simulator.stop() }
+        try TestDatabase.with { database in
+            let expected = try Self.seed(world, into: database)
+            let db = try database.connect()
+            let dump = "SELECT string_agg(row(e.*)::text, E'\\n' ORDER BY user_id, entitlement) AS d FROM entitlements e"
+            let before: String = try db.query(PostgresQuery(unsafeSQL: dump)).first!.decode("d")
+            let dry = try ReceiptReconBinary.run(Self.run + ["--dry-run"], environment: Self.environment(database, simulator))
+            #expect([0, 1].contains(dry.status), "\(dry.output)")
+            #expect(try db.query(PostgresQuery(unsafeSQL: dump)).first!.decode("d") == before)
+            let planned: [String] = try db.query("""
+                SELECT user_id || ' ' || entitlement || ' ' || action AS c FROM recon_corrections WHERE NOT applied ORDER BY 1
+                """).map { try $0.decode("c") }
+            let wet = try ReceiptReconBinary.run(Self.run, environment: Self.environment(database, simulator))
+            #expect([0, 1].contains(wet.status), "\(wet.output)")
+            #expect(try Self.applied(db) == planned)
+            #expect(Set(planned) == Set(expected.corrections.map { "\($0.userID) \($0.entitlement) \($0.action)" }))
+        }
+    }
+
+    /// On a terminal, stderr carries a progress line; in cron (not a terminal) it never appears.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script"), "util-linux script(1) not installed"))
+    func aProgressLineIsDrawnOnlyOnATerminal() throws {
+        let world = Self.world(users: 150)
+        let simulator = try Self.started(world, SimulatorOptions(latency: .milliseconds(50)))
+        defer { simulator.stop() }
+        try TestDatabase.with { database in
+            try Self.seed(world, into: database)
+            var environment = Self.environment(database, simulator)
+            environment["PATH"] = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+            let command = ([ReceiptReconBinary.url.path] + Self.run).joined(separator: " ")
+            // script(1) runs the job on a pseudo-terminal, as an operator's shell would.
+            let onTerminal = try ChildProcess.run("/usr/bin/script", ["-qec", command, "/dev/null"],
+                                                  environment: environment, timeout: 120)
+            #expect(onTerminal.stdoutText.contains("receipts, "), "\(onTerminal.stdoutText.suffix(400))")
+            #expect(onTerminal.stdoutText.contains("ETA"))
+            #expect(onTerminal.stdoutText.contains("unverified"))
+            let inCron = try ReceiptReconBinary.run(Self.run, environment: environment)
+            #expect(!inCron.stderr.contains("ETA"))
+        }
+    }
+
+    @Test(arguments: [FaultKind.status21009, .serviceUnavailable])
+    func aSimulatorAnsweringOnlyFaultsTripsTheBreakerAndChangesNothing(fault: FaultKind) throws {
+        let world = Self.world(users: 150)
+        let simulator = try Self.started(world, SimulatorOptions(faultRate: 1, faultMix: [fault: 1]))
+        defer { simulator.stop() }
+        try TestDatabase.with { database in
+            try Self.seed(world, into: database)
+            let db = try database.connect()
+            let before = try Self.entitlements(db)
+            let result = try ReceiptReconBinary.run(["run", "--older-than", "0", "--as-of", Self.asOf, "--rate", "1000", "--max-attempts", "1", "--concurrency", "16"],
+                                                    environment: Self.environment(database, simulator))
+            #expect(result.status == 69, "\(result.output)")
+            #expect(try Self.entitlements(db) == before)
+            let row = try db.query("SELECT status, abort_reason FROM recon_runs").first!
+            #expect(try row.decode("status") == "aborted")
+            #expect(try row.decode("abort_reason", as: String?.self)?.contains("unverified") == true)
+        }
+    }
+
+    @Test func aWrongSharedSecretExits78WithZeroCorrections() throws {
+        let world = Self.world(users: 150)
+        let simulator = try Self.started(world, SimulatorOptions(sharedSecret: "the-right-secret"))
+        defer { simulator.stop() }
+        try TestDatabase.with { database in
+            try Self.seed(world, into: database)
+            let result = try ReceiptReconBinary.run(Self.run, environment: Self.environment(database, simulator, secret: "a-rotated-one"))
+            #expect(result.status == 78, "\(result.output)")
+            #expect(!result.output.contains("a-rotated-one"))
+            let db = try database.connect()
+            #expect(try db.query("SELECT count(*) AS n FROM recon_corrections").first!.decode("n") == 0)
+        }
+    }
+
+    @Test func atRate50NoSecondOfTheSimulatorsLogExceedsRatePlusBurst() throws {
+        let world = Self.world(users: 200)
+        let simulator = try Self.started(world)
+        defer { simulator.stop() }
+        try TestDatabase.with { database in
+            try Self.seed(world, into: database)
+            let result = try ReceiptReconBinary.run(
+                ["run", "--older-than", "0", "--as-of", Self.asOf, "--rate", "50", "--concurrency", "16", "--json"],
+                environment: Self.environment(database, simulator))
+            #expect([0, 1].contains(result.status), "\(result.output)")
+            let summary = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+            let requests = simulator.stats.requests
+            #expect(summary["appleRequests"] as? Int == requests)
+            let receipts = try database.connect().query("SELECT count(DISTINCT receipt_data) AS n FROM receipts").first!
+                .decode("n", as: Int.self)
+            let retries = summary["appleRetries"] as? Int ?? 0
+            let hops = summary["appleHops"] as? Int ?? 0
+            #expect(requests <= receipts + retries + hops)
+            let log = simulator.requestLog.sorted()
+            var busiest = 0
+            var start = 0
+            for end in log.indices {
+                while log[end] - log[start] >= .seconds(1) { start += 1 }
+                busiest = max(busiest, end - start + 1)
+            }
+            #expect(busiest <= 50 + 2 + 1, "busiest second held \(busiest) requests")
+        }
+    }
+
+    @Test func twoRunsAtOnceAndSupportBesideThemDuplicateNothing() throws {
+        let world = Self.world(users: 300)
+        let simulator = try Self.started(world, SimulatorOptions(latency: .milliseconds(40)))
+        defer { simulator.stop() }
+        try TestDatabase.with { database in
+            let expected = try Self.seed(world, into: database)
+            let environment = Self.environment(database, simulator)
+            let first = try ReceiptReconBinary.start(Self.run, environment: environment)
+            let second = try ReceiptReconBinary.start(Self.run, environment: environment)
+            Thread.sleep(forTimeInterval: 0.8)
+            let db = try database.connect()
+            let users: [String] = try db.query("SELECT DISTINCT user_id FROM receipts ORDER BY user_id DESC LIMIT 3")
+                .map { try $0.decode("user_id") }
+            for user in users {
+                let support = try ReceiptReconBinary.run(["verify-user", user, "--as-of", Self.asOf], environment: environment)
+                #expect([0, 1].contains(support.status), "\(support.output)")
+            }
+            let statuses = [try first.wait(timeout: 120).status, try second.wait(timeout: 120).status].sorted()
+            #expect(statuses.last == 75 && [0, 1].contains(statuses.first!), "\(statuses)")
+            let applied = try Self.applied(db)
+            #expect(applied.count == Set(applied).count, "a correction was applied twice")
+            #expect(Set(applied) == Set(expected.corrections.map { "\($0.userID) \($0.entitlement) \($0.action)" }))
+        }
+    }
+}
