@@ -7,6 +7,9 @@ import Synchronization
 /// Testing worker thread (the child had exited; the run loop never heard of it), so the test
 /// infrastructure and the throwaway cluster use this instead: no run loop, no signal source.
 public enum ChildProcess {
+    /// Serialises pipe creation and spawning (see `start`).
+    private static let spawnLock = NSLock()
+
     public struct Result: Sendable {
         public let status: Int32
         public let stdout: Data
@@ -79,9 +82,17 @@ public enum ChildProcess {
         var outPipe: [Int32] = [0, 0]
         var errPipe: [Int32] = [0, 0]
         var inPipe: [Int32] = [0, 0]
+        // Close-on-exec, so that a child started concurrently by another thread does not inherit
+        // these pipes and keep them open (our reader would then wait for *that* child to exit).
+        // posix_spawn's dup2 onto 0, 1 and 2 clears the flag for the child's own copies. (pipe2 with
+        // O_CLOEXEC is hidden behind _GNU_SOURCE; the lock closes the window between pipe and fcntl
+        // for every spawn made through this type.)
+        spawnLock.lock()
+        defer { spawnLock.unlock() }
         guard pipe(&outPipe) == 0, pipe(&errPipe) == 0, pipe(&inPipe) == 0 else {
             throw Failure(message: "cannot create pipes: \(String(cString: strerror(errno)))")
         }
+        for descriptor in outPipe + errPipe + inPipe { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }

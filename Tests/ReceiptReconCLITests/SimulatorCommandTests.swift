@@ -1,3 +1,4 @@
+import AppStoreReceipts
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -54,15 +55,28 @@ import TestSupport
         let production = try #require(line.firstMatch(of: /production: (\S+),/).map { String($0.1) })
         #expect(line.contains("/sandbox/verifyReceipt"))
 
-        var statuses: [Int] = []
-        for receipt in receipts {
-            var request = URLRequest(url: try #require(URL(string: production)))
-            request.httpMethod = "POST"
-            request.httpBody = try JSONSerialization.data(withJSONObject: ["receipt-data": receipt, "exclude-old-transactions": true])
-            let (data, response) = try await URLSession.shared.data(for: request)
-            #expect((response as? HTTPURLResponse)?.statusCode == 200)
-            let json = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
-            statuses.append(try #require(json["status"] as? Int))
+        // The project's own blocking transport, on a thread of its own: never URLSession from async code
+        // on the cooperative pool (DESIGN trap 1; URLSession.shared timed out here under load).
+        let url = try #require(URL(string: production))
+        let statuses: [Int] = try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread {
+                let transport = URLSessionTransport(maxConnectionsPerHost: 4, timeout: .seconds(30))
+                var statuses: [Int] = []
+                for receipt in receipts {
+                    guard let body = try? JSONSerialization.data(withJSONObject: ["receipt-data": receipt]),
+                          case .response(let reply) = transport.post(url, body: body, headers: ["Content-Type": "application/json"],
+                                                                     timeout: .seconds(30)),
+                          reply.statusCode == 200,
+                          let json = try? JSONSerialization.jsonObject(with: reply.body) as? [String: Any],
+                          let status = json["status"] as? Int
+                    else {
+                        continuation.resume(throwing: CocoaError(.fileReadUnknown))
+                        return
+                    }
+                    statuses.append(status)
+                }
+                continuation.resume(returning: statuses)
+            }
         }
         // The same world on both sides: valid receipts, redirects and the world's deliberate failures,
         // never a receipt the simulated Apple does not know (21003 comes only from a tampered one).
