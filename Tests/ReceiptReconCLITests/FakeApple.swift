@@ -37,7 +37,6 @@ final class FakeApple: Sendable {
     final class State: Sendable {
         let answers = Mutex<[String: Answer]>([:])
         let fallback = Mutex<Answer>(.status(21009))
-        let requests = Mutex<[(endpoint: String, at: Date)]>([])
     }
 
     let state = State()
@@ -49,7 +48,6 @@ final class FakeApple: Sendable {
             let endpoint = request.path.contains("sandbox") ? "sandbox" : "production"
             let body = (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any]
             let receipt = body?["receipt-data"] as? String ?? ""
-            state.requests.withLock { $0.append((endpoint, Date())) }
             let answer = state.answers.withLock { $0[receipt] } ?? state.fallback.withLock { $0 }
             switch answer {
             case .valid(let purchases, let environment):
@@ -81,9 +79,6 @@ final class FakeApple: Sendable {
     func answerEverythingElse(with answer: Answer) {
         state.fallback.withLock { $0 = answer }
     }
-
-    var requestCount: Int { state.requests.withLock { $0.count } }
-    var requestTimes: [Date] { state.requests.withLock { $0.map(\.at) } }
 
     /// The environment for the built binary: this server as both endpoints.
     var environment: [String: String] {
