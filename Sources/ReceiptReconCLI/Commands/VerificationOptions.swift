@@ -35,7 +35,7 @@ public struct VerificationOptions: Sendable {
                    "circuit breaker: stop when revoked users/processed users exceeds X (after 100 receipts)", default: "0.20"),
         OptionSpec("json", .flag, "print the summary as one JSON object on stdout"),
         OptionSpec("metrics-file", .value(placeholder: "PATH"),
-                   "write Prometheus text-format metrics to PATH, atomically (node_exporter textfile collector)"),
+                   "Prometheus text-format metrics for node_exporter (not implemented yet: accepted, warns, writes nothing)"),
     ]
 
     static let runOnly: [OptionSpec] = [
