@@ -63,14 +63,19 @@ import TestSupport
                 let transport = URLSessionTransport(maxConnectionsPerHost: 4, timeout: .seconds(30))
                 var statuses: [Int] = []
                 for receipt in receipts {
-                    guard let body = try? JSONSerialization.data(withJSONObject: ["receipt-data": receipt]),
-                          case .response(let reply) = transport.post(url, body: body, headers: ["Content-Type": "application/json"],
-                                                                     timeout: .seconds(30)),
-                          reply.statusCode == 200,
+                    let body = (try? JSONSerialization.data(withJSONObject: ["receipt-data": receipt])) ?? Data()
+                    let result = transport.post(url, body: body, headers: ["Content-Type": "application/json"],
+                                                timeout: .seconds(30))
+                    guard case .response(let reply) = result, reply.statusCode == 200,
                           let json = try? JSONSerialization.jsonObject(with: reply.body) as? [String: Any],
                           let status = json["status"] as? Int
                     else {
-                        continuation.resume(throwing: CocoaError(.fileReadUnknown))
+                        let what: String
+                        switch result {
+                        case .failed(let failure): what = "\(failure)"
+                        case .response(let reply): what = reply.summary
+                        }
+                        continuation.resume(throwing: ServeFailure(detail: what))
                         return
                     }
                     statuses.append(status)
@@ -101,6 +106,11 @@ import TestSupport
             #expect(result.stderr.contains(named))
         }
     }
+}
+
+struct ServeFailure: Error, CustomStringConvertible {
+    let detail: String
+    var description: String { "the simulator did not answer a receipt: \(detail)" }
 }
 
 /// The built binary running in the background with stdout and stderr in temporary files, spawned with
