@@ -37,7 +37,7 @@ import TestSupport
         }
     }
 
-    @Test func serveAnswersTheSeededReceiptsAndStopsOnSIGTERM() async throws {
+    @Test func serveAnswersTheSeededReceiptsAndStopsOnSIGTERM() throws {
         let receipts = try TestDatabase.with(migrated: false) { database -> [String] in
             let result = try ReceiptReconBinary.run(["simulator", "seed", "--database-url", database.conninfo] + Self.world)
             #expect(result.status == 0, "\(result.output)")
@@ -50,38 +50,30 @@ import TestSupport
         let server = try BackgroundProcess(ReceiptReconBinary.url.path, ["simulator", "serve", "--port", "0"] + Self.world)
         defer { server.kill() }
 
-        let line = try await server.firstLine(within: .seconds(20))
+        let line = try server.firstLine(within: .seconds(60))
         #expect(line.hasPrefix("listening on http://127.0.0.1:"), "\(line)")
         let production = try #require(line.firstMatch(of: /production: (\S+),/).map { String($0.1) })
         #expect(line.contains("/sandbox/verifyReceipt"))
 
-        // The project's own blocking transport, on a thread of its own: never URLSession from async code
-        // on the cooperative pool (DESIGN trap 1; URLSession.shared timed out here under load).
+        // Synchronous, like every test that drives a child process: an async test's sleeps wait for a
+        // cooperative-pool thread, and with the suite's blocking tests holding both (2 cores) this test
+        // starved past its deadline in CI. The project's own transport blocks only this thread.
         let url = try #require(URL(string: production))
-        let statuses: [Int] = try await withCheckedThrowingContinuation { continuation in
-            Thread.detachNewThread {
-                let transport = URLSessionTransport(maxConnectionsPerHost: 4, timeout: .seconds(30))
-                var statuses: [Int] = []
-                for receipt in receipts {
-                    let body = (try? JSONSerialization.data(withJSONObject: ["receipt-data": receipt])) ?? Data()
-                    let result = transport.post(url, body: body, headers: ["Content-Type": "application/json"],
-                                                timeout: .seconds(30))
-                    guard case .response(let reply) = result, reply.statusCode == 200,
-                          let json = try? JSONSerialization.jsonObject(with: reply.body) as? [String: Any],
-                          let status = json["status"] as? Int
-                    else {
-                        let what: String
-                        switch result {
-                        case .failed(let failure): what = "\(failure)"
-                        case .response(let reply): what = reply.summary
-                        }
-                        continuation.resume(throwing: ServeFailure(detail: what))
-                        return
-                    }
-                    statuses.append(status)
+        let transport = URLSessionTransport(maxConnectionsPerHost: 4, timeout: .seconds(30))
+        var statuses: [Int] = []
+        for receipt in receipts {
+            let body = (try? JSONSerialization.data(withJSONObject: ["receipt-data": receipt])) ?? Data()
+            let result = transport.post(url, body: body, headers: ["Content-Type": "application/json"], timeout: .seconds(30))
+            guard case .response(let reply) = result, reply.statusCode == 200,
+                  let json = try? JSONSerialization.jsonObject(with: reply.body) as? [String: Any],
+                  let status = json["status"] as? Int
+            else {
+                switch result {
+                case .failed(let failure): throw ServeFailure(detail: "\(failure)")
+                case .response(let reply): throw ServeFailure(detail: reply.summary)
                 }
-                continuation.resume(returning: statuses)
             }
+            statuses.append(status)
         }
         // The same world on both sides: valid receipts, redirects and the world's deliberate failures,
         // never a receipt the simulated Apple does not know (21003 comes only from a tampered one).
@@ -90,7 +82,7 @@ import TestSupport
         #expect(statuses.filter { $0 == 21003 }.count <= 1)
 
         server.signal(SIGTERM)
-        let status = try await server.exitStatus(within: .seconds(10))
+        let status = try server.exitStatus(within: .seconds(30))
         #expect(status == 0)
         let errors = server.stderr
         #expect(errors.contains("stopped after \(receipts.count) verifyReceipt requests"), "\(errors)")
@@ -158,17 +150,17 @@ final class BackgroundProcess: Sendable {
     }
 
     /// The first line of stdout, polled (the process writes it once listening).
-    func firstLine(within limit: Duration) async throws -> String {
+    func firstLine(within limit: Duration) throws -> String {
         let deadline = ContinuousClock.now + limit
         while ContinuousClock.now < deadline {
             if let newline = stdout.firstIndex(of: "\n") { return String(stdout[..<newline]) }
-            try await Task.sleep(for: .milliseconds(20))
+            usleep(20_000)
         }
-        throw CocoaError(.fileReadUnknown)
+        throw ServeFailure(detail: "no line on stdout within \(limit); stderr: \(stderr.suffix(300))")
     }
 
     /// The exit status once the process ends (128 + n for a signal).
-    func exitStatus(within limit: Duration) async throws -> Int32 {
+    func exitStatus(within limit: Duration) throws -> Int32 {
         let deadline = ContinuousClock.now + limit
         var status: Int32 = 0
         while ContinuousClock.now < deadline {
@@ -176,8 +168,8 @@ final class BackgroundProcess: Sendable {
                 let signal = status & 0x7F
                 return signal == 0 ? (status >> 8) & 0xFF : 128 + signal
             }
-            try await Task.sleep(for: .milliseconds(20))
+            usleep(20_000)
         }
-        throw CocoaError(.executableLoad)
+        throw ServeFailure(detail: "the simulator did not exit within \(limit)")
     }
 }
