@@ -64,19 +64,4 @@ final class BlockingQueue<Element: Sendable>: Sendable {
             space.signal()  // wake a producer blocked on a full queue; it sees `closed`
         }
     }
-
-    /// Drops everything queued (an aborted run writes nothing more).
-    func discardAll() -> Int {
-        let dropped = state.withLock { state -> Int in
-            let count = state.items.count - state.head
-            state.items.removeAll()
-            state.head = 0
-            return count
-        }
-        for _ in 0..<dropped {
-            _ = available.wait(timeout: .now())
-            space.signal()
-        }
-        return dropped
-    }
 }

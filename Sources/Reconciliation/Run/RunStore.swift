@@ -50,14 +50,6 @@ public struct RunStore {
         return id
     }
 
-    /// Records progress so that `report` on a running or killed run shows where it got to.
-    public func recordProgress(runID: Int64, summary: RunSummary) throws {
-        try connection.execute("""
-            UPDATE recon_runs SET \(unescaped: Self.countAssignments(summary))
-            WHERE id = \(runID) AND status = 'running'
-            """)
-    }
-
     /// Records the end of a run: status, exit code, reason and the full summary.
     public func finish(runID: Int64, status: RunStatus, exitCode: Int32, abortReason: String?, summary: RunSummary) throws {
         let summaryJSON = String(decoding: try JSONEncoder.sorted.encode(summary), as: UTF8.self)
