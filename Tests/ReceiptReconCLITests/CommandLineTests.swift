@@ -98,7 +98,6 @@ import TestSupport
     @Test(arguments: [
         ["export", "corrections", "--from", "2026-01-01", "--to", "2026-02-01"],
         ["report", "--html", "report.html"],
-        ["demo"],
     ])
     func unbuiltCommandsExit70(arguments: [String]) throws {
         let result = try ReceiptReconBinary.run(arguments)

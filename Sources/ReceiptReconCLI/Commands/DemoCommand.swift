@@ -31,6 +31,7 @@ struct DemoCommand: Command {
     }
 
     func run(_ console: Console) throws -> ExitCode {
-        notImplemented(console)
+        try DemoRunner(users: users, outputDirectory: outputDirectory, databaseURL: configuration.databaseURL,
+                       console: console).run()
     }
 }

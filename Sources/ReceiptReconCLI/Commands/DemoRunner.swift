@@ -1,0 +1,123 @@
+import AppStoreReceipts
+import AppStoreSimulator
+import Foundation
+import Postgres
+import ReconSchema
+import Reconciliation
+
+/// `receipt-recon demo`, step by step: a database (throwaway unless DATABASE_URL is set), the
+/// simulator in-process, a seeded world that drifted from Apple, the nightly run, its check against
+/// the simulator's expectation, the files finance and operations read, and one support case.
+struct DemoRunner {
+    let users: Int
+    let outputDirectory: String
+    let databaseURL: String?
+    let console: Console
+
+    func say(_ text: String) { console.print(text) }
+
+    func run() throws -> ExitCode {
+        let started = Date()
+        // 1. A database.
+        var cluster: ScratchCluster?
+        defer { cluster?.stop() }
+        let conninfo: String
+        if let databaseURL {
+            conninfo = databaseURL
+            say("Using DATABASE_URL (its app tables must be empty: the demo seeds them).")
+        } else {
+            say("Starting a throwaway PostgreSQL cluster (removed when the demo ends)…")
+            do {
+                cluster = try ScratchCluster()
+            } catch {
+                throw CommandError(.unavailable, "demo: \(error)")
+            }
+            let admin = try PostgresConnection(conninfo: cluster!.conninfo)
+            try admin.execute("CREATE DATABASE receipt_recon_demo")
+            conninfo = try ConnectionString(cluster!.conninfo).replacingDatabase(with: "receipt_recon_demo").rendered
+        }
+        let connection = try PostgresConnection(conninfo: conninfo, applicationName: "receipt-recon demo")
+        _ = try Migrator().apply(on: connection)
+
+        // 2. A world that drifted, and Apple's side of it.
+        let asOf = Date(timeIntervalSince1970: (Date().timeIntervalSince1970).rounded(.down))
+        let world = SimulatedWorld(users: users, seed: 1, asOf: asOf)
+        say("Seeding \(users) users whose entitlements drifted from the App Store…")
+        let seeded: WorldSeeder.Summary
+        do {
+            seeded = try WorldSeeder.seed(world, into: connection)
+        } catch let error as WorldSeeder.SeedError {
+            throw CommandError(.dataError, "demo: \(error)")
+        }
+        say("  \(seeded.receipts) receipts, \(seeded.entitlements) entitlements, \(seeded.products) products")
+        let simulator = AppStoreSimulator(world: world)
+        try simulator.start(port: 0)
+        defer { simulator.stop() }
+        say("App Store simulator listening on \(simulator.baseURL.absoluteString)")
+
+        // 3. The nightly run, as cron would start it.
+        var options = RunOptions(asOf: asOf)
+        options.olderThan = 0
+        options.rate = 2000
+        options.concurrency = 32
+        options.timeout = 30
+        options.bundleIDs = [WorldCatalog.appBundleID]
+        let client = Self.client(simulator: simulator, options: options)
+        say("\nRunning the nightly job (receipt-recon run --older-than 0 --bundle-id \(WorldCatalog.appBundleID))…\n")
+        let engine = ReconciliationEngine(options: options, databaseURL: conninfo, client: client,
+                                          shutdown: ShutdownSignal(), log: EventLog(enabled: false))
+        let outcome = try engine.runNightly()
+        console.write(outcome.summary.text)
+
+        // 4. The check only a simulator allows: did the job do exactly what a correct job must?
+        let applied = Set(try connection.query("""
+            SELECT user_id || ' ' || entitlement || ' ' || action AS c FROM recon_corrections
+            WHERE applied AND run_id = \(outcome.summary.runID)
+            """).map { try $0.decode("c", as: String.self) })
+        let expected = Set(seeded.expected.corrections.map { "\($0.userID) \($0.entitlement) \($0.action)" })
+        let verdict = applied == expected
+            ? "match the simulator's expectation exactly (\(expected.count) corrections)"
+            : "DIFFER from the simulator's expectation: \(expected.subtracting(applied).count) missing, "
+                + "\(applied.subtracting(expected).count) unexpected"
+        say("\nThe corrections \(verdict).")
+
+        // 5. What finance and operations open.
+        let directory = URL(fileURLWithPath: outputDirectory)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let summaryFile = directory.appendingPathComponent("run-summary.json")
+        try Data((outcome.summary.json + "\n").utf8).write(to: summaryFile, options: .atomic)
+
+        // 6. Support re-verifies one user: the demo breaks one entitlement as an app bug would.
+        if let user = seeded.expected.corrections.first(where: { $0.action == "grant" || $0.action == "extend" }) {
+            try connection.execute("""
+                UPDATE entitlements SET active = false, updated_at = now()
+                WHERE user_id = \(user.userID) AND entitlement = \(user.entitlement) AND source = 'app_store'
+                """)
+            say("\nSupport case: user \(user.userID) reports '\(user.entitlement)' missing (the demo switched it off).")
+            say("$ receipt-recon verify-user \(user.userID)\n")
+            var userOptions = options
+            userOptions.concurrency = 4
+            let support = ReconciliationEngine(options: userOptions, databaseURL: conninfo, client: client,
+                                               shutdown: ShutdownSignal(), log: EventLog(enabled: false))
+            if let result = try support.verifyUser(user.userID) {
+                console.write(UserReport.render(userID: user.userID, before: result.before, after: result.after,
+                                                corrections: result.corrections, summary: result.outcome.summary))
+            }
+        }
+
+        say("\nDone in \(String(format: "%.0f", Date().timeIntervalSince(started))) s. Open next:")
+        say("  \(summaryFile.path)   the run's figures as JSON")
+        say("  README.md, 'Running the job'   to point it at your own database")
+        return applied == expected ? .success : .internalError
+    }
+
+    static func client(simulator: AppStoreSimulator, options: RunOptions) -> VerifyReceiptClient {
+        let configuration = VerifyReceiptClient.Configuration(
+            productionURL: simulator.productionURL, sandboxURL: simulator.sandboxURL, environment: .production,
+            timeout: .seconds(30), userAgent: "receipt-recon/\(ReceiptRecon.version) demo")
+        return VerifyReceiptClient(
+            configuration: configuration,
+            transport: URLSessionTransport(maxConnectionsPerHost: options.concurrency, timeout: .seconds(30)),
+            throttle: RequestThrottle(bucket: TokenBucket(rate: options.rate), maxInFlight: options.concurrency))
+    }
+}
