@@ -1,4 +1,6 @@
 import Foundation
+import Postgres
+import Reconciliation
 
 /// `receipt-recon export VIEW --from T --to T`: finance CSVs (CONTRACT §8).
 struct ExportCommand: Command {
@@ -60,6 +62,18 @@ struct ExportCommand: Command {
     }
 
     func run(_ console: Console) throws -> ExitCode {
-        notImplemented(console)
+        guard let view = ReconciliationExport.View(rawValue: view) else { return .usage }
+        let export = ReconciliationExport(view: view, from: from, to: to, environment: environment)
+        let connection = try PostgresConnection(conninfo: configuration.databaseURL, applicationName: "receipt-recon export")
+        do {
+            if let output {
+                try ExportFile.write(export, from: connection, toFile: output)
+            } else {
+                try ExportFile.write(export, from: connection, to: FileHandle.standardOutput)
+            }
+        } catch let failure as ExportFile.Failure {
+            throw CommandError(.internalError, "export: \(failure.description)")
+        }
+        return .success
     }
 }
