@@ -97,7 +97,6 @@ import TestSupport
     /// Commands a later issue builds say so and exit 70: never a fake success.
     @Test(arguments: [
         ["export", "corrections", "--from", "2026-01-01", "--to", "2026-02-01"],
-        ["report", "--html", "report.html"],
         ["demo"],
     ])
     func unbuiltCommandsExit70(arguments: [String]) throws {
