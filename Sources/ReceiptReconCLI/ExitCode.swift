@@ -25,7 +25,7 @@ public enum ExitCode: Int32, Sendable, CaseIterable {
         case .usage: return "usage error (bad flag, bad value, bad date)"
         case .dataError: return "data error (verify-user: user has no receipts and no entitlements; inspect: not a receipt)"
         case .unavailable: return "unavailable: database or Apple unreachable, or a circuit breaker tripped"
-        case .internalError: return "internal error (or a command not implemented yet)"
+        case .internalError: return "internal error"
         case .tempFail: return "another run holds the lock, or the run was interrupted; nothing more was done"
         case .configuration: return "configuration error: missing/invalid configuration, Apple status 21004 or 21000"
         }

@@ -94,17 +94,6 @@ import TestSupport
         #expect(result.stderr.contains("USAGE: receipt-recon COMMAND"))
     }
 
-    /// Commands a later issue builds say so and exit 70: never a fake success.
-    @Test(arguments: [
-        ["report", "--html", "report.html"],
-    ])
-    func unbuiltCommandsExit70(arguments: [String]) throws {
-        let result = try ReceiptReconBinary.run(arguments)
-        #expect(result.status == 70, "\(result.output)")
-        #expect(result.stderr.contains("not implemented yet"))
-        #expect(result.stdout.isEmpty)
-    }
-
     @Test func badEnvironmentConfigurationExits78() throws {
         let result = try ReceiptReconBinary.run(["run"], environment: ["RECON_ENVIRONMENT": "staging"])
         #expect(result.status == 78)

@@ -41,10 +41,6 @@ struct ReportCommand: Command {
     }
 
     func run(_ console: Console) throws -> ExitCode {
-        if htmlFile != nil {
-            console.error("receipt-recon report: --html is not implemented yet (see README.md, 'What is not built yet')")
-            return .internalError
-        }
         let connection = try PostgresConnection(conninfo: configuration.databaseURL, applicationName: "receipt-recon report")
         let rows = try runID.map { id in
             try connection.query("SELECT id, status, summary FROM recon_runs WHERE id = \(id)")
@@ -62,7 +58,23 @@ struct ReportCommand: Command {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
         let summary = try decoder.decode(RunSummary.self, from: Data(text.text.utf8))
-        console.write(json ? summary.json + "\n" : summary.text)
+        guard let htmlFile else {
+            console.write(json ? summary.json + "\n" : summary.text)
+            return .success
+        }
+        // The chart: the 30 nightly runs up to the one reported, with a summary; one that no longer decodes is skipped.
+        let history = try connection.query(
+            "SELECT summary FROM recon_runs WHERE kind = 'nightly' AND summary IS NOT NULL AND id <= \(id) ORDER BY id DESC LIMIT 30"
+        ).compactMap { row -> RunSummary? in
+            guard let text: PostgresJSON = try row.decode("summary") else { return nil }
+            return try? decoder.decode(RunSummary.self, from: Data(text.text.utf8))
+        }
+        do {
+            try AtomicFile.write(HTMLReport.render(summary, history: history), to: htmlFile)
+        } catch {
+            throw CommandError(.dataError, "report: \(error.description)")
+        }
+        console.print(htmlFile)
         return .success
     }
 }

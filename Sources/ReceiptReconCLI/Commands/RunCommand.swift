@@ -29,9 +29,6 @@ struct RunCommand: Command {
     }
 
     func run(_ console: Console) throws -> ExitCode {
-        if options.metricsFile != nil {
-            console.error("receipt-recon run: warning: --metrics-file is not implemented yet; no metrics file is written")
-        }
         let shutdown = ShutdownSignal()
         shutdown.install()
         let showProgress = console.stderrIsTerminal && !options.json
@@ -50,6 +47,17 @@ struct RunCommand: Command {
             return .tempFail
         }
         console.write(options.json ? outcome.summary.json + "\n" : outcome.summary.text)
+        if let path = options.metricsFile {
+            // Written for every run that started (completed, aborted by a breaker, interrupted), not when the
+            // lock was held: that run did nothing, and the run holding the lock writes its own figures.
+            // A failed write is reported but does not change the exit code, which says what the run did;
+            // the stale file's timestamps are what monitoring alerts on.
+            do {
+                try AtomicFile.write(PrometheusMetrics.render(outcome.summary, exitCode: outcome.exitCode), to: path)
+            } catch {
+                console.error("receipt-recon run: error: metrics file not written: \(error.description)")
+            }
+        }
         return ExitCode(rawValue: outcome.exitCode) ?? .internalError
     }
 }

@@ -35,7 +35,8 @@ public struct VerificationOptions: Sendable {
                    "circuit breaker: stop when revoked users/processed users exceeds X (after 100 receipts)", default: "0.20"),
         OptionSpec("json", .flag, "print the summary as one JSON object on stdout"),
         OptionSpec("metrics-file", .value(placeholder: "PATH"),
-                   "Prometheus text-format metrics for node_exporter (not implemented yet: accepted, warns, writes nothing)"),
+                   "after the run, write Prometheus text-format metrics for node_exporter's textfile collector (atomically; "
+                   + "not when another run holds the lock)"),
     ]
 
     static let runOnly: [OptionSpec] = [

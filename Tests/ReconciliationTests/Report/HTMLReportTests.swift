@@ -1,0 +1,92 @@
+import Foundation
+import Reconciliation
+import TestSupport
+import Testing
+
+/// The HTML report read back by Python's strict XML parser (well-formed) and its HTML parser.
+struct HTMLReportTests {
+    struct Parsed: Decodable {
+        /// Every element's tag (namespace stripped).
+        var tags: [String]
+        /// Every src / href / xlink:href / action value, and every url( in a style.
+        var references: [String]
+        /// All text content.
+        var text: String
+    }
+
+    static let checker = """
+        import json, sys, xml.etree.ElementTree as ET
+        from html.parser import HTMLParser
+        page = sys.stdin.read()
+        root = ET.fromstring(page.split("\\n", 1)[1])   # the doctype line, then the XHTML document
+        tags, refs = [], []
+        for el in root.iter():
+            tags.append(el.tag.split("}")[-1])
+            for k, v in el.attrib.items():
+                if k.split("}")[-1] in ("src", "href", "action", "srcset", "data", "poster"):
+                    refs.append(v)
+        class P(HTMLParser):
+            def handle_starttag(self, tag, attrs):
+                refs.extend(v or "" for k, v in attrs if k in ("src", "href", "action", "srcset"))
+        P().feed(page)
+        if "url(" in page or "@import" in page: refs.append("css reference")
+        print(json.dumps({"tags": tags, "references": refs, "text": "".join(root.itertext())}))
+        """
+
+    static func parse(_ html: String) throws -> Parsed {
+        let result = try ChildProcess.run("/usr/bin/env", ["python3", "-c", checker], stdin: Data(html.utf8), timeout: 60)
+        try #require(result.status == 0, "the page is not well-formed:\n\(result.stderrText)")
+        return try JSONDecoder().decode(Parsed.self, from: result.stdout)
+    }
+
+    static func history() -> [RunSummary] {
+        (1...35).map { index in
+            var run = ReportFixtures.summary(runID: Int64(index), exitCode: 0)
+            run.outcomes["unverified"] = index
+            run.receiptsProcessed = 3_000 + index
+            return run
+        }
+    }
+
+    @Test func wellFormedSelfContainedAndCarriesTheFigures() throws {
+        let summary = ReportFixtures.summary()
+        let html = HTMLReport.render(summary, history: Self.history() + [summary])
+        #expect(html.hasPrefix("<!DOCTYPE html>"))
+        let parsed = try Self.parse(html)
+        #expect(parsed.references.isEmpty, "external references: \(parsed.references)")
+        #expect(!parsed.tags.contains("script"))
+        #expect(!parsed.tags.contains("img") && !parsed.tags.contains("link") && !parsed.tags.contains("iframe"))
+        #expect(parsed.tags.contains("svg") && parsed.tags.contains("style"))
+        for figure in ["run 42", "2950", "unverified", "12", "renewed_elsewhere", "refunded", "sandbox_in_production",
+                       "21003", "3101", "53", "17", "182 ms", "611 ms", "12 min 35 s", "3017 of 3017",
+                       "completed, but some receipts stayed unverified", "Verified", "Corrections", "Unverified"] {
+            #expect(parsed.text.contains(figure), "missing \(figure)")
+        }
+        // The chart: 30 runs of 3 bars (history 6...35 would be the last 30 by id, with run 42 last).
+        let bars = parsed.tags.filter { $0 == "rect" }.count
+        #expect(bars == 30 * 3 + 1 + 3)  // bars, background, legend swatches
+        #expect(parsed.text.contains("run 42: unverified 12"))
+        #expect(!parsed.text.contains("run 6: "))
+        #expect(parsed.text.contains("run 7: verified"))
+    }
+
+    @Test func hostileAbortReasonIsEscaped() throws {
+        var summary = ReportFixtures.summary(exitCode: 69)
+        summary.status = "aborted"
+        let hostile = "<script>alert('x')</script><img src=\"http://evil.example/x.png\"> & \u{1}"
+        summary.abortReason = hostile
+        summary.flags = ["<b>kind</b>": 1]
+        summary.shard = "\"0/1\" onload=\"x\""
+        let html = HTMLReport.render(summary, history: [])
+        #expect(!html.contains("<script"))
+        #expect(!html.contains("<img"))
+        #expect(html.contains("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;"))
+        let parsed = try Self.parse(html)
+        #expect(parsed.references.isEmpty)
+        #expect(!parsed.tags.contains("script") && !parsed.tags.contains("img") && !parsed.tags.contains("b"))
+        #expect(parsed.text.contains("<script>alert('x')</script>"))
+        #expect(parsed.text.contains("Failed: aborted"))
+        #expect(parsed.text.contains("circuit breaker tripped"))
+        #expect(parsed.text.contains("No finished nightly runs yet."))
+    }
+}
