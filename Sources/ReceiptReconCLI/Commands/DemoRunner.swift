@@ -81,12 +81,21 @@ struct DemoRunner {
                 + "\(applied.subtracting(expected).count) unexpected"
         say("\nThe corrections \(verdict).")
 
-        // 5. What finance and operations open.
+        // 5. What finance and operations open: the three CSVs with manifests, the HTML report, the summary.
         let directory = URL(fileURLWithPath: outputDirectory)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let summaryFile = directory.appendingPathComponent("run-summary.json")
         try Data((outcome.summary.json + "\n").utf8).write(to: summaryFile, options: .atomic)
-
+        let tomorrow = Instant.format(Date().addingTimeInterval(86_400)).prefix(10)
+        say("")
+        for view in ["transactions", "corrections", "flags"] {
+            let path = directory.appendingPathComponent("\(view).csv").path
+            // The world's purchases go back years; the range covers all of them.
+            try run(ExportCommand.self, [view, "--from", "2000-01-01", "--to", String(tomorrow), "--output", path,
+                                         "--database-url", conninfo])
+        }
+        let reportFile = directory.appendingPathComponent("report.html").path
+        try run(ReportCommand.self, ["--run", String(outcome.summary.runID), "--html", reportFile, "--database-url", conninfo])
         // 6. Support re-verifies one user: the demo breaks one entitlement as an app bug would.
         if let user = seeded.expected.corrections.first(where: { $0.action == "grant" || $0.action == "extend" }) {
             try connection.execute("""
@@ -106,9 +115,20 @@ struct DemoRunner {
         }
 
         say("\nDone in \(String(format: "%.0f", Date().timeIntervalSince(started))) s. Open next:")
+        say("  \(directory.appendingPathComponent("report.html").path)   the run at a glance (any browser)")
+        say("  \(directory.appendingPathComponent("corrections.csv").path)   every correction, for finance (and its .manifest.json)")
         say("  \(summaryFile.path)   the run's figures as JSON")
         say("  README.md, 'Running the job'   to point it at your own database")
         return applied == expected ? .success : .internalError
+    }
+
+    /// Runs another command exactly as the command line would, so the demo's files are the real thing.
+    private func run(_ command: any Command.Type, _ arguments: [String]) throws {
+        let parsed = try ParsedArguments(command: command.spec.name, arguments: arguments, options: command.spec.options)
+        let code = try command.init(parsed, environment: [:]).run(console)
+        guard code == .success else {
+            throw CommandError(code, "demo: '\(command.spec.name) \(arguments.first ?? "")' ended with exit \(code.rawValue)")
+        }
     }
 
     static func client(simulator: AppStoreSimulator, options: RunOptions) -> VerifyReceiptClient {
