@@ -46,7 +46,7 @@ public enum HTMLReport {
         var traffic = [["Requests (retries and re-routes included)", String(summary.appleRequests)],
                        ["Retries", String(summary.appleRetries)],
                        ["Throttled (HTTP 429)", String(summary.appleThrottled)],
-                       ["Re-routes (21007)", String(summary.appleHops)]]
+                       ["Re-routes (21007/21008)", String(summary.appleHops)]]
         traffic.append(["Latency p50", summary.latencyP50Milliseconds.map { String(format: "%.0f ms", $0) } ?? "n/a"])
         traffic.append(["Latency p95", summary.latencyP95Milliseconds.map { String(format: "%.0f ms", $0) } ?? "n/a"])
         body += table("Apple traffic", ["Figure", "Value"], traffic)
