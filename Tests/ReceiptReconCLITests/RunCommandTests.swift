@@ -139,6 +139,28 @@ import TestSupport
         }
     }
 
+    /// Apple says the user bought `pro`, but the row for `pro` belongs to another source: the job neither
+    /// touches it nor records a correction it could not apply.
+    @Test func anEntitlementHeldByAnotherSourceGetsNoCorrection() throws {
+        let apple = try FakeApple()
+        try TestDatabase.with { database in
+            try Self.seed(database, apple)
+            let db = try database.connect()
+            try db.execute("INSERT INTO receipts (user_id, receipt_data) VALUES ('u-gift', 'UkVDRUlQVC1HSUZU')")
+            try db.execute("""
+                INSERT INTO entitlements (user_id, entitlement, active, source) VALUES ('u-gift', 'pro', false, 'gift')
+                """)
+            apple.answer("UkVDRUlQVC1HSUZU", with: .valid([
+                FakeApple.Purchase(product: "lifetime", transactionID: "g1", originalTransactionID: "g1", purchased: Self.day(-5))]))
+            let result = try Self.run(database, apple)
+            #expect(result.status == 0, "\(result.output)")
+            #expect(try Self.corrections(db) == Self.expected)
+            let row = try db.query("SELECT active, source FROM entitlements WHERE user_id = 'u-gift'").first!
+            #expect(try row.decode("active") == false)
+            #expect(try row.decode("source") == "gift")
+        }
+    }
+
     @Test func dryRunChangesNoEntitlementAndPlansWhatTheRealRunApplies() throws {
         let apple = try FakeApple()
         try TestDatabase.with { database in

@@ -5,8 +5,8 @@ import Reconciliation
 enum UserReport {
     static func render(
         userID: String,
-        before: [StoredEntitlement],
-        after: [StoredEntitlement],
+        before: [EntitlementRow],
+        after: [EntitlementRow],
         corrections: [CorrectionRecord],
         summary: RunSummary
     ) -> String {
@@ -33,10 +33,10 @@ enum UserReport {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    static func describe(_ row: StoredEntitlement) -> String {
+    static func describe(_ row: EntitlementRow) -> String {
         var text = "\(row.entitlement): \(state(row.active, row.expiresAt))"
         if let product = row.productID { text += ", product \(product)" }
-        if row.source != "app_store" { text += " [source \(row.source): never changed by receipt-recon]" }
+        if !row.isAppStore { text += " [source \(row.source): never changed by receipt-recon]" }
         return text
     }
 

@@ -100,7 +100,7 @@ public final class ReconciliationEngine: Sendable {
 
     /// `verify-user`: every receipt of one user, now, beside a nightly run if one is going.
     /// - Returns: nil when the user has no receipts and no entitlements (exit 65).
-    public func verifyUser(_ userID: String) throws -> (outcome: Outcome, before: [StoredEntitlement], after: [StoredEntitlement],
+    public func verifyUser(_ userID: String) throws -> (outcome: Outcome, before: [EntitlementRow], after: [EntitlementRow],
                                                         corrections: [CorrectionRecord])? {
         let lockConnection = try connect("verify-user")
         try Self.requireMigrated(lockConnection)
@@ -108,7 +108,7 @@ public final class ReconciliationEngine: Sendable {
             SELECT r.id, r.receipt_data, EXISTS (SELECT 1 FROM sandbox_testers t WHERE t.user_id = \(userID)) AS tester
             FROM receipts r WHERE r.user_id = \(userID) ORDER BY r.id
             """)
-        let before = try Self.entitlements(of: userID, on: lockConnection)
+        let before = try UnitWriter.entitlements(of: userID, on: lockConnection)
         let anyEntitlement: Bool = try lockConnection.query(
             "SELECT EXISTS (SELECT 1 FROM entitlements WHERE user_id = \(userID)) AS present").first!.decode("present")
         if rows.isEmpty && !anyEntitlement { return nil }
@@ -123,7 +123,7 @@ public final class ReconciliationEngine: Sendable {
         let outcome = try execute(runID: runID, kind: .user, store: store, subjectUserID: userID) { emit in
             if !work.receipts.isEmpty { _ = emit(work) }
         }
-        let after = try Self.entitlements(of: userID, on: lockConnection)
+        let after = try UnitWriter.entitlements(of: userID, on: lockConnection)
         let corrections = try lockConnection.query("""
             SELECT entitlement, action, reason, before_active, before_expires_at, after_active, after_expires_at,
                    product_id, original_transaction_id
@@ -136,18 +136,6 @@ public final class ReconciliationEngine: Sendable {
                              originalTransactionID: try row.decode("original_transaction_id"))
         }
         return (outcome, before, after, corrections)
-    }
-
-    static func entitlements(of userID: String, on connection: PostgresConnection) throws -> [StoredEntitlement] {
-        try connection.query("""
-            SELECT entitlement, active, expires_at, product_id, original_transaction_id, source
-            FROM entitlements WHERE user_id = \(userID) ORDER BY entitlement
-            """).map { row in
-            StoredEntitlement(entitlement: try row.decode("entitlement"), active: try row.decode("active"),
-                              expiresAt: try row.decode("expires_at"), productID: try row.decode("product_id"),
-                              originalTransactionID: try row.decode("original_transaction_id"),
-                              source: try row.decode("source"))
-        }
     }
 }
 

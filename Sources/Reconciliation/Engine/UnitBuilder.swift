@@ -34,9 +34,16 @@ enum UnitBuilder {
         var statuses: [Int?] = []
         for stored in work.receipts {
             guard let check = checks[stored.id] else { continue }
-            let verification = check.report.map(ReceiptVerification.init)
-                ?? ReceiptVerification(verdict: .invalid(.receiptNotAuthenticated), detail: "decided locally")
-            let classification = try ReceiptOutcomeRule.classify(verification, local: check.local, context: context)
+            // Data ruled on locally (empty, not base64, Xcode) was never sent: it has no report.
+            let classification: ReceiptClassification
+            if let report = check.report {
+                classification = try ReceiptOutcomeRule.classify(ReceiptVerification(report), local: check.local,
+                                                                 context: context)
+            } else if let ruling = ReceiptOutcomeRule.localRuling(check.local) {
+                classification = ruling
+            } else {
+                continue
+            }
             let receipt = UserReceipt(receiptID: stored.id, classification: classification,
                                       response: check.report?.response)
             receipts.append(receipt)
@@ -81,12 +88,8 @@ enum UnitBuilder {
 
     /// The corrections for the rows as they are now, as `recon_corrections` rows, plus per-user flags.
     static func plan(_ user: PreparedUser, state: UnitWriter.UserState) -> (corrections: [CorrectionRecord], flags: [FlagRecord]) {
-        let rows = state.entitlements.map {
-            EntitlementRow(entitlement: $0.entitlement, active: $0.active, expiresAt: $0.expiresAt,
-                           productID: $0.productID, originalTransactionID: $0.originalTransactionID)
-        }
         let plan = CorrectionPlanner.plan(
-            truth: user.truth, rows: rows, userHasReceipts: !user.receipts.isEmpty,
+            truth: user.truth, rows: state.entitlements, userHasReceipts: !user.receipts.isEmpty,
             userHasUnverifiedReceipt: user.hasUnverifiedReceipt,
             previouslyRefundedTransactionIDs: state.previouslyRefunded)
         let corrections = plan.corrections.map {

@@ -54,13 +54,3 @@ public struct CorrectionRecord: Sendable {
     public var productID: String?
     public var originalTransactionID: String?
 }
-
-/// An `entitlements` row with `source = 'app_store'`, as read inside the unit's transaction.
-public struct StoredEntitlement: Sendable, Equatable {
-    public var entitlement: String
-    public var active: Bool
-    public var expiresAt: Date?
-    public var productID: String?
-    public var originalTransactionID: String?
-    public var source: String = "app_store"
-}

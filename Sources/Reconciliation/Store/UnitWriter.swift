@@ -23,7 +23,9 @@ public final class UnitWriter {
 
     /// What the rules need from the database, read under the user's lock.
     public struct UserState: Sendable {
-        public var entitlements: [StoredEntitlement]
+        /// Every row of the user, whatever its `source`: the planner needs the others to know which
+        /// entitlements it must leave alone (CONTRACT §5).
+        public var entitlements: [EntitlementRow]
         /// Transactions the job last saw refunded (`recon_transactions.cancelled_at` set).
         public var previouslyRefunded: Set<String>
     }
@@ -65,21 +67,24 @@ public final class UnitWriter {
     }
 
     func readState(userID: String) throws -> UserState {
-        let rows = try connection.query("""
-            SELECT entitlement, active, expires_at, product_id, original_transaction_id
-            FROM entitlements WHERE user_id = \(userID) AND source = 'app_store'
-            ORDER BY entitlement
-            FOR UPDATE
-            """)
-        let entitlements = try rows.map { row in
-            StoredEntitlement(entitlement: try row.decode("entitlement"), active: try row.decode("active"),
-                              expiresAt: try row.decode("expires_at"), productID: try row.decode("product_id"),
-                              originalTransactionID: try row.decode("original_transaction_id"))
-        }
+        let entitlements = try Self.entitlements(of: userID, on: connection, lock: true)
         let refunded: [String] = try connection.query("""
             SELECT transaction_id FROM recon_transactions WHERE user_id = \(userID) AND cancelled_at IS NOT NULL
             """).map { try $0.decode("transaction_id") }
         return UserState(entitlements: entitlements, previouslyRefunded: Set(refunded))
+    }
+
+    /// The user's `entitlements` rows, every source, in entitlement order; `lock` takes them FOR UPDATE.
+    public static func entitlements(of userID: String, on connection: PostgresConnection, lock: Bool = false) throws
+        -> [EntitlementRow] {
+        try connection.query("""
+            SELECT entitlement, active, expires_at, product_id, original_transaction_id, source
+            FROM entitlements WHERE user_id = \(userID) ORDER BY entitlement \(unescaped: lock ? "FOR UPDATE" : "")
+            """).map { row in
+            EntitlementRow(entitlement: try row.decode("entitlement"), active: try row.decode("active"),
+                           expiresAt: try row.decode("expires_at"), productID: try row.decode("product_id"),
+                           originalTransactionID: try row.decode("original_transaction_id"), source: try row.decode("source"))
+        }
     }
 
     private func writeResults(_ results: [ResultRecord], runID: Int64, userID: String, dryRun: Bool, verifiedAt: Date) throws {
