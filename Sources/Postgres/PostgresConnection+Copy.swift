@@ -95,8 +95,8 @@ extension PostgresConnection {
         "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
-    /// The same rows as one multi-row `INSERT … VALUES ($1, …), (…)` per batch: kept to measure COPY
-    /// against, and for callers that need `ON CONFLICT`.
+    /// The same rows as multi-row `INSERT … VALUES ($1, …), (…)` statements of at most `batchSize`
+    /// rows: for callers that need `ON CONFLICT` (`suffix`), which COPY cannot do.
     @discardableResult
     public func insert(
         into table: String,
@@ -106,23 +106,16 @@ extension PostgresConnection {
         batchSize: Int = 1000
     ) throws -> Int {
         let columnList = columns.map(Self.quoteIdentifier).joined(separator: ", ")
+        let perStatement = max(1, min(batchSize, 65_535 / max(1, columns.count)))
         var written = 0
         var start = 0
         while start < rows.count {
-            let batch = rows[start..<min(rows.count, start + batchSize)]
-            var sql = "INSERT INTO \(Self.quoteIdentifier(table)) (\(columnList)) VALUES "
-            var binds: [PostgresBind] = []
-            binds.reserveCapacity(batch.count * columns.count)
-            for (rowNumber, row) in batch.enumerated() {
-                sql += rowNumber == 0 ? "(" : ", ("
-                for (position, value) in row.enumerated() {
-                    binds.append(value.postgresBind)
-                    sql += position == 0 ? "$\(binds.count)" : ", $\(binds.count)"
-                }
-                sql += ")"
-            }
-            written += try execute(PostgresQuery(unsafeSQL: sql + " " + suffix, binds: binds))
-            start += batchSize
+            let batch = Array(rows[start..<min(rows.count, start + perStatement)])
+            written += try execute("""
+                INSERT INTO \(unescaped: Self.quoteIdentifier(table)) (\(unescaped: columnList))
+                VALUES \(rows: batch) \(unescaped: suffix)
+                """)
+            start += perStatement
         }
         return written
     }

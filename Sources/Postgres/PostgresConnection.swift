@@ -15,6 +15,9 @@ public final class PostgresConnection {
     public let target: String
     /// Secrets that must never appear in an error message (the password in effect).
     let secrets: [String]
+    /// Seconds spent in libpq calls on this connection (round trips, server work, waits for locks):
+    /// how long the owner waited on PostgreSQL, which the job reports per run.
+    public private(set) var secondsWaited: Double = 0
 
     /// Opens a connection.
     ///
@@ -134,9 +137,16 @@ public final class PostgresConnection {
     /// Runs a script of several statements in one round trip (the simple query protocol: no parameters).
     /// For migration files; everything with values goes through `query` / `execute`.
     public func executeScript(_ sql: String) throws {
-        guard let result = PQexec(handle, sql) else { throw connectionError() }
+        guard let result = timed({ PQexec(handle, sql) }) else { throw connectionError() }
         defer { PQclear(result) }
         try check(result)
+    }
+
+    /// Runs `call` and adds its duration to `secondsWaited`.
+    func timed<T>(_ call: () throws -> T) rethrows -> T {
+        let start = DispatchTime.now().uptimeNanoseconds
+        defer { secondsWaited += Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 }
+        return try call()
     }
 
     private func executeParams(_ query: PostgresQuery) throws -> OpaquePointer {
@@ -146,9 +156,11 @@ public final class PostgresConnection {
         defer { values.forEach { free($0) } }
         let types = query.binds.map { Oid($0.typeOID) }
         let pointers = values.map { UnsafePointer($0) }
-        let result = pointers.withUnsafeBufferPointer { valueBuffer in
-            types.withUnsafeBufferPointer { typeBuffer in
-                PQexecParams(handle, query.sql, Int32(count), typeBuffer.baseAddress, valueBuffer.baseAddress, nil, nil, 0)
+        let result = timed {
+            pointers.withUnsafeBufferPointer { valueBuffer in
+                types.withUnsafeBufferPointer { typeBuffer in
+                    PQexecParams(handle, query.sql, Int32(count), typeBuffer.baseAddress, valueBuffer.baseAddress, nil, nil, 0)
+                }
             }
         }
         guard let result else { throw connectionError() }

@@ -35,20 +35,40 @@ final class BlockingQueue<Element: Sendable>: Sendable {
     /// The next element, waiting for one; nil when the queue is closed and drained.
     func take() -> Element? {
         available.wait()
-        let element = state.withLock { state -> Element? in
-            guard state.head < state.items.count else { return nil }
-            let element = state.items[state.head]
-            state.head += 1
-            if state.head > 1024, state.head * 2 > state.items.count {
-                state.items.removeFirst(state.head)
-                state.head = 0
-            }
-            return element
-        }
+        let element = state.withLock { Self.pop(&$0) }
         if element != nil {
             space.signal()
         } else {
             available.signal()  // pass the "closed" wake-up on to the next taker
+        }
+        return element
+    }
+
+    /// The next element, waiting for one, then up to `limit - 1` more that are already queued,
+    /// without waiting for them: a writer batches what piled up while it was committing. Empty
+    /// when the queue is closed and drained.
+    func take(upTo limit: Int) -> [Element] {
+        guard let first = take() else { return [] }
+        var batch = [first]
+        while batch.count < limit, available.wait(timeout: .now()) == .success {
+            guard let element = state.withLock({ Self.pop(&$0) }) else {
+                available.signal()  // the "closed" wake-up belongs to the next taker
+                break
+            }
+            space.signal()
+            batch.append(element)
+        }
+        return batch
+    }
+
+    /// The oldest element, if any; called holding the lock after a successful wait on `available`.
+    private static func pop(_ state: inout (items: [Element], head: Int, closed: Bool)) -> Element? {
+        guard state.head < state.items.count else { return nil }
+        let element = state.items[state.head]
+        state.head += 1
+        if state.head > 1024, state.head * 2 > state.items.count {
+            state.items.removeFirst(state.head)
+            state.head = 0
         }
         return element
     }

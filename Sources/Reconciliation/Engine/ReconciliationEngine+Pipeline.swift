@@ -11,6 +11,7 @@ extension ReconciliationEngine {
         kind: RunKind,
         store: RunStore,
         subjectUserID: String?,
+        producerDatabaseSeconds: () -> Double = { 0 },
         produce: (_ emit: (UserWork) -> Bool) throws -> Void
     ) throws -> Outcome {
         var initial = RunSummary()
@@ -40,20 +41,30 @@ extension ReconciliationEngine {
             let thread = Thread {
                 defer { writers.leave() }
                 control.waitForGate()
-                while let user = prepared.take() {
+                defer { counters.addDatabaseTime(owned.resource.secondsWaited) }
+                while case let batch = prepared.take(upTo: UnitWriter.maximumBatch), !batch.isEmpty {
                     if control.isStopping, control.stopDecision?.status != .interrupted { continue }
                     do {
-                        var planned: (corrections: [CorrectionRecord], flags: [FlagRecord]) = ([], [])
-                        try owned.resource.write(runID: runID, userID: user.userID, dryRun: options.dryRun, verifiedAt: Date(),
-                                                 sharedScan: user.sharedScan) { state in
-                            planned = UnitBuilder.plan(user, state: state)
-                            return UnitWriter.UnitPlan(results: user.results, transactions: user.transactions,
-                                                       flags: user.receiptFlags + planned.flags, corrections: planned.corrections)
+                        let units = batch.map { user in
+                            UnitWriter.Unit(userID: user.userID) { state in
+                                // A breaker tripped by an earlier user (of this batch or another
+                                // writer's) stops the writing here; a signal lets in-flight users finish.
+                                if control.isStopping, control.stopDecision?.status != .interrupted { return nil }
+                                let planned = UnitBuilder.plan(user, state: state)
+                                control.written(receipts: user.results.count,
+                                                revoked: planned.corrections.contains { $0.action == CorrectionAction.revoke.rawValue })
+                                return UnitWriter.UnitPlan(results: user.results, transactions: user.transactions,
+                                                           flags: user.receiptFlags + planned.flags,
+                                                           corrections: planned.corrections, sharedScan: user.sharedScan)
+                            }
                         }
-                        let revoked = planned.corrections.contains { $0.action == CorrectionAction.revoke.rawValue }
-                        counters.addUser(outcomes: user.results.map(\.outcome), appleStatuses: user.appleStatuses, revoked: revoked)
-                        counters.addWritten(corrections: planned.corrections, flags: user.receiptFlags + planned.flags)
-                        control.written(receipts: user.results.count, revoked: revoked)
+                        let written = try owned.resource.write(runID: runID, dryRun: options.dryRun, verifiedAt: Date(), units: units)
+                        // `written` is a prefix of `batch`, in order.
+                        for (user, unit) in zip(batch, written) {
+                            let revoked = unit.plan.corrections.contains { $0.action == CorrectionAction.revoke.rawValue }
+                            counters.addUser(outcomes: user.results.map(\.outcome), appleStatuses: user.appleStatuses, revoked: revoked)
+                            counters.addWritten(corrections: unit.plan.corrections, flags: unit.plan.flags)
+                        }
                     } catch let error as PostgresError {
                         log.log(.error, "run.database_error", ["run_id": String(runID), "error": "\(error)"])
                         control.stop(.failed, exitCode: error.isConnectionFailure ? 69 : 70,
@@ -123,6 +134,7 @@ extension ReconciliationEngine {
                          reason: "reading due receipts failed: \(reason)")
         }
         users.close()
+        counters.addDatabaseTime(producerDatabaseSeconds())
         lanes.wait()
         if shutdown.isRequested {
             control.stop(.interrupted, exitCode: 75, reason: "\(shutdown.name ?? "a signal") received: stopped taking work, finished what was in flight")
@@ -161,6 +173,8 @@ extension ReconciliationEngine {
             exitCode = summary.unverified > 0 ? 1 : 0
         }
         let written = try finalizer.writtenFigures(runID: runID)
+        // The run row's own connection: start, lock, finalising (the last write is not counted).
+        summary.databaseSeconds = (summary.databaseSeconds ?? 0) + store.connection.secondsWaited
         summary.corrections = written.corrections
         summary.flags = written.flags
         summary.status = status.rawValue

@@ -87,7 +87,8 @@ public final class ReconciliationEngine: Sendable {
         let cutoff = Date().addingTimeInterval(-Double(options.olderThan))
         let reader = DueUserReader(connection: try connect("reader"), cutoff: cutoff, shardIndex: options.shardIndex,
                                    shardCount: options.shardCount, limit: options.limit)
-        return try execute(runID: runID, kind: .nightly, store: store, subjectUserID: nil) { emit in
+        return try execute(runID: runID, kind: .nightly, store: store, subjectUserID: nil,
+                           producerDatabaseSeconds: { reader.secondsWaited }) { emit in
             while true {
                 let page = try reader.nextPage()
                 if page.isEmpty { return }

@@ -60,6 +60,11 @@ final class RunCounters: Sendable {
         }
     }
 
+    /// Time one connection spent in PostgreSQL calls.
+    func addDatabaseTime(_ seconds: Double) {
+        state.withLock { $0.summary.databaseSeconds = ($0.summary.databaseSeconds ?? 0) + seconds }
+    }
+
     /// A copy of the figures so far, with latency percentiles and duration filled in.
     func snapshot() -> RunSummary {
         state.withLock { state in

@@ -35,6 +35,9 @@ public struct RunSummary: Sendable, Codable, Equatable {
     public var appleHops = 0
     public var latencyP50Milliseconds: Double?
     public var latencyP95Milliseconds: Double?
+    /// Seconds the job's threads spent waiting on PostgreSQL, summed over its connections (they
+    /// overlap, so this can exceed the run's duration). Optional: summaries stored before it existed.
+    public var databaseSeconds: Double?
 
     public init() {}
 

@@ -40,6 +40,9 @@ public final class DueUserReader {
         receiptBudget = limit
     }
 
+    /// Seconds this reader waited on PostgreSQL.
+    public var secondsWaited: Double { connection.secondsWaited }
+
     /// The shard of a user: the same SQL expression everywhere, so shards are disjoint and complete.
     static func shardPredicate(column: String, count: Int, index: Int) -> String {
         // Masking the sign bit keeps the modulo non-negative (abs() of the minimum bigint overflows).

@@ -2,12 +2,16 @@ import AppStoreReceipts
 import Foundation
 import Postgres
 
-/// Writes one user's unit of work in one transaction, under a transaction-scoped advisory lock on the
-/// user, so that the nightly run and `verify-user` never interleave their writes for one user and a
-/// crash leaves each user either wholly done or untouched (CONTRACT §6).
+/// Writes users' units of work, a batch of users per transaction, under a transaction-scoped
+/// advisory lock per user, so that the nightly run and `verify-user` never interleave their writes
+/// for one user and a crash leaves each user either wholly done or untouched (CONTRACT §6).
 ///
 /// Corrections are planned inside the transaction, from the entitlement rows as they are at that
-/// moment (`plan`), which makes a redone user harmless: a second pass finds nothing to correct.
+/// moment (`Unit.plan`), which makes a redone user harmless: a second pass finds nothing to correct.
+///
+/// Why batches: with PostgreSQL's default durability every COMMIT waits for a WAL flush, and one
+/// statement per row is one round trip per row. A batch is one COMMIT and a dozen multi-row
+/// statements for up to `maximumBatch` users, whatever their number of receipts and transactions.
 ///
 /// Threading: owns its connection; use it from one thread.
 public final class UnitWriter {
@@ -17,6 +21,13 @@ public final class UnitWriter {
         self.connection = connection
     }
 
+    /// Seconds this writer waited on PostgreSQL.
+    public var secondsWaited: Double { connection.secondsWaited }
+
+    /// Users per transaction: enough to make commits rare at a thousand receipts a second, few
+    /// enough that `verify-user` waiting on one of them waits a fraction of a second.
+    public static let maximumBatch = 64
+
     public static func userLockKey(_ userID: String) -> AdvisoryLockKey {
         AdvisoryLockKey(name: "receipt-recon:user:\(userID)")
     }
@@ -25,53 +36,85 @@ public final class UnitWriter {
     public struct UserState: Sendable {
         /// Every row of the user, whatever its `source`: the planner needs the others to know which
         /// entitlements it must leave alone (CONTRACT §5).
-        public var entitlements: [EntitlementRow]
+        public var entitlements: [EntitlementRow] = []
         /// Transactions the job last saw refunded (`recon_transactions.cancelled_at` set).
-        public var previouslyRefunded: Set<String>
+        public var previouslyRefunded: Set<String> = []
     }
 
-    /// What to write: produced by `plan` from the user's state.
+    /// What to write for one user: produced by `Unit.plan` from the user's state.
     public struct UnitPlan: Sendable {
         public var results: [ResultRecord] = []
         public var transactions: [TransactionRecord] = []
         public var flags: [FlagRecord] = []
         public var corrections: [CorrectionRecord] = []
+        /// Original transaction ids of the user's receipts, for the run's end-of-run
+        /// `shared_transaction` scan (written in dry runs too).
+        public var sharedScan: [(receiptID: Int64, originalTransactionID: String)] = []
     }
 
-    /// Runs one unit: locks the user, reads its state, asks `plan` what to write, writes it.
-    /// - Parameters:
-    ///   - dryRun: write results, flags and corrections (`applied = false`) only (CONTRACT §6).
-    ///   - otidsForScan: original transaction ids of this user's receipts, recorded for the run's
-    ///     end-of-run `shared_transaction` scan.
-    /// - Returns: the plan as written.
-    @discardableResult
-    public func write(
-        runID: Int64,
-        userID: String,
-        dryRun: Bool,
-        verifiedAt: Date,
-        sharedScan: [(receiptID: Int64, originalTransactionID: String)],
-        plan: (UserState) throws -> UnitPlan
-    ) throws -> UnitPlan {
-        try connection.transaction {
-            try connection.advisoryTransactionLock(Self.userLockKey(userID))
-            let state = try readState(userID: userID)
-            let unit = try plan(state)
-            try writeResults(unit.results, runID: runID, userID: userID, dryRun: dryRun, verifiedAt: verifiedAt)
-            if !dryRun { try writeTransactions(unit.transactions, runID: runID, userID: userID) }
-            try writeFlags(unit.flags, runID: runID, userID: userID)
-            try writeCorrections(unit.corrections, runID: runID, userID: userID, dryRun: dryRun)
-            try writeSharedScan(sharedScan, runID: runID, userID: userID)
-            return unit
+    /// One user to write.
+    public struct Unit {
+        public var userID: String
+        /// Asked inside the transaction, in batch order, with the user's locked state. nil leaves
+        /// this user and every later one in the batch unwritten (the run stopped meanwhile).
+        public var plan: (UserState) throws -> UnitPlan?
+
+        public init(userID: String, plan: @escaping (UserState) throws -> UnitPlan?) {
+            self.userID = userID
+            self.plan = plan
         }
     }
 
-    func readState(userID: String) throws -> UserState {
-        let entitlements = try Self.entitlements(of: userID, on: connection, lock: true)
-        let refunded: [String] = try connection.query("""
-            SELECT transaction_id FROM recon_transactions WHERE user_id = \(userID) AND cancelled_at IS NOT NULL
-            """).map { try $0.decode("transaction_id") }
-        return UserState(entitlements: entitlements, previouslyRefunded: Set(refunded))
+    /// Writes `units` in one transaction: locks the users, reads their state, asks each unit for
+    /// its plan, writes every row with a few multi-row statements, commits.
+    /// - Parameter dryRun: write results, flags and corrections (`applied = false`) only (CONTRACT §6).
+    /// - Returns: the users written with their plans, in batch order.
+    public func write(runID: Int64, dryRun: Bool, verifiedAt: Date, units: [Unit]) throws
+        -> [(userID: String, plan: UnitPlan)] {
+        guard !units.isEmpty else { return [] }
+        return try connection.transaction {
+            let userIDs = units.map(\.userID)
+            try lockUsers(userIDs)
+            let states = try readStates(userIDs)
+            var written: [(userID: String, plan: UnitPlan)] = []
+            for unit in units {
+                guard let plan = try unit.plan(states[unit.userID] ?? UserState()) else { break }
+                written.append((unit.userID, plan))
+            }
+            try writeResults(written, runID: runID, dryRun: dryRun, verifiedAt: verifiedAt)
+            if !dryRun { try writeTransactions(written, runID: runID) }
+            try writeFlags(written, runID: runID)
+            try writeCorrections(written, runID: runID, dryRun: dryRun)
+            try writeSharedScan(written, runID: runID)
+            return written
+        }
+    }
+
+    /// Takes every user's lock, in key order, so two writers can never wait on each other in a cycle.
+    private func lockUsers(_ userIDs: [String]) throws {
+        let keys = Set(userIDs.map { Self.userLockKey($0).value }).sorted()
+        try connection.execute("""
+            SELECT count(pg_advisory_xact_lock(k)) FROM (SELECT k FROM (VALUES \(rows: keys.map { [$0] })) v(k) ORDER BY k) s
+            """)
+    }
+
+    private func readStates(_ userIDs: [String]) throws -> [String: UserState] {
+        let users = Set(userIDs).sorted().map { [$0] as [any PostgresEncodable] }
+        var states: [String: UserState] = [:]
+        for row in try connection.query("""
+            SELECT user_id, entitlement, active, expires_at, product_id, original_transaction_id, source
+            FROM entitlements WHERE user_id IN (VALUES \(rows: users))
+            ORDER BY user_id, entitlement FOR UPDATE
+            """) {
+            states[try row.decode("user_id"), default: UserState()].entitlements.append(try Self.entitlementRow(row))
+        }
+        for row in try connection.query("""
+            SELECT user_id, transaction_id FROM recon_transactions
+            WHERE user_id IN (VALUES \(rows: users)) AND cancelled_at IS NOT NULL
+            """) {
+            states[try row.decode("user_id"), default: UserState()].previouslyRefunded.insert(try row.decode("transaction_id"))
+        }
+        return states
     }
 
     /// The user's `entitlements` rows, every source, in entitlement order; `lock` takes them FOR UPDATE.
@@ -80,49 +123,65 @@ public final class UnitWriter {
         try connection.query("""
             SELECT entitlement, active, expires_at, product_id, original_transaction_id, source
             FROM entitlements WHERE user_id = \(userID) ORDER BY entitlement \(unescaped: lock ? "FOR UPDATE" : "")
-            """).map { row in
-            EntitlementRow(entitlement: try row.decode("entitlement"), active: try row.decode("active"),
-                           expiresAt: try row.decode("expires_at"), productID: try row.decode("product_id"),
-                           originalTransactionID: try row.decode("original_transaction_id"), source: try row.decode("source"))
-        }
+            """).map(entitlementRow)
     }
 
-    private func writeResults(_ results: [ResultRecord], runID: Int64, userID: String, dryRun: Bool, verifiedAt: Date) throws {
-        for result in results {
-            try connection.execute("""
-                INSERT INTO recon_results (run_id, receipt_id, user_id, outcome, apple_status, environment, attempts,
-                                           verified_at, detail)
-                VALUES (\(runID), \(result.receiptID), \(userID), \(result.outcome), \(result.appleStatus),
-                        \(result.environment?.rawValue), \(result.attempts), \(verifiedAt), \(result.detail))
+    private static func entitlementRow(_ row: PostgresRow) throws -> EntitlementRow {
+        EntitlementRow(entitlement: try row.decode("entitlement"), active: try row.decode("active"),
+                       expiresAt: try row.decode("expires_at"), productID: try row.decode("product_id"),
+                       originalTransactionID: try row.decode("original_transaction_id"), source: try row.decode("source"))
+    }
+
+    // MARK: - Rows, a statement per table per batch
+
+    private func writeResults(_ users: [(userID: String, plan: UnitPlan)], runID: Int64, dryRun: Bool, verifiedAt: Date) throws {
+        let results = users.flatMap { user in user.plan.results.map { (user.userID, $0) } }
+        try connection.insert(
+            into: "recon_results",
+            columns: ["run_id", "receipt_id", "user_id", "outcome", "apple_status", "environment", "attempts", "verified_at", "detail"],
+            rows: Self.lastPerKey(results, key: \.1.receiptID).map { userID, r in
+                [runID, r.receiptID, userID, r.outcome, r.appleStatus, r.environment?.rawValue, r.attempts, verifiedAt, r.detail]
+            },
+            suffix: """
                 ON CONFLICT (run_id, receipt_id) DO UPDATE SET outcome = EXCLUDED.outcome,
                     apple_status = EXCLUDED.apple_status, environment = EXCLUDED.environment,
                     attempts = EXCLUDED.attempts, verified_at = EXCLUDED.verified_at, detail = EXCLUDED.detail
                 """)
-            guard !dryRun else { continue }
-            try connection.execute("""
-                INSERT INTO recon_receipt_state (receipt_id, last_verified_at, last_outcome, last_apple_status,
-                                                 last_environment, last_run_id, bundle_id, first_verified_at)
-                VALUES (\(result.receiptID), \(verifiedAt), \(result.outcome), \(result.appleStatus),
-                        \(result.environment?.rawValue), \(runID), \(result.bundleID), \(verifiedAt))
+        guard !dryRun else { return }
+        try connection.insert(
+            into: "recon_receipt_state",
+            columns: ["receipt_id", "last_verified_at", "last_outcome", "last_apple_status", "last_environment", "last_run_id",
+                      "bundle_id", "first_verified_at"],
+            rows: Self.lastPerKey(results, key: \.1.receiptID).map { _, r in
+                [r.receiptID, verifiedAt, r.outcome, r.appleStatus, r.environment?.rawValue, runID, r.bundleID, verifiedAt]
+            },
+            suffix: """
                 ON CONFLICT (receipt_id) DO UPDATE SET last_verified_at = EXCLUDED.last_verified_at,
                     last_outcome = EXCLUDED.last_outcome, last_apple_status = EXCLUDED.last_apple_status,
                     last_environment = EXCLUDED.last_environment, last_run_id = EXCLUDED.last_run_id,
                     bundle_id = coalesce(EXCLUDED.bundle_id, recon_receipt_state.bundle_id)
                 """)
-        }
     }
 
-    private func writeTransactions(_ transactions: [TransactionRecord], runID: Int64, userID: String) throws {
-        for t in transactions {
-            try connection.execute("""
-                INSERT INTO recon_transactions (transaction_id, original_transaction_id, product_id, user_id, receipt_id,
-                    environment, purchased_at, original_purchased_at, expires_at, cancelled_at, cancellation_reason,
-                    is_trial, is_intro_offer, is_upgraded, ownership_type, quantity, web_order_line_item_id,
-                    first_run_id, last_run_id, updated_at)
-                VALUES (\(t.transactionID), \(t.originalTransactionID), \(t.productID), \(userID), \(t.receiptID),
-                    \(t.environment?.rawValue), \(t.purchasedAt), \(t.originalPurchasedAt), \(t.expiresAt), \(t.cancelledAt),
-                    \(t.cancellationReason), \(t.isTrial), \(t.isIntroOffer), \(t.isUpgraded), \(t.ownershipType),
-                    \(t.quantity), \(t.webOrderLineItemID), \(runID), \(runID), now())
+    private func writeTransactions(_ users: [(userID: String, plan: UnitPlan)], runID: Int64) throws {
+        // One original transaction restored on two accounts puts the same transaction id in two users
+        // of a batch: the later user's row wins, as it would written one user after the other. Sorted
+        // by id, so two writers upserting the same ids lock them in the same order (no deadlock).
+        let transactions = Self.lastPerKey(users.flatMap { user in user.plan.transactions.map { (user.userID, $0) } },
+                                           key: \.1.transactionID)
+            .sorted { $0.1.transactionID < $1.1.transactionID }
+        try connection.insert(
+            into: "recon_transactions",
+            columns: ["transaction_id", "original_transaction_id", "product_id", "user_id", "receipt_id", "environment",
+                      "purchased_at", "original_purchased_at", "expires_at", "cancelled_at", "cancellation_reason", "is_trial",
+                      "is_intro_offer", "is_upgraded", "ownership_type", "quantity", "web_order_line_item_id", "first_run_id",
+                      "last_run_id"],
+            rows: transactions.map { userID, t in
+                [t.transactionID, t.originalTransactionID, t.productID, userID, t.receiptID, t.environment?.rawValue,
+                 t.purchasedAt, t.originalPurchasedAt, t.expiresAt, t.cancelledAt, t.cancellationReason, t.isTrial,
+                 t.isIntroOffer, t.isUpgraded, t.ownershipType, t.quantity, t.webOrderLineItemID, runID, runID]
+            },
+            suffix: """
                 ON CONFLICT (transaction_id) DO UPDATE SET
                     original_transaction_id = EXCLUDED.original_transaction_id, product_id = EXCLUDED.product_id,
                     user_id = EXCLUDED.user_id, receipt_id = EXCLUDED.receipt_id, environment = EXCLUDED.environment,
@@ -134,57 +193,73 @@ public final class UnitWriter {
                     web_order_line_item_id = EXCLUDED.web_order_line_item_id, last_run_id = EXCLUDED.last_run_id,
                     updated_at = now()
                 """)
-        }
     }
 
-    private func writeFlags(_ flags: [FlagRecord], runID: Int64, userID: String) throws {
-        for flag in flags {
-            try connection.execute("""
-                INSERT INTO recon_flags (run_id, receipt_id, user_id, kind, detail)
-                VALUES (\(runID), \(flag.receiptID), \(userID), \(flag.kind), \(flag.detail))
-                ON CONFLICT DO NOTHING
-                """)
-        }
+    private func writeFlags(_ users: [(userID: String, plan: UnitPlan)], runID: Int64) throws {
+        try connection.insert(
+            into: "recon_flags",
+            columns: ["run_id", "receipt_id", "user_id", "kind", "detail"],
+            rows: users.flatMap { user in user.plan.flags.map { [runID, $0.receiptID, user.userID, $0.kind, $0.detail] } },
+            suffix: "ON CONFLICT DO NOTHING")
     }
 
-    private func writeCorrections(_ corrections: [CorrectionRecord], runID: Int64, userID: String, dryRun: Bool) throws {
-        for c in corrections {
+    private func writeCorrections(_ users: [(userID: String, plan: UnitPlan)], runID: Int64, dryRun: Bool) throws {
+        let corrections = users.flatMap { user in user.plan.corrections.map { (user.userID, $0) } }
+        try connection.insert(
+            into: "recon_corrections",
+            columns: ["run_id", "user_id", "entitlement", "action", "reason", "before_active", "before_expires_at",
+                      "after_active", "after_expires_at", "product_id", "original_transaction_id", "applied"],
+            rows: corrections.map { userID, c in
+                [runID, userID, c.entitlement, c.action, c.reason, c.beforeActive, c.beforeExpiresAt, c.afterActive,
+                 c.afterExpiresAt, c.productID, c.originalTransactionID, !dryRun]
+            })
+        guard !dryRun else { return }
+        let revokes = corrections.filter { $0.1.action == CorrectionAction.revoke.rawValue }
+        if !revokes.isEmpty {
+            // A revoke keeps the row's expiry and product: only access changes.
             try connection.execute("""
-                INSERT INTO recon_corrections (run_id, user_id, entitlement, action, reason, before_active,
-                    before_expires_at, after_active, after_expires_at, product_id, original_transaction_id, applied)
-                VALUES (\(runID), \(userID), \(c.entitlement), \(c.action), \(c.reason), \(c.beforeActive),
-                    \(c.beforeExpiresAt), \(c.afterActive), \(c.afterExpiresAt), \(c.productID),
-                    \(c.originalTransactionID), \(!dryRun))
+                UPDATE entitlements e SET active = false, updated_at = now()
+                FROM (VALUES \(rows: revokes.map { [$0.0, $0.1.entitlement] })) AS v(user_id, entitlement)
+                WHERE e.user_id = v.user_id AND e.entitlement = v.entitlement AND e.source = 'app_store'
                 """)
-            guard !dryRun else { continue }
-            if c.action == "revoke" {
-                // A revoke keeps the row's expiry and product: only access changes.
-                try connection.execute("""
-                    UPDATE entitlements SET active = false, updated_at = now()
-                    WHERE user_id = \(userID) AND entitlement = \(c.entitlement) AND source = 'app_store'
-                    """)
+        }
+        try connection.insert(
+            into: "entitlements",
+            columns: ["user_id", "entitlement", "active", "expires_at", "product_id", "original_transaction_id", "source"],
+            rows: Self.lastPerKey(corrections.filter { $0.1.action != CorrectionAction.revoke.rawValue },
+                                  key: { "\($0.0)\u{0}\($0.1.entitlement)" }).map { userID, c in
+                [userID, c.entitlement, true, c.afterExpiresAt, c.productID, c.originalTransactionID, "app_store"]
+            },
+            suffix: """
+                ON CONFLICT (user_id, entitlement) DO UPDATE SET active = true, expires_at = EXCLUDED.expires_at,
+                    product_id = EXCLUDED.product_id, original_transaction_id = EXCLUDED.original_transaction_id,
+                    updated_at = now()
+                WHERE entitlements.source = 'app_store'
+                """)
+    }
+
+    private func writeSharedScan(_ users: [(userID: String, plan: UnitPlan)], runID: Int64) throws {
+        try connection.insert(
+            into: "recon_run_transactions",
+            columns: ["run_id", "user_id", "receipt_id", "original_transaction_id"],
+            rows: users.flatMap { user in user.plan.sharedScan.map { [runID, user.userID, $0.receiptID, $0.originalTransactionID] } },
+            suffix: "ON CONFLICT DO NOTHING")
+    }
+
+    /// The last element per key, in first-seen order: `ON CONFLICT DO UPDATE` refuses to touch one
+    /// row twice in a statement, and the last one is what row-by-row writes would have left.
+    static func lastPerKey<Element, Key: Hashable>(_ elements: [Element], key: (Element) -> Key) -> [Element] {
+        var position: [Key: Int] = [:]
+        var kept: [Element] = []
+        for element in elements {
+            let k = key(element)
+            if let index = position[k] {
+                kept[index] = element
             } else {
-                try connection.execute("""
-                    INSERT INTO entitlements (user_id, entitlement, active, expires_at, product_id,
-                                              original_transaction_id, source, updated_at)
-                    VALUES (\(userID), \(c.entitlement), true, \(c.afterExpiresAt), \(c.productID),
-                            \(c.originalTransactionID), 'app_store', now())
-                    ON CONFLICT (user_id, entitlement) DO UPDATE SET active = true, expires_at = EXCLUDED.expires_at,
-                        product_id = EXCLUDED.product_id, original_transaction_id = EXCLUDED.original_transaction_id,
-                        updated_at = now()
-                    WHERE entitlements.source = 'app_store'
-                    """)
+                position[k] = kept.count
+                kept.append(element)
             }
         }
-    }
-
-    private func writeSharedScan(_ rows: [(receiptID: Int64, originalTransactionID: String)], runID: Int64, userID: String) throws {
-        for row in rows {
-            try connection.execute("""
-                INSERT INTO recon_run_transactions (run_id, user_id, receipt_id, original_transaction_id)
-                VALUES (\(runID), \(userID), \(row.receiptID), \(row.originalTransactionID))
-                ON CONFLICT DO NOTHING
-                """)
-        }
+        return kept
     }
 }
