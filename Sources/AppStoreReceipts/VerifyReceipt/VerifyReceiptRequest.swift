@@ -21,19 +21,49 @@ public struct VerifyReceiptRequest: Hashable, Sendable {
     ///   - excludeOldTransactions: defaults to true, which keeps responses small; the job
     ///     needs the newest period of each subscription, and `in_app` still lists the rest.
     public init(receiptData: String, password: String? = nil, excludeOldTransactions: Bool = true) {
-        self.receiptData = receiptData.contains(where: \.isWhitespace)
-            ? receiptData.filter { !$0.isWhitespace }
-            : receiptData
+        // Stored receipts are ASCII base64: a byte scan decides, instead of Unicode properties per Character.
+        let plain = receiptData.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F }
+        self.receiptData = plain ? receiptData : receiptData.filter { !$0.isWhitespace }
         self.password = password
         self.excludeOldTransactions = excludeOldTransactions
     }
 
-    /// The body to POST, as UTF-8 JSON.
+    /// The body to POST, as UTF-8 JSON, keys in sorted order (identical requests are identical
+    /// bytes). Written directly rather than through JSONEncoder: it is built for every request of
+    /// a run, and three known keys need no general encoder.
     public func jsonBody() throws -> Data {
-        let encoder = JSONEncoder()
-        // Fixed key order, so identical requests are identical bytes (recorded-transport tests).
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return try encoder.encode(self)
+        var body: [UInt8] = []
+        body.reserveCapacity(receiptData.utf8.count + (password?.utf8.count ?? 0) + 80)
+        body += Array(#"{"exclude-old-transactions":"#.utf8)
+        body += Array((excludeOldTransactions ? "true" : "false").utf8)
+        if let password {
+            body += Array(#","password":"#.utf8)
+            Self.appendJSONString(password, to: &body)
+        }
+        body += Array(#","receipt-data":"#.utf8)
+        Self.appendJSONString(receiptData, to: &body)
+        body.append(UInt8(ascii: "}"))
+        return Data(body)
+    }
+
+    /// A JSON string literal as JSONEncoder writes it with `.withoutEscapingSlashes`.
+    static func appendJSONString(_ text: String, to body: inout [UInt8]) {
+        let hex = Array("0123456789abcdef".utf8)
+        body.append(UInt8(ascii: "\""))
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): body += [UInt8(ascii: "\\"), UInt8(ascii: "\"")]
+            case UInt8(ascii: "\\"): body += [UInt8(ascii: "\\"), UInt8(ascii: "\\")]
+            case 0x0A: body += [UInt8(ascii: "\\"), UInt8(ascii: "n")]
+            case 0x0D: body += [UInt8(ascii: "\\"), UInt8(ascii: "r")]
+            case 0x09: body += [UInt8(ascii: "\\"), UInt8(ascii: "t")]
+            case 0x08: body += [UInt8(ascii: "\\"), UInt8(ascii: "b")]
+            case 0x0C: body += [UInt8(ascii: "\\"), UInt8(ascii: "f")]
+            case 0..<0x20: body += Array("\\u00".utf8) + [hex[Int(byte >> 4)], hex[Int(byte & 0xF)]]
+            default: body.append(byte)
+            }
+        }
+        body.append(UInt8(ascii: "\""))
     }
 }
 

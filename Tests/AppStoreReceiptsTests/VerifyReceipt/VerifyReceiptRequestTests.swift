@@ -38,10 +38,22 @@ import Testing
                 == #"{"exclude-old-transactions":true,"password":"s","receipt-data":"ab/c+d=="}"#)
     }
 
+    @Test("the hand-written body is what JSONEncoder writes, for any text a secret or a bad row might hold",
+          arguments: ["plain", #"quote " and backslash \ "#, "control \u{01}\u{1F}\u{08}\u{0C}", "tab\tslash/", "unicode é 日本 👍", ""])
+    func bodyMatchesJSONEncoder(text: String) throws {
+        for request in [VerifyReceiptRequest(receiptData: Self.receipt, password: text),
+                        VerifyReceiptRequest(receiptData: text, password: nil, excludeOldTransactions: false)] {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            #expect(try request.jsonBody() == encoder.encode(request))
+        }
+    }
+
     @Test("whitespace and line breaks in stored base64 are removed before sending")
     func whitespaceStripped() {
         let request = VerifyReceiptRequest(receiptData: "MIIV8AYJ\r\nKoZIhvcN AQcC\n\toIIV4T  ")
         #expect(request.receiptData == "MIIV8AYJKoZIhvcNAQcCoIIV4T")
+        #expect(VerifyReceiptRequest(receiptData: "MIIV\u{00A0}8AYJ\u{2028}").receiptData == "MIIV8AYJ")
     }
 
     @Test("nothing that prints a request shows the secret or the receipt")
