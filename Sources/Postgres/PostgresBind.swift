@@ -23,6 +23,7 @@ public enum PostgresTypeOID {
     public static let int8: UInt32 = 20
     public static let int4: UInt32 = 23
     public static let text: UInt32 = 25
+    public static let textArray: UInt32 = 1009
     public static let float8: UInt32 = 701
     public static let timestamptz: UInt32 = 1184
     public static let interval: UInt32 = 1186

@@ -51,6 +51,23 @@ import TestSupport
         }
     }
 
+    @Test func textArraysKeepEveryElementWhateverItHolds() throws {
+        try TestDatabase.with(migrated: false) { database in
+            let connection = try database.connect()
+            let values = ["plain", "", "NULL", "with,comma", "{braces}", #"quote " and \ backslash"#, "  spaced  ",
+                          "unicode é 日本 👍", "tab\tnewline\n"]
+            let back: [String] = try connection.query("SELECT v FROM unnest(\(values)) WITH ORDINALITY AS u(v, n) ORDER BY n")
+                .map { try $0.decode("v") }
+            #expect(back == values)
+            #expect(try connection.query("SELECT cardinality(\([String]())) AS n").first!.decode("n", as: Int64.self) == 0)
+            // The form the writers use: membership through the index, not a hashed VALUES list.
+            try connection.execute("CREATE TABLE members (id text PRIMARY KEY)")
+            try connection.execute("INSERT INTO members SELECT unnest(\(values))")
+            #expect(try connection.query("SELECT count(*) AS n FROM members WHERE id = ANY(\([values[3], values[5], "absent"]))")
+                .first!.decode("n", as: Int64.self) == 2)
+        }
+    }
+
     @Test func doublesKeepEveryBitAndSpecialValues() throws {
         try TestDatabase.with(migrated: false) { database in
             let connection = try database.connect()

@@ -50,14 +50,21 @@ public final class DueUserReader {
     }
 
     /// The next page of users, or an empty array when there are no more (or `--limit` is reached).
+    ///
+    /// The receipt's state is looked up by a scalar subquery, which PostgreSQL evaluates per row
+    /// through the primary key and never turns into a join: the page walks `receipts` in index
+    /// order from the cursor and stops after `pageSize` users. As a join, the planner hashed every
+    /// remaining receipt against every state row for each page, a cost that grew with the run
+    /// (76 ms a page at 10,000 receipts, quadratic over a run).
     public func nextPage() throws -> [UserWork] {
         guard !exhausted else { return [] }
         let rows = try connection.query("""
             WITH due_users AS (
                 SELECT DISTINCT r.user_id
-                FROM receipts r LEFT JOIN recon_receipt_state s ON s.receipt_id = r.id
+                FROM receipts r
                 WHERE r.user_id > \(cursor)
-                  AND (s.receipt_id IS NULL OR s.last_verified_at < \(cutoff))
+                  AND coalesce((SELECT s.last_verified_at FROM recon_receipt_state s WHERE s.receipt_id = r.id),
+                               '-infinity') < \(cutoff)
                   AND \(unescaped: Self.shardPredicate(column: "r.user_id", count: shardCount, index: shardIndex))
                 ORDER BY r.user_id
                 LIMIT \(pageSize)

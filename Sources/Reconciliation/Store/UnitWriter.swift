@@ -92,25 +92,25 @@ public final class UnitWriter {
 
     /// Takes every user's lock, in key order, so two writers can never wait on each other in a cycle.
     private func lockUsers(_ userIDs: [String]) throws {
-        let keys = Set(userIDs.map { Self.userLockKey($0).value }).sorted()
+        let keys = Set(userIDs.map { Self.userLockKey($0).value }).sorted().map(String.init)
         try connection.execute("""
-            SELECT count(pg_advisory_xact_lock(k)) FROM (SELECT k FROM (VALUES \(rows: keys.map { [$0] })) v(k) ORDER BY k) s
+            SELECT count(pg_advisory_xact_lock(k)) FROM (SELECT unnest(\(keys)::bigint[]) AS k ORDER BY 1) s
             """)
     }
 
     private func readStates(_ userIDs: [String]) throws -> [String: UserState] {
-        let users = Set(userIDs).sorted().map { [$0] as [any PostgresEncodable] }
+        let users = Set(userIDs).sorted()
         var states: [String: UserState] = [:]
         for row in try connection.query("""
             SELECT user_id, entitlement, active, expires_at, product_id, original_transaction_id, source
-            FROM entitlements WHERE user_id IN (VALUES \(rows: users))
+            FROM entitlements WHERE user_id = ANY(\(users))
             ORDER BY user_id, entitlement FOR UPDATE
             """) {
             states[try row.decode("user_id"), default: UserState()].entitlements.append(try Self.entitlementRow(row))
         }
         for row in try connection.query("""
             SELECT user_id, transaction_id FROM recon_transactions
-            WHERE user_id IN (VALUES \(rows: users)) AND cancelled_at IS NOT NULL
+            WHERE user_id = ANY(\(users)) AND cancelled_at IS NOT NULL
             """) {
             states[try row.decode("user_id"), default: UserState()].previouslyRefunded.insert(try row.decode("transaction_id"))
         }
