@@ -5,8 +5,9 @@ import Synchronization
 /// What the job learned about one `receipt_data`: the local facts, and Apple's answer when Apple was asked.
 public struct ReceiptCheck: Sendable {
     public let local: LocalReceiptCheck
-    /// The local decoding, when it succeeded (bundle id of an unanswered receipt, Xcode detection).
-    public let decoded: LocalReceipt?
+    /// The bundle id the receipt itself carries, when it decodes locally (recorded for receipts
+    /// Apple did not answer). Only this is kept of the local decoding: checks are cached.
+    public let localBundleID: String?
     /// nil when the data was ruled on locally and never sent.
     public let report: VerificationReport?
 }
@@ -42,10 +43,10 @@ final class ReceiptChecker: Sendable {
         if let hit = cache.withLock({ $0.entries[key] }) { return hit }
 
         let local: LocalReceiptCheck
-        var decoded: LocalReceipt?
+        var localBundleID: String?
         do {
             let receipt = try LocalReceiptDecoder.decode(base64: data)
-            decoded = receipt
+            localBundleID = receipt.bundleID
             local = receipt.isXcodeTestReceipt ? .xcodeReceipt : .decodes
         } catch {
             switch error {
@@ -56,11 +57,14 @@ final class ReceiptChecker: Sendable {
         }
         var report: VerificationReport?
         if ReceiptOutcomeRule.localRuling(local) == nil {
-            let answer = client.verify(receiptData: data, shouldStop: shouldStop)
+            var answer = client.verify(receiptData: data, shouldStop: shouldStop)
             onAppleTraffic(answer)
+            // `latest_receipt` is receipt data the job never uses: not kept in memory or the cache.
+            answer.response?.latestReceipt = nil
+            answer.latencies = []
             report = answer
         }
-        let result = ReceiptCheck(local: local, decoded: decoded, report: report)
+        let result = ReceiptCheck(local: local, localBundleID: localBundleID, report: report)
         remember(result, for: key)
         return result
     }

@@ -52,7 +52,7 @@ enum UnitBuilder {
                 receiptID: stored.id, outcome: classification.outcome.rawValue, appleStatus: classification.appleStatus,
                 environment: classification.environment, attempts: check.report?.requests ?? 0,
                 detail: classification.detail,
-                bundleID: check.report?.response?.receipt?.bundleID ?? check.decoded?.bundleID))
+                bundleID: check.report?.response?.receipt?.bundleID ?? check.localBundleID))
             // Apple's answer is recorded for valid and misrouted receipts; the others carry no truth.
             guard classification.outcome == .valid || classification.outcome == .misrouted else { continue }
             for transaction in receipt.transactions {
