@@ -97,29 +97,4 @@ extension PostgresConnection {
         guard name.utf8.contains(UInt8(ascii: "\"")) else { return "\"" + name + "\"" }
         return "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
-
-    /// The same rows as multi-row `INSERT … VALUES ($1, …), (…)` statements of at most `batchSize`
-    /// rows: for callers that need `ON CONFLICT` (`suffix`), which COPY cannot do.
-    @discardableResult
-    public func insert(
-        into table: String,
-        columns: [String],
-        rows: [[any PostgresEncodable]],
-        suffix: String = "",
-        batchSize: Int = 1000
-    ) throws -> Int {
-        let columnList = columns.map(Self.quoteIdentifier).joined(separator: ", ")
-        let perStatement = max(1, min(batchSize, 65_535 / max(1, columns.count)))
-        var written = 0
-        var start = 0
-        while start < rows.count {
-            let batch = Array(rows[start..<min(rows.count, start + perStatement)])
-            written += try execute("""
-                INSERT INTO \(unescaped: Self.quoteIdentifier(table)) (\(unescaped: columnList))
-                VALUES \(rows: batch) \(unescaped: suffix)
-                """)
-            start += perStatement
-        }
-        return written
-    }
 }

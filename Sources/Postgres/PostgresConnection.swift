@@ -18,6 +18,8 @@ public final class PostgresConnection {
     /// Seconds spent in libpq calls on this connection (round trips, server work, waits for locks):
     /// how long the owner waited on PostgreSQL, which the job reports per run.
     public private(set) var secondsWaited: Double = 0
+    /// Statements prepared on this connection, by SQL text → name (`executePrepared`).
+    private var preparedStatements: [String: String] = [:]
 
     /// Opens a connection.
     ///
@@ -147,6 +149,31 @@ public final class PostgresConnection {
         let start = DispatchTime.now().uptimeNanoseconds
         defer { secondsWaited += Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 }
         return try call()
+    }
+
+    /// Runs `sql` as a statement prepared on this connection at its first use, with text
+    /// parameters whose types the SQL gives (`$1::bigint[]`); returns the rows affected.
+    func executePrepared(sql: String, texts: [String?]) throws -> Int {
+        let name: String
+        if let known = preparedStatements[sql] {
+            name = known
+        } else {
+            name = "receipt_recon_\(preparedStatements.count + 1)"
+            guard let prepared = timed({ PQprepare(handle, name, sql, Int32(texts.count), nil) }) else { throw connectionError() }
+            defer { PQclear(prepared) }
+            try check(prepared)
+            preparedStatements[sql] = name
+        }
+        let values = texts.map { text in text.map { strdup($0) } ?? nil }
+        defer { values.forEach { free($0) } }
+        let pointers = values.map { UnsafePointer($0) }
+        let result = timed {
+            pointers.withUnsafeBufferPointer { PQexecPrepared(handle, name, Int32(texts.count), $0.baseAddress, nil, nil, 0) }
+        }
+        guard let result else { throw connectionError() }
+        defer { PQclear(result) }
+        try check(result)
+        return Int(String(cString: PQcmdTuples(result))) ?? 0
     }
 
     private func executeParams(_ query: PostgresQuery) throws -> OpaquePointer {

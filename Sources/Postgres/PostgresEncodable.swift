@@ -77,20 +77,11 @@ extension PostgresBind: PostgresEncodable {
 }
 
 extension Array: PostgresEncodable where Element == String {
-    /// A `text[]` literal: `{"a","b"}`, every element quoted, so commas, braces, quotes and
-    /// backslashes in the values stay data. For `= ANY(\(ids))`, which plans as an index scan
-    /// where an `IN (VALUES …)` list may be hashed against a whole table.
+    /// A `text[]` literal, every element quoted. For `= ANY(\(ids))`, which plans as an index
+    /// scan where an `IN (VALUES …)` list may be hashed against a whole table.
     public var postgresBind: PostgresBind {
-        var literal = "{"
-        for (index, element) in enumerated() {
-            if index > 0 { literal += "," }
-            literal += "\""
-            for character in element.unicodeScalars {
-                if character == "\"" || character == "\\" { literal += "\\" }
-                literal.unicodeScalars.append(character)
-            }
-            literal += "\""
-        }
-        return PostgresBind(text: literal + "}", typeOID: PostgresTypeOID.textArray)
+        var literal = PostgresArrayLiteral()
+        for element in self { literal.append(element) }
+        return PostgresBind(text: literal.closed, typeOID: PostgresTypeOID.textArray)
     }
 }

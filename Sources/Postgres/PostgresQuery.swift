@@ -46,20 +46,6 @@ public struct PostgresQuery: Sendable, ExpressibleByStringInterpolation {
             sql += "$\(binds.count)"
         }
 
-        /// `($1, $2), ($3, $4), …`: one parenthesised row of parameters per element of `rows`, for
-        /// multi-row `VALUES` lists (`INSERT … VALUES \(rows: r)`, `FROM (VALUES \(rows: r)) v(a, b)`).
-        /// A statement takes at most 65,535 parameters; callers split larger batches.
-        public mutating func appendInterpolation(rows: [[any PostgresEncodable]]) {
-            for (rowNumber, row) in rows.enumerated() {
-                sql += rowNumber == 0 ? "(" : ", ("
-                for (position, value) in row.enumerated() {
-                    binds.append(value.postgresBind)
-                    sql += position == 0 ? "$\(binds.count)" : ", $\(binds.count)"
-                }
-                sql += ")"
-            }
-        }
-
         /// Splices trusted SQL text (an identifier or keyword chosen by this program). Never pass data.
         public mutating func appendInterpolation(unescaped fragment: String) {
             sql += fragment

@@ -68,6 +68,37 @@ import TestSupport
         }
     }
 
+    @Test func arrayInsertsKeepEveryValueAndReuseOnePreparedStatement() throws {
+        try TestDatabase.with(migrated: false) { database in
+            let connection = try database.connect()
+            try connection.execute("CREATE TABLE sample (id bigint PRIMARY KEY, t text, n int, f boolean, ts timestamptz)")
+            let date = Date(timeIntervalSince1970: 1_732_233_600.123_456)
+            let hostile = [#"quote " backslash \ comma , braces {}"#, "NULL", "", "日本 👍", "line\nbreak\ttab"]
+            let rows: [[any PostgresEncodable]] = hostile.enumerated().map { index, text in
+                [Int64(index), text, Int32(index), index % 2 == 0, date]
+            } + [[Int64(99), String?.none, Int32?.none, Bool?.none, Date?.none]]
+            #expect(try connection.insert(into: "sample", columns: ["id", "t", "n", "f", "ts"], rows: rows) == 6)
+            let back = try connection.query("SELECT id, t, n, f, ts FROM sample ORDER BY id")
+            #expect(try back.prefix(5).map { try $0.decode("t", as: String.self) } == hostile)
+            #expect(try back[4].decode("n", as: Int32.self) == 4 && back[4].decode("f", as: Bool.self) == true)
+            #expect(try back[0].decode("ts", as: Date.self) == date)
+            #expect(try back[5].decode("t", as: String?.self) == nil && back[5].decode("ts", as: Date?.self) == nil)
+
+            // Another row count, the same statement: the conflict clause applies per row.
+            let update: [[any PostgresEncodable]] = [[Int64(0), "changed", Int32(7), false, date], [Int64(100), "new", Int32(1), true, date]]
+            #expect(try connection.insert(into: "sample", columns: ["id", "t", "n", "f", "ts"], rows: update,
+                                          suffix: "ON CONFLICT (id) DO UPDATE SET t = EXCLUDED.t") == 2)
+            #expect(try connection.query("SELECT t FROM sample WHERE id = 0").first!.decode("t", as: String.self) == "changed")
+            #expect(try connection.query("SELECT count(*) AS n FROM sample").first!.decode("n", as: Int64.self) == 7)
+            try connection.insert(into: "sample", columns: ["id", "t", "n", "f", "ts"], rows: [[Int64(200), "x", Int32(0), true, date]])
+            // Three inserts, two statement texts: each prepared once on this connection.
+            #expect(try connection.query("SELECT count(*) AS n FROM pg_prepared_statements").first!.decode("n", as: Int64.self) == 2)
+            #expect(throws: PostgresError.self) {
+                try connection.insert(into: "sample", columns: ["id", "t"], rows: [[Int64(5)]])
+            }
+        }
+    }
+
     @Test func doublesKeepEveryBitAndSpecialValues() throws {
         try TestDatabase.with(migrated: false) { database in
             let connection = try database.connect()

@@ -219,7 +219,7 @@ public final class UnitWriter {
             // A revoke keeps the row's expiry and product: only access changes.
             try connection.execute("""
                 UPDATE entitlements e SET active = false, updated_at = now()
-                FROM (VALUES \(rows: revokes.map { [$0.0, $0.1.entitlement] })) AS v(user_id, entitlement)
+                FROM unnest(\(revokes.map(\.0)), \(revokes.map(\.1.entitlement))) AS v(user_id, entitlement)
                 WHERE e.user_id = v.user_id AND e.entitlement = v.entitlement AND e.source = 'app_store'
                 """)
         }
