@@ -27,7 +27,10 @@ public enum ChildProcess {
         public var userSeconds = 0.0
         /// CPU time in the kernel on the child's behalf, seconds.
         public var systemSeconds = 0.0
-        /// Peak resident set size, kilobytes (Linux reports `ru_maxrss` in KiB).
+        /// Peak resident set size, kilobytes (Linux reports `ru_maxrss` in KiB). Caution: glibc's
+        /// `posix_spawn` runs the child on this process's memory until `exec`, and Linux folds that
+        /// memory's high-water mark into the child's figure, so this is max(this process's peak at spawn,
+        /// the child's own peak). It is the child's own only when it exceeds the former.
         public var maxResidentKilobytes = 0
 
         public init(userSeconds: Double = 0, systemSeconds: Double = 0, maxResidentKilobytes: Int = 0) {

@@ -56,7 +56,7 @@ struct BenchOptions: Sendable, Equatable {
           throughput_ratio            receipts_per_second / R
           receipts_per_second         receipts the job processed / wall_seconds
           cpu_ms_per_1k_receipts      the job process's user + system CPU, ms per 1000 receipts processed
-          peak_rss_mb                 the job process's peak resident memory, MiB
+          peak_rss_mb                 the job process's own peak resident memory, MiB (never the bench's)
           apple_requests_per_receipt  verifyReceipt requests the simulator received / receipts processed
           over_limit_429              requests the simulator answered 429 (above R/s)
           db_seconds                  seconds the job spent waiting on PostgreSQL ('run --json' databaseSeconds)

@@ -19,9 +19,12 @@ struct BenchReport: Sendable {
         var options: BenchOptions
         var job: ChildProcess.Result
         var jobWallSeconds: Double
+        /// The job's own peak resident memory (`PeakMemoryWatch`: never the bench's).
+        var jobPeakMemory: PeakMemoryWatch.Peak
         var summary: JobSummary?
         var simulator: SimulatorProcess.Stats?
         var simulatorUsage: ChildProcess.ResourceUsage?
+        var simulatorPeakMemory: PeakMemoryWatch.Peak?
         var seededReceipts: Int?
         var seededUsers: Int?
         var seedSeconds: Double
@@ -49,7 +52,11 @@ struct BenchReport: Sendable {
         } else {
             for key in ["throughput_ratio", "receipts_per_second", "cpu_ms_per_1k_receipts"] { miss(key, noReceipts) }
         }
-        add("peak_rss_mb", Self.fixed(Double(usage.maxResidentKilobytes) / 1024, 1))
+        if inputs.jobPeakMemory.kilobytes > 0 {
+            add("peak_rss_mb", Self.fixed(Double(inputs.jobPeakMemory.kilobytes) / 1024, 1))
+        } else {
+            miss("peak_rss_mb", "the job's peak memory could not be read (no wait4 figure above the bench's own, no sample)")
+        }
         if let perReceipt, let simulator = inputs.simulator {
             add("apple_requests_per_receipt", Self.fixed(Double(simulator.requests) / perReceipt, 3))
         } else {
@@ -86,6 +93,7 @@ struct BenchReport: Sendable {
         add("job_cpu_seconds", Self.fixed(usage.cpuSeconds, 2))
         add("job_user_cpu_seconds", Self.fixed(usage.userSeconds, 2))
         add("job_system_cpu_seconds", Self.fixed(usage.systemSeconds, 2))
+        add("peak_rss_source", inputs.jobPeakMemory.source)
         add("job_apple_requests", inputs.summary?.appleRequests.map(String.init))
         add("job_apple_retries", inputs.summary?.appleRetries.map(String.init))
         add("job_apple_throttled", inputs.summary?.appleThrottled.map(String.init))
@@ -98,7 +106,9 @@ struct BenchReport: Sendable {
             add("pg_\(name)", inputs.postgresSettings[name])
         }
         add("simulator_cpu_seconds", inputs.simulatorUsage.map { Self.fixed($0.cpuSeconds, 2) })
-        add("simulator_peak_rss_mb", inputs.simulatorUsage.map { Self.fixed(Double($0.maxResidentKilobytes) / 1024, 1) })
+        add("simulator_peak_rss_mb", inputs.simulatorPeakMemory.map { Self.fixed(Double($0.kilobytes) / 1024, 1) })
+        // The bench's own peak: a job figure from wait4 is exact only above this (PeakMemoryWatch).
+        add("bench_peak_rss_mb", PeakMemoryWatch.highWaterKilobytes(of: "self").map { Self.fixed(Double($0) / 1024, 1) })
         add("seed_seconds", Self.fixed(inputs.seedSeconds, 2))
         add("bench_seconds", Self.fixed(inputs.benchSeconds, 2))
         add("job_binary", inputs.jobBinary)

@@ -53,12 +53,11 @@ final class BenchRun {
         let bundleIDs = seeded.expected?.bundleIDs ?? []
 
         let simulator = try startSimulator()
-        var simulatorResult: ChildProcess.Result?
         var simulatorStopped = false
         defer { if !simulatorStopped { simulator.stop(registry: registry) } }
 
         let activeBefore = activeSeconds(conninfo(cluster))
-        let (job, wall) = try runJob(databaseURL: conninfo(cluster), simulatorPort: simulator.port, bundleIDs: bundleIDs,
+        let (job, wall, jobPeak) = try runJob(databaseURL: conninfo(cluster), simulatorPort: simulator.port, bundleIDs: bundleIDs,
                                      stderrFile: workDirectory + "/job.stderr")
         let summary = JobSummary(stdout: job.stdoutText)
         let simulatorStats: SimulatorProcess.Stats?
@@ -68,16 +67,17 @@ final class BenchRun {
             progress("the simulator's /stats could not be read: \(error)")
             simulatorStats = nil
         }
-        simulatorResult = simulator.stop(registry: registry)
+        let simulatorEnd = simulator.stop(registry: registry)
         simulatorStopped = true
         let activeAfter = activeSeconds(conninfo(cluster))
-        try? (simulatorResult?.stderr ?? Data()).write(to: URL(fileURLWithPath: workDirectory + "/simulator.stderr"))
+        try? (simulatorEnd?.result.stderr ?? Data()).write(to: URL(fileURLWithPath: workDirectory + "/simulator.stderr"))
         var activeDuringJob: Double?
         if let activeBefore, let activeAfter { activeDuringJob = activeAfter - activeBefore }
 
         let inputs = BenchReport.Inputs(
-            options: options, job: job, jobWallSeconds: wall, summary: summary, simulator: simulatorStats,
-            simulatorUsage: simulatorResult?.resourceUsage, seededReceipts: seeded.receipts, seededUsers: seeded.users,
+            options: options, job: job, jobWallSeconds: wall, jobPeakMemory: jobPeak, summary: summary,
+            simulator: simulatorStats, simulatorUsage: simulatorEnd?.result.resourceUsage,
+            simulatorPeakMemory: simulatorEnd?.peak, seededReceipts: seeded.receipts, seededUsers: seeded.users,
             seedSeconds: seeded.seconds, expectedCorrections: seeded.expected?.corrections,
             postgresActiveSeconds: activeDuringJob, postgresSettings: settings,
             jobBinary: jobBinary, benchSeconds: Self.seconds(ContinuousClock.now - started))
@@ -125,12 +125,38 @@ final class BenchRun {
         return seeded
     }
 
+    /// Reads the expected file in 1 MiB chunks rather than as one JSON document: at a million receipts
+    /// it is tens of MB, and parsing it whole would grow the bench past the job it measures (see
+    /// `PeakMemoryWatch`). `bundle_ids` is one line near the top; each correction is one line with
+    /// `"action": ` (ExpectedOutcome's layout; flags have none).
     private static func readExpected(_ path: String) -> ExpectedFile? {
-        guard let data = FileManager.default.contents(atPath: path),
-              let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
-        else { return nil }
-        return ExpectedFile(bundleIDs: object["bundle_ids"] as? [String] ?? [],
-                            corrections: (object["corrections"] as? [Any])?.count ?? 0)
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        let marker = Array(#""action": "#.utf8)
+        var bundleIDs: [String]?
+        var corrections = 0
+        var carry: [UInt8] = []
+        while let chunk = try? handle.read(upToCount: 1 << 20), !chunk.isEmpty {
+            let bytes = carry + chunk
+            if bundleIDs == nil, let line = String(decoding: bytes.prefix(65_536), as: UTF8.self)
+                .split(separator: "\n").first(where: { $0.contains(#""bundle_ids": "#) }) {
+                let value = line.drop { $0 != ":" }.dropFirst().trimmingCharacters(in: .whitespaces)
+                    .trimmingCharacters(in: CharacterSet(charactersIn: ","))
+                bundleIDs = (try? JSONSerialization.jsonObject(with: Data(value.utf8), options: .fragmentsAllowed)) as? [String] ?? []
+            }
+            var index = 0
+            while index + marker.count <= bytes.count {
+                if bytes[index] == marker[0], bytes[index..<(index + marker.count)].elementsEqual(marker) {
+                    corrections += 1
+                    index += marker.count
+                } else {
+                    index += 1
+                }
+            }
+            // A marker split across two chunks: keep the tail that could start one.
+            carry = Array(bytes.suffix(from: max(index, bytes.count - marker.count + 1)))
+        }
+        return ExpectedFile(bundleIDs: bundleIDs ?? [], corrections: corrections)
     }
 
     private func startSimulator() throws -> SimulatorProcess {
@@ -158,7 +184,7 @@ final class BenchRun {
         simulatorPort: UInt16,
         bundleIDs: [String],
         stderrFile: String
-    ) throws -> (ChildProcess.Result, Double) {
+    ) throws -> (ChildProcess.Result, Double, PeakMemoryWatch.Peak) {
         var arguments = ["run", "--older-than", "0", "--rate", options.rateText, "--concurrency", String(options.concurrency),
                          "--as-of", options.asOf, "--json"]
         arguments += bundleIDs.flatMap { ["--bundle-id", $0] }
@@ -170,10 +196,12 @@ final class BenchRun {
         environment["APPLE_VERIFY_URL_SANDBOX"] = "http://127.0.0.1:\(simulatorPort)/sandbox/verifyReceipt"
         progress("run started: receipt-recon " + arguments.joined(separator: " "))
 
+        let memory = PeakMemoryWatch()
         let clock = ContinuousClock.now
         let running = try ChildProcess.start(jobBinary, arguments, environment: environment)
         registry.add(running.pid)
         defer { registry.remove(running.pid) }
+        memory.watch(running.pid)
         let reporter = ProgressReporter(every: 30) { [port = simulatorPort] in
             guard let body = try? LoopbackHTTP.get(port: port, path: "/stats", timeoutSeconds: 5),
                   let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any],
@@ -183,6 +211,7 @@ final class BenchRun {
         reporter.start()
         let result = try running.wait()
         let wall = Self.seconds(ContinuousClock.now - clock)
+        let peak = memory.finish(result.resourceUsage)
         reporter.stop()
         try? result.stderr.write(to: URL(fileURLWithPath: stderrFile))
         progress("run finished: exit \(result.status) in \(BenchReport.fixed(wall, 1)) s")
@@ -190,7 +219,7 @@ final class BenchRun {
             throw BenchError.measurement("the job failed: 'receipt-recon run' exited \(result.status) after "
                 + "\(BenchReport.fixed(wall, 1)) s: " + Self.tail(result.stderrText))
         }
-        return (result, wall)
+        return (result, wall, peak)
     }
 
     // MARK: PostgreSQL

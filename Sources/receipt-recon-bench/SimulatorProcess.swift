@@ -9,6 +9,7 @@ import Foundation
 final class SimulatorProcess: Sendable {
     let running: ChildProcess.Running
     let port: UInt16
+    let memory: PeakMemoryWatch
 
     static let stopGraceSeconds: TimeInterval = 15
 
@@ -22,9 +23,10 @@ final class SimulatorProcess: Sendable {
         var maxRequestsInOneSecond: Int
     }
 
-    private init(running: ChildProcess.Running, port: UInt16) {
+    private init(running: ChildProcess.Running, port: UInt16, memory: PeakMemoryWatch) {
         self.running = running
         self.port = port
+        self.memory = memory
     }
 
     /// Starts `serve` and returns once it listens.
@@ -37,19 +39,22 @@ final class SimulatorProcess: Sendable {
         startTimeout: TimeInterval = 600,
         registry: ChildRegistry
     ) throws -> SimulatorProcess {
+        let memory = PeakMemoryWatch()
         let running = try ChildProcess.start(executable, arguments, environment: environment)
         registry.add(running.pid)
+        memory.watch(running.pid)
         let deadline = Date().addingTimeInterval(startTimeout)
         while Date() < deadline {
             let output = String(decoding: running.stdoutSoFar, as: UTF8.self)
             if let port = listeningPort(in: output) {
-                return SimulatorProcess(running: running, port: port)
+                return SimulatorProcess(running: running, port: port, memory: memory)
             }
             if running.hasClosedOutput { break }
             usleep(50_000)
         }
         running.signal(SIGKILL)
         let result = try? running.wait(timeout: 30)
+        _ = memory.finish(result?.resourceUsage ?? ChildProcess.ResourceUsage())
         registry.remove(running.pid)
         let said = (result?.stderrText ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
         throw BenchError.unavailable("'receipt-recon simulator serve' did not start listening"
@@ -78,13 +83,15 @@ final class SimulatorProcess: Sendable {
                      maxRequestsInOneSecond: object["maxRequestsInOneSecond"] as? Int ?? 0)
     }
 
-    /// Stops the server and reaps it; its resource usage when it exited in time, nil when it had to be
-    /// killed.
+    /// Stops the server and reaps it; what it printed and consumed when it exited in time, nil when it
+    /// had to be killed.
     @discardableResult
-    func stop(registry: ChildRegistry) -> ChildProcess.Result? {
+    func stop(registry: ChildRegistry) -> (result: ChildProcess.Result, peak: PeakMemoryWatch.Peak)? {
         running.signal(SIGTERM)
         defer { registry.remove(running.pid) }
         // `wait(timeout:)` sends SIGKILL and reaps when the grace period runs out.
-        return try? running.wait(timeout: Self.stopGraceSeconds)
+        let result = try? running.wait(timeout: Self.stopGraceSeconds)
+        let peak = memory.finish(result?.resourceUsage ?? ChildProcess.ResourceUsage())
+        return result.map { ($0, peak) }
     }
 }
