@@ -12,6 +12,7 @@ let package = Package(
     name: "receipt-recon",
     products: [
         .executable(name: "receipt-recon", targets: ["receipt-recon"]),
+        .executable(name: "receipt-recon-bench", targets: ["receipt-recon-bench"]),
     ],
     targets: [
         // libpq through Debian's libpq-dev; the only C this project links besides the toolchain.
@@ -53,6 +54,13 @@ let package = Package(
             swiftSettings: strict
         ),
         .executableTarget(name: "receipt-recon", dependencies: ["ReceiptReconCLI"], swiftSettings: strict),
+        // Measures the job end to end: runs `receipt-recon` (seed, serve, run) as separate processes
+        // against a throwaway cluster. Depending on `receipt-recon` only makes SwiftPM build it alongside.
+        .executableTarget(
+            name: "receipt-recon-bench",
+            dependencies: ["receipt-recon", "Postgres", "ChildProcess"],
+            swiftSettings: strict
+        ),
 
         // Throwaway PostgreSQL databases and helpers for running the built binary; test-only.
         .target(name: "TestSupport", dependencies: ["Postgres", "ReconSchema", "ChildProcess"], swiftSettings: strict),
@@ -75,7 +83,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ReceiptReconCLITests",
-            dependencies: ["receipt-recon", "ReceiptReconCLI", "ReconSchema", "Postgres", "TestSupport", "AppStoreSimulator"],
+            dependencies: ["receipt-recon", "receipt-recon-bench", "ReceiptReconCLI", "ReconSchema", "Postgres", "TestSupport", "AppStoreSimulator"],
             swiftSettings: strict
         ),
     ]

@@ -14,8 +14,40 @@ public enum ChildProcess {
         public let status: Int32
         public let stdout: Data
         public let stderr: Data
+        /// What the child consumed, as `wait4` reported it when the child was reaped.
+        public var resourceUsage = ResourceUsage()
         public var stdoutText: String { String(decoding: stdout, as: UTF8.self) }
         public var stderrText: String { String(decoding: stderr, as: UTF8.self) }
+    }
+
+    /// A child's CPU time and peak memory (`struct rusage` from `wait4`): the child's own figures, plus
+    /// those of any descendants it waited for, never this process's.
+    public struct ResourceUsage: Sendable, Equatable {
+        /// CPU time in user mode, seconds.
+        public var userSeconds = 0.0
+        /// CPU time in the kernel on the child's behalf, seconds.
+        public var systemSeconds = 0.0
+        /// Peak resident set size, kilobytes (Linux reports `ru_maxrss` in KiB). Caution: glibc's
+        /// `posix_spawn` runs the child on this process's memory until `exec`, and Linux folds that
+        /// memory's high-water mark into the child's figure, so this is max(this process's peak at spawn,
+        /// the child's own peak). It is the child's own only when it exceeds the former.
+        public var maxResidentKilobytes = 0
+
+        public init(userSeconds: Double = 0, systemSeconds: Double = 0, maxResidentKilobytes: Int = 0) {
+            self.userSeconds = userSeconds
+            self.systemSeconds = systemSeconds
+            self.maxResidentKilobytes = maxResidentKilobytes
+        }
+
+        /// User plus system CPU time, seconds.
+        public var cpuSeconds: Double { userSeconds + systemSeconds }
+
+        init(_ usage: rusage) {
+            func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1_000_000 }
+            userSeconds = seconds(usage.ru_utime)
+            systemSeconds = seconds(usage.ru_stime)
+            maxResidentKilobytes = Int(usage.ru_maxrss)
+        }
     }
 
     public struct Failure: Error, CustomStringConvertible, Sendable {
@@ -57,6 +89,14 @@ public enum ChildProcess {
             kill(pid, number)
         }
 
+        /// What the child has written to stdout so far (for a server that announces its address on its
+        /// first line and keeps running).
+        public var stdoutSoFar: Data { collected.values.0 }
+
+        /// True once the child has closed both stdout and stderr: it has exited (or closed them itself).
+        /// Does not reap it; `wait` still does.
+        public var hasClosedOutput: Bool { readers.wait(timeout: .now()) == .success }
+
         /// Waits for the child to exit and returns what it printed.
         /// - Parameter timeout: after this many seconds the child is killed (SIGKILL) and `Failure` thrown.
         public func wait(timeout: TimeInterval? = nil) throws -> Result {
@@ -66,9 +106,9 @@ public enum ChildProcess {
                 throw Failure(message: "\((executable as NSString).lastPathComponent) did not finish within \(Int(timeout)) s")
             }
             readers.wait()
-            let status = waitForExit(pid)
+            let (status, usage) = waitForExit(pid)
             let (out, err) = collected.values
-            return Result(status: status, stdout: out, stderr: err)
+            return Result(status: status, stdout: out, stderr: err, resourceUsage: usage)
         }
     }
 
@@ -113,7 +153,7 @@ public enum ChildProcess {
         for (descriptor, isOut) in [(outPipe[0], true), (errPipe[0], false)] {
             group.enter()
             Thread.detachNewThread {
-                collected.store(readAll(descriptor), isOut: isOut)
+                readAll(descriptor) { collected.append($0, isOut: isOut) }
                 close(descriptor)
                 group.leave()
             }
@@ -185,35 +225,37 @@ public enum ChildProcess {
         return pid
     }
 
-    static func waitForExit(_ pid: pid_t) -> Int32 {
+    /// Reaps `pid` and returns its exit status (128 + signal when killed) and resource usage. `wait4`
+    /// rather than `waitpid`: the same wait, plus the child's own rusage.
+    static func waitForExit(_ pid: pid_t) -> (status: Int32, usage: ResourceUsage) {
         var status: Int32 = 0
-        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        var usage = rusage()
+        while wait4(pid, &status, 0, &usage) == -1 && errno == EINTR {}
         // WIFEXITED / WEXITSTATUS / WTERMSIG are macros Swift cannot see.
         let signal = status & 0x7F
-        return signal == 0 ? (status >> 8) & 0xFF : 128 + signal
+        return (signal == 0 ? (status >> 8) & 0xFF : 128 + signal, ResourceUsage(usage))
     }
 
-    private static func readAll(_ descriptor: Int32) -> Data {
-        var data = Data()
+    /// Reads `descriptor` to its end, handing each chunk to `chunk` as it arrives.
+    private static func readAll(_ descriptor: Int32, _ chunk: (Data) -> Void) {
         var buffer = [UInt8](repeating: 0, count: 65_536)
         while true {
             let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
             if count > 0 {
-                data.append(buffer, count: count)
+                chunk(Data(buffer[0..<count]))
             } else if count == 0 || errno != EINTR {
                 break
             }
         }
-        return data
     }
 }
 
-/// Output collected by the reader threads.
+/// Output collected by the reader threads, readable while they still run.
 final class Collector: Sendable {
     private let state = Mutex((out: Data(), err: Data()))
 
-    func store(_ data: Data, isOut: Bool) {
-        state.withLock { if isOut { $0.out = data } else { $0.err = data } }
+    func append(_ data: Data, isOut: Bool) {
+        state.withLock { if isOut { $0.out.append(data) } else { $0.err.append(data) } }
     }
 
     var values: (Data, Data) { state.withLock { ($0.out, $0.err) } }

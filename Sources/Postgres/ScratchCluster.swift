@@ -56,7 +56,24 @@ public final class ScratchCluster: Sendable {
         try? FileManager.default.removeItem(atPath: directory)
     }
 
+    /// Leaves the server running and the directory in place, for inspection after the owner exits: the
+    /// watchdog sees the marker file and stands down, and `stop()` / `deinit` do nothing. Stopping it is
+    /// then the caller's business (`stopCommand`).
+    public func keep() {
+        guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        _ = FileManager.default.createFile(atPath: directory + "/" + Self.keepMarker, contents: nil)
+    }
+
+    /// A shell command that stops a kept cluster and deletes its directory.
+    public var stopCommand: String {
+        let pgCtl = "\(binDirectory)/pg_ctl -D \(directory)/data -m immediate stop"
+        return (getuid() == 0 ? "runuser -u postgres -- " : "") + pgCtl + " && rm -rf \(directory)"
+    }
+
     deinit { stop() }
+
+    /// A file in the cluster's directory telling the watchdog to leave the cluster alone (`keep()`).
+    static let keepMarker = "keep"
 
     public struct Failure: Error, CustomStringConvertible, Sendable {
         public let message: String
@@ -140,12 +157,13 @@ public final class ScratchCluster: Sendable {
         }
     }
 
-    /// A detached shell that waits for `owner` to exit, then stops the server and deletes `directory`.
-    /// It runs in its own session so that a Ctrl-C aimed at the owner's process group does not kill it.
+    /// A detached shell that waits for `owner` to exit, then stops the server and deletes `directory`
+    /// (unless `keep()` left its marker there). It runs in its own session so that a Ctrl-C aimed at the owner's process group does not kill it.
     /// It also covers a failed start: then the directory holds no server and it only deletes it.
     private static func startWatchdog(directory: String, owner: pid_t) {
         let script = """
             while kill -0 \(owner) 2>/dev/null; do sleep 1; done
+            [ -e '\(directory)/\(keepMarker)' ] && exit 0
             pid=$(head -n 1 '\(directory)/data/postmaster.pid' 2>/dev/null)
             [ -n "$pid" ] && kill -QUIT "$pid" 2>/dev/null
             sleep 1

@@ -13,12 +13,17 @@ public enum ReceiptReconBinary {
 
     /// The executable SwiftPM built next to the test bundle (`swift test` builds it first because the
     /// test target depends on it).
-    public static var url: URL {
+    public static var url: URL { builtProduct("receipt-recon") }
+
+    /// The `receipt-recon-bench` executable, built beside `receipt-recon` (the CLI test target depends on it).
+    public static var benchURL: URL { builtProduct("receipt-recon-bench") }
+
+    static func builtProduct(_ name: String) -> URL {
         let testBinary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
         var directory = testBinary.deletingLastPathComponent()
         // On Linux the test executable may sit inside a `.xctest` bundle directory.
         while directory.pathExtension == "xctest" { directory = directory.deletingLastPathComponent() }
-        return directory.appendingPathComponent("receipt-recon")
+        return directory.appendingPathComponent(name)
     }
 
     /// Runs `receipt-recon arguments…` with a minimal environment (PATH, HOME, LANG) plus `environment`,

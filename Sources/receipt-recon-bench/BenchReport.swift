@@ -1,0 +1,132 @@
+import ChildProcess
+import Foundation
+
+/// The bench's stdout: one `key=value` per line, the required keys first in a fixed order, then
+/// extras. A value that could not be measured is left out (and named in `missing`), never made up.
+struct BenchReport: Sendable {
+    /// The keys every successful bench prints, in this order.
+    static let requiredKeys = [
+        "throughput_ratio", "receipts_per_second", "cpu_ms_per_1k_receipts", "peak_rss_mb",
+        "apple_requests_per_receipt", "over_limit_429", "db_seconds", "wall_seconds",
+    ]
+
+    private(set) var lines: [(key: String, value: String)] = []
+    /// Required keys without a value, with the reason.
+    private(set) var missing: [(key: String, reason: String)] = []
+
+    /// Everything one bench measured.
+    struct Inputs: Sendable {
+        var options: BenchOptions
+        var job: ChildProcess.Result
+        var jobWallSeconds: Double
+        /// The job's own peak resident memory (`PeakMemoryWatch`: never the bench's).
+        var jobPeakMemory: PeakMemoryWatch.Peak
+        var summary: JobSummary?
+        var simulator: SimulatorProcess.Stats?
+        var simulatorUsage: ChildProcess.ResourceUsage?
+        var simulatorPeakMemory: PeakMemoryWatch.Peak?
+        var seededReceipts: Int?
+        var seededUsers: Int?
+        var seedSeconds: Double
+        var expectedCorrections: Int?
+        var postgresActiveSeconds: Double?
+        var postgresSettings: [String: String]
+        var jobBinary: String
+        var benchSeconds: Double
+    }
+
+    init(_ inputs: Inputs) {
+        let rate = inputs.options.rate
+        let processed = inputs.summary?.receiptsProcessed
+        let perReceipt = processed.flatMap { $0 > 0 ? Double($0) : nil }
+        let wall = inputs.jobWallSeconds
+        let usage = inputs.job.resourceUsage
+        let noSummary = "'run --json' printed no summary (exit \(inputs.job.status))"
+        let noReceipts = inputs.summary == nil ? noSummary : "the job processed no receipts"
+
+        if let perReceipt {
+            let perSecond = perReceipt / wall
+            add("throughput_ratio", Self.fixed(perSecond / rate, 3))
+            add("receipts_per_second", Self.fixed(perSecond, 1))
+            add("cpu_ms_per_1k_receipts", Self.fixed(usage.cpuSeconds * 1000 / perReceipt * 1000, 1))
+        } else {
+            for key in ["throughput_ratio", "receipts_per_second", "cpu_ms_per_1k_receipts"] { miss(key, noReceipts) }
+        }
+        if inputs.jobPeakMemory.kilobytes > 0 {
+            add("peak_rss_mb", Self.fixed(Double(inputs.jobPeakMemory.kilobytes) / 1024, 1))
+        } else {
+            miss("peak_rss_mb", "the job's peak memory could not be read (no wait4 figure above the bench's own, no sample)")
+        }
+        if let perReceipt, let simulator = inputs.simulator {
+            add("apple_requests_per_receipt", Self.fixed(Double(simulator.requests) / perReceipt, 3))
+        } else {
+            miss("apple_requests_per_receipt", inputs.simulator == nil ? "the simulator's /stats could not be read" : noReceipts)
+        }
+        if let simulator = inputs.simulator {
+            add("over_limit_429", String(simulator.rateLimited))
+        } else {
+            miss("over_limit_429", "the simulator's /stats could not be read")
+        }
+        if let seconds = inputs.summary?.databaseSeconds {
+            add("db_seconds", Self.fixed(seconds, 2))
+        } else {
+            miss("db_seconds", inputs.summary == nil ? noSummary
+                : "'run --json' has no databaseSeconds: this receipt-recon does not measure its time waiting on PostgreSQL")
+        }
+        add("wall_seconds", Self.fixed(wall, 2))
+
+        // Extras: what the run was, and figures to read the required ones by.
+        let options = inputs.options
+        add("receipts", processed.map(String.init))
+        add("receipts_selected", inputs.summary?.receiptsSelected.map(String.init))
+        add("receipts_seeded", inputs.seededReceipts.map(String.init))
+        add("users", inputs.summary?.usersProcessed.map(String.init))
+        add("users_seeded", inputs.seededUsers.map(String.init))
+        add("rate", options.rateText)
+        add("concurrency", String(options.concurrency))
+        add("latency_ms", String(options.latencyMilliseconds))
+        add("jitter_ms", String(options.jitterMilliseconds))
+        add("seed", String(options.seed))
+        add("http_client", options.httpClient)
+        add("job_exit_code", String(inputs.job.status))
+        add("job_status", inputs.summary?.status)
+        add("job_cpu_seconds", Self.fixed(usage.cpuSeconds, 2))
+        add("job_user_cpu_seconds", Self.fixed(usage.userSeconds, 2))
+        add("job_system_cpu_seconds", Self.fixed(usage.systemSeconds, 2))
+        add("peak_rss_source", inputs.jobPeakMemory.source)
+        add("job_apple_requests", inputs.summary?.appleRequests.map(String.init))
+        add("job_apple_retries", inputs.summary?.appleRetries.map(String.init))
+        add("job_apple_throttled", inputs.summary?.appleThrottled.map(String.init))
+        add("apple_requests", inputs.simulator.map { String($0.requests) })
+        add("max_requests_in_one_second", inputs.simulator.map { String($0.maxRequestsInOneSecond) })
+        add("corrections", inputs.summary?.corrections.map(String.init))
+        add("expected_corrections", inputs.expectedCorrections.map(String.init))
+        add("pg_active_seconds", inputs.postgresActiveSeconds.map { Self.fixed($0, 2) })
+        for name in ["fsync", "synchronous_commit"] {
+            add("pg_\(name)", inputs.postgresSettings[name])
+        }
+        add("simulator_cpu_seconds", inputs.simulatorUsage.map { Self.fixed($0.cpuSeconds, 2) })
+        add("simulator_peak_rss_mb", inputs.simulatorPeakMemory.map { Self.fixed(Double($0.kilobytes) / 1024, 1) })
+        // The bench's own peak: a job figure from wait4 is exact only above this (PeakMemoryWatch).
+        add("bench_peak_rss_mb", PeakMemoryWatch.highWaterKilobytes(of: "self").map { Self.fixed(Double($0) / 1024, 1) })
+        add("seed_seconds", Self.fixed(inputs.seedSeconds, 2))
+        add("bench_seconds", Self.fixed(inputs.benchSeconds, 2))
+        add("job_binary", inputs.jobBinary)
+    }
+
+    /// The lines for stdout.
+    var text: String { lines.map { "\($0.key)=\($0.value)\n" }.joined() }
+
+    private mutating func add(_ key: String, _ value: String?) {
+        guard let value else { return }
+        lines.append((key, value))
+    }
+
+    private mutating func miss(_ key: String, _ reason: String) {
+        missing.append((key, reason))
+    }
+
+    static func fixed(_ value: Double, _ decimals: Int) -> String {
+        String(format: "%.\(decimals)f", value)
+    }
+}

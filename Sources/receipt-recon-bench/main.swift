@@ -1,0 +1,3 @@
+import Foundation
+
+exit(Bench.main(arguments: Array(CommandLine.arguments.dropFirst())))
