@@ -8,9 +8,10 @@ import Foundation
 /// over curl's multi interface, and the job's budget is 400 ms of CPU per 1,000 receipts at up to
 /// 1,000 requests/s.
 ///
-/// Shape: `post` hands a `CurlRequest` to the loop thread (`CurlMultiLoop`) under a mutex, wakes it with
-/// `curl_multi_wakeup`, and blocks its lane on the request's `CurlCompletion`. The loop adds an easy
-/// handle (pooled, so none is created per request) to the multi handle, which keeps the connections.
+/// Shape: `post` hands a `CurlRequest` to the loop thread (`CurlMultiLoop`) under a mutex, wakes it
+/// through an eventfd, and blocks its lane on the request's `CurlCompletion`. The loop adds an easy
+/// handle (pooled, so none is created per request) to the multi handle, which keeps the connections,
+/// and drives it with `curl_multi_socket_action` over epoll.
 /// libcurl enforces the per-request timeout to the millisecond; `post` also stops waiting one second
 /// after it, as a backstop against a stuck loop.
 ///

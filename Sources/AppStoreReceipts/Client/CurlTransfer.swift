@@ -1,53 +1,70 @@
 import CLibCurl
 import Foundation
 
-/// One request while libcurl works on it: the easy handle's options, and the response as it arrives.
+/// One request while libcurl works on it: the easy handle's per-request options, and the response as
+/// it arrives.
 ///
 /// Threading: lives on the curl loop thread only (created, called back and finished there), so it needs
 /// no lock. libcurl reaches it through an unretained `Unmanaged` pointer given as WRITEDATA/HEADERDATA;
 /// the loop's table of active transfers holds the strong reference until the handle has left the multi
-/// handle and been reset, so the pointer never outlives the object and nothing is retained twice.
+/// handle and the pointers were cleared (`detach`), so the pointer never outlives the object and nothing
+/// is retained twice.
 final class CurlTransfer {
     let easy: UnsafeMutableRawPointer
     let completion: CurlCompletion
-    private var headerList: UnsafeMutablePointer<curl_slist>?
+    /// A header list of this transfer's own, when the shared ones (`CurlHeaderLists`) could not serve.
+    private let ownedHeaderList: UnsafeMutablePointer<curl_slist>?
     private var headers: [String: String] = [:]
     private var body = Data()
 
-    init(easy: UnsafeMutableRawPointer, completion: CurlCompletion) {
+    init(easy: UnsafeMutableRawPointer, completion: CurlCompletion, ownedHeaderList: UnsafeMutablePointer<curl_slist>?) {
         self.easy = easy
         self.completion = completion
+        self.ownedHeaderList = ownedHeaderList
     }
 
-    deinit { curl_slist_free_all(headerList) }
+    deinit { curl_slist_free_all(ownedHeaderList) }
 
-    /// Sets every option of `request` on the (freshly reset) easy handle; the first failing code, if any.
-    func configure(_ request: CurlRequest) -> CURLcode {
-        var list: UnsafeMutablePointer<curl_slist>?
-        // An empty `Expect:` stops libcurl from holding bodies over 1 KiB for a 100-continue round trip.
-        for line in request.headers.map({ "\($0.key): \($0.value)" }) + ["Expect:"] {
-            guard let longer = curl_slist_append(list, line) else {
-                curl_slist_free_all(list)
-                return CURLE_OUT_OF_MEMORY
-            }
-            list = longer
-        }
-        headerList = list
-
+    /// The options every request shares, set once when the loop creates an easy handle (handles are
+    /// reused without `curl_easy_reset`, which cost more than the request's own options).
+    static func prepare(_ easy: UnsafeMutableRawPointer) -> CURLcode {
         var code = CURLE_OK
         func set(_ step: @autoclosure () -> CURLcode) {
             if code == CURLE_OK { code = step() }
         }
-        let context = Unmanaged.passUnretained(self).toOpaque()
-        set(recon_curl_setopt_str(easy, CURLOPT_URL, request.url))
         set(recon_curl_setopt_str(easy, CURLOPT_PROTOCOLS_STR, "http,https"))
         // Signals would reach a multi-threaded process at random threads; timeouts need none.
         set(recon_curl_setopt_long(easy, CURLOPT_NOSIGNAL, 1))
         set(recon_curl_setopt_long(easy, CURLOPT_TCP_NODELAY, 1))
         // One request per connection at a time, as URLSession did; the in-flight cap is the throttle's.
         set(recon_curl_setopt_long(easy, CURLOPT_HTTP_VERSION, recon_curl_http_version_1_1))
+        set(recon_curl_setopt_data_callback(easy, CURLOPT_WRITEFUNCTION) { data, size, count, context in
+            let length = size * count
+            guard let data, let context else { return length }
+            Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
+                .body.append(UnsafeRawPointer(data).assumingMemoryBound(to: UInt8.self), count: length)
+            return length
+        })
+        set(recon_curl_setopt_data_callback(easy, CURLOPT_HEADERFUNCTION) { data, size, count, context in
+            let length = size * count
+            guard let data, let context else { return length }
+            Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
+                .receivedHeaderLine(UnsafeRawBufferPointer(start: data, count: length))
+            return length
+        })
+        return code
+    }
+
+    /// Sets the options of `request` on the prepared handle; the first failing code, if any.
+    func configure(_ request: CurlRequest, headerList: UnsafeMutablePointer<curl_slist>?) -> CURLcode {
+        var code = CURLE_OK
+        func set(_ step: @autoclosure () -> CURLcode) {
+            if code == CURLE_OK { code = step() }
+        }
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        set(recon_curl_setopt_str(easy, CURLOPT_URL, request.url))
         set(recon_curl_setopt_long(easy, CURLOPT_TIMEOUT_MS, request.timeoutMilliseconds))
-        set(recon_curl_setopt_slist(easy, CURLOPT_HTTPHEADER, list))
+        set(recon_curl_setopt_slist(easy, CURLOPT_HTTPHEADER, headerList))
         // Size first: COPYPOSTFIELDS copies that many bytes instead of stopping at a NUL.
         set(recon_curl_setopt_offset(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(request.body.count)))
         if request.body.isEmpty {
@@ -57,37 +74,38 @@ final class CurlTransfer {
                 recon_curl_setopt_ptr(easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: $0.baseAddress))
             })
         }
-        set(recon_curl_setopt_data_callback(easy, CURLOPT_WRITEFUNCTION) { data, size, count, context in
-            let length = size * count
-            guard let data, let context else { return length }
-            Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
-                .body.append(UnsafeRawPointer(data).assumingMemoryBound(to: UInt8.self), count: length)
-            return length
-        })
         set(recon_curl_setopt_ptr(easy, CURLOPT_WRITEDATA, context))
-        set(recon_curl_setopt_data_callback(easy, CURLOPT_HEADERFUNCTION) { data, size, count, context in
-            let length = size * count
-            guard let data, let context else { return length }
-            let line = String(decoding: UnsafeRawBufferPointer(start: data, count: length), as: UTF8.self)
-            Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue().receivedHeaderLine(line)
-            return length
-        })
         set(recon_curl_setopt_ptr(easy, CURLOPT_HEADERDATA, context))
         return code
     }
 
-    /// One header line as libcurl delivers it, CRLF included.
-    private func receivedHeaderLine(_ line: String) {
+    /// Clears the handle's pointers to this transfer, once it has left the multi handle, so a reused
+    /// handle can never call back into a freed object.
+    func detach() {
+        _ = recon_curl_setopt_ptr(easy, CURLOPT_WRITEDATA, nil)
+        _ = recon_curl_setopt_ptr(easy, CURLOPT_HEADERDATA, nil)
+        _ = recon_curl_setopt_slist(easy, CURLOPT_HTTPHEADER, nil)
+    }
+
+    /// One header line as libcurl delivers it, CRLF included. Parsed as bytes: Foundation's trimming
+    /// cost a tenth of the loop thread's CPU.
+    private func receivedHeaderLine(_ line: UnsafeRawBufferPointer) {
         // A status line starts a new header block (after `100 Continue`, or a proxy's answer): only the
         // final response's headers count.
-        if line.hasPrefix("HTTP/") {
+        if line.starts(with: "HTTP/".utf8) {
             headers.removeAll(keepingCapacity: true)
             return
         }
-        guard let colon = line.firstIndex(of: ":") else { return }
-        let name = line[..<colon].lowercased()
-        let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines)
-        if headers[name] == nil { headers[name] = value }
+        guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return }
+        func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0x0A }
+        var start = colon + 1
+        var end = line.count
+        while start < end, isSpace(line[start]) { start += 1 }
+        while end > start, isSpace(line[end - 1]) { end -= 1 }
+        let name = String(decoding: line[..<colon].lazy.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
+        if headers[name] == nil {
+            headers[name] = String(decoding: UnsafeRawBufferPointer(rebasing: line[start..<end]), as: UTF8.self)
+        }
     }
 
     /// The response once libcurl reported the transfer done with CURLE_OK.
