@@ -52,11 +52,13 @@ public final class CurlMultiTransport: HTTPTransport {
     public func post(_ url: URL, body: Data, headers: [String: String], timeout: Duration) -> HTTPExchangeResult {
         guard let loop else { return .failed(.connectionFailed(detail: "libcurl could not be initialised")) }
         let components = timeout.components
-        let milliseconds = components.seconds * 1000 + (components.attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
+        // Rounded up (libcurl counts whole milliseconds) and capped at a year, far from overflow.
+        let milliseconds = Int(min(components.seconds, 365 * 86_400) * 1000
+            + (components.attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000)
         let completion = CurlCompletion()
         loop.submit(CurlRequest(url: url.absoluteString, body: body, headers: headers,
-                                timeoutMilliseconds: Int(max(1, milliseconds)), completion: completion))
-        let backstop = DispatchTime.now() + .milliseconds(Int(clamping: milliseconds) + 1000)
+                                timeoutMilliseconds: max(1, milliseconds), completion: completion))
+        let backstop = DispatchTime.now() + .milliseconds(milliseconds + 1000)
         if let result = completion.wait(until: backstop) { return result }
         loop.cancel(completion)
         completion.finish(.failed(.timedOut))
