@@ -15,11 +15,18 @@ let package = Package(
         .executable(name: "receipt-recon-bench", targets: ["receipt-recon-bench"]),
     ],
     targets: [
-        // libpq through Debian's libpq-dev; the only C this project links besides the toolchain.
+        // libpq through Debian's libpq-dev.
         .systemLibrary(
             name: "CLibPQ",
             pkgConfig: "libpq",
             providers: [.apt(["libpq-dev"]), .brew(["libpq"])]
+        ),
+        // libcurl through Debian's libcurl4-openssl-dev: the verifyReceipt transport (URLSession on
+        // Linux costs about ten times the CPU per request).
+        .systemLibrary(
+            name: "CLibCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"]), .brew(["curl"])]
         ),
         // Running other programs (initdb, pg_ctl, the built binary) without Foundation.Process.
         .target(name: "ChildProcess", swiftSettings: strict),
@@ -38,7 +45,7 @@ let package = Package(
 
         // Apple's side: wire models, status classification, client, throttle, local receipt decoding.
         // No database dependency.
-        .target(name: "AppStoreReceipts", swiftSettings: strict),
+        .target(name: "AppStoreReceipts", dependencies: ["CLibCurl"], swiftSettings: strict),
         // A local verifyReceipt (production + sandbox) over a synthetic world.
         .target(name: "AppStoreSimulator", dependencies: ["AppStoreReceipts", "Postgres"], swiftSettings: strict),
         // The job: runs, truth and correction rules, stores, reports.
@@ -68,7 +75,8 @@ let package = Package(
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "AppStoreReceiptsTests",
-            dependencies: ["AppStoreReceipts", "AppStoreSimulator", "TestSupport"],  // the client is tested against the simulator's server
+            // The client is tested against the simulator's server; ChildProcess runs `openssl s_server`.
+            dependencies: ["AppStoreReceipts", "AppStoreSimulator", "TestSupport", "ChildProcess"],
             swiftSettings: strict
         ),
         .testTarget(

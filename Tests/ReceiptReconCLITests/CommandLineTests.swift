@@ -16,7 +16,7 @@ import TestSupport
             #expect(result.stdout.contains("\n  \(code) "), "help lacks exit code \(code)")
         }
         for variable in ["DATABASE_URL", "APPLE_SHARED_SECRET", "APPLE_BUNDLE_IDS", "APPLE_VERIFY_URL_PRODUCTION",
-                         "APPLE_VERIFY_URL_SANDBOX", "RECON_ENVIRONMENT"] {
+                         "APPLE_VERIFY_URL_SANDBOX", "RECON_ENVIRONMENT", "RECON_HTTP_CLIENT"] {
             #expect(result.stdout.contains(variable))
         }
     }
@@ -35,7 +35,7 @@ import TestSupport
         for option in ["--dry-run", "--as-of", "--rate", "--concurrency", "--timeout", "--max-attempts", "--older-than",
                        "--limit", "--shard", "--sandbox-policy", "--max-unverified-ratio", "--max-revoke-ratio", "--json",
                        "--metrics-file", "--database-url", "--shared-secret-file", "--bundle-id", "--production-url",
-                       "--sandbox-url", "--environment"] {
+                       "--sandbox-url", "--environment", "--http-client"] {
             #expect(help.contains(option + " "), "run --help lacks \(option)")
         }
     }
@@ -65,6 +65,8 @@ import TestSupport
         (["run", "--rate", "5", "--rate", "6"], "--rate"),
         (["run", "--environment", "staging"], "--environment"),
         (["run", "--production-url", "ftp://apple"], "--production-url"),
+        (["run", "--http-client", "wget"], "--http-client expects 'curl' or 'urlsession', got 'wget'"),
+        (["verify-user", "u1", "--http-client", "URLSession"], "--http-client expects 'curl' or 'urlsession'"),
         (["verify-user"], "USER_ID"),
         (["export", "ledger", "--from", "2026-01-01", "--to", "2026-02-01"], "ledger"),
         (["export", "flags", "--from", "2026-02-01", "--to", "2026-01-01"], "reversed"),
@@ -101,5 +103,8 @@ import TestSupport
         let missingSecret = try ReceiptReconBinary.run(["run", "--shared-secret-file", "/nonexistent/secret"])
         #expect(missingSecret.status == 78)
         #expect(missingSecret.stderr.contains("/nonexistent/secret"))
+        let badClient = try ReceiptReconBinary.run(["run"], environment: ["RECON_HTTP_CLIENT": "wget"])
+        #expect(badClient.status == 78)
+        #expect(badClient.stderr.contains("RECON_HTTP_CLIENT must be 'curl' or 'urlsession', not 'wget'"))
     }
 }

@@ -252,6 +252,36 @@ import TestSupport
         }
     }
 
+    /// URLSession stays selectable (flag or variable, the flag winning) and reaches the same corrections;
+    /// the run records which client it used.
+    @Test func theHTTPClientIsSelectableAndRecorded() throws {
+        let apple = try FakeApple()
+        try TestDatabase.with { database in
+            try Self.seed(database, apple)
+            let db = try database.connect()
+            func lastClient() throws -> String? {
+                try db.query("SELECT options->>'httpClient' AS c FROM recon_runs ORDER BY id DESC LIMIT 1").first!.decode("c")
+            }
+            let urlSession = try Self.run(database, apple, ["--http-client", "urlsession"])
+            #expect(urlSession.status == 0, "\(urlSession.output)")
+            #expect(try Self.corrections(db, applied: true) == Self.expected)
+            #expect(try lastClient() == "urlsession")
+
+            let environment = apple.environment.merging(["DATABASE_URL": database.conninfo, "RECON_HTTP_CLIENT": "urlsession"]) { $1 }
+            let overridden = try ReceiptReconBinary.run(["verify-user", "u-extend", "--as-of", Self.asOf, "--http-client", "curl"],
+                                                        environment: environment)
+            #expect(overridden.status == 0, "\(overridden.output)")
+            #expect(try lastClient() == "curl")
+            let fromVariable = try ReceiptReconBinary.run(["verify-user", "u-extend", "--as-of", Self.asOf], environment: environment)
+            #expect(fromVariable.status == 0, "\(fromVariable.output)")
+            #expect(try lastClient() == "urlsession")
+
+            let byDefault = try Self.run(database, apple)
+            #expect(byDefault.status == 0, "\(byDefault.output)")
+            #expect(try lastClient() == "curl")
+        }
+    }
+
     @Test func verifyUserShowsBeforeAndAfterWithReasons() throws {
         let apple = try FakeApple()
         try TestDatabase.with { database in

@@ -169,8 +169,12 @@ import TestSupport
         defer { simulator.stop() }
         try TestDatabase.with { database in
             try Self.seed(world, into: database)
+            // The breaker is lifted: in keyset order this world's revokes come early (26 of the first 129
+            // users, 30 of all 197), so whether 0.20 is crossed mid-run depended on which requests of the
+            // window finished first, and this test is about the rate.
             let result = try ReceiptReconBinary.run(
-                ["run", "--older-than", "0", "--as-of", Self.asOf, "--rate", "50", "--concurrency", "16", "--json"],
+                ["run", "--older-than", "0", "--as-of", Self.asOf, "--rate", "50", "--concurrency", "16", "--json",
+                 "--max-revoke-ratio", "1"],
                 environment: Self.environment(database, simulator))
             #expect([0, 1].contains(result.status), "\(result.output)")
             let summary = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])

@@ -1,7 +1,8 @@
 import Foundation
 
 /// Sends one HTTP POST and reports what came back. The seam between the verifyReceipt client and
-/// the network: `URLSessionTransport` in production, other transports for speed or for tests.
+/// the network: `CurlMultiTransport` by default, `URLSessionTransport` as the fallback
+/// (`HTTPTransportKind`, `--http-client`), other transports for tests.
 ///
 /// Threading: `post` is called concurrently from many lane threads and blocks the calling thread
 /// until the exchange ends. Implementations must be thread-safe, must return within `timeout` (plus

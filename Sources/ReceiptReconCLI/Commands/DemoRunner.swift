@@ -62,6 +62,7 @@ struct DemoRunner {
         options.concurrency = 32
         options.timeout = 30
         options.bundleIDs = [WorldCatalog.appBundleID]
+        options.httpClient = .curl
         let client = Self.client(simulator: simulator, options: options)
         say("\nRunning the nightly job (receipt-recon run --older-than 0 --bundle-id \(WorldCatalog.appBundleID))…\n")
         let engine = ReconciliationEngine(options: options, databaseURL: conninfo, client: client,
@@ -137,7 +138,7 @@ struct DemoRunner {
             timeout: .seconds(30), userAgent: "receipt-recon/\(ReceiptRecon.version) demo")
         return VerifyReceiptClient(
             configuration: configuration,
-            transport: URLSessionTransport(maxConnectionsPerHost: options.concurrency, timeout: .seconds(30)),
+            transport: (options.httpClient ?? .curl).makeTransport(maxConnectionsPerHost: options.concurrency, timeout: .seconds(30)),
             throttle: RequestThrottle(bucket: TokenBucket(rate: options.rate), maxInFlight: options.concurrency))
     }
 }

@@ -24,7 +24,7 @@ struct RunCommand: Command {
         guard arguments.positionals.isEmpty else {
             throw .usage("unexpected argument '\(arguments.positionals[0])'", command: "run")
         }
-        options = try VerificationOptions(arguments)
+        options = try VerificationOptions(arguments, environment: environment)
         configuration = try Configuration.load(arguments, environment: environment, needsApple: true)
     }
 
@@ -87,7 +87,7 @@ struct VerifyUserCommand: Command {
                          command: "verify-user")
         }
         self.userID = userID
-        options = try VerificationOptions(arguments)
+        options = try VerificationOptions(arguments, environment: environment)
         configuration = try Configuration.load(arguments, environment: environment, needsApple: true)
     }
 

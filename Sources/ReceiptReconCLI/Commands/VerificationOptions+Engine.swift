@@ -20,10 +20,12 @@ extension VerificationOptions {
         options.maxRevokeRatio = maxRevokeRatio
         options.environment = configuration.environment
         options.bundleIDs = configuration.bundleIDs
+        options.httpClient = httpClient
         return options
     }
 
-    /// One client for the whole process: one URLSession, one token bucket, one in-flight cap.
+    /// One client for the whole process: one transport (one curl loop thread or one URLSession), one
+    /// token bucket, one in-flight cap.
     func client(_ configuration: Configuration) -> VerifyReceiptClient {
         let timeoutDuration = Duration.milliseconds(Int64((timeout * 1000).rounded()))
         let clientConfiguration = VerifyReceiptClient.Configuration(
@@ -36,7 +38,7 @@ extension VerificationOptions {
             userAgent: "receipt-recon/\(ReceiptRecon.version)")
         return VerifyReceiptClient(
             configuration: clientConfiguration,
-            transport: URLSessionTransport(maxConnectionsPerHost: concurrency, timeout: timeoutDuration),
+            transport: httpClient.makeTransport(maxConnectionsPerHost: concurrency, timeout: timeoutDuration),
             throttle: RequestThrottle(bucket: TokenBucket(rate: rate), maxInFlight: concurrency))
     }
 }

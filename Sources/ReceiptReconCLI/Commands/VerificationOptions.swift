@@ -1,3 +1,4 @@
+import AppStoreReceipts
 import Foundation
 
 /// The options of `run` and `verify-user` (CONTRACT §3), validated.
@@ -18,6 +19,8 @@ public struct VerificationOptions: Sendable {
     public var maxRevokeRatio = 0.20
     public var json = false
     public var metricsFile: String?
+    /// How requests reach Apple (`--http-client`, `RECON_HTTP_CLIENT`).
+    public var httpClient = HTTPTransportKind.curl
 
     static let shared: [OptionSpec] = [
         OptionSpec("dry-run", .flag, "compute and record everything, change no entitlement"),
@@ -37,6 +40,9 @@ public struct VerificationOptions: Sendable {
         OptionSpec("metrics-file", .value(placeholder: "PATH"),
                    "after the run, write Prometheus text-format metrics for node_exporter's textfile collector (atomically; "
                    + "not when another run holds the lock)"),
+        OptionSpec("http-client", .value(placeholder: "curl|urlsession"),
+                   "how requests reach Apple: libcurl, or Foundation's URLSession at about ten times the CPU per request "
+                   + "(overrides RECON_HTTP_CLIENT)", default: "curl"),
     ]
 
     static let runOnly: [OptionSpec] = [
@@ -48,7 +54,9 @@ public struct VerificationOptions: Sendable {
                    default: "0/1"),
     ]
 
-    init(_ arguments: ParsedArguments) throws(CommandError) {
+    /// - Throws: a usage error (64) for a bad flag value, a configuration error (78) for a bad
+    ///   `RECON_HTTP_CLIENT`, as `Configuration.load` does for its variables.
+    init(_ arguments: ParsedArguments, environment: [String: String]) throws(CommandError) {
         let read = arguments.read
         dryRun = arguments.has("dry-run")
         json = arguments.has("json")
@@ -66,6 +74,15 @@ public struct VerificationOptions: Sendable {
         if let text = arguments.value("metrics-file") {
             guard !text.isEmpty else { throw .usage("--metrics-file needs a path", command: arguments.command) }
             metricsFile = text
+        }
+        let clients = HTTPTransportKind.allCases.map(\.rawValue)
+        if let text = try read.choice("http-client", clients) {
+            httpClient = HTTPTransportKind(rawValue: text)!
+        } else if let text = environment["RECON_HTTP_CLIENT"], !text.isEmpty {
+            guard let kind = HTTPTransportKind(rawValue: text) else {
+                throw .configuration("RECON_HTTP_CLIENT must be 'curl' or 'urlsession', not '\(text)'")
+            }
+            httpClient = kind
         }
     }
 }

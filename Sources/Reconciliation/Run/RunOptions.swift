@@ -23,6 +23,9 @@ public struct RunOptions: Sendable, Codable, Equatable {
     public var environment: AppStoreEnvironment = .production
     /// Accepted bundle ids; empty: no check.
     public var bundleIDs: [String] = []
+    /// How requests reached Apple, kept in `recon_runs.options` so an odd night can be tied to the
+    /// transport; nil in rows written before `--http-client` existed.
+    public var httpClient: HTTPTransportKind?
 
     public init(asOf: Date) { self.asOf = asOf }
 

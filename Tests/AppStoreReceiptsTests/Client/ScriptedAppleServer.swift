@@ -64,6 +64,7 @@ final class ScriptedAppleServer: Sendable {
 
     /// A client for this server with fast backoff, so tests spend their time on what they check.
     func client(
+        transport: HTTPTransportKind = .curl,
         environment: AppStoreEnvironment = .production,
         sharedSecret: String? = nil,
         timeout: Duration = .seconds(5),
@@ -77,7 +78,7 @@ final class ScriptedAppleServer: Sendable {
             backoff: BackoffPolicy(base: .milliseconds(10), cap: .milliseconds(50), seed: 7))
         return VerifyReceiptClient(
             configuration: configuration,
-            transport: URLSessionTransport(maxConnectionsPerHost: concurrency, timeout: timeout),
+            transport: transport.makeTransport(maxConnectionsPerHost: concurrency, timeout: timeout),
             throttle: RequestThrottle(bucket: TokenBucket(rate: rate), maxInFlight: concurrency))
     }
 

@@ -5,58 +5,65 @@ import Synchronization
 import Testing
 
 /// The client against a real loopback HTTP server: routing, retries, timeouts and concurrency as
-/// Apple's endpoints would exercise them.
+/// Apple's endpoints would exercise them, through each transport `--http-client` can select.
 @Suite struct VerifyReceiptClientLoopbackTests {
     static let receipt = "MIIBcjCCAW4GCSqGSIb3DQEHAqCCAV8wggFbAgEBMQ8wDQYJYIZIAWUDBAIBBQAwggEGBgkqhkiG9w0BBwGggfgEgfUx"
 
-    @Test func sandboxReceiptSentToProductionMovesToSandboxOnce() throws {
+    @Test(arguments: HTTPTransportKind.allCases)
+    func sandboxReceiptSentToProductionMovesToSandboxOnce(_ transport: HTTPTransportKind) throws {
         let apple = try ScriptedAppleServer(production: [.status(21007)], sandbox: [.status(0)])
-        let report = apple.client().verify(receiptData: Self.receipt)
+        let report = apple.client(transport: transport).verify(receiptData: Self.receipt)
         #expect(report.verdict == .valid)
         #expect(apple.endpoints == ["production", "sandbox"])
         #expect(report.environment == .sandbox)
         #expect(report.hops == 1)
     }
 
-    @Test func productionReceiptSentToSandboxMovesToProductionOnce() throws {
+    @Test(arguments: HTTPTransportKind.allCases)
+    func productionReceiptSentToSandboxMovesToProductionOnce(_ transport: HTTPTransportKind) throws {
         let apple = try ScriptedAppleServer(production: [.status(0)], sandbox: [.status(21008)])
-        let report = apple.client(environment: .sandbox).verify(receiptData: Self.receipt)
+        let report = apple.client(transport: transport, environment: .sandbox).verify(receiptData: Self.receipt)
         #expect(report.verdict == .valid)
         #expect(apple.endpoints == ["sandbox", "production"])
         #expect(report.environment == .production)
     }
 
-    @Test func aSecondRedirectIsNotFollowed() throws {
+    @Test(arguments: HTTPTransportKind.allCases)
+    func aSecondRedirectIsNotFollowed(_ transport: HTTPTransportKind) throws {
         let apple = try ScriptedAppleServer(production: [.status(21007)], sandbox: [.status(21008)])
-        let report = apple.client().verify(receiptData: Self.receipt)
+        let report = apple.client(transport: transport).verify(receiptData: Self.receipt)
         #expect(apple.endpoints == ["production", "sandbox"])
         #expect(!report.verdict.isValid)
         if case .unverified = report.verdict {} else { Issue.record("expected unverified, got \(report.verdict)") }
     }
 
-    @Test func temporarilyUnavailableTwiceThenValidTakesThreeRequests() throws {
+    @Test(arguments: HTTPTransportKind.allCases)
+    func temporarilyUnavailableTwiceThenValidTakesThreeRequests(_ transport: HTTPTransportKind) throws {
         let apple = try ScriptedAppleServer(production: [.status(21005), .status(21005), .status(0)])
-        let report = apple.client().verify(receiptData: Self.receipt)
+        let report = apple.client(transport: transport).verify(receiptData: Self.receipt)
         #expect(report.verdict == .valid)
         #expect(apple.endpoints == ["production", "production", "production"])
         #expect(report.requests == 3)
         #expect(report.retries == 2)
     }
 
-    @Test func serviceUnavailableWithRetryAfterWaitsAtLeastThatLong() throws {
+    @Test(arguments: HTTPTransportKind.allCases)
+    func serviceUnavailableWithRetryAfterWaitsAtLeastThatLong(_ transport: HTTPTransportKind) throws {
         let page = "<html><head><title>503 Service Unavailable</title></head><body>down</body></html>"
         let apple = try ScriptedAppleServer(production: [.http(503, body: page, headers: [("Retry-After", "1")]), .status(0)])
         let started = Date()
-        let report = apple.client().verify(receiptData: Self.receipt)
+        let report = apple.client(transport: transport).verify(receiptData: Self.receipt)
         #expect(Date().timeIntervalSince(started) >= 1.0)
         #expect(report.verdict == .valid)
         #expect(report.requests == 2)
     }
 
-    @Test func htmlErrorPagesEndUnverifiedWithAReadableDetail() throws {
+    @Test(arguments: HTTPTransportKind.allCases)
+    func htmlErrorPagesEndUnverifiedWithAReadableDetail(_ transport: HTTPTransportKind) throws {
         let page = "<html><head><title>502 Bad Gateway</title></head><body>nginx</body></html>"
         let apple = try ScriptedAppleServer(production: [.http(502, body: page)])
-        let report = apple.client(sharedSecret: "s3cr3t-shared", maxAttempts: 3).verify(receiptData: Self.receipt)
+        let report = apple.client(transport: transport, sharedSecret: "s3cr3t-shared", maxAttempts: 3)
+            .verify(receiptData: Self.receipt)
         #expect(apple.endpoints.count == 3)
         if case .unverified = report.verdict {} else { Issue.record("expected unverified, got \(report.verdict)") }
         #expect(report.detail.contains("HTTP 502"))
@@ -65,17 +72,19 @@ import Testing
         #expect(!report.detail.contains("s3cr3t-shared"))
     }
 
-    @Test func aTruncatedJSONBodyIsTransientNotInvalid() throws {
+    @Test(arguments: HTTPTransportKind.allCases)
+    func aTruncatedJSONBodyIsTransientNotInvalid(_ transport: HTTPTransportKind) throws {
         let apple = try ScriptedAppleServer(production: [.http(200, body: #"{"status":0,"receipt":{"bundle_id""#), .status(0)])
-        let report = apple.client().verify(receiptData: Self.receipt)
+        let report = apple.client(transport: transport).verify(receiptData: Self.receipt)
         #expect(report.verdict == .valid)
         #expect(report.requests == 2)
     }
 
-    @Test func aServerThatNeverAnswersFailsWithinTheTimeout() throws {
+    @Test(arguments: HTTPTransportKind.allCases)
+    func aServerThatNeverAnswersFailsWithinTheTimeout(_ transport: HTTPTransportKind) throws {
         let apple = try ScriptedAppleServer(production: [.silence])
         let started = Date()
-        let report = apple.client(timeout: .seconds(1), maxAttempts: 2).verify(receiptData: Self.receipt)
+        let report = apple.client(transport: transport, timeout: .seconds(1), maxAttempts: 2).verify(receiptData: Self.receipt)
         let elapsed = Date().timeIntervalSince(started)
         #expect(report.requests == 2)
         #expect(report.verdict == .unverified(.retriesExhausted(.transport(.timedOut))))
@@ -83,9 +92,10 @@ import Testing
         #expect(elapsed < 5.0, "two 1 s attempts took \(elapsed) s")
     }
 
-    @Test func wrongSharedSecretIsAConfigurationErrorAfterOneRequest() throws {
+    @Test(arguments: HTTPTransportKind.allCases)
+    func wrongSharedSecretIsAConfigurationErrorAfterOneRequest(_ transport: HTTPTransportKind) throws {
         let apple = try ScriptedAppleServer(production: [.status(21004, extra: #","environment":"Production""#)])
-        let report = apple.client(sharedSecret: "wrong").verify(receiptData: Self.receipt)
+        let report = apple.client(transport: transport, sharedSecret: "wrong").verify(receiptData: Self.receipt)
         #expect(apple.endpoints == ["production"])
         if case .configurationError = report.verdict {} else { Issue.record("expected a configuration error, got \(report.verdict)") }
         // The secret went to Apple in the body, and nowhere else.
@@ -93,9 +103,10 @@ import Testing
         #expect(!report.detail.contains("wrong\""))
     }
 
-    @Test func sixtyFourRequestsAreReallyInFlightAtOnce() throws {
+    @Test(arguments: HTTPTransportKind.allCases)
+    func sixtyFourRequestsAreReallyInFlightAtOnce(_ transport: HTTPTransportKind) throws {
         let apple = try ScriptedAppleServer(production: [.delayed(.milliseconds(600), status: 0)])
-        let client = apple.client(concurrency: 64)
+        let client = apple.client(transport: transport, concurrency: 64)
         let valid = Atomic(0)
         let done = DispatchGroup()
         for _ in 0..<64 {

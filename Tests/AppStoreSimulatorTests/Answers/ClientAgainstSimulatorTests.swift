@@ -3,8 +3,8 @@ import Foundation
 import Testing
 @testable import AppStoreSimulator
 
-/// The project's verifyReceipt client against the running simulator, for every kind of world case:
-/// it gets the answer Apple would give, and classifies it as CONTRACT §5 says.
+/// The project's verifyReceipt client against the running simulator, for every kind of world case and
+/// through each transport: it gets the answer Apple would give, and classifies it as CONTRACT §5 says.
 @Suite struct ClientAgainstSimulatorTests {
     static let cases = TestWorlds.firstOfEachScenario(TestWorlds.small)
 
@@ -37,11 +37,11 @@ import Testing
         }
     }
 
-    @Test(arguments: WorldScenario.allCases)
-    func theClientGetsTheAnswerAppleWouldGive(scenario: WorldScenario) async throws {
+    @Test(arguments: WorldScenario.allCases, HTTPTransportKind.allCases)
+    func theClientGetsTheAnswerAppleWouldGive(scenario: WorldScenario, transport: HTTPTransportKind) async throws {
         let (unit, user) = try #require(Self.cases[scenario])
         try await withSimulator(TestWorlds.small) { simulator in
-            let client = simulator.client()
+            let client = simulator.client(transport: transport)
             for row in user.receipts {
                 let data = unit.receiptData(row.slot)
                 let report = try await TestThreads.run { client.verify(receiptData: data) }
@@ -70,9 +70,10 @@ import Testing
 
     /// What the answers carry is what the world holds at asOf: renewals after the receipt, refunds,
     /// upgrades, grace periods.
-    @Test func answersShowTheWorldAsItIsAtAsOf() async throws {
+    @Test(arguments: HTTPTransportKind.allCases)
+    func answersShowTheWorldAsItIsAtAsOf(transport: HTTPTransportKind) async throws {
         try await withSimulator(TestWorlds.small) { simulator in
-            let client = simulator.client()
+            let client = simulator.client(transport: transport)
             func response(_ scenario: WorldScenario) async throws -> VerifyReceiptResponse {
                 let (unit, user) = try #require(Self.cases[scenario])
                 let data = unit.receiptData(user.receipts[0].slot)
@@ -118,7 +119,8 @@ import Testing
         }
     }
 
-    @Test func sandboxReceiptsAre21007InProductionAndProductionReceipts21008InTheSandbox() async throws {
+    @Test(arguments: HTTPTransportKind.allCases)
+    func sandboxReceiptsAre21007InProductionAndProductionReceipts21008InTheSandbox(transport: HTTPTransportKind) async throws {
         let (sandboxUnit, sandboxUser) = try #require(Self.cases[.otherEnvironmentReceipt])
         let (productionUnit, productionUser) = try #require(Self.cases[.proActive])
         let simulator = AppStoreSimulator(world: TestWorlds.small)
@@ -134,26 +136,32 @@ import Testing
         // The client started on the sandbox (a staging database) hops to production for a production receipt.
         try await withSimulator(TestWorlds.small) { simulator in
             let data = productionUnit.receiptData(productionUser.receipts[0].slot)
-            let report = try await TestThreads.run { simulator.client(environment: .sandbox).verify(receiptData: data) }
+            let report = try await TestThreads.run {
+                simulator.client(transport: transport, environment: .sandbox).verify(receiptData: data)
+            }
             #expect(report.verdict == .valid)
             #expect(report.hops == 1)
             #expect(report.environment == .production)
         }
     }
 
-    @Test func aConfiguredSharedSecretIsRequiredForSubscriptionReceiptsOnly() async throws {
+    @Test(arguments: HTTPTransportKind.allCases)
+    func aConfiguredSharedSecretIsRequiredForSubscriptionReceiptsOnly(transport: HTTPTransportKind) async throws {
         let (subscriptionUnit, subscriptionUser) = try #require(Self.cases[.subscriptionActive])
         let (proUnit, proUser) = try #require(Self.cases[.proActive])
         let subscription = subscriptionUnit.receiptData(subscriptionUser.receipts[0].slot)
         let pro = proUnit.receiptData(proUser.receipts[0].slot)
         try await withSimulator(TestWorlds.small, options: SimulatorOptions(sharedSecret: "0123abcd")) { simulator in
-            let wrong = try await TestThreads.run { simulator.client(sharedSecret: "ffff").verify(receiptData: subscription) }
+            func verify(_ data: String, secret: String?) async throws -> VerificationReport {
+                try await TestThreads.run { simulator.client(transport: transport, sharedSecret: secret).verify(receiptData: data) }
+            }
+            let wrong = try await verify(subscription, secret: "ffff")
             #expect(wrong.verdict == .configurationError(.sharedSecretMismatch))
-            let missing = try await TestThreads.run { simulator.client().verify(receiptData: subscription) }
+            let missing = try await verify(subscription, secret: nil)
             #expect(missing.appleStatus == 21004)
-            let right = try await TestThreads.run { simulator.client(sharedSecret: "0123abcd").verify(receiptData: subscription) }
+            let right = try await verify(subscription, secret: "0123abcd")
             #expect(right.verdict == .valid)
-            let noSubscription = try await TestThreads.run { simulator.client(sharedSecret: "ffff").verify(receiptData: pro) }
+            let noSubscription = try await verify(pro, secret: "ffff")
             #expect(noSubscription.verdict == .valid)
             #expect(simulator.stats.answersByStatus["21004"] == 2)
         }

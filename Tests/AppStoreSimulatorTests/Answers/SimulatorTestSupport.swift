@@ -23,6 +23,7 @@ func withSimulator<T: Sendable>(
 extension AppStoreSimulator {
     /// The project's verifyReceipt client pointed at this simulator, with fast backoff.
     func client(
+        transport: HTTPTransportKind = .curl,
         environment: AppStoreEnvironment = .production,
         sharedSecret: String? = nil,
         timeout: Duration = .seconds(5),
@@ -37,7 +38,7 @@ extension AppStoreSimulator {
             backoff: BackoffPolicy(base: .milliseconds(5), cap: .milliseconds(20), seed: 7))
         return VerifyReceiptClient(
             configuration: configuration,
-            transport: URLSessionTransport(maxConnectionsPerHost: concurrency, timeout: timeout),
+            transport: transport.makeTransport(maxConnectionsPerHost: concurrency, timeout: timeout),
             throttle: RequestThrottle(bucket: TokenBucket(rate: rate, burst: burst ?? rate), maxInFlight: concurrency))
     }
 

@@ -1,0 +1,270 @@
+import CLibCurl
+import Dispatch
+import Foundation
+import Glibc
+import Synchronization
+
+/// The thread that drives one CURLM handle: takes submitted requests, lets libcurl work on the sockets
+/// that are ready, and finishes each request's `CurlCompletion` when libcurl reports it done.
+///
+/// Why `curl_multi_socket_action` over an epoll set rather than `curl_multi_poll`/`curl_multi_perform`:
+/// those two visit every connection and every transfer on each wake-up, and at 64 in flight that was
+/// most of the transport's CPU (measured: `poll` alone a fifth of the loop thread). With epoll a wake-up
+/// costs in proportion to the sockets that are ready. libcurl says which sockets to watch through
+/// CURLMOPT_SOCKETFUNCTION, and when to be called regardless through CURLMOPT_TIMERFUNCTION (timeouts,
+/// and "now" after a transfer was added); lanes wake the thread through an eventfd in the same set.
+///
+/// Threading: `@unchecked Sendable` because it owns C handles that only its own thread touches. The
+/// exceptions are `submit`/`cancel`, which touch only the `inbox` mutex and signal the eventfd, and
+/// `shutdown`, which frees the handles after the thread has exited. The thread is the transport's own
+/// `Thread`, never a Dispatch queue: it spends its life blocked in `epoll_wait` (DESIGN, "Concurrency on
+/// Linux").
+final class CurlMultiLoop: @unchecked Sendable {
+    /// What lanes hand to the loop thread.
+    private struct Inbox {
+        var requests: [CurlRequest] = []
+        var cancelled: [CurlCompletion] = []
+        var stopping = false
+        var isEmpty: Bool { requests.isEmpty && cancelled.isEmpty && !stopping }
+    }
+
+    let threadName: String
+    private let multi: UnsafeMutableRawPointer
+    private let epoll: Int32
+    private let wakeFD: Int32
+    private let inbox = Mutex(Inbox())
+    private let exited = DispatchSemaphore(value: 0)
+    private let easyHandleCount = Atomic(0)
+    private let transferCount = Atomic(0)
+
+    // Loop thread only.
+    private var active: [UnsafeMutableRawPointer: CurlTransfer] = [:]
+    /// Prepared easy handles for the next request; connections themselves live in the multi handle's cache.
+    private var idle: [UnsafeMutableRawPointer] = []
+    private let headerLists = CurlHeaderLists()
+    /// When libcurl wants `socket_action(CURL_SOCKET_TIMEOUT)`; nil: no timer.
+    private var timerDeadline: ContinuousClock.Instant?
+
+    private static let serial = Atomic(0)
+
+    /// Starts the loop thread; nil when libcurl or the kernel refuses the handles (out of memory or
+    /// descriptors, a broken install).
+    /// - Parameter maxConnectionsPerHost: the in-flight cap: with HTTP/1.1 every request in flight needs
+    ///   its own connection, and more than this would queue inside libcurl.
+    init?(maxConnectionsPerHost: Int) {
+        let epoll = recon_epoll_create()
+        let wakeFD = recon_eventfd_create()
+        guard CurlGlobal.isInitialized, epoll >= 0, wakeFD >= 0, recon_epoll_watch(epoll, wakeFD, CURL_POLL_IN) == 0,
+              let multi = curl_multi_init()
+        else {
+            if epoll >= 0 { close(epoll) }
+            if wakeFD >= 0 { close(wakeFD) }
+            return nil
+        }
+        self.multi = multi
+        self.epoll = epoll
+        self.wakeFD = wakeFD
+        // Unique per transport and within Linux's 15-byte thread name limit, so tests can find it.
+        threadName = "curl-loop-\(Self.serial.add(1, ordering: .relaxed).newValue % 100_000)"
+
+        _ = recon_curl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, maxConnectionsPerHost)
+        // The default cache size follows the number of transfers added, so a quiet moment would close
+        // the idle connections; room for both endpoints' hosts keeps them for the next burst.
+        _ = recon_curl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, 2 * maxConnectionsPerHost)
+        // Unretained: libcurl calls these only from inside curl calls made by the loop thread (which holds
+        // the loop) or by `shutdown` (whose caller does).
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        _ = recon_curl_multi_setopt_socket_callback(multi) { _, socket, what, context, _ in
+            guard let context else { return -1 }
+            let loop = Unmanaged<CurlMultiLoop>.fromOpaque(context).takeUnretainedValue()
+            // A failed removal is normal: the kernel drops a closed descriptor from the set by itself.
+            return recon_epoll_watch(loop.epoll, socket, what) == 0 || what == CURL_POLL_REMOVE ? 0 : -1
+        }
+        _ = recon_curl_multi_setopt_ptr(multi, CURLMOPT_SOCKETDATA, context)
+        _ = recon_curl_multi_setopt_timer_callback(multi) { _, milliseconds, context in
+            guard let context else { return -1 }
+            Unmanaged<CurlMultiLoop>.fromOpaque(context).takeUnretainedValue().timerDeadline =
+                milliseconds < 0 ? nil : .now + .milliseconds(milliseconds)
+            return 0
+        }
+        _ = recon_curl_multi_setopt_ptr(multi, CURLMOPT_TIMERDATA, context)
+
+        let thread = Thread { [self] in run() }
+        thread.name = threadName
+        thread.start()
+    }
+
+    /// Requests submitted and easy handles alive (pooled or in use) so far.
+    var counts: (transfers: Int, easyHandles: Int) {
+        (transferCount.load(ordering: .relaxed), easyHandleCount.load(ordering: .relaxed))
+    }
+
+    func submit(_ request: CurlRequest) {
+        wake { $0.requests.append(request) }
+    }
+
+    /// Abandons the transfer of `completion` (the lane stopped waiting for it).
+    func cancel(_ completion: CurlCompletion) {
+        wake { $0.cancelled.append(completion) }
+    }
+
+    /// Stops the thread, fails whatever is still in flight, and frees every handle. Called once, by the
+    /// transport's `deinit`, when no lane can be inside `submit` any more.
+    func shutdown() {
+        wake { $0.stopping = true }
+        exited.wait()
+        curl_multi_cleanup(multi)
+        close(epoll)
+        close(wakeFD)
+    }
+
+    /// Changes the inbox and signals the loop, unless the inbox was already non-empty: then a signal is
+    /// pending, and the loop drains the eventfd before it empties the inbox, so nothing is missed.
+    private func wake(_ change: (inout Inbox) -> Void) {
+        let wasEmpty = inbox.withLock { inbox in
+            let wasEmpty = inbox.isEmpty
+            change(&inbox)
+            return wasEmpty
+        }
+        if wasEmpty { recon_eventfd_signal(wakeFD) }
+    }
+
+    // MARK: Loop thread
+
+    private func run() {
+        nameCurrentThread(threadName)
+        let capacity = 256
+        var descriptors = [Int32](repeating: 0, count: capacity)
+        var flags = [Int32](repeating: 0, count: capacity)
+        var running: Int32 = 0
+        while true {
+            let ready = recon_epoll_wait(epoll, &descriptors, &flags, Int32(capacity), waitMilliseconds())
+            var woken = false
+            for index in 0..<max(0, Int(ready)) {
+                if descriptors[index] == wakeFD {
+                    woken = true
+                } else {
+                    _ = curl_multi_socket_action(multi, descriptors[index], flags[index], &running)
+                }
+            }
+            if woken {
+                // Drained before the inbox is emptied: a request submitted after this signals again.
+                recon_eventfd_drain(wakeFD)
+                let (requests, cancelled, stopping) = inbox.withLock { inbox in
+                    defer {
+                        inbox.requests.removeAll(keepingCapacity: true)
+                        inbox.cancelled.removeAll()
+                    }
+                    return (inbox.requests, inbox.cancelled, inbox.stopping)
+                }
+                if stopping {
+                    for request in requests { request.completion.finish(.failed(.connectionFailed(detail: "transport shut down"))) }
+                    break
+                }
+                for request in requests { start(request) }
+                for completion in cancelled { abandon(completion) }
+            }
+            if let deadline = timerDeadline, deadline <= .now {
+                timerDeadline = nil
+                _ = curl_multi_socket_action(multi, recon_curl_socket_timeout, 0, &running)
+            }
+            collectFinished()
+        }
+        let handles = active.count + idle.count
+        for (easy, transfer) in active {
+            curl_multi_remove_handle(multi, easy)
+            transfer.completion.finish(.failed(.connectionFailed(detail: "transport shut down")))
+            curl_easy_cleanup(easy)
+        }
+        active.removeAll()
+        for easy in idle { curl_easy_cleanup(easy) }
+        idle.removeAll()
+        headerLists.freeAll()
+        easyHandleCount.subtract(handles, ordering: .relaxed)
+        exited.signal()
+    }
+
+    /// `epoll_wait`'s timeout: until libcurl's timer, rounded up so the timer has expired on return.
+    private func waitMilliseconds() -> Int32 {
+        guard let deadline = timerDeadline else { return -1 }
+        let remaining = deadline - .now
+        guard remaining > .zero else { return 0 }
+        let components = remaining.components
+        let milliseconds = components.seconds * 1000 + (components.attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
+        return Int32(clamping: milliseconds)
+    }
+
+    /// Gives the kernel's thread name (`top -H`, `/proc/self/task/*/comm`): Foundation's `Thread.name`
+    /// stays inside Foundation on Linux, and `pthread_setname_np` is hidden behind `_GNU_SOURCE`.
+    private func nameCurrentThread(_ name: String) {
+        let descriptor = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return }
+        _ = name.withCString { write(descriptor, $0, strlen($0)) }
+        close(descriptor)
+    }
+
+    private func start(_ request: CurlRequest) {
+        transferCount.add(1, ordering: .relaxed)
+        let easy: UnsafeMutableRawPointer
+        if let reused = idle.popLast() {
+            easy = reused
+        } else if let created = curl_easy_init() {
+            guard CurlTransfer.prepare(created) == CURLE_OK else {
+                curl_easy_cleanup(created)
+                request.completion.finish(.failed(.connectionFailed(detail: "libcurl could not prepare a transfer")))
+                return
+            }
+            easyHandleCount.add(1, ordering: .relaxed)
+            easy = created
+        } else {
+            request.completion.finish(.failed(.connectionFailed(detail: "libcurl could not create a transfer")))
+            return
+        }
+        let shared = headerLists.list(for: request.headers)
+        let owned = shared == nil ? CurlHeaderLists.makeList(request.headers) : nil
+        let transfer = CurlTransfer(easy: easy, completion: request.completion, ownedHeaderList: owned)
+        // In the table before libcurl can call back about it.
+        active[easy] = transfer
+        var configured = CURLE_OUT_OF_MEMORY
+        if let headerList = shared ?? owned { configured = transfer.configure(request, headerList: headerList) }
+        guard configured == CURLE_OK else {
+            retire(easy)
+            request.completion.finish(.failed(VerifyReceiptTransportFailure(curlCode: configured, osErrno: 0)))
+            return
+        }
+        guard curl_multi_add_handle(multi, easy) == CURLM_OK else {
+            retire(easy)
+            request.completion.finish(.failed(.connectionFailed(detail: "libcurl refused the transfer")))
+            return
+        }
+    }
+
+    private func collectFinished() {
+        var queued: Int32 = 0
+        while let message = curl_multi_info_read(multi, &queued) {
+            guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle,
+                  let transfer = active[easy]
+            else { continue }
+            // Read the result before removing the handle: the message belongs to the handle.
+            let code = recon_curl_message_result(message)
+            let result: HTTPExchangeResult = code == CURLE_OK ? .response(transfer.reply()) : .failed(transfer.failure(code))
+            curl_multi_remove_handle(multi, easy)
+            retire(easy)
+            transfer.completion.finish(result)
+        }
+    }
+
+    private func abandon(_ completion: CurlCompletion) {
+        guard let easy = active.first(where: { $0.value.completion === completion })?.key else { return }
+        curl_multi_remove_handle(multi, easy)
+        retire(easy)
+        completion.finish(.failed(.timedOut))
+    }
+
+    /// Takes a finished transfer out of the table (freeing it) and pools its handle, which has left the
+    /// multi handle.
+    private func retire(_ easy: UnsafeMutableRawPointer) {
+        active.removeValue(forKey: easy)?.detach()
+        idle.append(easy)
+    }
+}

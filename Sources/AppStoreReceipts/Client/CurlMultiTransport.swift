@@ -1,0 +1,67 @@
+import Dispatch
+import Foundation
+
+/// `HTTPTransport` over libcurl's multi interface: one thread drives every request of the process, and
+/// connections are kept alive between requests.
+///
+/// Why not URLSession: on Linux it costs about 0.96 ms of CPU per request against 0.07 ms for a C loop
+/// over curl's multi interface, and the job's budget is 400 ms of CPU per 1,000 receipts at up to
+/// 1,000 requests/s.
+///
+/// Shape: `post` hands a `CurlRequest` to the loop thread (`CurlMultiLoop`) under a mutex, wakes it
+/// through an eventfd, and blocks its lane on the request's `CurlCompletion`. The loop adds an easy
+/// handle (pooled, so none is created per request) to the multi handle, which keeps the connections,
+/// and drives it with `curl_multi_socket_action` over epoll.
+/// libcurl enforces the per-request timeout to the millisecond; `post` also stops waiting one second
+/// after it, as a backstop against a stuck loop.
+///
+/// HTTPS verifies the peer with the system's CA store (Debian: `ca-certificates`), as libcurl does by
+/// default; nothing here turns verification off.
+///
+/// Threading: `post` is called concurrently from many lane threads (never from `DispatchQueue.global()`,
+/// whose few threads it would block). Releasing the transport stops its thread and frees every handle.
+public final class CurlMultiTransport: HTTPTransport {
+    /// What the transport has done, for tests and diagnostics.
+    public struct Statistics: Sendable, Equatable {
+        /// Requests handed to libcurl.
+        public var transfers: Int
+        /// Easy handles alive, in use or pooled: at most the peak number of requests in flight.
+        public var easyHandles: Int
+    }
+
+    private let loop: CurlMultiLoop?
+
+    /// - Parameters:
+    ///   - maxConnectionsPerHost: the in-flight cap (`--concurrency`); libcurl opens at most this many
+    ///     connections to one host.
+    ///   - timeout: unused beyond symmetry with `URLSessionTransport`: each `post` carries its own.
+    public init(maxConnectionsPerHost: Int, timeout: Duration) {
+        loop = CurlMultiLoop(maxConnectionsPerHost: max(1, maxConnectionsPerHost))
+    }
+
+    deinit { loop?.shutdown() }
+
+    /// The loop thread's name (`/proc/self/task/*/comm`), unique per transport.
+    public var threadName: String? { loop?.threadName }
+
+    public var statistics: Statistics {
+        let counts = loop?.counts ?? (transfers: 0, easyHandles: 0)
+        return Statistics(transfers: counts.transfers, easyHandles: counts.easyHandles)
+    }
+
+    public func post(_ url: URL, body: Data, headers: [String: String], timeout: Duration) -> HTTPExchangeResult {
+        guard let loop else { return .failed(.connectionFailed(detail: "libcurl could not be initialised")) }
+        let components = timeout.components
+        // Rounded up (libcurl counts whole milliseconds) and capped at a year, far from overflow.
+        let milliseconds = Int(min(components.seconds, 365 * 86_400) * 1000
+            + (components.attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000)
+        let completion = CurlCompletion()
+        loop.submit(CurlRequest(url: url.absoluteString, body: body, headers: headers,
+                                timeoutMilliseconds: max(1, milliseconds), completion: completion))
+        let backstop = DispatchTime.now() + .milliseconds(milliseconds + 1000)
+        if let result = completion.wait(until: backstop) { return result }
+        loop.cancel(completion)
+        completion.finish(.failed(.timedOut))
+        return completion.wait(until: .now()) ?? .failed(.timedOut)
+    }
+}

@@ -1,0 +1,124 @@
+import CLibCurl
+import Foundation
+
+/// One request while libcurl works on it: the easy handle's per-request options, and the response as
+/// it arrives.
+///
+/// Threading: lives on the curl loop thread only (created, called back and finished there), so it needs
+/// no lock. libcurl reaches it through an unretained `Unmanaged` pointer given as WRITEDATA/HEADERDATA;
+/// the loop's table of active transfers holds the strong reference until the handle has left the multi
+/// handle and the pointers were cleared (`detach`), so the pointer never outlives the object and nothing
+/// is retained twice.
+final class CurlTransfer {
+    let easy: UnsafeMutableRawPointer
+    let completion: CurlCompletion
+    /// A header list of this transfer's own, when the shared ones (`CurlHeaderLists`) could not serve.
+    private let ownedHeaderList: UnsafeMutablePointer<curl_slist>?
+    private var headers: [String: String] = [:]
+    private var body = Data()
+
+    init(easy: UnsafeMutableRawPointer, completion: CurlCompletion, ownedHeaderList: UnsafeMutablePointer<curl_slist>?) {
+        self.easy = easy
+        self.completion = completion
+        self.ownedHeaderList = ownedHeaderList
+    }
+
+    deinit { curl_slist_free_all(ownedHeaderList) }
+
+    /// The options every request shares, set once when the loop creates an easy handle (handles are
+    /// reused without `curl_easy_reset`, which cost more than the request's own options).
+    static func prepare(_ easy: UnsafeMutableRawPointer) -> CURLcode {
+        var code = CURLE_OK
+        func set(_ step: @autoclosure () -> CURLcode) {
+            if code == CURLE_OK { code = step() }
+        }
+        set(recon_curl_setopt_str(easy, CURLOPT_PROTOCOLS_STR, "http,https"))
+        // Signals would reach a multi-threaded process at random threads; timeouts need none.
+        set(recon_curl_setopt_long(easy, CURLOPT_NOSIGNAL, 1))
+        set(recon_curl_setopt_long(easy, CURLOPT_TCP_NODELAY, 1))
+        // One request per connection at a time, as URLSession did; the in-flight cap is the throttle's.
+        set(recon_curl_setopt_long(easy, CURLOPT_HTTP_VERSION, recon_curl_http_version_1_1))
+        set(recon_curl_setopt_data_callback(easy, CURLOPT_WRITEFUNCTION) { data, size, count, context in
+            let length = size * count
+            guard let data, let context else { return length }
+            Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
+                .body.append(UnsafeRawPointer(data).assumingMemoryBound(to: UInt8.self), count: length)
+            return length
+        })
+        set(recon_curl_setopt_data_callback(easy, CURLOPT_HEADERFUNCTION) { data, size, count, context in
+            let length = size * count
+            guard let data, let context else { return length }
+            Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
+                .receivedHeaderLine(UnsafeRawBufferPointer(start: data, count: length))
+            return length
+        })
+        return code
+    }
+
+    /// Sets the options of `request` on the prepared handle; the first failing code, if any.
+    func configure(_ request: CurlRequest, headerList: UnsafeMutablePointer<curl_slist>?) -> CURLcode {
+        var code = CURLE_OK
+        func set(_ step: @autoclosure () -> CURLcode) {
+            if code == CURLE_OK { code = step() }
+        }
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        set(recon_curl_setopt_str(easy, CURLOPT_URL, request.url))
+        set(recon_curl_setopt_long(easy, CURLOPT_TIMEOUT_MS, request.timeoutMilliseconds))
+        set(recon_curl_setopt_slist(easy, CURLOPT_HTTPHEADER, headerList))
+        // Size first: COPYPOSTFIELDS copies that many bytes instead of stopping at a NUL.
+        set(recon_curl_setopt_offset(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(request.body.count)))
+        if request.body.isEmpty {
+            set(recon_curl_setopt_str(easy, CURLOPT_COPYPOSTFIELDS, ""))
+        } else {
+            set(request.body.withUnsafeBytes {
+                recon_curl_setopt_ptr(easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: $0.baseAddress))
+            })
+        }
+        set(recon_curl_setopt_ptr(easy, CURLOPT_WRITEDATA, context))
+        set(recon_curl_setopt_ptr(easy, CURLOPT_HEADERDATA, context))
+        return code
+    }
+
+    /// Clears the handle's pointers to this transfer, once it has left the multi handle, so a reused
+    /// handle can never call back into a freed object.
+    func detach() {
+        _ = recon_curl_setopt_ptr(easy, CURLOPT_WRITEDATA, nil)
+        _ = recon_curl_setopt_ptr(easy, CURLOPT_HEADERDATA, nil)
+        _ = recon_curl_setopt_slist(easy, CURLOPT_HTTPHEADER, nil)
+    }
+
+    /// One header line as libcurl delivers it, CRLF included. Parsed as bytes: Foundation's trimming
+    /// cost a tenth of the loop thread's CPU.
+    private func receivedHeaderLine(_ line: UnsafeRawBufferPointer) {
+        // A status line starts a new header block (after `100 Continue`, or a proxy's answer): only the
+        // final response's headers count.
+        if line.starts(with: "HTTP/".utf8) {
+            headers.removeAll(keepingCapacity: true)
+            return
+        }
+        guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return }
+        func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0x0A }
+        var start = colon + 1
+        var end = line.count
+        while start < end, isSpace(line[start]) { start += 1 }
+        while end > start, isSpace(line[end - 1]) { end -= 1 }
+        let name = String(decoding: line[..<colon].lazy.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
+        if headers[name] == nil {
+            headers[name] = String(decoding: UnsafeRawBufferPointer(rebasing: line[start..<end]), as: UTF8.self)
+        }
+    }
+
+    /// The response once libcurl reported the transfer done with CURLE_OK.
+    func reply() -> HTTPReply {
+        var code = 0
+        _ = recon_curl_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &code)
+        return HTTPReply(statusCode: code, headers: headers, body: body)
+    }
+
+    /// Why the transfer failed, for a code other than CURLE_OK.
+    func failure(_ code: CURLcode) -> VerifyReceiptTransportFailure {
+        var osErrno = 0
+        _ = recon_curl_getinfo_long(easy, CURLINFO_OS_ERRNO, &osErrno)
+        return VerifyReceiptTransportFailure(curlCode: code, osErrno: Int32(truncatingIfNeeded: osErrno))
+    }
+}

@@ -1,0 +1,174 @@
+import AppStoreReceipts
+import AppStoreSimulator
+import ChildProcess
+import Foundation
+import Glibc
+import Synchronization
+import Testing
+
+/// What only the libcurl transport has to prove: failures map to the right transport failure, quickly
+/// and without leaking the request; connections and handles are reused; one thread, and none left after.
+@Suite struct CurlMultiTransportTests {
+    static let body = Data(#"{"receipt-data":"MIIBcjCCAW4GCSqGSIb3DQEHAqCCAV8w","password":"s3cr3t-shared"}"#.utf8)
+    static let headers = ["Content-Type": "application/json"]
+
+    @Test func aRefusedConnectionFailsAtOnceAsConnectionFailed() throws {
+        let (port, descriptor) = try RawReplyServer.refusingPort()
+        defer { close(descriptor) }
+        let transport = CurlMultiTransport(maxConnectionsPerHost: 4, timeout: .seconds(10))
+        let started = ContinuousClock.now
+        let result = transport.post(URL(string: "http://127.0.0.1:\(port)/verifyReceipt")!, body: Self.body,
+                                    headers: Self.headers, timeout: .seconds(10))
+        #expect(ContinuousClock.now - started < .seconds(2), "a refused connection waited for the timeout")
+        guard case .failed(let failure) = result else { Issue.record("expected a failure, got \(result)"); return }
+        #expect(failure == .connectionFailed(detail: "connection refused"))
+    }
+
+    @Test func anUnresolvableHostIsConnectionFailed() {
+        let transport = CurlMultiTransport(maxConnectionsPerHost: 4, timeout: .seconds(5))
+        let result = transport.post(URL(string: "http://no-such-host.invalid/verifyReceipt")!, body: Self.body,
+                                    headers: Self.headers, timeout: .seconds(5))
+        guard case .failed(let failure) = result else { Issue.record("expected a failure, got \(result)"); return }
+        #expect(failure == .connectionFailed(detail: "host not found"))
+    }
+
+    /// Headers promise 100 bytes, 11 arrive, then the server closes: a failure, never a short body
+    /// handed to the decoder as if it were the answer.
+    @Test(arguments: [
+        ("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"status\":0", RawReplyServer.Ending.close,
+         "connection closed mid-response"),
+        ("", .close, "connection closed without a response"),
+        ("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n{\"status\":0", .reset, "connection reset"),
+    ] as [(String, RawReplyServer.Ending, String)])
+    func aServerThatHangsUpEarlyIsAConnectionFailure(reply: String, ending: RawReplyServer.Ending, detail: String) throws {
+        let server = try RawReplyServer(reply: reply, ending: ending)
+        defer { server.stop() }
+        let transport = CurlMultiTransport(maxConnectionsPerHost: 4, timeout: .seconds(5))
+        let result = transport.post(URL(string: "http://127.0.0.1:\(server.port)/verifyReceipt")!, body: Self.body,
+                                    headers: Self.headers, timeout: .seconds(5))
+        guard case .failed(let failure) = result else { Issue.record("expected a failure, got \(result)"); return }
+        #expect(failure == .connectionFailed(detail: detail))
+        #expect(!failure.description.contains("s3cr3t"))
+        #expect(!failure.description.contains("MIIB"))
+    }
+
+    /// Through the client, a hang-up mid-response is transient: retried, then unverified, never invalid.
+    @Test func theClientRetriesAResponseCutShort() throws {
+        let server = try RawReplyServer(reply: "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n{\"status\":0")
+        defer { server.stop() }
+        let url = URL(string: "http://127.0.0.1:\(server.port)/verifyReceipt")!
+        let client = VerifyReceiptClient(
+            configuration: VerifyReceiptClient.Configuration(
+                productionURL: url, sandboxURL: url, sharedSecret: "s3cr3t-shared", timeout: .seconds(5),
+                budget: VerifyReceiptRetryBudget(maxAttempts: 2),
+                backoff: BackoffPolicy(base: .milliseconds(5), cap: .milliseconds(10), seed: 1)),
+            transport: CurlMultiTransport(maxConnectionsPerHost: 2, timeout: .seconds(5)),
+            throttle: RequestThrottle(bucket: TokenBucket(rate: 1000), maxInFlight: 2))
+        let report = client.verify(receiptData: "MIIBcjCCAW4GCSqGSIb3DQEHAqCCAV8w")
+        #expect(report.requests == 2)
+        #expect(report.verdict == .unverified(.retriesExhausted(.transport(.connectionFailed(detail: "connection closed mid-response")))))
+        #expect(!report.detail.contains("s3cr3t-shared"))
+    }
+
+    /// 16 lanes × 125 requests each: libcurl keeps the connections, so the server sees about one per
+    /// lane, the handles are pooled, the transport runs one thread, and it is gone with the transport.
+    @Test func twoThousandRequestsReuseConnectionsHandlesAndOneThread() throws {
+        let apple = try ScriptedAppleServer(production: [.status(0)])
+        let lanes = 16
+        var transport: CurlMultiTransport? = CurlMultiTransport(maxConnectionsPerHost: lanes, timeout: .seconds(10))
+        weak let weakTransport = transport
+        let threadName = try #require(transport?.threadName)
+        #expect(Self.waitForThreads(named: threadName, count: 1))
+
+        // In a scope of its own, so that `transport = nil` below drops the last reference held here.
+        do {
+            let shared = try #require(transport)
+            let answered = Atomic(0)
+            let done = DispatchGroup()
+            for _ in 0..<lanes {
+                done.enter()
+                Thread.detachNewThread { [apple] in
+                    for _ in 0..<125 {
+                        if case .response(let reply) = shared.post(apple.productionURL, body: Self.body, headers: Self.headers,
+                                                                   timeout: .seconds(10)),
+                           reply.statusCode == 200, reply.headers["content-type"] == "application/json",
+                           (try? VerifyReceiptResponse.decode(reply.body))?.rawStatus == 0 {
+                            answered.add(1, ordering: .relaxed)
+                        }
+                    }
+                    done.leave()
+                }
+            }
+            #expect(done.wait(timeout: .now() + 120) == .success)
+            #expect(answered.load(ordering: .relaxed) == 2000)
+            let connections = apple.server.stats.connectionsAccepted
+            #expect(connections <= lanes, "\(connections) connections for 2,000 requests")
+            #expect(shared.statistics.transfers == 2000)
+            #expect(shared.statistics.easyHandles <= lanes)
+            #expect(Self.threads(named: threadName) == 1)
+        }
+
+        transport = nil
+        // The last lane thread may still hold the transport for a moment after `leave()`.
+        let deadline = ContinuousClock.now + .seconds(5)
+        while (weakTransport != nil || Self.threads(named: threadName) > 0) && ContinuousClock.now < deadline {
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        #expect(weakTransport == nil)
+        #expect(Self.threads(named: threadName) == 0, "the loop thread outlived its transport")
+    }
+
+    /// Verification stays on: a self-signed certificate is refused.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl")))
+    func aSelfSignedHTTPSServerIsRefused() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("curl-tls-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let key = directory.appendingPathComponent("key.pem").path
+        let certificate = directory.appendingPathComponent("cert.pem").path
+        let made = try ChildProcess.run("/usr/bin/openssl", [
+            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", key,
+            "-out", certificate, "-subj", "/CN=127.0.0.1", "-days", "1",
+        ], timeout: 20)
+        try #require(made.status == 0, "\(made.stderrText)")
+        let (port, descriptor) = try RawReplyServer.refusingPort()
+        close(descriptor)
+        let server = try ChildProcess.start("/usr/bin/openssl", [
+            "s_server", "-accept", "127.0.0.1:\(port)", "-key", key, "-cert", certificate, "-www", "-quiet",
+        ])
+        defer {
+            server.signal(SIGKILL)
+            _ = try? server.wait(timeout: 5)
+        }
+        let transport = CurlMultiTransport(maxConnectionsPerHost: 2, timeout: .seconds(5))
+        let url = URL(string: "https://127.0.0.1:\(port)/verifyReceipt")!
+        var result = transport.post(url, body: Self.body, headers: Self.headers, timeout: .seconds(5))
+        // s_server may not listen yet.
+        let deadline = ContinuousClock.now + .seconds(10)
+        while case .failed(.connectionFailed("connection refused")) = result, ContinuousClock.now < deadline {
+            Thread.sleep(forTimeInterval: 0.05)
+            result = transport.post(url, body: Self.body, headers: Self.headers, timeout: .seconds(5))
+        }
+        guard case .failed(.connectionFailed(let detail)) = result else {
+            Issue.record("expected a TLS failure, got \(result)")
+            return
+        }
+        #expect(detail == "TLS failure (curl 60)")
+    }
+
+    /// Waits until `count` threads have `name` (a new thread names itself once it runs).
+    static func waitForThreads(named name: String, count: Int) -> Bool {
+        let deadline = ContinuousClock.now + .seconds(5)
+        while threads(named: name) != count && ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        return threads(named: name) == count
+    }
+
+    /// Threads of this process with `name` (the kernel's view, not Foundation's).
+    static func threads(named name: String) -> Int {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+        return tasks.filter { task in
+            let comm = (try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8)) ?? ""
+            return comm.trimmingCharacters(in: .newlines) == name
+        }.count
+    }
+}
