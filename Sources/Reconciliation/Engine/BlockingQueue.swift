@@ -44,13 +44,15 @@ final class BlockingQueue<Element: Sendable>: Sendable {
         return element
     }
 
-    /// The next element, waiting for one, then up to `limit - 1` more that are already queued,
-    /// without waiting for them: a writer batches what piled up while it was committing. Empty
-    /// when the queue is closed and drained.
-    func take(upTo limit: Int) -> [Element] {
+    /// The next element, waiting for one, then up to `limit - 1` more that arrive within `gather`
+    /// of it: a writer collects a batch instead of committing each user alone. Empty when the
+    /// queue is closed and drained; a closed queue ends the gathering at once.
+    func take(upTo limit: Int, gather: Duration) -> [Element] {
         guard let first = take() else { return [] }
         var batch = [first]
-        while batch.count < limit, available.wait(timeout: .now()) == .success {
+        let deadline = DispatchTime.now() + .nanoseconds(Int(gather.components.seconds * 1_000_000_000
+            + gather.components.attoseconds / 1_000_000_000))
+        while batch.count < limit, available.wait(timeout: deadline) == .success {
             guard let element = state.withLock({ Self.pop(&$0) }) else {
                 available.signal()  // the "closed" wake-up belongs to the next taker
                 break

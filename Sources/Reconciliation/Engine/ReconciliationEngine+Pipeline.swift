@@ -42,7 +42,7 @@ extension ReconciliationEngine {
                 defer { writers.leave() }
                 control.waitForGate()
                 defer { counters.addDatabaseTime(owned.resource.secondsWaited) }
-                while case let batch = prepared.take(upTo: UnitWriter.maximumBatch), !batch.isEmpty {
+                while case let batch = prepared.take(upTo: UnitWriter.maximumBatch, gather: UnitWriter.gatherTime), !batch.isEmpty {
                     if control.isStopping, control.stopDecision?.status != .interrupted { continue }
                     do {
                         let units = batch.map { user in

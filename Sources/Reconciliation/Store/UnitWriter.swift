@@ -28,6 +28,11 @@ public final class UnitWriter {
     /// enough that `verify-user` waiting on one of them waits a fraction of a second.
     public static let maximumBatch = 64
 
+    /// How long a writer waits for more users after the first before it writes: at a few hundred
+    /// users a second, tens of users per COMMIT instead of one or two (measured: 7,811 commits for
+    /// 9,994 receipts without it at 400/s), for at most this much added delay per user.
+    public static let gatherTime = Duration.milliseconds(100)
+
     public static func userLockKey(_ userID: String) -> AdvisoryLockKey {
         AdvisoryLockKey(name: "receipt-recon:user:\(userID)")
     }
