@@ -50,6 +50,12 @@ public struct VerifyReceiptRequest: Hashable, Sendable {
     static func appendJSONString(_ text: String, to body: inout [UInt8]) {
         let hex = Array("0123456789abcdef".utf8)
         body.append(UInt8(ascii: "\""))
+        // Base64 and secrets need no escaping: copied whole, not byte by byte.
+        guard text.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else {
+            body.append(contentsOf: text.utf8)
+            body.append(UInt8(ascii: "\""))
+            return
+        }
         for byte in text.utf8 {
             switch byte {
             case UInt8(ascii: "\""): body += [UInt8(ascii: "\\"), UInt8(ascii: "\"")]
