@@ -7,10 +7,11 @@ extension LocalReceiptDecoder {
     /// 1.2.840.113549.1.7.1.
     static let dataOID: [UInt8] = [0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x07, 0x01]
 
-    static func decodeAppReceipt(_ bytes: ArraySlice<UInt8>) throws(ReceiptDecodingError) -> LocalReceipt {
+    static func decodeAppReceipt(_ bytes: ArraySlice<UInt8>, purchases: Bool = true) throws(ReceiptDecodingError)
+        -> LocalReceipt {
         let container = try BERDocument(parsing: bytes)
         let payload = try payload(of: container)
-        var receipt = try decodePayload(payload)
+        var receipt = try decodePayload(payload, purchases: purchases)
         receipt.containerByteCount = bytes.count
         return receipt
     }
@@ -48,7 +49,8 @@ extension LocalReceiptDecoder {
         return payload
     }
 
-    private static func decodePayload(_ payload: ArraySlice<UInt8>) throws(ReceiptDecodingError) -> LocalReceipt {
+    private static func decodePayload(_ payload: ArraySlice<UInt8>, purchases: Bool) throws(ReceiptDecodingError)
+        -> LocalReceipt {
         guard !payload.isEmpty else { throw .malformedPayload(problem: "the payload is empty") }
         let document = try BERDocument(parsing: payload)
         guard document[BERDocument.root].tag == .set else {
@@ -84,7 +86,7 @@ extension LocalReceiptDecoder {
             case Kind.expirationDate:
                 fill(&receipt.expirationDate, try date(value, type: attribute.type))
             case Kind.inAppPurchase:
-                receipt.inApp.append(try decodeInAppPurchase(value))
+                if purchases { receipt.inApp.append(try decodeInAppPurchase(value)) }
             default:
                 continue  // undocumented or unknown: ignored, so new attributes never break decoding
             }

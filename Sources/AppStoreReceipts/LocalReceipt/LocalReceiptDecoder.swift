@@ -18,8 +18,21 @@ public enum LocalReceiptDecoder {
         try decode(base64Text: base64.utf8)
     }
 
+    /// `decode(base64:)` without the in-app purchases (attribute 17) of an app receipt: what the
+    /// job needs before asking Apple (environment, bundle id) at a fraction of the cost. It
+    /// accepts whatever `decode(base64:)` accepts and may accept a receipt whose purchases are
+    /// malformed, which only the full decoding rejects.
+    public static func decodeSummary(base64: String) throws(ReceiptDecodingError) -> LocalReceipt {
+        try decode(base64Text: base64.utf8, purchases: false)
+    }
+
     /// `decode(base64:)` over the UTF-8 bytes of the text, e.g. a file read as `Data`.
     public static func decode(base64Text: some Collection<UInt8>) throws(ReceiptDecodingError) -> LocalReceipt {
+        try decode(base64Text: base64Text, purchases: true)
+    }
+
+    private static func decode(base64Text: some Collection<UInt8>, purchases: Bool) throws(ReceiptDecodingError)
+        -> LocalReceipt {
         guard base64Text.count <= maxBase64Length else {
             throw .tooLarge(byteCount: base64Text.count, limit: maxBase64Length)
         }
@@ -30,7 +43,7 @@ public enum LocalReceiptDecoder {
         if LocalReceiptBase64.isNestedReceiptText(bytes), let inner = try? LocalReceiptBase64.decode(bytes) {
             bytes = inner
         }
-        return try decode(receiptBytes: bytes)
+        return try decode(receiptBytes: bytes, purchases: purchases)
     }
 
     /// Decodes raw receipt bytes: a PKCS#7 container, or the plist text of an iOS 6
@@ -47,10 +60,11 @@ public enum LocalReceiptDecoder {
         return try decodeAppReceipt(Array(der)[...])
     }
 
-    private static func decode(receiptBytes bytes: [UInt8]) throws(ReceiptDecodingError) -> LocalReceipt {
+    private static func decode(receiptBytes bytes: [UInt8], purchases: Bool = true) throws(ReceiptDecodingError)
+        -> LocalReceipt {
         guard let first = bytes.first else { throw .emptyInput }
         // A PKCS#7 receipt is a SEQUENCE (0x30); a transaction receipt is text opening with `{`.
-        if first == 0x30 { return try decodeAppReceipt(bytes[...]) }
+        if first == 0x30 { return try decodeAppReceipt(bytes[...], purchases: purchases) }
         let start = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
         let text = bytes[start...].drop { $0 == 0x20 || (0x09 ... 0x0D).contains($0) }
         if text.first == UInt8(ascii: "{") { return try decodeTransactionReceipt(bytes) }

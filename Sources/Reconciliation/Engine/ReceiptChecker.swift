@@ -42,31 +42,40 @@ final class ReceiptChecker: Sendable {
         let key = Key(hash: data.hashValue, length: data.utf8.count)
         if let hit = cache.withLock({ $0.entries[key] }) { return hit }
 
-        let local: LocalReceiptCheck
-        var localBundleID: String?
-        do {
-            let receipt = try LocalReceiptDecoder.decode(base64: data)
-            localBundleID = receipt.bundleID
-            local = receipt.isXcodeTestReceipt ? .xcodeReceipt : .decodes
-        } catch {
-            switch error {
-            case .emptyInput: local = .empty
-            case .notBase64: local = .notBase64
-            default: local = .doesNotDecode
-            }
-        }
+        // The summary (no in-app purchases) is all the job needs before asking Apple: it is the
+        // environment (Xcode) and the bundle id, and a sixth of the cost of the whole decoding.
+        var local = Self.localCheck { () throws(ReceiptDecodingError) in try LocalReceiptDecoder.decodeSummary(base64: data) }
         var report: VerificationReport?
-        if ReceiptOutcomeRule.localRuling(local) == nil {
+        if ReceiptOutcomeRule.localRuling(local.check) == nil {
             var answer = client.verify(receiptData: data, shouldStop: shouldStop)
             onAppleTraffic(answer)
             // `latest_receipt` is receipt data the job never uses: not kept in memory or the cache.
             answer.response?.latestReceipt = nil
             answer.latencies = []
             report = answer
+            // A 21002 that persisted is `invalid` only if the receipt fails local decoding
+            // (CONTRACT §5): that needs the whole decoding, purchases included.
+            if answer.appleStatus == VerifyReceiptStatus.malformedReceiptData.rawValue, local.check == LocalReceiptCheck.decodes {
+                local = Self.localCheck { () throws(ReceiptDecodingError) in try LocalReceiptDecoder.decode(base64: data) }
+            }
         }
-        let result = ReceiptCheck(local: local, localBundleID: localBundleID, report: report)
+        let result = ReceiptCheck(local: local.check, localBundleID: local.bundleID, report: report)
         remember(result, for: key)
         return result
+    }
+
+    private static func localCheck(_ decode: () throws(ReceiptDecodingError) -> LocalReceipt)
+        -> (check: LocalReceiptCheck, bundleID: String?) {
+        do {
+            let receipt = try decode()
+            return (receipt.isXcodeTestReceipt ? .xcodeReceipt : .decodes, receipt.bundleID)
+        } catch {
+            switch error {
+            case .emptyInput: return (.empty, nil)
+            case .notBase64: return (.notBase64, nil)
+            default: return (.doesNotDecode, nil)
+            }
+        }
     }
 
     private func remember(_ result: ReceiptCheck, for key: Key) {

@@ -169,3 +169,40 @@ import Testing
         #expect(purchase.quantity == 2)
     }
 }
+
+/// The job's decoding before it asks Apple: the receipt's own facts, not its purchases.
+@Suite struct LocalReceiptSummaryTests {
+    typealias Samples = LocalReceiptSamples
+
+    @Test func theSummaryIsTheWholeDecodingWithoutPurchases() throws {
+        for receipt in [Samples.appReceipt, LocalReceipt(bundleID: "b", inApp: [])] {
+            let text = LocalReceiptEncoder.base64(receipt)
+            var whole = try LocalReceiptDecoder.decode(base64: text)
+            let summary = try LocalReceiptDecoder.decodeSummary(base64: text)
+            #expect(summary.inApp.isEmpty)
+            whole.inApp = []
+            #expect(summary == whole)
+        }
+        // iOS 6 receipts are one purchase: the summary is the whole decoding.
+        let text = LocalReceiptEncoder.base64(Samples.transactionReceipt)
+        #expect(try LocalReceiptDecoder.decodeSummary(base64: text) == LocalReceiptDecoder.decode(base64: text))
+    }
+
+    @Test func onlyTheWholeDecodingRejectsAMalformedPurchase() throws {
+        var bytes = LocalReceiptEncoder.appReceipt(Samples.appReceipt)
+        // The subscription's product id appears only inside its purchase's nested SET: make the
+        // length before it claim more bytes than the purchase holds.
+        let productID = Array(try #require(Samples.subscription.productID).utf8)
+        let at = try #require((0...(bytes.count - productID.count)).first { Array(bytes[$0 ..< $0 + productID.count]) == productID })
+        bytes[at - 1] = 0x7F
+        let text = Data(bytes).base64EncodedString()
+        #expect(throws: ReceiptDecodingError.self) { try LocalReceiptDecoder.decode(base64: text) }
+        let summary = try LocalReceiptDecoder.decodeSummary(base64: text)
+        #expect(summary.bundleID == Samples.appReceipt.bundleID)
+        // And whatever the summary rejects, the whole decoding rejects too.
+        for broken in ["", "not base64!", Data(bytes.prefix(40)).base64EncodedString()] {
+            #expect(throws: ReceiptDecodingError.self) { try LocalReceiptDecoder.decodeSummary(base64: broken) }
+            #expect(throws: ReceiptDecodingError.self) { try LocalReceiptDecoder.decode(base64: broken) }
+        }
+    }
+}
