@@ -9,8 +9,8 @@ import Synchronization
 /// Concurrency shape (DESIGN "worker lanes"): one reader thread pages due users from PostgreSQL into
 /// a bounded queue; `--concurrency` lane threads each take a user, check its receipts (every
 /// verifyReceipt request passes the shared token bucket and in-flight cap) and compute its truth;
-/// a few writer threads, each owning a connection, write each user in one transaction under the
-/// user's advisory lock. Every thread is the job's own: nothing blocks `DispatchQueue.global()`.
+/// two writer threads, each owning a connection, write batches of users (up to 64, gathered for up
+/// to 100 ms), one transaction per batch, under each user's advisory lock. Every thread is the job's own: nothing blocks `DispatchQueue.global()`.
 ///
 /// Safety: writers wait until 100 receipts were classified (or the run ran out of work) before the
 /// first write, so a 21004 or an outage that trips a breaker early stops the run before any
