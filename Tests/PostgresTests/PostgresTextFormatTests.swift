@@ -24,6 +24,14 @@ import Testing
     @Test func formatsInUTCWithMicroseconds() {
         let date = PostgresTimestamp.date(microseconds: 1_709_276_696_000_007)
         #expect(PostgresTimestamp.format(date) == "2024-03-01 07:04:56.000007+00")
+        // Both sides of the four-digit fast path, and the instants around midnight and epoch.
+        for (micros, text) in [(Int64(-62_135_596_800_000_000), "0001-01-01 00:00:00.000000+00"),
+                               (-1, "1969-12-31 23:59:59.999999+00"), (0, "1970-01-01 00:00:00.000000+00"),
+                               (253_402_300_799_000_000, "9999-12-31 23:59:59.000000+00"),
+                               (253_402_300_800_000_000, "10000-01-01 00:00:00.000000+00")] {
+            #expect(PostgresTimestamp.format(PostgresTimestamp.date(microseconds: micros)) == text)
+            #expect(PostgresTimestamp.microseconds(of: try! PostgresTimestamp.parse(text)) == micros)
+        }
     }
 
     @Test(arguments: [
