@@ -37,30 +37,25 @@ extension PostgresConnection {
 /// A PostgreSQL array literal built element by element: `{"a",NULL,"b \"quoted\""}`.
 /// Every element is quoted, so commas, braces, quotes and backslashes stay data.
 struct PostgresArrayLiteral {
-    private var text = "{"
-    private var empty = true
+    // Bytes, not String appends: a batch builds thousands of elements per column.
+    private var bytes: [UInt8] = [UInt8(ascii: "{")]
 
     mutating func append(_ element: String?) {
-        if !empty { text += "," }
-        empty = false
+        if bytes.count > 1 { bytes.append(UInt8(ascii: ",")) }
         guard let element else {
-            text += "NULL"
+            bytes += [UInt8(ascii: "N"), UInt8(ascii: "U"), UInt8(ascii: "L"), UInt8(ascii: "L")]
             return
         }
-        text += "\""
-        if element.utf8.contains(where: { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
-            for scalar in element.unicodeScalars {
-                if scalar == "\"" || scalar == "\\" { text += "\\" }
-                text.unicodeScalars.append(scalar)
-            }
-        } else {
-            text += element
+        bytes.append(UInt8(ascii: "\""))
+        for byte in element.utf8 {
+            if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { bytes.append(UInt8(ascii: "\\")) }
+            bytes.append(byte)
         }
-        text += "\""
+        bytes.append(UInt8(ascii: "\""))
     }
 
-    /// Closes the literal (an array literal without its closing brace is never sent).
-    var closed: String { text + "}" }
+    /// The literal with its closing brace.
+    var closed: String { String(decoding: bytes + [UInt8(ascii: "}")], as: UTF8.self) }
 
     /// The SQL element type for a parameter type; text for strings and unknown types.
     static func elementType(_ oid: UInt32) -> String {
