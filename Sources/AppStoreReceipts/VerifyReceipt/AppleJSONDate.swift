@@ -18,7 +18,7 @@ enum AppleJSONDate {
     /// A date from a value that may be milliseconds or text.
     static func fromAnySpelling(_ scalar: AppleJSONScalar) -> Date? {
         switch scalar {
-        case .integer, .number:
+        case .number:
             return fromMilliseconds(scalar)
         case .string(let text):
             if !text.isEmpty, text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) {

@@ -78,9 +78,8 @@ public struct VerifyReceiptDecodedReceipt: Hashable, Sendable {
     }
 }
 
-extension VerifyReceiptDecodedReceipt: Decodable {
-    public init(from decoder: any Decoder) throws {
-        let json = try decoder.container(keyedBy: AppleJSONKey.self)
+extension VerifyReceiptDecodedReceipt: AppleJSONDecodable {
+    init(_ json: AppleJSONObject) {
         // `bid` only exists in transaction receipts; a flat `transaction_id` without `in_app`
         // is the same shape with `bid` missing.
         let isTransactionReceipt = json.contains("bid")
@@ -102,7 +101,7 @@ extension VerifyReceiptDecodedReceipt: Decodable {
             versionExternalIdentifier: json.appleString("version_external_identifier"),
             inApp: json.appleList(VerifyReceiptTransaction.self, "in_app"),
             // The same object read a second time, as a purchase.
-            transaction: isTransactionReceipt ? try? VerifyReceiptTransaction(from: decoder) : nil
+            transaction: isTransactionReceipt ? VerifyReceiptTransaction(json) : nil
         )
     }
 }

@@ -48,14 +48,9 @@ public struct VerifyReceiptPendingRenewalInfo: Hashable, Sendable {
     public var willAutoRenew: Bool? { autoRenewStatus.map { $0 == 1 } }
 }
 
-extension VerifyReceiptPendingRenewalInfo: Decodable {
-    public init(from decoder: any Decoder) throws {
-        let json = try decoder.container(keyedBy: AppleJSONKey.self)
-        self.init(json)
-    }
-
+extension VerifyReceiptPendingRenewalInfo: AppleJSONDecodable {
     /// Also used on the top level of an iOS 6 response, which carries the same keys unnested.
-    init(_ json: KeyedDecodingContainer<AppleJSONKey>) {
+    init(_ json: AppleJSONObject) {
         self.init(
             autoRenewProductID: json.appleString("auto_renew_product_id"),
             autoRenewStatus: json.appleInt("auto_renew_status"),

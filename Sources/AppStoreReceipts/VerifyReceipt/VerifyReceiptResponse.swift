@@ -68,32 +68,27 @@ extension VerifyReceiptResponse {
     /// Accepts a leading UTF-8 byte order mark and surrounding whitespace.
     ///
     /// - Throws: `VerifyReceiptDecodingError` when the body is empty, not JSON (an HTML error
-    ///   page), truncated, not a JSON object, or has no numeric `status`. The verification
-    ///   client treats all of these as transient.
+    ///   page), truncated or otherwise not strict JSON, not a JSON object, or has no numeric
+    ///   `status`. The verification client treats all of these as transient.
     public static func decode(_ data: Data) throws(VerifyReceiptDecodingError) -> VerifyReceiptResponse {
         let body = VerifyReceiptDecodingError.stripByteOrderMark(data)
         if let problem = VerifyReceiptDecodingError.problemBeforeParsing(body) {
             throw problem
         }
-        do {
-            return try JSONDecoder().decode(VerifyReceiptResponse.self, from: body)
-        } catch let error as VerifyReceiptDecodingError {
-            throw error
-        } catch {
-            // The object started with `{` but the parser gave up: cut off or corrupt.
+        // The body starts with `{`, so a value that parses is an object.
+        guard case .object(let json)? = try? AppleJSONParser.parse(body) else {
+            // Cut off in transit, or corrupt.
             throw .malformedJSON(byteCount: body.count)
         }
+        return try VerifyReceiptResponse(json)
     }
-}
 
-extension VerifyReceiptResponse: Decodable {
-    public init(from decoder: any Decoder) throws {
-        let json = try decoder.container(keyedBy: AppleJSONKey.self)
-        guard json.contains("status"), (try? json.decodeNil(forKey: "status")) == false else {
-            throw VerifyReceiptDecodingError.missingStatus
+    init(_ json: AppleJSONObject) throws(VerifyReceiptDecodingError) {
+        guard let status = json["status"], status != .null else {
+            throw .missingStatus
         }
-        guard let code = json.appleScalar("status")?.int64Value.flatMap({ Int(exactly: $0) }) else {
-            throw VerifyReceiptDecodingError.statusNotANumber
+        guard let code = AppleJSONScalar(status)?.int64Value.flatMap({ Int(exactly: $0) }) else {
+            throw .statusNotANumber
         }
         let receipt = json.appleObject(VerifyReceiptDecodedReceipt.self, "receipt")
         let latestExpiredReceiptInfo = json.appleList(VerifyReceiptTransaction.self, "latest_expired_receipt_info")

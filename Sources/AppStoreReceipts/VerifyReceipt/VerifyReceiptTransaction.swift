@@ -97,9 +97,8 @@ public struct VerifyReceiptTransaction: Hashable, Sendable {
     public var isFamilyShared: Bool { inAppOwnershipType == "FAMILY_SHARED" }
 }
 
-extension VerifyReceiptTransaction: Decodable {
-    public init(from decoder: any Decoder) throws {
-        let json = try decoder.container(keyedBy: AppleJSONKey.self)
+extension VerifyReceiptTransaction: AppleJSONDecodable {
+    init(_ json: AppleJSONObject) {
         self.init(
             productID: json.appleString("product_id"),
             transactionID: json.appleString("transaction_id"),

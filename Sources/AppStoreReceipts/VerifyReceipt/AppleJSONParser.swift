@@ -1,0 +1,401 @@
+import Foundation
+
+/// A strict RFC 8259 parser over UTF-8 bytes, producing an `AppleJSONDocument`.
+///
+/// Written for verifyReceipt answers, which the job decodes by the million: it checks every
+/// byte but builds no `String`s (see `AppleJSONDocument`), scans string contents eight bytes at a
+/// time, and keeps numbers as their text.
+///
+/// Strict, because a body that is not JSON was damaged on the way, and reading "what is left"
+/// of a damaged answer could drop a cancellation date: trailing commas, comments, control
+/// characters in strings, invalid UTF-8, lone surrogates, leading zeros and anything after the
+/// top-level value are all rejected. A byte order mark is rejected too; the caller strips it.
+///
+/// Nesting is limited to `maximumDepth`, so a hostile body of a hundred thousand `[` fails after
+/// reading 65 bytes; that limit also bounds the parser's recursion.
+struct AppleJSONParser {
+    /// Apple's answers nest four deep (response, receipt, in_app, transaction).
+    static let maximumDepth = 64
+
+    private let bytes: UnsafeBufferPointer<UInt8>
+    private var index = 0
+    private var depth = 0
+    private var tape: [AppleJSONDocument.Node] = []
+    private var members: [AppleJSONDocument.Member] = []
+    /// Members of the objects being read, innermost last; moved to `members` when an object ends.
+    private var openMembers: [AppleJSONDocument.Member] = []
+    /// Decoded strings that had escapes; appended to the document's text after the input.
+    private var decoded: [UInt8] = []
+
+    private init(_ bytes: UnsafeBufferPointer<UInt8>) {
+        self.bytes = bytes
+        // About one node per eight bytes in Apple's answers; one allocation instead of a dozen.
+        tape.reserveCapacity(bytes.count / 8 + 4)
+        members.reserveCapacity(bytes.count / 16 + 4)
+    }
+
+    static func parse(_ data: Data) throws(AppleJSONSyntaxError) -> AppleJSONValue {
+        try parse(Array(data))
+    }
+
+    static func parse(_ input: [UInt8]) throws(AppleJSONSyntaxError) -> AppleJSONValue {
+        var text = input
+        let parsed = text.withUnsafeBufferPointer { bytes in
+            Result { () throws(AppleJSONSyntaxError) in
+                var parser = AppleJSONParser(bytes)
+                try parser.document()
+                return (parser.tape, parser.members, parser.decoded)
+            }
+        }
+        let (tape, members, decoded) = try parsed.get()
+        text.append(contentsOf: decoded)
+        return AppleJSONDocument(text: text, tape: tape, members: members).root
+    }
+
+    // MARK: - Grammar
+
+    private mutating func document() throws(AppleJSONSyntaxError) {
+        try value()
+        skipWhitespace()
+        guard index == bytes.count else { throw failure(.trailingData) }
+    }
+
+    private mutating func value() throws(AppleJSONSyntaxError) {
+        skipWhitespace()
+        guard index < bytes.count else { throw failure(.unexpectedEnd) }
+        switch bytes[index] {
+        case UInt8(ascii: "\""):
+            let (start, count) = try string()
+            tape.append(.init(kind: .string, start: start, count: count))
+        case UInt8(ascii: "{"):
+            try object()
+        case UInt8(ascii: "["):
+            try array()
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            let start = index
+            try number()
+            tape.append(.init(kind: .number, start: start, count: index - start))
+        case UInt8(ascii: "t"):
+            try literal("true")
+            tape.append(.init(kind: .true))
+        case UInt8(ascii: "f"):
+            try literal("false")
+            tape.append(.init(kind: .false))
+        case UInt8(ascii: "n"):
+            try literal("null")
+            tape.append(.init(kind: .null))
+        default:
+            throw failure(.unexpectedByte)
+        }
+    }
+
+    private mutating func object() throws(AppleJSONSyntaxError) {
+        let header = try enterContainer(.object)
+        let firstMember = openMembers.count
+        skipWhitespace()
+        if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
+            index += 1
+            leaveObject(header, firstMember: firstMember)
+            return
+        }
+        while true {
+            skipWhitespace()
+            guard index < bytes.count else { throw failure(.unexpectedEnd) }
+            guard bytes[index] == UInt8(ascii: "\"") else { throw failure(.unexpectedByte) }
+            let member = try key()
+            openMembers.append(member)
+            skipWhitespace()
+            guard index < bytes.count else { throw failure(.unexpectedEnd) }
+            guard bytes[index] == UInt8(ascii: ":") else { throw failure(.unexpectedByte) }
+            index += 1
+            try value()
+            if try endOfMember(closing: UInt8(ascii: "}")) {
+                leaveObject(header, firstMember: firstMember)
+                return
+            }
+        }
+    }
+
+    private mutating func array() throws(AppleJSONSyntaxError) {
+        let header = try enterContainer(.array)
+        skipWhitespace()
+        if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
+            index += 1
+            leaveContainer(header)
+            return
+        }
+        while true {
+            try value()
+            if try endOfMember(closing: UInt8(ascii: "]")) {
+                leaveContainer(header)
+                return
+            }
+        }
+    }
+
+    /// Consumes the opening bracket at `index` and puts the container's node on the tape;
+    /// returns where, for `leaveContainer`.
+    private mutating func enterContainer(_ kind: AppleJSONDocument.Node.Kind) throws(AppleJSONSyntaxError) -> Int {
+        guard depth < Self.maximumDepth else { throw failure(.tooDeep) }
+        depth += 1
+        index += 1
+        tape.append(.init(kind: kind))
+        return tape.count - 1
+    }
+
+    private mutating func leaveContainer(_ header: Int) {
+        depth -= 1
+        tape[header].span = tape.count - header - 1
+    }
+
+    /// Builds the object's member table from its members (the top of `openMembers`).
+    private mutating func leaveObject(_ header: Int, firstMember: Int) {
+        let count = openMembers.count - firstMember
+        let size = count == 0 ? 0 : max(4, (2 * count).nextPowerOf2)
+        let start = members.count
+        members.append(contentsOf: repeatElement(.empty, count: size))
+        for member in openMembers[firstMember...] {
+            var slot = AppleJSONDocument.slot(member.fingerprint, size: size)
+            while members[start + slot].key >= 0 { slot = (slot + 1) & (size - 1) }
+            members[start + slot] = member
+        }
+        openMembers.removeSubrange(firstMember...)
+        tape[header].start = start
+        tape[header].count = size
+        leaveContainer(header)
+    }
+
+    /// After a member or element: true at the closing bracket (consumed), false after a comma.
+    private mutating func endOfMember(closing: UInt8) throws(AppleJSONSyntaxError) -> Bool {
+        skipWhitespace()
+        guard index < bytes.count else { throw failure(.unexpectedEnd) }
+        let byte = bytes[index]
+        guard byte == UInt8(ascii: ",") || byte == closing else { throw failure(.unexpectedByte) }
+        index += 1
+        return byte == closing
+    }
+
+    private mutating func literal(_ word: StaticString) throws(AppleJSONSyntaxError) {
+        let count = word.utf8CodeUnitCount
+        let expected = UnsafeBufferPointer(start: word.utf8Start, count: count)
+        for offset in 0..<count {
+            guard index < bytes.count else { throw failure(.unexpectedEnd) }
+            guard bytes[index] == expected[offset] else { throw failure(.unexpectedByte) }
+            index += 1
+        }
+    }
+
+    /// `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`
+    private mutating func number() throws(AppleJSONSyntaxError) {
+        if bytes[index] == UInt8(ascii: "-") { index += 1 }
+        guard index < bytes.count else { throw failure(.unexpectedEnd) }
+        if bytes[index] == UInt8(ascii: "0") {
+            index += 1
+        } else {
+            try digits()
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+            index += 1
+            try digits()
+        }
+        if index < bytes.count, bytes[index] | 0x20 == UInt8(ascii: "e") {
+            index += 1
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+                index += 1
+            }
+            try digits()
+        }
+        // A digit here follows a leading zero (`01`); other bytes are the caller's to judge.
+        if index < bytes.count, Self.isDigit(bytes[index]) { throw failure(.invalidNumber) }
+    }
+
+    /// One or more digits.
+    private mutating func digits() throws(AppleJSONSyntaxError) {
+        guard index < bytes.count else { throw failure(.unexpectedEnd) }
+        guard Self.isDigit(bytes[index]) else { throw failure(.invalidNumber) }
+        repeat { index += 1 } while index < bytes.count && Self.isDigit(bytes[index])
+    }
+
+    /// A member name, put on the tape; returns its entry for the object's member table.
+    private mutating func key() throws(AppleJSONSyntaxError) -> AppleJSONDocument.Member {
+        let (start, count) = try string()
+        let fingerprint: UInt64
+        if start < bytes.count {
+            fingerprint = AppleJSONDocument.fingerprint(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[start..<(start + count)])))
+        } else {
+            let offset = start - bytes.count
+            fingerprint = decoded.withUnsafeBytes { AppleJSONDocument.fingerprint(UnsafeRawBufferPointer(rebasing: $0[offset..<(offset + count)])) }
+        }
+        tape.append(.init(kind: .string, start: start, count: count))
+        return AppleJSONDocument.Member(fingerprint: fingerprint, key: tape.count - 1)
+    }
+
+    /// A string starting at the opening quote at `index`; returns where its UTF-8 is in the
+    /// document's text: in the input when it has no escapes, after it when it had some.
+    ///
+    /// Eight bytes at a time: a word without a quote, backslash or control character is
+    /// skipped whole, and in the word that has one the bit tricks of `stops` say where.
+    private mutating func string() throws(AppleJSONSyntaxError) -> (start: Int, count: Int) {
+        index += 1
+        let start = index
+        var highBits: UInt64 = 0
+        if let base = UnsafeRawPointer(bytes.baseAddress) {
+            while index + 8 <= bytes.count {
+                let word = base.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                let stops = Self.stops(word)
+                if stops == 0 {
+                    highBits |= word
+                    index += 8
+                    continue
+                }
+                // The lowest flagged byte is the first stop (little-endian load); skip to it.
+                let plainBytes = stops.trailingZeroBitCount / 8
+                highBits |= word & ~(UInt64.max << (8 * plainBytes))
+                index += plainBytes
+                break
+            }
+        }
+        var isASCII = highBits & 0x8080_8080_8080_8080 == 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                let content = UnsafeBufferPointer(rebasing: bytes[start..<index])
+                if !isASCII, String(validating: content, as: UTF8.self) == nil {
+                    throw AppleJSONSyntaxError(reason: .invalidUTF8, offset: start)
+                }
+                index += 1
+                return (start, content.count)
+            }
+            if byte == UInt8(ascii: "\\") { return try escapedString(from: start) }
+            if byte < 0x20 { throw failure(.controlCharacterInString) }
+            if byte >= 0x80 { isASCII = false }
+            index += 1
+        }
+        throw failure(.unexpectedEnd)
+    }
+
+    /// The high bit set in each byte of `word` that is a quote, a backslash or below 0x20, and
+    /// possibly in bytes after such a byte, never before it: the classic "has a zero byte" test,
+    /// whose borrows only run upwards. So the lowest set bit marks the first stop exactly.
+    private static func stops(_ word: UInt64) -> UInt64 {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let quotes = word ^ (ones &* UInt64(UInt8(ascii: "\"")))
+        let backslashes = word ^ (ones &* UInt64(UInt8(ascii: "\\")))
+        let hasQuote = (quotes &- ones) & ~quotes
+        let hasBackslash = (backslashes &- ones) & ~backslashes
+        let hasControl = (word &- ones &* 0x20) & ~word
+        return (hasQuote | hasBackslash | hasControl) & 0x8080_8080_8080_8080
+    }
+
+    /// The rest of a string from its first backslash at `index`; `start` is its first byte.
+    /// The decoded string goes to `decoded`.
+    private mutating func escapedString(from start: Int) throws(AppleJSONSyntaxError) -> (start: Int, count: Int) {
+        let decodedStart = decoded.count
+        decoded.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index]))
+        while index < bytes.count {
+            let byte = bytes[index]
+            switch byte {
+            case UInt8(ascii: "\""):
+                index += 1
+                let count = decoded.count - decodedStart
+                let isValid = decoded.withUnsafeBufferPointer { decoded in
+                    let content = UnsafeBufferPointer(rebasing: decoded[decodedStart...])
+                    return !content.contains { $0 >= 0x80 } || String(validating: content, as: UTF8.self) != nil
+                }
+                guard isValid else { throw AppleJSONSyntaxError(reason: .invalidUTF8, offset: start) }
+                return (bytes.count + decodedStart, count)
+            case UInt8(ascii: "\\"):
+                try escape()
+            case 0..<0x20:
+                throw failure(.controlCharacterInString)
+            default:
+                decoded.append(byte)
+                index += 1
+            }
+        }
+        throw failure(.unexpectedEnd)
+    }
+
+    /// One escape sequence at `index`, appended to `decoded` as UTF-8.
+    private mutating func escape() throws(AppleJSONSyntaxError) {
+        index += 1
+        guard index < bytes.count else { throw failure(.unexpectedEnd) }
+        let byte = bytes[index]
+        index += 1
+        switch byte {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): decoded.append(byte)
+        case UInt8(ascii: "b"): decoded.append(0x08)
+        case UInt8(ascii: "f"): decoded.append(0x0C)
+        case UInt8(ascii: "n"): decoded.append(0x0A)
+        case UInt8(ascii: "r"): decoded.append(0x0D)
+        case UInt8(ascii: "t"): decoded.append(0x09)
+        case UInt8(ascii: "u"):
+            var scalar = UInt32(try hexQuad())
+            if (0xD800...0xDBFF).contains(scalar) {
+                // A high surrogate must be followed at once by `\u` and a low surrogate.
+                guard index + 1 < bytes.count else { throw failure(.unexpectedEnd) }
+                guard bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
+                    throw failure(.invalidUnicodeEscape)
+                }
+                index += 2
+                let low = UInt32(try hexQuad())
+                guard (0xDC00...0xDFFF).contains(low) else {
+                    index -= 6
+                    throw failure(.invalidUnicodeEscape)
+                }
+                scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+            } else if (0xDC00...0xDFFF).contains(scalar) {
+                index -= 6
+                throw failure(.invalidUnicodeEscape)
+            }
+            // Surrogates are excluded above, so this is a valid scalar.
+            decoded.append(contentsOf: UTF8.encode(Unicode.Scalar(scalar)!)!)
+        default:
+            index -= 1
+            throw failure(.invalidEscape)
+        }
+    }
+
+    /// Four hex digits at `index`.
+    private mutating func hexQuad() throws(AppleJSONSyntaxError) -> UInt16 {
+        var value: UInt16 = 0
+        for _ in 0..<4 {
+            guard index < bytes.count else { throw failure(.unexpectedEnd) }
+            let byte = bytes[index]
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+            default: throw failure(.invalidUnicodeEscape)
+            }
+            value = value << 4 | UInt16(digit)
+            index += 1
+        }
+        return value
+    }
+
+    private mutating func skipWhitespace() {
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x0A, 0x0D, 0x09: index += 1
+            default: return
+            }
+        }
+    }
+
+    private static func isDigit(_ byte: UInt8) -> Bool {
+        byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
+    }
+
+    private func failure(_ reason: AppleJSONSyntaxError.Reason) -> AppleJSONSyntaxError {
+        AppleJSONSyntaxError(reason: reason, offset: index)
+    }
+}
+
+extension Int {
+    /// The smallest power of two at least `self` (which must be positive).
+    fileprivate var nextPowerOf2: Int {
+        1 << (Int.bitWidth - (self - 1).leadingZeroBitCount)
+    }
+}
