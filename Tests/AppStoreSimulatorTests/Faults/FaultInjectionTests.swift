@@ -157,7 +157,10 @@ import Testing
             }.flatMap { $0 }
             #expect(durations.count == 320)
             #expect(durations.allSatisfy { $0 >= .milliseconds(100) }, "\(durations.min()!)")
-            #expect(durations.allSatisfy { $0 <= .milliseconds(450) }, "\(durations.max()!)")
+            // The upper bound the simulator controls is its applied delay (≤ L + J, checked below from
+            // its own figures); seen from the client, a suite on two cores adds scheduling delay (over
+            // 450 ms seen), so wall time only rules out a stall here.
+            #expect(durations.allSatisfy { $0 <= .seconds(3) }, "\(durations.max()!)")
             let latency = simulator.stats.latency
             #expect(latency.delayedResponses == 320)
             let mean = latency.totalMilliseconds / 320
