@@ -55,7 +55,9 @@ import TestSupport
 
     @Test func killedAtFiveMomentsAgainstASlowSimulatorEndsLikeOneUninterruptedRun() throws {
         let world = Self.world(users: 300)
-        let simulator = try Self.started(world, SimulatorOptions(latency: .milliseconds(60)))
+        // 8 lanes at 100 ms a request: about 80 receipts a second, so a run lasts about four seconds and
+        // every kill moment below lands inside it (at 60 ms, batched writes finished the run before 3 s).
+        let simulator = try Self.started(world, SimulatorOptions(latency: .milliseconds(100)))
         defer { simulator.stop() }
         let (reference, referenceRows) = try TestDatabase.with { database in
             let expected = try Self.seed(world, into: database)
