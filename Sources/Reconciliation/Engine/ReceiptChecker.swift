@@ -42,8 +42,8 @@ final class ReceiptChecker: Sendable {
         let key = Key(hash: data.hashValue, length: data.utf8.count)
         if let hit = cache.withLock({ $0.entries[key] }) { return hit }
 
-        // The summary (no in-app purchases) is all the job needs before asking Apple: it is the
-        // environment (Xcode) and the bundle id, and a sixth of the cost of the whole decoding.
+        // The summary (no in-app purchases) is all the job needs before asking Apple: the
+        // environment (Xcode) and the bundle id, without decoding every purchase.
         var local = Self.localCheck { () throws(ReceiptDecodingError) in try LocalReceiptDecoder.decodeSummary(base64: data) }
         var report: VerificationReport?
         if ReceiptOutcomeRule.localRuling(local.check) == nil {

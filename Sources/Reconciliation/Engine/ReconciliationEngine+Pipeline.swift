@@ -46,26 +46,26 @@ extension ReconciliationEngine {
                 control.waitForGate()
                 defer { counters.addDatabaseTime(owned.resource.secondsWaited) }
                 while case let batch = prepared.take(upTo: UnitWriter.maximumBatch, gather: UnitWriter.gatherTime), !batch.isEmpty {
-                    if control.isStopping, control.stopDecision?.status != .interrupted { continue }
+                    if control.discardsUnwrittenUsers { continue }
                     do {
                         let units = batch.map { user in
                             UnitWriter.Unit(userID: user.userID) { state in
                                 // A breaker tripped by an earlier user (of this batch or another
                                 // writer's) stops the writing here; a signal lets in-flight users finish.
-                                if control.isStopping, control.stopDecision?.status != .interrupted { return nil }
+                                if control.discardsUnwrittenUsers { return nil }
                                 let planned = UnitBuilder.plan(user, state: state)
-                                control.written(receipts: user.results.count,
-                                                revoked: planned.corrections.contains { $0.action == CorrectionAction.revoke.rawValue })
-                                return UnitWriter.UnitPlan(results: user.results, transactions: user.transactions,
-                                                           flags: user.receiptFlags + planned.flags,
-                                                           corrections: planned.corrections, sharedScan: user.sharedScan)
+                                let plan = UnitWriter.UnitPlan(results: user.results, transactions: user.transactions,
+                                                               flags: user.receiptFlags + planned.flags,
+                                                               corrections: planned.corrections, sharedScan: user.sharedScan)
+                                control.written(receipts: user.results.count, revoked: plan.revokes)
+                                return plan
                             }
                         }
                         let written = try owned.resource.write(runID: runID, dryRun: options.dryRun, verifiedAt: Date(), units: units)
                         // `written` is a prefix of `batch`, in order.
                         for (user, unit) in zip(batch, written) {
-                            let revoked = unit.plan.corrections.contains { $0.action == CorrectionAction.revoke.rawValue }
-                            counters.addUser(outcomes: user.results.map(\.outcome), appleStatuses: user.appleStatuses, revoked: revoked)
+                            counters.addUser(outcomes: user.results.map(\.outcome), appleStatuses: user.appleStatuses,
+                                             revoked: unit.plan.revokes)
                             counters.addWritten(corrections: unit.plan.corrections, flags: unit.plan.flags)
                         }
                     } catch let error as PostgresError {

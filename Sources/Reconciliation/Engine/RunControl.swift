@@ -38,6 +38,9 @@ final class RunControl: Sendable {
 
     var stopDecision: Stop? { state.withLock { $0.stop } }
     var isStopping: Bool { stopDecision != nil }
+    /// Users not yet written are dropped: the run stopped for anything but a signal (a signal lets
+    /// what is in flight finish, CONTRACT §6).
+    var discardsUnwrittenUsers: Bool { stopDecision.map { $0.status != .interrupted } ?? false }
 
     /// Stops the run for `reason` unless it was already stopped.
     func stop(_ status: RunStatus, exitCode: Int32, reason: String) {

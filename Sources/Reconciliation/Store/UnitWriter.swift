@@ -55,6 +55,9 @@ public final class UnitWriter {
         /// Original transaction ids of the user's receipts, for the run's end-of-run
         /// `shared_transaction` scan (written in dry runs too).
         public var sharedScan: [(receiptID: Int64, originalTransactionID: String)] = []
+
+        /// The plan takes some access away from the user (what the revoke-ratio breaker counts).
+        public var revokes: Bool { corrections.contains { $0.action == CorrectionAction.revoke.rawValue } }
     }
 
     /// One user to write.
