@@ -72,18 +72,20 @@ static inline int recon_epoll_create(void) {
     return epoll_create1(EPOLL_CLOEXEC);
 }
 
-/* Watches `fd` for what libcurl asked (CURL_POLL_IN/OUT/INOUT), or stops watching it (CURL_POLL_REMOVE). */
-static inline int recon_epoll_watch(int epoll, int fd, int what) {
+/* Watches `fd` for what libcurl asked (CURL_POLL_IN/OUT/INOUT), or stops watching it (CURL_POLL_REMOVE).
+   `known`: whether the caller believes `fd` is in the set already, which picks the operation tried first
+   (the other one is the fallback: a descriptor closed and reused behind the caller's back). */
+static inline int recon_epoll_watch(int epoll, int fd, int what, int known) {
     if (what == CURL_POLL_REMOVE) {
         return epoll_ctl(epoll, EPOLL_CTL_DEL, fd, NULL);
     }
     struct epoll_event event = {0};
     event.events = ((what & CURL_POLL_IN) ? EPOLLIN : 0) | ((what & CURL_POLL_OUT) ? EPOLLOUT : 0);
     event.data.fd = fd;
-    if (epoll_ctl(epoll, EPOLL_CTL_MOD, fd, &event) == 0) {
+    if (epoll_ctl(epoll, known ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, fd, &event) == 0) {
         return 0;
     }
-    return epoll_ctl(epoll, EPOLL_CTL_ADD, fd, &event);
+    return epoll_ctl(epoll, known ? EPOLL_CTL_ADD : EPOLL_CTL_MOD, fd, &event);
 }
 
 /* Waits up to `timeout_ms` (-1: no limit); fills `fds` and `flags` (CURL_CSELECT_IN/OUT/ERR) and returns

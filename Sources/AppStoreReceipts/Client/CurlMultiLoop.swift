@@ -44,6 +44,10 @@ final class CurlMultiLoop: @unchecked Sendable {
     private let headerLists = CurlHeaderLists()
     /// When libcurl wants `socket_action(CURL_SOCKET_TIMEOUT)`; nil: no timer.
     private var timerDeadline: ContinuousClock.Instant?
+    /// Descriptors in the epoll set, by number: libcurl re-adds a kept-alive connection for each
+    /// request and removes it when the request ends, and knowing which operation to use saves the
+    /// failing `epoll_ctl` that would otherwise precede every addition.
+    private var watched: [Bool] = []
 
     private static let serial = Atomic(0)
 
@@ -54,7 +58,7 @@ final class CurlMultiLoop: @unchecked Sendable {
     init?(maxConnectionsPerHost: Int) {
         let epoll = recon_epoll_create()
         let wakeFD = recon_eventfd_create()
-        guard CurlGlobal.isInitialized, epoll >= 0, wakeFD >= 0, recon_epoll_watch(epoll, wakeFD, CURL_POLL_IN) == 0,
+        guard CurlGlobal.isInitialized, epoll >= 0, wakeFD >= 0, recon_epoll_watch(epoll, wakeFD, CURL_POLL_IN, 0) == 0,
               let multi = curl_multi_init()
         else {
             if epoll >= 0 { close(epoll) }
@@ -76,9 +80,7 @@ final class CurlMultiLoop: @unchecked Sendable {
         let context = Unmanaged.passUnretained(self).toOpaque()
         _ = recon_curl_multi_setopt_socket_callback(multi) { _, socket, what, context, _ in
             guard let context else { return -1 }
-            let loop = Unmanaged<CurlMultiLoop>.fromOpaque(context).takeUnretainedValue()
-            // A failed removal is normal: the kernel drops a closed descriptor from the set by itself.
-            return recon_epoll_watch(loop.epoll, socket, what) == 0 || what == CURL_POLL_REMOVE ? 0 : -1
+            return Unmanaged<CurlMultiLoop>.fromOpaque(context).takeUnretainedValue().watch(socket, what)
         }
         _ = recon_curl_multi_setopt_ptr(multi, CURLMOPT_SOCKETDATA, context)
         _ = recon_curl_multi_setopt_timer_callback(multi) { _, milliseconds, context in
@@ -201,6 +203,17 @@ final class CurlMultiLoop: @unchecked Sendable {
         guard descriptor >= 0 else { return }
         _ = name.withCString { write(descriptor, $0, strlen($0)) }
         close(descriptor)
+    }
+
+    /// libcurl's socket callback: watches `socket` for `what`, or stops watching it.
+    private func watch(_ socket: Int32, _ what: Int32) -> Int32 {
+        guard socket >= 0 else { return -1 }
+        let index = Int(socket)
+        if index >= watched.count { watched += repeatElement(false, count: index + 1 - watched.count) }
+        let result = recon_epoll_watch(epoll, socket, what, watched[index] ? 1 : 0)
+        watched[index] = what != CURL_POLL_REMOVE && result == 0
+        // A failed removal is normal: the kernel drops a closed descriptor from the set by itself.
+        return result == 0 || what == CURL_POLL_REMOVE ? 0 : -1
     }
 
     private func start(_ request: CurlRequest) {

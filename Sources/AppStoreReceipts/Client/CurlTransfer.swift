@@ -14,7 +14,8 @@ final class CurlTransfer {
     let completion: CurlCompletion
     /// A header list of this transfer's own, when the shared ones (`CurlHeaderLists`) could not serve.
     private let ownedHeaderList: UnsafeMutablePointer<curl_slist>?
-    private var headers: [String: String] = [:]
+    /// The final response's header lines as received; read on demand by `HTTPReply`.
+    private var headerBlock: [UInt8] = []
     private var body = Data()
 
     init(easy: UnsafeMutableRawPointer, completion: CurlCompletion, ownedHeaderList: UnsafeMutablePointer<curl_slist>?) {
@@ -87,32 +88,23 @@ final class CurlTransfer {
         _ = recon_curl_setopt_slist(easy, CURLOPT_HTTPHEADER, nil)
     }
 
-    /// One header line as libcurl delivers it, CRLF included. Parsed as bytes: Foundation's trimming
-    /// cost a tenth of the loop thread's CPU.
+    /// One header line as libcurl delivers it, CRLF included. Kept as bytes: building Strings and a
+    /// dictionary of every header here cost a tenth of the loop thread's CPU, and the job reads one.
     private func receivedHeaderLine(_ line: UnsafeRawBufferPointer) {
         // A status line starts a new header block (after `100 Continue`, or a proxy's answer): only the
         // final response's headers count.
         if line.starts(with: "HTTP/".utf8) {
-            headers.removeAll(keepingCapacity: true)
+            headerBlock.removeAll(keepingCapacity: true)
             return
         }
-        guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return }
-        func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0x0A }
-        var start = colon + 1
-        var end = line.count
-        while start < end, isSpace(line[start]) { start += 1 }
-        while end > start, isSpace(line[end - 1]) { end -= 1 }
-        let name = String(decoding: line[..<colon].lazy.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
-        if headers[name] == nil {
-            headers[name] = String(decoding: UnsafeRawBufferPointer(rebasing: line[start..<end]), as: UTF8.self)
-        }
+        headerBlock.append(contentsOf: line)
     }
 
     /// The response once libcurl reported the transfer done with CURLE_OK.
     func reply() -> HTTPReply {
         var code = 0
         _ = recon_curl_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &code)
-        return HTTPReply(statusCode: code, headers: headers, body: body)
+        return HTTPReply(statusCode: code, headerBlock: headerBlock, body: body)
     }
 
     /// Why the transfer failed, for a code other than CURLE_OK.

@@ -20,14 +20,38 @@ public enum HTTPExchangeResult: Sendable {
 /// An HTTP response as the client needs it.
 public struct HTTPReply: Sendable {
     public var statusCode: Int
-    /// Header names lowercased.
-    public var headers: [String: String]
     public var body: Data
+    private var fields: HTTPHeaderFields
 
     public init(statusCode: Int, headers: [String: String], body: Data) {
         self.statusCode = statusCode
-        self.headers = Dictionary(headers.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { first, _ in first })
+        fields = .parsed(Dictionary(headers.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { first, _ in first }))
         self.body = body
+    }
+
+    /// A reply whose header lines (`Name: value`, each ending in LF or CRLF) are kept as received and
+    /// read only when asked: the job reads one header of each reply, and building a dictionary of
+    /// them all was a tenth of the curl loop's work.
+    init(statusCode: Int, headerBlock: [UInt8], body: Data) {
+        self.statusCode = statusCode
+        fields = .raw(headerBlock)
+        self.body = body
+    }
+
+    /// Every header, names lowercased; the first of repeated names wins.
+    public var headers: [String: String] {
+        switch fields {
+        case .parsed(let headers): headers
+        case .raw(let block): HTTPHeaderFields.parse(block)
+        }
+    }
+
+    /// The value of the header `lowercasedName` (the first, if repeated), without building the others.
+    public func header(_ lowercasedName: String) -> String? {
+        switch fields {
+        case .parsed(let headers): headers[lowercasedName]
+        case .raw(let block): HTTPHeaderFields.value(of: lowercasedName, in: block)
+        }
     }
 
     /// `HTTP 503, body starts "<html><head><title>Service Unavailable…"`: enough to recognise an

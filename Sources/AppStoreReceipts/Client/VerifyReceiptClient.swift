@@ -51,6 +51,8 @@ public final class VerifyReceiptClient: Sendable {
     private let transport: any HTTPTransport
     private let throttle: RequestThrottle
     private let clock: any ThrottleClock
+    /// The same for every request, so built once.
+    private let requestHeaders: [String: String]
 
     public init(
         configuration: Configuration,
@@ -62,6 +64,7 @@ public final class VerifyReceiptClient: Sendable {
         self.transport = transport
         self.throttle = throttle
         self.clock = clock
+        requestHeaders = ["Content-Type": "application/json", "Accept": "application/json", "User-Agent": configuration.userAgent]
     }
 
     /// Verifies `receiptData` (base64 as stored) and returns the final verdict with everything that
@@ -78,13 +81,12 @@ public final class VerifyReceiptClient: Sendable {
                           detail: "request could not be encoded")
             return report
         }
-        let headers = ["Content-Type": "application/json", "Accept": "application/json", "User-Agent": configuration.userAgent]
         var attempt = VerifyReceiptAttempt(endpoint: configuration.environment, budget: configuration.budget)
 
         while true {
             let started = clock.now()
             let result = throttle.withPermit {
-                transport.post(configuration.url(for: attempt.endpoint), body: body, headers: headers,
+                transport.post(configuration.url(for: attempt.endpoint), body: body, headers: requestHeaders,
                                timeout: configuration.timeout)
             }
             report.requests += 1
@@ -98,7 +100,7 @@ public final class VerifyReceiptClient: Sendable {
                 exchange = .transportFailed(failure)
                 detail = "\(attempt.endpoint): \(failure)"
             case .response(let reply):
-                exchange = .httpResponse(statusCode: reply.statusCode, retryAfter: reply.headers["retry-after"],
+                exchange = .httpResponse(statusCode: reply.statusCode, retryAfter: reply.header("retry-after"),
                                          bodyData: reply.body)
                 if reply.statusCode == 429 { report.throttled += 1 }
                 if let response = exchange.response, (200..<300).contains(reply.statusCode) {

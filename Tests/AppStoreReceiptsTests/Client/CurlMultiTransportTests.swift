@@ -52,6 +52,26 @@ import Testing
         #expect(!failure.description.contains("MIIB"))
     }
 
+    /// Headers are kept as libcurl delivered them and read on demand: names in any case, the first of a
+    /// repeated name, values trimmed, and nothing from an interim `100 Continue` block.
+    @Test func replyHeadersAreReadWhateverTheirCase() throws {
+        let server = try RawReplyServer(reply: "HTTP/1.1 100 Continue\r\nRetry-After: 99\r\n\r\n"
+            + "HTTP/1.1 503 Service Unavailable\r\nretry-AFTER: \t7 \r\nX-Empty:\r\nRetry-After: 9\r\n"
+            + "Content-Type: text/html\r\nContent-Length: 2\r\n\r\nno")
+        defer { server.stop() }
+        let transport = CurlMultiTransport(maxConnectionsPerHost: 1, timeout: .seconds(5))
+        let result = transport.post(URL(string: "http://127.0.0.1:\(server.port)/verifyReceipt")!, body: Self.body,
+                                    headers: Self.headers, timeout: .seconds(5))
+        guard case .response(let reply) = result else { Issue.record("expected a reply, got \(result)"); return }
+        #expect(reply.statusCode == 503)
+        #expect(reply.header("retry-after") == "7")
+        #expect(reply.header("content-type") == "text/html")
+        #expect(reply.header("x-empty") == "")
+        #expect(reply.header("x-missing") == nil)
+        #expect(reply.headers == ["retry-after": "7", "x-empty": "", "content-type": "text/html", "content-length": "2"])
+        #expect(reply.body == Data("no".utf8))
+    }
+
     /// Through the client, a hang-up mid-response is transient: retried, then unverified, never invalid.
     @Test func theClientRetriesAResponseCutShort() throws {
         let server = try RawReplyServer(reply: "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n{\"status\":0")
