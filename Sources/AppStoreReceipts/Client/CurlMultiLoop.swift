@@ -12,7 +12,10 @@ import Synchronization
 /// most of the transport's CPU (measured: `poll` alone a fifth of the loop thread). With epoll a wake-up
 /// costs in proportion to the sockets that are ready. libcurl says which sockets to watch through
 /// CURLMOPT_SOCKETFUNCTION, and when to be called regardless through CURLMOPT_TIMERFUNCTION (timeouts,
-/// and "now" after a transfer was added); lanes wake the thread through an eventfd in the same set.
+/// and "now" after a transfer was added). Requests arrive with the instant their throttle token is due;
+/// the loop keeps early ones in `scheduled` and sleeps until the next start, libcurl's timer, or a ready
+/// socket. Lanes wake it through an eventfd in the same set only when a request must start before the
+/// loop would wake anyway.
 ///
 /// Threading: `@unchecked Sendable` because it owns C handles that only its own thread touches. The
 /// exceptions are `submit`/`cancel`, which touch only the `inbox` mutex and signal the eventfd, and
@@ -20,11 +23,19 @@ import Synchronization
 /// `Thread`, never a Dispatch queue: it spends its life blocked in `epoll_wait` (DESIGN, "Concurrency on
 /// Linux").
 final class CurlMultiLoop: @unchecked Sendable {
-    /// What lanes hand to the loop thread.
+    private enum LoopState {
+        /// It looks at the inbox before it sleeps again.
+        case awake
+        /// In `epoll_wait` until this instant (nil: until signalled).
+        case asleep(until: ContinuousClock.Instant?)
+    }
+
+    /// What lanes hand to the loop thread, and whether it must be woken to see it.
     private struct Inbox {
         var requests: [CurlRequest] = []
         var cancelled: [CurlCompletion] = []
         var stopping = false
+        var loop = LoopState.awake
         var isEmpty: Bool { requests.isEmpty && cancelled.isEmpty && !stopping }
     }
 
@@ -39,6 +50,8 @@ final class CurlMultiLoop: @unchecked Sendable {
 
     // Loop thread only.
     private var active: [UnsafeMutableRawPointer: CurlTransfer] = [:]
+    /// Requests handed over before their throttle token is due, in order of start.
+    private var scheduled: [CurlRequest] = []
     /// Prepared easy handles for the next request; connections themselves live in the multi handle's cache.
     private var idle: [UnsafeMutableRawPointer] = []
     private let headerLists = CurlHeaderLists()
@@ -102,33 +115,36 @@ final class CurlMultiLoop: @unchecked Sendable {
     }
 
     func submit(_ request: CurlRequest) {
-        wake { $0.requests.append(request) }
+        wake(unlessAwakeBy: request.start) { $0.requests.append(request) }
     }
 
     /// Abandons the transfer of `completion` (the lane stopped waiting for it).
     func cancel(_ completion: CurlCompletion) {
-        wake { $0.cancelled.append(completion) }
+        wake(unlessAwakeBy: nil) { $0.cancelled.append(completion) }
     }
 
     /// Stops the thread, fails whatever is still in flight, and frees every handle. Called once, by the
     /// transport's `deinit`, when no lane can be inside `submit` any more.
     func shutdown() {
-        wake { $0.stopping = true }
+        wake(unlessAwakeBy: nil) { $0.stopping = true }
         exited.wait()
         curl_multi_cleanup(multi)
         close(epoll)
         close(wakeFD)
     }
 
-    /// Changes the inbox and signals the loop, unless the inbox was already non-empty: then a signal is
-    /// pending, and the loop drains the eventfd before it empties the inbox, so nothing is missed.
-    private func wake(_ change: (inout Inbox) -> Void) {
-        let wasEmpty = inbox.withLock { inbox in
-            let wasEmpty = inbox.isEmpty
+    /// Changes the inbox, and signals the loop if it sleeps and would not wake by `instant` on its own
+    /// (nil: signal whenever it sleeps). A throttled request is handed over ahead of its start, usually
+    /// while the loop sleeps until an earlier one's, so most submissions need no signal at all.
+    private func wake(unlessAwakeBy instant: ContinuousClock.Instant?, _ change: (inout Inbox) -> Void) {
+        let signal = inbox.withLock { inbox -> Bool in
             change(&inbox)
-            return wasEmpty
+            guard case .asleep(let wakesAt) = inbox.loop else { return false }
+            if let instant, let wakesAt, wakesAt <= instant { return false }
+            inbox.loop = .awake  // woken: later submitters need not signal again
+            return true
         }
-        if wasEmpty { recon_eventfd_signal(wakeFD) }
+        if signal { recon_eventfd_signal(wakeFD) }
     }
 
     // MARK: Loop thread
@@ -140,37 +156,46 @@ final class CurlMultiLoop: @unchecked Sendable {
         var flags = [Int32](repeating: 0, count: capacity)
         var running: Int32 = 0
         while true {
-            let ready = recon_epoll_wait(epoll, &descriptors, &flags, Int32(capacity), waitMilliseconds())
-            var woken = false
-            for index in 0..<max(0, Int(ready)) {
-                if descriptors[index] == wakeFD {
-                    woken = true
-                } else {
-                    _ = curl_multi_socket_action(multi, descriptors[index], flags[index], &running)
+            let (requests, cancelled, stopping) = inbox.withLock { inbox in
+                defer {
+                    inbox.requests.removeAll(keepingCapacity: true)
+                    inbox.cancelled.removeAll()
                 }
+                return (inbox.requests, inbox.cancelled, inbox.stopping)
             }
-            if woken {
-                // Drained before the inbox is emptied: a request submitted after this signals again.
-                recon_eventfd_drain(wakeFD)
-                let (requests, cancelled, stopping) = inbox.withLock { inbox in
-                    defer {
-                        inbox.requests.removeAll(keepingCapacity: true)
-                        inbox.cancelled.removeAll()
-                    }
-                    return (inbox.requests, inbox.cancelled, inbox.stopping)
+            if stopping {
+                for request in requests + scheduled {
+                    request.completion.finish(.failed(.connectionFailed(detail: "transport shut down")))
                 }
-                if stopping {
-                    for request in requests { request.completion.finish(.failed(.connectionFailed(detail: "transport shut down"))) }
-                    break
-                }
-                for request in requests { start(request) }
-                for completion in cancelled { abandon(completion) }
+                scheduled.removeAll()
+                break
             }
+            for request in requests { schedule(request) }
+            for completion in cancelled { abandon(completion) }
+            startDue()
             if let deadline = timerDeadline, deadline <= .now {
                 timerDeadline = nil
                 _ = curl_multi_socket_action(multi, recon_curl_socket_timeout, 0, &running)
             }
             collectFinished()
+
+            // Sleep until libcurl's timer or the next start, unless lanes handed over more meanwhile.
+            let wakesAt = [timerDeadline, scheduled.first?.start].compactMap { $0 }.min()
+            let sleeps = inbox.withLock { inbox -> Bool in
+                guard inbox.isEmpty else { return false }
+                inbox.loop = .asleep(until: wakesAt)
+                return true
+            }
+            guard sleeps else { continue }
+            let ready = recon_epoll_wait(epoll, &descriptors, &flags, Int32(capacity), Self.milliseconds(until: wakesAt))
+            inbox.withLock { $0.loop = .awake }
+            for index in 0..<max(0, Int(ready)) {
+                if descriptors[index] == wakeFD {
+                    recon_eventfd_drain(wakeFD)
+                } else {
+                    _ = curl_multi_socket_action(multi, descriptors[index], flags[index], &running)
+                }
+            }
         }
         let handles = active.count + idle.count
         for (easy, transfer) in active {
@@ -186,14 +211,34 @@ final class CurlMultiLoop: @unchecked Sendable {
         exited.signal()
     }
 
-    /// `epoll_wait`'s timeout: until libcurl's timer, rounded up so the timer has expired on return.
-    private func waitMilliseconds() -> Int32 {
-        guard let deadline = timerDeadline else { return -1 }
-        let remaining = deadline - .now
+    /// `epoll_wait`'s timeout until `instant` (-1: none), rounded up so that it has passed on return:
+    /// a request starts up to a millisecond late, never early.
+    private static func milliseconds(until instant: ContinuousClock.Instant?) -> Int32 {
+        guard let instant else { return -1 }
+        let remaining = instant - .now
         guard remaining > .zero else { return 0 }
         let components = remaining.components
         let milliseconds = components.seconds * 1000 + (components.attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
         return Int32(clamping: milliseconds)
+    }
+
+    /// Starts `request` now if its time has come, else keeps it in `scheduled`, in order of start.
+    private func schedule(_ request: CurlRequest) {
+        guard request.start > .now else { return start(request) }
+        // Tokens are handed out in order, so this is nearly always an append.
+        var index = scheduled.endIndex
+        while index > scheduled.startIndex, scheduled[index - 1].start > request.start { index -= 1 }
+        scheduled.insert(request, at: index)
+    }
+
+    /// Starts every scheduled request whose time has come.
+    private func startDue() {
+        guard let first = scheduled.first, first.start <= .now else { return }
+        let now = ContinuousClock.now
+        let due = scheduled.prefix { $0.start <= now }.count
+        let starting = scheduled[..<due]
+        scheduled.removeFirst(due)
+        for request in starting { start(request) }
     }
 
     /// Gives the kernel's thread name (`top -H`, `/proc/self/task/*/comm`): Foundation's `Thread.name`
@@ -268,6 +313,11 @@ final class CurlMultiLoop: @unchecked Sendable {
     }
 
     private func abandon(_ completion: CurlCompletion) {
+        if let index = scheduled.firstIndex(where: { $0.completion === completion }) {
+            scheduled.remove(at: index)
+            completion.finish(.failed(.timedOut))
+            return
+        }
         guard let easy = active.first(where: { $0.value.completion === completion })?.key else { return }
         curl_multi_remove_handle(multi, easy)
         retire(easy)

@@ -8,8 +8,9 @@ import Foundation
 /// over curl's multi interface, and the job's budget is 400 ms of CPU per 1,000 receipts at up to
 /// 1,000 requests/s.
 ///
-/// Shape: `post` hands a `CurlRequest` to the loop thread (`CurlMultiLoop`) under a mutex, wakes it
-/// through an eventfd, and blocks its lane on the request's `CurlCompletion`. The loop adds an easy
+/// Shape: `post` hands a `CurlRequest` (with the instant its throttle token is due) to the loop thread
+/// (`CurlMultiLoop`) under a mutex, wakes it through an eventfd if it would sleep past that instant, and
+/// blocks its lane on the request's `CurlCompletion`. The loop adds an easy
 /// handle (pooled, so none is created per request) to the multi handle, which keeps the connections,
 /// and drives it with `curl_multi_socket_action` over epoll.
 /// libcurl enforces the per-request timeout to the millisecond; `post` also stops waiting one second
@@ -50,6 +51,22 @@ public final class CurlMultiTransport: HTTPTransport {
     }
 
     public func post(_ url: URL, body: Data, headers: [String: String], timeout: Duration) -> HTTPExchangeResult {
+        post(url, body: body, headers: headers, timeout: timeout, start: .now)
+    }
+
+    /// The loop starts the request when `wait` has passed, so the lane sleeps once (for the answer)
+    /// instead of twice. Only on the real clock: a test's fake clock is not the loop's.
+    public func post(_ url: URL, body: Data, headers: [String: String], timeout: Duration, startingIn wait: Duration,
+                     clock: any ThrottleClock) -> HTTPExchangeResult {
+        guard clock is SystemThrottleClock else {
+            if wait > .zero { clock.sleep(for: wait) }
+            return post(url, body: body, headers: headers, timeout: timeout)
+        }
+        return post(url, body: body, headers: headers, timeout: timeout, start: .now + max(.zero, wait))
+    }
+
+    private func post(_ url: URL, body: Data, headers: [String: String], timeout: Duration,
+                      start: ContinuousClock.Instant) -> HTTPExchangeResult {
         guard let loop else { return .failed(.connectionFailed(detail: "libcurl could not be initialised")) }
         let components = timeout.components
         // Rounded up (libcurl counts whole milliseconds) and capped at a year, far from overflow.
@@ -57,8 +74,10 @@ public final class CurlMultiTransport: HTTPTransport {
             + (components.attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000)
         let completion = CurlCompletion()
         loop.submit(CurlRequest(url: url.absoluteString, body: body, headers: headers,
-                                timeoutMilliseconds: max(1, milliseconds), completion: completion))
-        let backstop = DispatchTime.now() + .milliseconds(milliseconds + 1000)
+                                timeoutMilliseconds: max(1, milliseconds), start: start, completion: completion))
+        let startsIn = start - .now
+        let delay = max(0, startsIn.components.seconds * 1000 + startsIn.components.attoseconds / 1_000_000_000_000_000)
+        let backstop = DispatchTime.now() + .milliseconds(Int(delay) + milliseconds + 1000)
         if let result = completion.wait(until: backstop) { return result }
         loop.cancel(completion)
         completion.finish(.failed(.timedOut))

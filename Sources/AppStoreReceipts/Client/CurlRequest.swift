@@ -7,5 +7,7 @@ struct CurlRequest: Sendable {
     let headers: [String: String]
     /// libcurl treats 0 as "no timeout", so this is at least 1.
     let timeoutMilliseconds: Int
+    /// When the loop may start it: the throttle's token is due then.
+    let start: ContinuousClock.Instant
     let completion: CurlCompletion
 }

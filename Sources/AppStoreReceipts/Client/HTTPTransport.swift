@@ -9,6 +9,21 @@ import Foundation
 /// a small margin), and must never block threads of `DispatchQueue.global()` themselves.
 public protocol HTTPTransport: Sendable {
     func post(_ url: URL, body: Data, headers: [String: String], timeout: Duration) -> HTTPExchangeResult
+
+    /// Sends once `wait` (measured on `clock`) has passed: the throttle's wait for a token. `timeout`
+    /// counts from the start. The default sleeps the calling lane, then posts; a transport with a
+    /// thread of its own can start the request at that time instead, and spare the lane a sleep and a
+    /// wake-up per request.
+    func post(_ url: URL, body: Data, headers: [String: String], timeout: Duration, startingIn wait: Duration,
+              clock: any ThrottleClock) -> HTTPExchangeResult
+}
+
+extension HTTPTransport {
+    public func post(_ url: URL, body: Data, headers: [String: String], timeout: Duration, startingIn wait: Duration,
+                     clock: any ThrottleClock) -> HTTPExchangeResult {
+        if wait > .zero { clock.sleep(for: wait) }
+        return post(url, body: body, headers: headers, timeout: timeout)
+    }
 }
 
 /// The outcome of one HTTP exchange.

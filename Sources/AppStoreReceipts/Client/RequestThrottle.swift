@@ -34,6 +34,23 @@ public final class RequestThrottle: Sendable {
         return try send()
     }
 
+    /// Like `withPermit`, but hands `send` the wait for the token instead of sleeping it out, for a
+    /// transport that can start the request at that time itself. The token is reserved either way, so
+    /// the rate holds as long as `send` starts no sooner than told.
+    public func withDeferredPermit<T>(_ send: (_ wait: Duration) throws -> T) rethrows -> T {
+        slots.wait()
+        defer {
+            counters.withLock { $0.inFlight -= 1 }
+            slots.signal()
+        }
+        let wait = bucket.reserve()
+        counters.withLock { counters in
+            counters.inFlight += 1
+            counters.peak = max(counters.peak, counters.inFlight)
+        }
+        return try send(wait)
+    }
+
     /// The most requests that were in flight at once so far.
     public var peakInFlight: Int { counters.withLock { $0.peak } }
 }

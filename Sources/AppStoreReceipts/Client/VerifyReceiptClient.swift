@@ -85,12 +85,14 @@ public final class VerifyReceiptClient: Sendable {
 
         while true {
             let started = clock.now()
-            let result = throttle.withPermit {
-                transport.post(configuration.url(for: attempt.endpoint), body: body, headers: requestHeaders,
-                               timeout: configuration.timeout)
+            var tokenWait = Duration.zero
+            let result = throttle.withDeferredPermit { wait in
+                tokenWait = wait
+                return transport.post(configuration.url(for: attempt.endpoint), body: body, headers: requestHeaders,
+                                      timeout: configuration.timeout, startingIn: wait, clock: clock)
             }
             report.requests += 1
-            report.latencies.append(clock.now() - started)
+            report.latencies.append(clock.now() - started - tokenWait)
             report.answeredBy = attempt.endpoint
 
             let exchange: VerifyReceiptExchange

@@ -52,6 +52,49 @@ import Testing
         #expect(!failure.description.contains("MIIB"))
     }
 
+    /// The loop, not the lane, waits out the throttle: a request handed over before its token is due
+    /// starts no sooner than that. Six tokens at 5/s with a burst of 1 take at least a second however
+    /// many lanes ask; starting them at hand-over would take milliseconds.
+    @Test func throttledRequestsStartNoSoonerThanTheirTokens() throws {
+        let apple = try ScriptedAppleServer(production: [.status(0)])
+        let transport = CurlMultiTransport(maxConnectionsPerHost: 3, timeout: .seconds(10))
+        let throttle = RequestThrottle(bucket: TokenBucket(rate: 5, burst: 1), maxInFlight: 3)
+        let started = ContinuousClock.now
+        let answered = Atomic(0)
+        let done = DispatchGroup()
+        for _ in 0..<3 {
+            done.enter()
+            Thread.detachNewThread {
+                for _ in 0..<2 {
+                    let result = throttle.withDeferredPermit { wait in
+                        transport.post(apple.productionURL, body: Self.body, headers: Self.headers, timeout: .seconds(10),
+                                       startingIn: wait, clock: SystemThrottleClock())
+                    }
+                    if case .response(let reply) = result, reply.statusCode == 200 { answered.add(1, ordering: .relaxed) }
+                }
+                done.leave()
+            }
+        }
+        #expect(done.wait(timeout: .now() + 30) == .success)
+        #expect(answered.load(ordering: .relaxed) == 6)
+        #expect(ContinuousClock.now - started >= .seconds(1), "requests started before their tokens were due")
+    }
+
+    /// On a test's fake clock the wait is the fake clock's: slept there (instantly), not on the loop.
+    @Test func aFakeClocksWaitIsSleptOnTheFakeClock() throws {
+        let apple = try ScriptedAppleServer(production: [.status(0)])
+        let transport = CurlMultiTransport(maxConnectionsPerHost: 1, timeout: .seconds(10))
+        let clock = FakeClock()
+        let before = clock.now()
+        let started = ContinuousClock.now
+        let result = transport.post(apple.productionURL, body: Self.body, headers: Self.headers, timeout: .seconds(10),
+                                    startingIn: .seconds(3600), clock: clock)
+        guard case .response(let reply) = result else { Issue.record("expected a reply, got \(result)"); return }
+        #expect(reply.statusCode == 200)
+        #expect(clock.now() - before == .seconds(3600))
+        #expect(ContinuousClock.now - started < .seconds(60), "the fake clock's hour was waited for real")
+    }
+
     /// Headers are kept as libcurl delivered them and read on demand: names in any case, the first of a
     /// repeated name, values trimmed, and nothing from an interim `100 Continue` block.
     @Test func replyHeadersAreReadWhateverTheirCase() throws {
