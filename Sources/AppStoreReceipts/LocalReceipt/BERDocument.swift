@@ -54,6 +54,43 @@ struct BERDocument: Sendable {
         return result
     }
 
+    /// The direct children of the node at `index`, in encoding order, without building an array.
+    func childIndices(of index: Int) -> Children {
+        Children(nodes: nodes, position: index + 1, end: nodes[index].subtreeEnd)
+    }
+
+    struct Children: Sequence, IteratorProtocol {
+        let nodes: [BERNode]
+        var position: Int
+        let end: Int
+
+        mutating func next() -> Int? {
+            guard position < end else { return nil }
+            defer { position = nodes[position].subtreeEnd }
+            return position
+        }
+    }
+
+    /// The children of the node at `index` when it has exactly three (as a receipt attribute
+    /// does), else nil.
+    func threeChildren(of index: Int) -> (Int, Int, Int)? {
+        let end = nodes[index].subtreeEnd
+        let first = index + 1
+        guard first < end else { return nil }
+        let second = nodes[first].subtreeEnd
+        guard second < end else { return nil }
+        let third = nodes[second].subtreeEnd
+        guard third < end, nodes[third].subtreeEnd == end else { return nil }
+        return (first, second, third)
+    }
+
+    /// Whether `octetString(at:)` has a value for the node at `index`, without joining chunks.
+    func isOctetString(at index: Int) -> Bool {
+        guard nodes[index].tag.isUniversal(BERTag.octetStringNumber) else { return false }
+        guard nodes[index].tag.isConstructed else { return true }
+        return nodes[(index + 1) ..< nodes[index].subtreeEnd].allSatisfy { $0.tag.isUniversal(BERTag.octetStringNumber) }
+    }
+
     /// The content octets of a primitive node (for a constructed node: its children's encoding).
     func content(of index: Int) -> ArraySlice<UInt8> {
         bytes[nodes[index].contentStart ..< nodes[index].contentEnd]

@@ -144,27 +144,42 @@ extension LocalReceiptDecoder {
 
     /// The `SEQUENCE { type INTEGER, version INTEGER, value OCTET STRING }` children of a SET.
     /// Attributes whose type does not fit an `Int32` cannot be known ones and are left out.
+    ///
+    /// Every attribute's shape is checked here, before the first value is decoded, so a
+    /// malformed attribute is reported as such wherever it stands. The attributes themselves
+    /// are then read one by one from the document: no array per attribute, nor of them all
+    /// (a receipt has one attribute per purchase, and the summary reads a handful).
     private static func attributes(
         of set: Int, in document: BERDocument
-    ) throws(ReceiptDecodingError) -> [(type: Int, value: ArraySlice<UInt8>)] {
-        var result: [(type: Int, value: ArraySlice<UInt8>)] = []
-        for attribute in document.children(of: set) {
-            let fields = document.children(of: attribute)
-            guard document[attribute].tag == .sequence, fields.count == 3,
-                  document[fields[0]].tag == .integer, document[fields[1]].tag == .integer,
-                  let value = document.octetString(at: fields[2])
+    ) throws(ReceiptDecodingError) -> ReceiptAttributes {
+        for attribute in document.childIndices(of: set) {
+            guard document[attribute].tag == .sequence, case let (type, version, value)? = document.threeChildren(of: attribute),
+                  document[type].tag == .integer, document[version].tag == .integer,
+                  document.isOctetString(at: value)
             else {
                 throw .malformedPayload(problem: "an attribute is not a SEQUENCE { type, version, value }")
             }
-            let typeBytes = document.content(of: fields[0])
-            guard !typeBytes.isEmpty else {
+            guard !document.content(of: type).isEmpty else {
                 throw .malformedPayload(problem: "an attribute type is an empty INTEGER")
             }
-            if typeBytes.count <= 4, let type = Int32(exactly: twosComplement(typeBytes)) {
-                result.append((Int(type), value))
-            }
         }
-        return result
+        return ReceiptAttributes(document: document, children: document.childIndices(of: set))
+    }
+
+    /// The attributes of a SET whose shape `attributes(of:in:)` has checked.
+    private struct ReceiptAttributes: Sequence, IteratorProtocol {
+        let document: BERDocument
+        var children: BERDocument.Children
+
+        mutating func next() -> (type: Int, value: ArraySlice<UInt8>)? {
+            while let attribute = children.next() {
+                let (type, _, value) = document.threeChildren(of: attribute)!  // checked: see attributes(of:in:)
+                let typeBytes = document.content(of: type)
+                guard typeBytes.count <= 4, let number = Int32(exactly: LocalReceiptDecoder.twosComplement(typeBytes)) else { continue }
+                return (Int(number), document.octetString(at: value)!)
+            }
+            return nil
+        }
     }
 
     /// Stores `value` unless `slot` already holds one: the first occurrence wins (every

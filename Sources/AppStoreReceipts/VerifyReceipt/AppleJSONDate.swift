@@ -11,8 +11,11 @@ import Foundation
 enum AppleJSONDate {
     /// A date from a milliseconds value (`"1566378703000"` or `1566378703000`).
     static func fromMilliseconds(_ scalar: AppleJSONScalar) -> Date? {
-        guard let milliseconds = scalar.int64Value else { return nil }
-        return Date(timeIntervalSince1970: Double(milliseconds) / 1_000)
+        scalar.int64Value.map(fromMilliseconds)
+    }
+
+    static func fromMilliseconds(_ milliseconds: Int64) -> Date {
+        Date(timeIntervalSince1970: Double(milliseconds) / 1_000)
     }
 
     /// A date from a value that may be milliseconds or text.

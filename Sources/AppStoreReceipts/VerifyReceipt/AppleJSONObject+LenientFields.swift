@@ -5,6 +5,13 @@ import Foundation
 /// None of them throws: a field Apple sends in an unexpected shape reads as absent instead of
 /// failing the whole response, because one odd field must not turn a valid receipt into an
 /// "unverified" one. Only `status` is required (see `VerifyReceiptResponse`).
+///
+/// The readers run a score of times per transaction, so each first tries the spelling Apple
+/// actually sends (`"1566378703000"`, `"1"`, `"true"`, plain text) on the document's bytes,
+/// without building an `AppleJSONValue` or a `String` it would throw away; anything else goes
+/// through `AppleJSONScalar`, the one definition of what every spelling means. The fast paths
+/// only ever answer where that definition gives the same answer
+/// (`VerifyReceiptFieldReaderTests` compares the two on every spelling).
 extension AppleJSONObject {
     /// The scalar under `key`; nil when absent, `null`, an object or an array.
     func appleScalar(_ key: String) -> AppleJSONScalar? {
@@ -13,29 +20,49 @@ extension AppleJSONObject {
 
     /// Text; a number is rendered with all its digits (ids may come as numbers).
     func appleString(_ key: String) -> String? {
-        appleScalar(key)?.stringValue
+        guard let index = valueIndex(of: key) else { return nil }
+        let node = document.tape[index]
+        if node.kind == .string { return document.string(node) }
+        return AppleJSONScalar(document.value(at: index))?.stringValue
     }
 
     func appleInt(_ key: String) -> Int? {
-        appleScalar(key)?.int64Value.flatMap { Int(exactly: $0) }
+        appleInt64(key).flatMap { Int(exactly: $0) }
     }
 
     func appleBool(_ key: String) -> Bool? {
-        appleScalar(key)?.boolValue
+        guard let index = valueIndex(of: key) else { return nil }
+        switch document.plainBool(document.tape[index]) {
+        case .some(let flag): return flag
+        case .none: return AppleJSONScalar(document.value(at: index))?.boolValue
+        }
     }
 
-    /// A date, preferring the milliseconds key, then each text key in turn (which may also hold
-    /// milliseconds, as iOS 6 `expires_date` does).
-    func appleDate(milliseconds millisecondsKey: String, text textKeys: String...) -> Date? {
-        if let scalar = appleScalar(millisecondsKey), let date = AppleJSONDate.fromMilliseconds(scalar) {
-            return date
+    /// A date, preferring the milliseconds key, then the text key, then `alternative` (which
+    /// may also hold milliseconds, as iOS 6 `expires_date` does). Two fixed text keys rather
+    /// than a variadic list: the list was an array allocated on every call.
+    func appleDate(milliseconds millisecondsKey: String, text textKey: String, _ alternative: String? = nil) -> Date? {
+        if let milliseconds = appleInt64(millisecondsKey) {
+            return AppleJSONDate.fromMilliseconds(milliseconds)
         }
-        for key in textKeys {
-            if let scalar = appleScalar(key), let date = AppleJSONDate.fromAnySpelling(scalar) {
-                return date
-            }
+        if let date = appleTextDate(textKey) { return date }
+        return alternative.flatMap(appleTextDate)
+    }
+
+    /// `int64Value` of the scalar under `key`.
+    private func appleInt64(_ key: String) -> Int64? {
+        guard let index = valueIndex(of: key) else { return nil }
+        if let value = document.plainDigits(document.tape[index]) { return value }
+        return AppleJSONScalar(document.value(at: index))?.int64Value
+    }
+
+    private func appleTextDate(_ key: String) -> Date? {
+        guard let index = valueIndex(of: key) else { return nil }
+        // Digits only, in a string or a number: milliseconds (`AppleJSONDate.fromAnySpelling`).
+        if let milliseconds = document.plainDigits(document.tape[index]) {
+            return AppleJSONDate.fromMilliseconds(milliseconds)
         }
-        return nil
+        return AppleJSONScalar(document.value(at: index)).flatMap(AppleJSONDate.fromAnySpelling)
     }
 
     /// A nested object, or nil when it is absent, `null` or not an object.

@@ -33,7 +33,7 @@ struct AppleJSONObject: Equatable, Sendable {
     }
 
     /// Where the first member named `key` has its value on the tape.
-    private func valueIndex(of key: String) -> Int? {
+    func valueIndex(of key: String) -> Int? {
         var key = key
         return key.withUTF8 { utf8 in
             let key = UnsafeRawBufferPointer(utf8)

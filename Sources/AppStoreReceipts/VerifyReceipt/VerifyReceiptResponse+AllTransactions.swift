@@ -8,27 +8,32 @@ extension VerifyReceiptResponse {
     /// result carries the most information Apple gave. Order: first appearance in that order;
     /// transactions without a `transaction_id` are kept, at the end.
     public var allTransactions: [VerifyReceiptTransaction] {
-        var order: [String] = []
-        var byID: [String: VerifyReceiptTransaction] = [:]
+        // Called for every answer: the result is built in place, and the id table maps to
+        // positions in it, so no transaction (a score of fields) is copied into a dictionary
+        // and out again, nor rebuilt by `merging(_:)`.
+        let inApp = receipt?.inApp ?? []
+        let capacity = latestReceiptInfo.count + latestExpiredReceiptInfo.count + inApp.count + 1
+        var merged: [VerifyReceiptTransaction] = []
+        merged.reserveCapacity(capacity)
         var withoutID: [VerifyReceiptTransaction] = []
-        let sources = [
-            latestReceiptInfo,
-            latestExpiredReceiptInfo,
-            receipt?.inApp ?? [],
-            receipt?.transaction.map { [$0] } ?? [],
-        ]
-        for transaction in sources.joined() {
+        var positions: [String: Int] = [:]
+        positions.reserveCapacity(capacity)
+        func add(_ transaction: VerifyReceiptTransaction) {
             guard let id = transaction.transactionID, !id.isEmpty else {
                 withoutID.append(transaction)
-                continue
+                return
             }
-            if let earlier = byID[id] {
-                byID[id] = earlier.merging(transaction)
+            if let position = positions[id] {
+                merged[position].fillGaps(from: transaction)
             } else {
-                order.append(id)
-                byID[id] = transaction
+                positions[id] = merged.count
+                merged.append(transaction)
             }
         }
-        return order.compactMap { byID[$0] } + withoutID
+        latestReceiptInfo.forEach(add)
+        latestExpiredReceiptInfo.forEach(add)
+        inApp.forEach(add)
+        if let transaction = receipt?.transaction { add(transaction) }
+        return withoutID.isEmpty ? merged : merged + withoutID
     }
 }

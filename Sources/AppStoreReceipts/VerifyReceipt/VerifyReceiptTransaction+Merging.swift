@@ -5,26 +5,32 @@ extension VerifyReceiptTransaction {
     /// Where both have a value, this one wins, so call it on the fresher report
     /// (`latest_receipt_info` over `in_app`).
     public func merging(_ other: VerifyReceiptTransaction) -> VerifyReceiptTransaction {
-        VerifyReceiptTransaction(
-            productID: productID ?? other.productID,
-            transactionID: transactionID ?? other.transactionID,
-            originalTransactionID: originalTransactionID ?? other.originalTransactionID,
-            quantity: quantity ?? other.quantity,
-            purchaseDate: purchaseDate ?? other.purchaseDate,
-            originalPurchaseDate: originalPurchaseDate ?? other.originalPurchaseDate,
-            expiresDate: expiresDate ?? other.expiresDate,
-            cancellationDate: cancellationDate ?? other.cancellationDate,
-            cancellationReason: cancellationReason ?? other.cancellationReason,
-            isTrialPeriod: isTrialPeriod ?? other.isTrialPeriod,
-            isInIntroOfferPeriod: isInIntroOfferPeriod ?? other.isInIntroOfferPeriod,
-            isUpgraded: isUpgraded ?? other.isUpgraded,
-            webOrderLineItemID: webOrderLineItemID ?? other.webOrderLineItemID,
-            inAppOwnershipType: inAppOwnershipType ?? other.inAppOwnershipType,
-            subscriptionGroupIdentifier: subscriptionGroupIdentifier ?? other.subscriptionGroupIdentifier,
-            promotionalOfferID: promotionalOfferID ?? other.promotionalOfferID,
-            offerCodeRefName: offerCodeRefName ?? other.offerCodeRefName,
-            appAccountToken: appAccountToken ?? other.appAccountToken,
-            itemID: itemID ?? other.itemID
-        )
+        var merged = self
+        merged.fillGaps(from: other)
+        return merged
+    }
+
+    /// `merging(_:)` in place: a field is written only where this report has none, so merging
+    /// two copies that agree (the usual case) touches no reference counts.
+    mutating func fillGaps(from other: VerifyReceiptTransaction) {
+        if productID == nil { productID = other.productID }
+        if transactionID == nil { transactionID = other.transactionID }
+        if originalTransactionID == nil { originalTransactionID = other.originalTransactionID }
+        if quantity == nil { quantity = other.quantity }
+        if purchaseDate == nil { purchaseDate = other.purchaseDate }
+        if originalPurchaseDate == nil { originalPurchaseDate = other.originalPurchaseDate }
+        if expiresDate == nil { expiresDate = other.expiresDate }
+        if cancellationDate == nil { cancellationDate = other.cancellationDate }
+        if cancellationReason == nil { cancellationReason = other.cancellationReason }
+        if isTrialPeriod == nil { isTrialPeriod = other.isTrialPeriod }
+        if isInIntroOfferPeriod == nil { isInIntroOfferPeriod = other.isInIntroOfferPeriod }
+        if isUpgraded == nil { isUpgraded = other.isUpgraded }
+        if webOrderLineItemID == nil { webOrderLineItemID = other.webOrderLineItemID }
+        if inAppOwnershipType == nil { inAppOwnershipType = other.inAppOwnershipType }
+        if subscriptionGroupIdentifier == nil { subscriptionGroupIdentifier = other.subscriptionGroupIdentifier }
+        if promotionalOfferID == nil { promotionalOfferID = other.promotionalOfferID }
+        if offerCodeRefName == nil { offerCodeRefName = other.offerCodeRefName }
+        if appAccountToken == nil { appAccountToken = other.appAccountToken }
+        if itemID == nil { itemID = other.itemID }
     }
 }

@@ -28,6 +28,18 @@ enum SimulatorAnswers {
         return answers
     }()
 
+    /// Every `receipt_data` of the world, in world order: every scenario kind (app, tampered, iOS 6,
+    /// Xcode, garbage, empty, not base64), in the proportions the job meets them.
+    static let receiptData: [String] = {
+        var receipts: [String] = []
+        world.forEachUnit { unit in
+            for user in unit.users {
+                for row in user.receipts { receipts.append(unit.receiptData(row.slot)) }
+            }
+        }
+        return receipts
+    }()
+
     /// Valid (status 0) answers, all sizes up to `maximumSize`.
     static let valid: [[UInt8]] = all.filter { (try? VerifyReceiptResponse.decode(Data($0)))?.rawStatus == 0 }
         .sorted { $0.count < $1.count }
