@@ -22,7 +22,7 @@ public struct VerifyReceiptRequest: Hashable, Sendable {
     ///     needs the newest period of each subscription, and `in_app` still lists the rest.
     public init(receiptData: String, password: String? = nil, excludeOldTransactions: Bool = true) {
         // Stored receipts are ASCII base64: a byte scan decides, instead of Unicode properties per Character.
-        let plain = receiptData.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F }
+        let plain = Self.bytes(of: receiptData) { $0.allSatisfy { $0 > 0x20 && $0 < 0x7F } }
         self.receiptData = plain ? receiptData : receiptData.filter { !$0.isWhitespace }
         self.password = password
         self.excludeOldTransactions = excludeOldTransactions
@@ -34,16 +34,23 @@ public struct VerifyReceiptRequest: Hashable, Sendable {
     public func jsonBody() throws -> Data {
         var body: [UInt8] = []
         body.reserveCapacity(receiptData.utf8.count + (password?.utf8.count ?? 0) + 80)
-        body += Array(#"{"exclude-old-transactions":"#.utf8)
-        body += Array((excludeOldTransactions ? "true" : "false").utf8)
+        body.append(contentsOf: #"{"exclude-old-transactions":"#.utf8)
+        body.append(contentsOf: (excludeOldTransactions ? "true" : "false").utf8)
         if let password {
-            body += Array(#","password":"#.utf8)
+            body.append(contentsOf: #","password":"#.utf8)
             Self.appendJSONString(password, to: &body)
         }
-        body += Array(#","receipt-data":"#.utf8)
+        body.append(contentsOf: #","receipt-data":"#.utf8)
         Self.appendJSONString(receiptData, to: &body)
         body.append(UInt8(ascii: "}"))
         return Data(body)
+    }
+
+    /// `text`'s UTF-8 as one buffer: scanning a 4 KB receipt through `String.UTF8View`'s iterator cost
+    /// more than the rest of the request.
+    private static func bytes<Result>(of text: String, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+        var text = text
+        return text.withUTF8(body)
     }
 
     /// A JSON string literal as JSONEncoder writes it with `.withoutEscapingSlashes`.
@@ -51,8 +58,12 @@ public struct VerifyReceiptRequest: Hashable, Sendable {
         let hex = Array("0123456789abcdef".utf8)
         body.append(UInt8(ascii: "\""))
         // Base64 and secrets need no escaping: copied whole, not byte by byte.
-        guard text.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else {
-            body.append(contentsOf: text.utf8)
+        let copiedWhole = bytes(of: text) { utf8 -> Bool in
+            guard !utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else { return false }
+            body.append(contentsOf: utf8)
+            return true
+        }
+        if copiedWhole {
             body.append(UInt8(ascii: "\""))
             return
         }
