@@ -32,6 +32,9 @@ enum UnitBuilder {
         var transactions: [TransactionRecord] = []
         var shared: [(Int64, String)] = []
         var statuses: [Int?] = []
+        receipts.reserveCapacity(work.receipts.count)
+        results.reserveCapacity(work.receipts.count)
+        statuses.reserveCapacity(work.receipts.count)
         for stored in work.receipts {
             guard let check = checks[stored.id] else { continue }
             // Data ruled on locally (empty, not base64, Xcode) was never sent: it has no report.
@@ -78,12 +81,18 @@ enum UnitBuilder {
         // One transaction row per id: a renewal reported by two receipts of the user is one purchase.
         var seen = Set<String>()
         let uniqueTransactions = transactions.filter { seen.insert($0.transactionID).inserted }
-        var seenShared = Set<String>()
-        let uniqueShared = shared.filter { seenShared.insert("\($0.0)|\($0.1)").inserted }
+        var seenShared = Set<SharedScanKey>()
+        let uniqueShared = shared.filter { seenShared.insert(SharedScanKey(receiptID: $0.0, originalTransactionID: $0.1)).inserted }
         return PreparedUser(
             userID: work.userID, receipts: receipts, results: results, transactions: uniqueTransactions,
             receiptFlags: flags, truth: truth, sharedScan: uniqueShared.map { (receiptID: $0.0, originalTransactionID: $0.1) },
             appleStatuses: statuses, hasUnverifiedReceipt: receipts.contains { $0.outcome == .unverified })
+    }
+
+    /// One `sharedScan` entry as a set member, without formatting it into a string.
+    private struct SharedScanKey: Hashable {
+        let receiptID: Int64
+        let originalTransactionID: String
     }
 
     /// The corrections for the rows as they are now, as `recon_corrections` rows, plus per-user flags.
