@@ -61,6 +61,9 @@ public struct UserTruth: Hashable, Sendable {
         var counted: [CountedTransaction] = []
         var countedWithoutID: [CountedTransaction] = []
         var renewalInfo: [VerifyReceiptPendingRenewalInfo] = []
+        let transactionCount = ordered.reduce(0) { $0 + $1.transactions.count }
+        countedPosition.reserveCapacity(transactionCount)
+        counted.reserveCapacity(transactionCount)
 
         func slot(of entitlement: String) -> Int {
             if let slot = slotOfEntitlement[entitlement] { return slot }
@@ -98,7 +101,7 @@ public struct UserTruth: Hashable, Sendable {
         }
 
         var byEntitlement = [[EntitlementTransaction]](repeating: [], count: slots.count)
-        for entry in counted + countedWithoutID {
+        for entry in [counted, countedWithoutID].joined() {
             guard let product = entry.product, let entitlement = product.entitlement else { continue }
             let read = if let merged = entry.merged {
                 EntitlementTransaction(merged, product: product)

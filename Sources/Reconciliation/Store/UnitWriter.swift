@@ -150,7 +150,9 @@ public final class UnitWriter {
     typealias RecordIndex = (user: Int, index: Int)
 
     private func writeResults(_ users: [(userID: String, plan: UnitPlan)], runID: Int64, dryRun: Bool, verifiedAt: Date) throws {
-        let kept = Self.lastPerKey(Self.recordIndices(users, \.results.count)) { users[$0.user].plan.results[$0.index].receiptID }
+        let planned = users.map(\.plan.results)
+        let userIDList = users.map(\.userID)
+        let kept = Self.lastPerKey(Self.recordIndices(users, \.results.count)) { planned[$0.user][$0.index].receiptID }
         var runIDs = PostgresArrayColumn<Int64>("run_id", expectedCount: kept.count)
         var receiptIDs = PostgresArrayColumn<Int64>("receipt_id", expectedCount: kept.count)
         var userIDs = PostgresArrayColumn<String>("user_id", expectedCount: kept.count)
@@ -161,10 +163,10 @@ public final class UnitWriter {
         var verifiedAts = PostgresArrayColumn<Date>("verified_at", expectedCount: kept.count)
         var details = PostgresArrayColumn<String>("detail", expectedCount: kept.count)
         for (user, index) in kept {
-            let r = users[user].plan.results[index]
+            let r = planned[user][index]
             runIDs.append(runID)
             receiptIDs.append(r.receiptID)
-            userIDs.append(users[user].userID)
+            userIDs.append(userIDList[user])
             outcomes.append(r.outcome)
             statuses.append(r.appleStatus)
             environments.append(r.environment?.rawValue)
@@ -189,7 +191,7 @@ public final class UnitWriter {
         var bundleIDs = PostgresArrayColumn<String>("bundle_id", expectedCount: kept.count)
         var firstVerifiedAts = PostgresArrayColumn<Date>("first_verified_at", expectedCount: kept.count)
         for (user, index) in kept {
-            let r = users[user].plan.results[index]
+            let r = planned[user][index]
             lastVerifiedAts.append(verifiedAt)
             lastOutcomes.append(r.outcome)
             lastStatuses.append(r.appleStatus)
@@ -214,11 +216,22 @@ public final class UnitWriter {
         // One original transaction restored on two accounts puts the same transaction id in two users
         // of a batch: the later user's row wins, as it would written one user after the other. Sorted
         // by id, so two writers upserting the same ids lock them in the same order (no deadlock).
-        let kept = Self.lastPerKeySorted(Self.recordIndices(users, \.transactions.count)) {
-            users[$0.user].plan.transactions[$0.index].transactionID
+        // Records read in place (a copy of one retains and releases its every string).
+        let planned = users.map(\.plan.transactions)
+        let userIDList = users.map(\.userID)
+        var all: [RecordIndex] = []
+        var ids: [String] = []
+        for (user, records) in planned.enumerated() {
+            records.withUnsafeBufferPointer { records in
+                for index in records.indices {
+                    all.append((user, index))
+                    ids.append(records[index].transactionID)
+                }
+            }
         }
+        let kept = Self.lastPerKeySorted(keys: ids).map { all[$0] }
         let n = kept.count
-        var ids = PostgresArrayColumn<String>("transaction_id", expectedCount: n)
+        var transactionIDs = PostgresArrayColumn<String>("transaction_id", expectedCount: n)
         var originalIDs = PostgresArrayColumn<String>("original_transaction_id", expectedCount: n)
         var productIDs = PostgresArrayColumn<String>("product_id", expectedCount: n)
         var userIDs = PostgresArrayColumn<String>("user_id", expectedCount: n)
@@ -238,30 +251,31 @@ public final class UnitWriter {
         var firstRunIDs = PostgresArrayColumn<Int64>("first_run_id", expectedCount: n)
         var lastRunIDs = PostgresArrayColumn<Int64>("last_run_id", expectedCount: n)
         for (user, index) in kept {
-            let t = users[user].plan.transactions[index]
-            ids.append(t.transactionID)
-            originalIDs.append(t.originalTransactionID)
-            productIDs.append(t.productID)
-            receiptIDs.append(t.receiptID)
-            environments.append(t.environment?.rawValue)
-            purchasedAts.append(t.purchasedAt)
-            originalPurchasedAts.append(t.originalPurchasedAt)
-            expiresAts.append(t.expiresAt)
-            cancelledAts.append(t.cancelledAt)
-            cancellationReasons.append(t.cancellationReason)
-            isTrials.append(t.isTrial)
-            isIntroOffers.append(t.isIntroOffer)
-            isUpgradeds.append(t.isUpgraded)
-            ownershipTypes.append(t.ownershipType)
-            quantities.append(t.quantity)
-            webOrderLineItemIDs.append(t.webOrderLineItemID)
-            userIDs.append(users[user].userID)
+            planned[user].withUnsafeBufferPointer { records in
+                transactionIDs.append(records[index].transactionID)
+                originalIDs.append(records[index].originalTransactionID)
+                productIDs.append(records[index].productID)
+                receiptIDs.append(records[index].receiptID)
+                environments.append(records[index].environment?.rawValue)
+                purchasedAts.append(records[index].purchasedAt)
+                originalPurchasedAts.append(records[index].originalPurchasedAt)
+                expiresAts.append(records[index].expiresAt)
+                cancelledAts.append(records[index].cancelledAt)
+                cancellationReasons.append(records[index].cancellationReason)
+                isTrials.append(records[index].isTrial)
+                isIntroOffers.append(records[index].isIntroOffer)
+                isUpgradeds.append(records[index].isUpgraded)
+                ownershipTypes.append(records[index].ownershipType)
+                quantities.append(records[index].quantity)
+                webOrderLineItemIDs.append(records[index].webOrderLineItemID)
+            }
+            userIDs.append(userIDList[user])
             firstRunIDs.append(runID)
             lastRunIDs.append(runID)
         }
         try connection.insert(
             into: "recon_transactions",
-            columns: [ids, originalIDs, productIDs, userIDs, receiptIDs, environments, purchasedAts, originalPurchasedAts,
+            columns: [transactionIDs, originalIDs, productIDs, userIDs, receiptIDs, environments, purchasedAts, originalPurchasedAts,
                       expiresAts, cancelledAts, cancellationReasons, isTrials, isIntroOffers, isUpgradeds, ownershipTypes,
                       quantities, webOrderLineItemIDs, firstRunIDs, lastRunIDs],
             suffix: """
@@ -404,18 +418,15 @@ public final class UnitWriter {
         return indices
     }
 
-    /// `lastPerKey(elements, key:)` sorted by key, without hashing: a stable sort by key (ties in
+    /// The positions `lastPerKey` keeps, in key order, without hashing: a sort by key (ties in
     /// input order), then the last of each run of equal keys.
-    static func lastPerKeySorted<Element, Key: Comparable>(_ elements: [Element], key: (Element) -> Key) -> [Element] {
-        let order = elements.indices.sorted { a, b in
-            let (ka, kb) = (key(elements[a]), key(elements[b]))
-            return ka != kb ? ka < kb : a < b
-        }
-        var kept: [Element] = []
+    static func lastPerKeySorted<Key: Comparable>(keys: [Key]) -> [Int] {
+        let order = keys.indices.sorted { a, b in keys[a] != keys[b] ? keys[a] < keys[b] : a < b }
+        var kept: [Int] = []
         kept.reserveCapacity(order.count)
-        for (position, index) in order.enumerated() {
-            let isLastOfRun = position + 1 == order.count || key(elements[order[position + 1]]) != key(elements[index])
-            if isLastOfRun { kept.append(elements[index]) }
+        for (position, index) in order.enumerated()
+        where position + 1 == order.count || keys[order[position + 1]] != keys[index] {
+            kept.append(index)
         }
         return kept
     }

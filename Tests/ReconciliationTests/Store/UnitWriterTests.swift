@@ -218,9 +218,9 @@ import TestSupport
 
     @Test func lastPerKeySortedKeepsTheLastOfEachKeyInKeyOrder() {
         let elements = [("b", 1), ("a", 2), ("b", 3), ("c", 4), ("a", 5), ("b", 6)]
-        let sorted = UnitWriter.lastPerKeySorted(elements) { $0.0 }
+        let sorted = UnitWriter.lastPerKeySorted(keys: elements.map(\.0)).map { elements[$0] }
         let reference = UnitWriter.lastPerKey(elements) { $0.0 }.sorted { $0.0 < $1.0 }
         #expect(sorted.map(\.1) == [5, 6, 4] && reference.map(\.1) == [5, 6, 4])
-        #expect(UnitWriter.lastPerKeySorted([(String, Int)]()) { $0.0 }.isEmpty)
+        #expect(UnitWriter.lastPerKeySorted(keys: [String]()).isEmpty)
     }
 }
