@@ -101,18 +101,20 @@ public struct UserTruth: Hashable, Sendable {
         }
 
         var byEntitlement = [[EntitlementTransaction]](repeating: [], count: slots.count)
-        for entry in [counted, countedWithoutID].joined() {
-            guard let product = entry.product, let entitlement = product.entitlement else { continue }
+        func assign(_ entry: CountedTransaction) {
+            guard let product = entry.product, let entitlement = product.entitlement else { return }
             let read = if let merged = entry.merged {
                 EntitlementTransaction(merged, product: product)
             } else {
                 EntitlementTransaction(ordered[entry.receipt].transactions[entry.transaction], product: product)
             }
-            guard let entitlementTransaction = read else { continue }
+            guard let entitlementTransaction = read else { return }
             let index = slot(of: entitlement)  // always met above; a new slot would be an entitlement without carriers
             if index == byEntitlement.count { byEntitlement.append([]) }
             byEntitlement[index].append(entitlementTransaction)
         }
+        counted.forEach(assign)
+        countedWithoutID.forEach(assign)
 
         let truths = slots.indices.map { index in
             entitlementTruth(
@@ -137,7 +139,12 @@ public struct UserTruth: Hashable, Sendable {
 
         mutating func carry(_ standing: ReceiptStanding) { standings |= Self.bit(standing) }
 
-        var carriers: Set<ReceiptStanding> { Set(ReceiptStanding.allCases.filter { standings & Self.bit($0) != 0 }) }
+        var carriers: Set<ReceiptStanding> { Self.sets[Int(standings)] }
+
+        /// Every combination of standings, built once: most users' entitlements share `[.counted]`.
+        private static let sets: [Set<ReceiptStanding>] = (0..<32).map { bits in
+            Set(ReceiptStanding.allCases.filter { UInt8(bits) & bit($0) != 0 })
+        }
 
         private static func bit(_ standing: ReceiptStanding) -> UInt8 {
             switch standing {
