@@ -27,35 +27,73 @@ extension PostgresConnection {
             }
             for (column, value) in row.enumerated() { literals[column].append(value.postgresBind.text) }
         }
+        return try executePrepared(sql: Self.unnestInsertSQL(table: table, columns: columns, types: types, suffix: suffix),
+                                   texts: literals.map(\.closed))
+    }
+
+    /// Inserts the rows of `columns`, the same statement as `insert(into:columns:rows:suffix:)`
+    /// with each column's type from its Swift element type: the writers' path, which builds each
+    /// column's literal as it goes instead of a row of boxed values per row.
+    ///
+    /// - Parameters:
+    ///   - columns: equally long columns, in the table's `INSERT` column order.
+    /// - Returns: the number of rows inserted or updated; 0 without a statement when the columns are empty.
+    @discardableResult
+    public func insert(into table: String, columns: [any PostgresInsertColumn], suffix: String = "") throws -> Int {
+        guard let rows = columns.first?.count, rows > 0 else { return 0 }
+        guard columns.allSatisfy({ $0.count == rows }) else {
+            throw PostgresError(kind: .client, message: "insert columns of different lengths: \(columns.map(\.count))")
+        }
+        let sql = Self.unnestInsertSQL(table: table, columns: columns.map(\.name), types: columns.map(\.elementType),
+                                       suffix: suffix)
+        return try executePrepared(sql: sql, cStrings: columns.map(\.cStringBytes))
+    }
+
+    static func unnestInsertSQL(table: String, columns: [String], types: [String], suffix: String) -> String {
         let parameters = types.indices.map { "$\($0 + 1)::\(types[$0])[]" }.joined(separator: ", ")
-        let sql = "INSERT INTO \(Self.quoteIdentifier(table)) (\(columns.map(Self.quoteIdentifier).joined(separator: ", ")))"
+        return "INSERT INTO \(quoteIdentifier(table)) (\(columns.map(quoteIdentifier).joined(separator: ", ")))"
             + " SELECT * FROM unnest(\(parameters)) \(suffix)"
-        return try executePrepared(sql: sql, texts: literals.map(\.closed))
     }
 }
 
 /// A PostgreSQL array literal built element by element: `{"a",NULL,"b \"quoted\""}`.
 /// Every element is quoted, so commas, braces, quotes and backslashes stay data.
+@usableFromInline
 struct PostgresArrayLiteral {
     // Bytes, not String appends: a batch builds thousands of elements per column.
-    private var bytes: [UInt8] = [UInt8(ascii: "{")]
+    @usableFromInline var bytes: [UInt8]
+
+    init(capacity: Int = 0) {
+        bytes = []
+        bytes.reserveCapacity(max(capacity, 2))
+        bytes.append(UInt8(ascii: "{"))
+    }
 
     mutating func append(_ element: String?) {
+        guard let element else { return appendNull() }
+        appendQuoted { element.appendArrayElementText(to: &$0) }
+    }
+
+    @inlinable
+    mutating func appendNull() {
         if bytes.count > 1 { bytes.append(UInt8(ascii: ",")) }
-        guard let element else {
-            bytes += [UInt8(ascii: "N"), UInt8(ascii: "U"), UInt8(ascii: "L"), UInt8(ascii: "L")]
-            return
-        }
+        bytes.append(contentsOf: "NULL".utf8)
+    }
+
+    /// Appends one quoted element whose text `write` appends, already escaped.
+    @inlinable
+    mutating func appendQuoted(_ write: (inout [UInt8]) -> Void) {
+        if bytes.count > 1 { bytes.append(UInt8(ascii: ",")) }
         bytes.append(UInt8(ascii: "\""))
-        for byte in element.utf8 {
-            if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { bytes.append(UInt8(ascii: "\\")) }
-            bytes.append(byte)
-        }
+        write(&bytes)
         bytes.append(UInt8(ascii: "\""))
     }
 
     /// The literal with its closing brace.
     var closed: String { String(decoding: bytes + [UInt8(ascii: "}")], as: UTF8.self) }
+
+    /// The literal with its closing brace and a NUL, as libpq takes a parameter.
+    var closedCString: [UInt8] { bytes + [UInt8(ascii: "}"), 0] }
 
     /// The SQL element type for a parameter type; text for strings and unknown types.
     static func elementType(_ oid: UInt32) -> String {

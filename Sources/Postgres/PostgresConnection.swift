@@ -154,21 +154,44 @@ public final class PostgresConnection {
     /// Runs `sql` as a statement prepared on this connection at its first use, with text
     /// parameters whose types the SQL gives (`$1::bigint[]`); returns the rows affected.
     func executePrepared(sql: String, texts: [String?]) throws -> Int {
-        let name: String
-        if let known = preparedStatements[sql] {
-            name = known
-        } else {
-            name = "receipt_recon_\(preparedStatements.count + 1)"
-            guard let prepared = timed({ PQprepare(handle, name, sql, Int32(texts.count), nil) }) else { throw connectionError() }
-            defer { PQclear(prepared) }
-            try check(prepared)
-            preparedStatements[sql] = name
-        }
+        let name = try prepare(sql, parameterCount: texts.count)
         let values = texts.map { text in text.map { strdup($0) } ?? nil }
         defer { values.forEach { free($0) } }
-        let pointers = values.map { UnsafePointer($0) }
+        return try executePrepared(name: name, pointers: values.map { UnsafePointer($0) })
+    }
+
+    /// `executePrepared(sql:texts:)` for parameters already NUL-terminated UTF-8, none NULL: the
+    /// bytes are lent to libpq where they are, with no copy.
+    func executePrepared(sql: String, cStrings: [[UInt8]]) throws -> Int {
+        let name = try prepare(sql, parameterCount: cStrings.count)
+        func lend(_ index: Int, _ pointers: inout [UnsafePointer<CChar>?]) throws -> Int {
+            guard index < cStrings.count else { return try executePrepared(name: name, pointers: pointers) }
+            return try cStrings[index].withUnsafeBufferPointer { buffer in
+                try buffer.withMemoryRebound(to: CChar.self) { characters in
+                    pointers.append(characters.baseAddress)
+                    return try lend(index + 1, &pointers)
+                }
+            }
+        }
+        var pointers: [UnsafePointer<CChar>?] = []
+        pointers.reserveCapacity(cStrings.count)
+        return try lend(0, &pointers)
+    }
+
+    /// The name of `sql` prepared on this connection, preparing it the first time.
+    private func prepare(_ sql: String, parameterCount: Int) throws -> String {
+        if let known = preparedStatements[sql] { return known }
+        let name = "receipt_recon_\(preparedStatements.count + 1)"
+        guard let prepared = timed({ PQprepare(handle, name, sql, Int32(parameterCount), nil) }) else { throw connectionError() }
+        defer { PQclear(prepared) }
+        try check(prepared)
+        preparedStatements[sql] = name
+        return name
+    }
+
+    private func executePrepared(name: String, pointers: [UnsafePointer<CChar>?]) throws -> Int {
         let result = timed {
-            pointers.withUnsafeBufferPointer { PQexecPrepared(handle, name, Int32(texts.count), $0.baseAddress, nil, nil, 0) }
+            pointers.withUnsafeBufferPointer { PQexecPrepared(handle, name, Int32(pointers.count), $0.baseAddress, nil, nil, 0) }
         }
         guard let result else { throw connectionError() }
         defer { PQclear(result) }

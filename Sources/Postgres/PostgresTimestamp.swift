@@ -16,33 +16,43 @@ public enum PostgresTimestamp {
 
     /// `YYYY-MM-DD HH:MM:SS.ffffff+00`, which PostgreSQL reads back exactly.
     public static func format(_ date: Date) -> String {
+        var text: [UInt8] = []
+        text.reserveCapacity(29)
+        append(date, to: &text)
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    /// Appends `format(date)`'s UTF-8 to `bytes`: the array writers format instants straight into
+    /// their literals.
+    public static func append(_ date: Date, to bytes: inout [UInt8]) {
         let micros = microseconds(of: date)
         let (days, microOfDay) = micros.floorDivided(by: 86_400_000_000)
         let (year, month, day) = CivilCalendar.civil(fromDays: days)
         let seconds = microOfDay / 1_000_000
         let fraction = microOfDay % 1_000_000
-        if (0...9999).contains(year) {
-            // Every instant a run writes: fixed-width digits into a small buffer, no intermediate strings.
-            var text = [UInt8](repeating: 0, count: 29)
-            func put(_ value: Int64, _ width: Int, at offset: Int) {
-                var value = value
-                for index in stride(from: offset + width - 1, through: offset, by: -1) {
-                    text[index] = UInt8(ascii: "0") + UInt8(value % 10)
-                    value /= 10
-                }
-            }
-            put(year, 4, at: 0); text[4] = UInt8(ascii: "-")
-            put(month, 2, at: 5); text[7] = UInt8(ascii: "-")
-            put(day, 2, at: 8); text[10] = UInt8(ascii: " ")
-            put(seconds / 3600, 2, at: 11); text[13] = UInt8(ascii: ":")
-            put(seconds / 60 % 60, 2, at: 14); text[16] = UInt8(ascii: ":")
-            put(seconds % 60, 2, at: 17); text[19] = UInt8(ascii: ".")
-            put(fraction, 6, at: 20); text[26] = UInt8(ascii: "+")
-            text[27] = UInt8(ascii: "0"); text[28] = UInt8(ascii: "0")
-            return String(decoding: text, as: UTF8.self)
+        guard (0...9999).contains(year) else {
+            // Outside what a run writes; kept exactly as it always was, padding and all.
+            let text = "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2)) "
+                + "\(pad(seconds / 3600, 2)):\(pad(seconds / 60 % 60, 2)):\(pad(seconds % 60, 2)).\(pad(fraction, 6))+00"
+            return bytes.append(contentsOf: text.utf8)
         }
-        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2)) "
-            + "\(pad(seconds / 3600, 2)):\(pad(seconds / 60 % 60, 2)):\(pad(seconds % 60, 2)).\(pad(fraction, 6))+00"
+        // Every instant a run writes: fixed-width digits, no intermediate strings.
+        let start = bytes.count
+        bytes.append(contentsOf: "0000-00-00 00:00:00.000000+00".utf8)
+        func put(_ value: Int64, _ width: Int, at offset: Int) {
+            var value = value
+            for index in stride(from: start + offset + width - 1, through: start + offset, by: -1) {
+                bytes[index] = UInt8(ascii: "0") + UInt8(value % 10)
+                value /= 10
+            }
+        }
+        put(year, 4, at: 0)
+        put(month, 2, at: 5)
+        put(day, 2, at: 8)
+        put(seconds / 3600, 2, at: 11)
+        put(seconds / 60 % 60, 2, at: 14)
+        put(seconds % 60, 2, at: 17)
+        put(fraction, 6, at: 20)
     }
 
     /// Parses PostgreSQL's ISO output (`DateStyle = ISO`) in any session time zone:

@@ -30,8 +30,14 @@ enum UnitBuilder {
         var receipts: [UserReceipt] = []
         var results: [ResultRecord] = []
         var transactions: [TransactionRecord] = []
-        var shared: [(Int64, String)] = []
+        var shared: [(receiptID: Int64, originalTransactionID: String)] = []
+        // First occurrence wins, in order, for both.
+        var seenTransactions = Set<String>()
+        var seenShared = Set<SharedScanKey>()
         var statuses: [Int?] = []
+        receipts.reserveCapacity(work.receipts.count)
+        results.reserveCapacity(work.receipts.count)
+        statuses.reserveCapacity(work.receipts.count)
         for stored in work.receipts {
             guard let check = checks[stored.id] else { continue }
             // Data ruled on locally (empty, not base64, Xcode) was never sent: it has no report.
@@ -58,7 +64,11 @@ enum UnitBuilder {
             for transaction in receipt.transactions {
                 guard let id = transaction.transactionID, let original = transaction.originalTransactionID,
                       let product = transaction.productID else { continue }
-                shared.append((stored.id, original))
+                if seenShared.insert(SharedScanKey(receiptID: stored.id, originalTransactionID: original)).inserted {
+                    shared.append((stored.id, original))
+                }
+                // One transaction row per id: a renewal reported by two receipts of the user is one purchase.
+                guard seenTransactions.insert(id).inserted else { continue }
                 transactions.append(TransactionRecord(
                     transactionID: id, originalTransactionID: original, productID: product, receiptID: stored.id,
                     environment: classification.environment, purchasedAt: transaction.purchaseDate,
@@ -75,15 +85,16 @@ enum UnitBuilder {
         // shared_transaction needs every user of the run: the end-of-run scan decides it.
         let flags = FlagRule.receiptFlags(receipts, catalog: catalog, originalTransactionIDsOfOtherUsers: [])
             .map { FlagRecord(receiptID: $0.receiptID, kind: $0.kind.rawValue, detail: $0.detail) }
-        // One transaction row per id: a renewal reported by two receipts of the user is one purchase.
-        var seen = Set<String>()
-        let uniqueTransactions = transactions.filter { seen.insert($0.transactionID).inserted }
-        var seenShared = Set<String>()
-        let uniqueShared = shared.filter { seenShared.insert("\($0.0)|\($0.1)").inserted }
         return PreparedUser(
-            userID: work.userID, receipts: receipts, results: results, transactions: uniqueTransactions,
-            receiptFlags: flags, truth: truth, sharedScan: uniqueShared.map { (receiptID: $0.0, originalTransactionID: $0.1) },
+            userID: work.userID, receipts: receipts, results: results, transactions: transactions,
+            receiptFlags: flags, truth: truth, sharedScan: shared,
             appleStatuses: statuses, hasUnverifiedReceipt: receipts.contains { $0.outcome == .unverified })
+    }
+
+    /// One `sharedScan` entry as a set member, without formatting it into a string.
+    private struct SharedScanKey: Hashable {
+        let receiptID: Int64
+        let originalTransactionID: String
     }
 
     /// The corrections for the rows as they are now, as `recon_corrections` rows, plus per-user flags.

@@ -41,9 +41,13 @@ public struct EntitlementTransaction: Hashable, Sendable {
     /// entitlement, or is a consumable ("Transactions whose product is unknown or consumable
     /// grant nothing").
     public init?(_ transaction: VerifyReceiptTransaction, catalog: ProductCatalog) {
-        guard let product = catalog[transaction.productID], product.kind != .consumable,
-            product.entitlement != nil
-        else { return nil }
+        guard let product = catalog[transaction.productID] else { return nil }
+        self.init(transaction, product: product)
+    }
+
+    /// `init?(_:catalog:)` with the transaction's product already looked up.
+    init?(_ transaction: VerifyReceiptTransaction, product: Product) {
+        guard product.kind != .consumable, product.entitlement != nil else { return nil }
         let accessEnd: Expiry?
         switch product.kind {
         case .autoRenewable:

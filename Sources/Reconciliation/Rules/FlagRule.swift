@@ -65,6 +65,8 @@ public enum FlagRule {
     /// `shared_transaction`: an `original_transaction_id` of the receipt appears on a receipt of
     /// another user.
     public static func sharedTransactionRule(_ transactions: [VerifyReceiptTransaction], otherUsers: Set<String>) -> String? {
+        // The run's shell passes no other users (its end-of-run scan decides): nothing to collect.
+        guard !otherUsers.isEmpty else { return nil }
         let shared = Set(transactions.compactMap(\.originalTransactionID).filter { otherUsers.contains($0) })
         guard !shared.isEmpty else { return nil }
         return "original transaction also on another user's receipt: " + listed(Array(shared))

@@ -51,56 +51,129 @@ public struct UserTruth: Hashable, Sendable {
         // from the newest answer whatever order the shell passed them in.
         let ordered = receipts.sorted { $0.receiptID > $1.receiptID }
 
-        var carriers: [String: Set<ReceiptStanding>] = [:]
-        var countedByID: [String: VerifyReceiptTransaction] = [:]
-        var countedOrder: [String] = []
-        var countedWithoutID: [VerifyReceiptTransaction] = []
+        // Why positions and slots instead of dictionaries of transactions: Apple's transaction is a
+        // struct of a dozen strings, and every copy into and out of a dictionary retained and
+        // released each of them. Here a counted transaction is a position in `ordered` until it is
+        // read once, and each transaction's product is looked up once.
+        var slotOfEntitlement: [String: Int] = [:]
+        var slots: [EntitlementSlot] = []
+        var countedPosition: [String: Int] = [:]
+        var counted: [CountedTransaction] = []
+        var countedWithoutID: [CountedTransaction] = []
         var renewalInfo: [VerifyReceiptPendingRenewalInfo] = []
+        let transactionCount = ordered.reduce(0) { $0 + $1.transactions.count }
+        countedPosition.reserveCapacity(transactionCount)
+        counted.reserveCapacity(transactionCount)
 
-        for receipt in ordered {
-            let standing = receipt.standing(sandboxPolicy: sandboxPolicy, isSandboxTester: isSandboxTester)
-            for transaction in receipt.transactions {
-                if let product = catalog[transaction.productID], product.kind != .consumable,
-                    let entitlement = product.entitlement
-                {
-                    carriers[entitlement, default: []].insert(standing)
+        func slot(of entitlement: String) -> Int {
+            if let slot = slotOfEntitlement[entitlement] { return slot }
+            slots.append(EntitlementSlot(name: entitlement))
+            slotOfEntitlement[entitlement] = slots.count - 1
+            return slots.count - 1
+        }
+
+        for receiptIndex in ordered.indices {
+            let standing = ordered[receiptIndex].standing(sandboxPolicy: sandboxPolicy, isSandboxTester: isSandboxTester)
+            let transactions = ordered[receiptIndex].transactions
+            for transactionIndex in transactions.indices {
+                let product = catalog[transactions[transactionIndex].productID]
+                if let product, product.kind != .consumable, let entitlement = product.entitlement {
+                    let index = slot(of: entitlement)
+                    slots[index].carry(standing)
                 }
                 guard standing == .counted else { continue }
-                guard let id = transaction.transactionID, !id.isEmpty else {
-                    countedWithoutID.append(transaction)
+                let entry = CountedTransaction(receipt: receiptIndex, transaction: transactionIndex, product: product)
+                guard let id = transactions[transactionIndex].transactionID, !id.isEmpty else {
+                    countedWithoutID.append(entry)
                     continue
                 }
-                if let earlier = countedByID[id] {
-                    countedByID[id] = earlier.merging(transaction)
+                if let earlier = countedPosition[id] {
+                    // Rare: one purchase reported by two receipts of the user, the newer one's fields first.
+                    let merged = counted[earlier].resolved(in: ordered).merging(transactions[transactionIndex])
+                    counted[earlier].merged = merged
+                    counted[earlier].product = catalog[merged.productID]
                 } else {
-                    countedOrder.append(id)
-                    countedByID[id] = transaction
+                    countedPosition[id] = counted.count
+                    counted.append(entry)
                 }
             }
-            if standing == .counted { renewalInfo += receipt.pendingRenewalInfo }
+            if standing == .counted { renewalInfo += ordered[receiptIndex].pendingRenewalInfo }
         }
 
-        var byEntitlement: [String: [EntitlementTransaction]] = [:]
-        for transaction in countedOrder.compactMap({ countedByID[$0] }) + countedWithoutID {
-            guard let entitlementTransaction = EntitlementTransaction(transaction, catalog: catalog),
-                let entitlement = catalog[transaction.productID]?.entitlement
-            else { continue }
-            byEntitlement[entitlement, default: []].append(entitlementTransaction)
+        var byEntitlement = [[EntitlementTransaction]](repeating: [], count: slots.count)
+        func assign(_ entry: CountedTransaction) {
+            guard let product = entry.product, let entitlement = product.entitlement else { return }
+            let read = if let merged = entry.merged {
+                EntitlementTransaction(merged, product: product)
+            } else {
+                EntitlementTransaction(ordered[entry.receipt].transactions[entry.transaction], product: product)
+            }
+            guard let entitlementTransaction = read else { return }
+            let index = slot(of: entitlement)  // always met above; a new slot would be an entitlement without carriers
+            if index == byEntitlement.count { byEntitlement.append([]) }
+            byEntitlement[index].append(entitlementTransaction)
         }
+        counted.forEach(assign)
+        countedWithoutID.forEach(assign)
 
-        let names = Set(carriers.keys).union(byEntitlement.keys)
-        let truths = names.map { name in
+        let truths = slots.indices.map { index in
             entitlementTruth(
-                name,
-                transactions: byEntitlement[name] ?? [],
+                slots[index].name,
+                transactions: byEntitlement[index],
                 renewalInfo: renewalInfo,
-                carriers: carriers[name] ?? [],
+                carriers: slots[index].carriers,
                 asOf: asOf)
         }
         return UserTruth(
             asOf: asOf,
             entitlements: truths,
             hasUnverifiedReceipt: receipts.contains { $0.outcome == .unverified })
+    }
+
+    /// An entitlement met in the user's receipts, and how the receipts carrying it stand.
+    private struct EntitlementSlot {
+        let name: String
+        private var standings: UInt8 = 0
+
+        init(name: String) { self.name = name }
+
+        mutating func carry(_ standing: ReceiptStanding) { standings |= Self.bit(standing) }
+
+        var carriers: Set<ReceiptStanding> { Self.sets[Int(standings)] }
+
+        /// Every combination of standings, built once: most users' entitlements share `[.counted]`.
+        private static let sets: [Set<ReceiptStanding>] = (0..<32).map { bits in
+            Set(ReceiptStanding.allCases.filter { UInt8(bits) & bit($0) != 0 })
+        }
+
+        private static func bit(_ standing: ReceiptStanding) -> UInt8 {
+            switch standing {
+            case .counted: 1
+            case .misroutedNotCounted: 2
+            case .invalidReceipt: 4
+            case .bundleMismatch: 8
+            case .unverified: 16
+            }
+        }
+    }
+
+    /// A counted transaction: where it is in the receipts, or its merged fields when several
+    /// receipts reported it, and its product.
+    private struct CountedTransaction {
+        let receipt: Int
+        let transaction: Int
+        var product: Product?
+        var merged: VerifyReceiptTransaction?
+
+        init(receipt: Int, transaction: Int, product: Product?) {
+            self.receipt = receipt
+            self.transaction = transaction
+            self.product = product
+        }
+
+        func resolved(in receipts: [UserReceipt]) -> VerifyReceiptTransaction {
+            merged ?? receipts[receipt].transactions[transaction]
+        }
     }
 
     /// The truth of one entitlement from its counted transactions.
@@ -111,28 +184,48 @@ public struct UserTruth: Hashable, Sendable {
         carriers: Set<ReceiptStanding>,
         asOf: Date
     ) -> EntitlementTruth {
-        let granting = transactions.filter(\.grantsAccess)
-        let refunded = transactions.filter(\.isRefunded).sorted(by: EntitlementTransaction.byPurchase)
-        let newest = transactions.max(by: EntitlementTransaction.byPurchase)
+        // One pass for the winner, the newest and the latest subscription (each as `max(by:)` would
+        // pick it: the first of equals), without filtered copies of the transactions.
+        var winner: Int?
+        var subscription: Int?
+        var newest: Int?
+        var hasCountingTransactions = false
+        var hasRefunded = false
+        for (index, transaction) in transactions.enumerated() {
+            if let current = newest {
+                if EntitlementTransaction.byPurchase(transactions[current], transaction) { newest = index }
+            } else {
+                newest = index
+            }
+            if transaction.isRefunded { hasRefunded = true } else { hasCountingTransactions = true }
+            guard transaction.grantsAccess else { continue }
+            if winner.map({ EntitlementTransaction.byAccessEnd(transactions[$0], transaction) }) ?? true { winner = index }
+            if transaction.kind == .autoRenewable,
+                subscription.map({ EntitlementTransaction.byAccessEnd(transactions[$0], transaction) }) ?? true
+            {
+                subscription = index
+            }
+        }
+        let refunded = hasRefunded
+            ? transactions.filter(\.isRefunded).sorted(by: EntitlementTransaction.byPurchase) : []
 
         var truth = EntitlementTruth(
             entitlement: entitlement,
             refundedTransactions: refunded,
-            newestTransactionIsRefunded: newest?.isRefunded ?? false,
-            hasCountingTransactions: transactions.contains { !$0.isRefunded },
+            newestTransactionIsRefunded: newest.map { transactions[$0].isRefunded } ?? false,
+            hasCountingTransactions: hasCountingTransactions,
             carriers: carriers)
 
-        let winner = granting.max(by: EntitlementTransaction.byAccessEnd)
-        truth.winningTransaction = winner
-        truth.expiry = winner?.accessEnd
-        if let end = winner?.accessEnd, end.isAfter(asOf) {
+        let winning = winner.map { transactions[$0] }
+        truth.winningTransaction = winning
+        truth.expiry = winning?.accessEnd
+        if let end = winning?.accessEnd, end.isAfter(asOf) {
             truth.isActive = true
             return truth
         }
 
         // Billing retry: the latest-expiring subscription's chain may still be in its grace period.
-        let subscriptions = granting.filter { $0.kind == .autoRenewable }
-        if let subscription = subscriptions.max(by: EntitlementTransaction.byAccessEnd),
+        if let subscription = subscription.map({ transactions[$0] }),
             let grace = gracePeriodEnd(chain: subscription.originalTransactionID, renewalInfo: renewalInfo),
             grace.isAfter(asOf)
         {
