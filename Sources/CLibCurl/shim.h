@@ -40,6 +40,10 @@ static inline CURLcode recon_curl_setopt_data_callback(CURL *easy, CURLoption op
     return curl_easy_setopt(easy, option, callback);
 }
 
+static inline CURLcode recon_curl_setopt_closesocket_callback(CURL *easy, curl_closesocket_callback callback) {
+    return curl_easy_setopt(easy, CURLOPT_CLOSESOCKETFUNCTION, callback);
+}
+
 static inline CURLMcode recon_curl_multi_setopt_long(CURLM *multi, CURLMoption option, long value) {
     return curl_multi_setopt(multi, option, value);
 }

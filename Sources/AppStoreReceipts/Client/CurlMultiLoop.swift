@@ -57,10 +57,13 @@ final class CurlMultiLoop: @unchecked Sendable {
     private let headerLists = CurlHeaderLists()
     /// When libcurl wants `socket_action(CURL_SOCKET_TIMEOUT)`; nil: no timer.
     private var timerDeadline: ContinuousClock.Instant?
-    /// Descriptors in the epoll set, by number: libcurl re-adds a kept-alive connection for each
-    /// request and removes it when the request ends, and knowing which operation to use saves the
-    /// failing `epoll_ctl` that would otherwise precede every addition.
-    private var watched: [Bool] = []
+    /// By descriptor number: what each socket is registered for in the epoll set (0: not in it), and
+    /// whether libcurl wants it watched. libcurl asks to watch a kept-alive connection at the start of
+    /// each request and to forget it at the end; the registration is kept across that gap instead
+    /// (two `epoll_ctl` per request saved), and only a readiness libcurl did not ask for removes it.
+    /// The close callback keeps both exact when libcurl closes a socket, whose number may be reused.
+    private var registered: [Int32] = []
+    private var wanted: [Bool] = []
 
     private static let serial = Atomic(0)
 
@@ -192,7 +195,7 @@ final class CurlMultiLoop: @unchecked Sendable {
             for index in 0..<max(0, Int(ready)) {
                 if descriptors[index] == wakeFD {
                     recon_eventfd_drain(wakeFD)
-                } else {
+                } else if !isUnwanted(descriptors[index]) {
                     _ = curl_multi_socket_action(multi, descriptors[index], flags[index], &running)
                 }
             }
@@ -254,11 +257,38 @@ final class CurlMultiLoop: @unchecked Sendable {
     private func watch(_ socket: Int32, _ what: Int32) -> Int32 {
         guard socket >= 0 else { return -1 }
         let index = Int(socket)
-        if index >= watched.count { watched += repeatElement(false, count: index + 1 - watched.count) }
-        let result = recon_epoll_watch(epoll, socket, what, watched[index] ? 1 : 0)
-        watched[index] = what != CURL_POLL_REMOVE && result == 0
-        // A failed removal is normal: the kernel drops a closed descriptor from the set by itself.
-        return result == 0 || what == CURL_POLL_REMOVE ? 0 : -1
+        if index >= registered.count {
+            registered += repeatElement(0, count: index + 1 - registered.count)
+            wanted += repeatElement(false, count: index + 1 - wanted.count)
+        }
+        wanted[index] = what != CURL_POLL_REMOVE
+        guard what != CURL_POLL_REMOVE, registered[index] != what else { return 0 }
+        let result = recon_epoll_watch(epoll, socket, what, registered[index] != 0 ? 1 : 0)
+        registered[index] = result == 0 ? what : 0
+        return result == 0 ? 0 : -1
+    }
+
+    /// A ready socket libcurl no longer watches (an idle kept-alive connection the server closed, say):
+    /// it leaves the set now, or level-triggered epoll would report it again at once.
+    private func isUnwanted(_ socket: Int32) -> Bool {
+        let index = Int(socket)
+        guard index < wanted.count, !wanted[index] else { return false }
+        if registered[index] != 0 {
+            _ = recon_epoll_watch(epoll, socket, CURL_POLL_REMOVE, 1)
+            registered[index] = 0
+        }
+        return true
+    }
+
+    /// libcurl's close callback: forgets the socket before its number can be reused, then closes it.
+    private func closeSocket(_ socket: Int32) -> Int32 {
+        let index = Int(socket)
+        if index >= 0, index < registered.count {
+            if registered[index] != 0 { _ = recon_epoll_watch(epoll, socket, CURL_POLL_REMOVE, 1) }
+            registered[index] = 0
+            wanted[index] = false
+        }
+        return close(socket)
     }
 
     private func start(_ request: CurlRequest) {
@@ -267,7 +297,11 @@ final class CurlMultiLoop: @unchecked Sendable {
         if let reused = idle.popLast() {
             easy = reused
         } else if let created = curl_easy_init() {
-            guard CurlTransfer.prepare(created) == CURLE_OK else {
+            let closeContext = Unmanaged.passUnretained(self).toOpaque()
+            guard CurlTransfer.prepare(created, closeContext: closeContext, close: { context, socket in
+                guard let context else { return close(socket) }
+                return Unmanaged<CurlMultiLoop>.fromOpaque(context).takeUnretainedValue().closeSocket(socket)
+            }) == CURLE_OK else {
                 curl_easy_cleanup(created)
                 request.completion.finish(.failed(.connectionFailed(detail: "libcurl could not prepare a transfer")))
                 return

@@ -28,7 +28,10 @@ final class CurlTransfer {
 
     /// The options every request shares, set once when the loop creates an easy handle (handles are
     /// reused without `curl_easy_reset`, which cost more than the request's own options).
-    static func prepare(_ easy: UnsafeMutableRawPointer) -> CURLcode {
+    /// - Parameter close: how the handle's connections close their sockets (the loop forgets them
+    ///   first), called with `closeContext`.
+    static func prepare(_ easy: UnsafeMutableRawPointer, closeContext: UnsafeMutableRawPointer,
+                        close: curl_closesocket_callback) -> CURLcode {
         var code = CURLE_OK
         func set(_ step: @autoclosure () -> CURLcode) {
             if code == CURLE_OK { code = step() }
@@ -39,6 +42,8 @@ final class CurlTransfer {
         set(recon_curl_setopt_long(easy, CURLOPT_TCP_NODELAY, 1))
         // One request per connection at a time, as URLSession did; the in-flight cap is the throttle's.
         set(recon_curl_setopt_long(easy, CURLOPT_HTTP_VERSION, recon_curl_http_version_1_1))
+        set(recon_curl_setopt_closesocket_callback(easy, close))
+        set(recon_curl_setopt_ptr(easy, CURLOPT_CLOSESOCKETDATA, closeContext))
         set(recon_curl_setopt_data_callback(easy, CURLOPT_WRITEFUNCTION) { data, size, count, context in
             let length = size * count
             guard let data, let context else { return length }

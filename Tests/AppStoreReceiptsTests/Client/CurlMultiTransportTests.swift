@@ -95,6 +95,44 @@ import Testing
         #expect(ContinuousClock.now - started < .seconds(60), "the fake clock's hour was waited for real")
     }
 
+    /// The loop keeps an idle kept-alive connection in its epoll set between requests; when the server
+    /// closes it there, the loop must drop it rather than be woken by it again and again, and the next
+    /// request must still get through (libcurl finds the connection dead and opens another).
+    @Test func aServerClosingIdleConnectionsNeitherSpinsTheLoopNorFailsTheNextRequest() throws {
+        let server = try RawReplyServer(reply: "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 12\r\n\r\n{\"status\":0}")
+        defer { server.stop() }
+        let transport = CurlMultiTransport(maxConnectionsPerHost: 1, timeout: .seconds(5))
+        let threadName = try #require(transport.threadName)
+        let url = URL(string: "http://127.0.0.1:\(server.port)/verifyReceipt")!
+        for request in 1...4 {
+            let result = transport.post(url, body: Self.body, headers: Self.headers, timeout: .seconds(5))
+            guard case .response(let reply) = result else { Issue.record("request \(request): \(result)"); return }
+            #expect(reply.statusCode == 200)
+            // The server has closed this connection; give the loop time to see it while idle.
+            let before = try #require(Self.cpuSeconds(ofThreadNamed: threadName))
+            Thread.sleep(forTimeInterval: 0.5)
+            let after = try #require(Self.cpuSeconds(ofThreadNamed: threadName))
+            #expect(after - before < 0.2, "the loop thread used \(after - before) s of CPU while idle: it spins")
+        }
+    }
+
+    /// User plus system CPU of this process's thread named `name`, from /proc (clock ticks).
+    static func cpuSeconds(ofThreadNamed name: String) -> Double? {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+        for task in tasks {
+            let comm = (try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8)) ?? ""
+            guard comm.trimmingCharacters(in: .newlines) == name,
+                  let stat = try? String(contentsOfFile: "/proc/self/task/\(task)/stat", encoding: .utf8),
+                  let afterName = stat.lastIndex(of: ")")
+            else { continue }
+            // Fields after the name: state is field 3, utime 14 and stime 15 of the whole line.
+            let fields = stat[stat.index(after: afterName)...].split(separator: " ")
+            guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+            return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+        }
+        return nil
+    }
+
     /// Headers are kept as libcurl delivered them and read on demand: names in any case, the first of a
     /// repeated name, values trimmed, and nothing from an interim `100 Continue` block.
     @Test func replyHeadersAreReadWhateverTheirCase() throws {
