@@ -62,6 +62,14 @@ final class CurlMultiLoop: @unchecked Sendable {
     /// each request and to forget it at the end; the registration is kept across that gap instead
     /// (two `epoll_ctl` per request saved), and only a readiness libcurl did not ask for removes it.
     /// The close callback keeps both exact when libcurl closes a socket, whose number may be reused.
+    /// The loop wakes at most once per this period, and handles whatever became ready meanwhile. At a
+    /// few hundred requests a second nearly every start and every answer woke it (and then a lane) on
+    /// its own, and a wake-up from idle costs 10–20 µs of CPU on this 2-core VM (measured with a
+    /// two-thread ping-pong); gathering 10 ms of them cut the job's CPU at `--rate 400` by about a
+    /// tenth, with throughput unchanged (5 ms did not measurably help). The price: an answer reaches
+    /// its lane up to 10 ms later, and a request starts up to 10 ms after its token is due, never before.
+    static let gatheringPeriod = Duration.milliseconds(10)
+    private var lastWake = ContinuousClock.now
     private var registered: [Int32] = []
     private var wanted: [Bool] = []
 
@@ -190,8 +198,14 @@ final class CurlMultiLoop: @unchecked Sendable {
                 return true
             }
             guard sleeps else { continue }
+            let awake = ContinuousClock.now - lastWake
+            if awake < Self.gatheringPeriod {
+                let rest = (Self.gatheringPeriod - awake).components
+                Thread.sleep(forTimeInterval: Double(rest.seconds) + Double(rest.attoseconds) / 1e18)
+            }
             let ready = recon_epoll_wait(epoll, &descriptors, &flags, Int32(capacity), Self.milliseconds(until: wakesAt))
             inbox.withLock { $0.loop = .awake }
+            lastWake = .now
             for index in 0..<max(0, Int(ready)) {
                 if descriptors[index] == wakeFD {
                     recon_eventfd_drain(wakeFD)
