@@ -10,8 +10,8 @@ import Synchronization
 /// Why not one semaphore per direction: then every `take` woke the blocked producer and every `put` a
 /// gathering writer, a thread switch per user each (about a tenth of a millisecond of CPU here between
 /// them). Instead a sleeping thread is woken only when it has something worth waking for: producers
-/// once the queue has drained to half (`refill`), a waiting taker per element, and a gathering writer
-/// not at all (it sleeps out its gather time, then takes what came).
+/// once the queue has drained to `refill` (half, for the reader), a waiting taker per element, and a
+/// gathering writer not at all (it sleeps out its gather time, then takes what came).
 ///
 /// Each sleeper registers in `state` under the lock and sleeps on its own side's semaphore; a wake-up is
 /// one `signal` for one registered sleeper, so a signal is never lost nor spent on nobody.
@@ -33,10 +33,13 @@ final class BlockingQueue<Element: Sendable>: Sendable {
     private let producerBell = DispatchSemaphore(value: 0)
     private let takerBell = DispatchSemaphore(value: 0)
 
-    init(capacity: Int) {
+    /// - Parameter refill: blocked producers wake once this few elements are left (default: half the
+    ///   capacity, for the reader, whose pages are cheaper in bulk). Lanes feeding the writers pass
+    ///   `capacity - 1`: a lane kept asleep is a request not sent while tokens go unused.
+    init(capacity: Int, refill: Int? = nil) {
         precondition(capacity >= 1, "capacity must be at least 1")
         self.capacity = capacity
-        refill = capacity / 2
+        self.refill = min(capacity - 1, max(0, refill ?? capacity / 2))
     }
 
     /// Adds `element`, waiting for space; returns false (dropping it) when the queue was closed.

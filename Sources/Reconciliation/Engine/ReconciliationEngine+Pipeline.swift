@@ -31,7 +31,8 @@ extension ReconciliationEngine {
         let context = ReceiptOutcomeContext(servedEnvironment: options.environment, acceptedBundleIDs: Set(options.bundleIDs))
         let checker = ReceiptChecker(client: client)
         let users = BlockingQueue<UserWork>(capacity: max(16, options.concurrency * 2))
-        let prepared = BlockingQueue<UnitBuilder.PreparedUser>(capacity: max(256, options.concurrency * 4))
+        let preparedCapacity = max(256, options.concurrency * 4)
+        let prepared = BlockingQueue<UnitBuilder.PreparedUser>(capacity: preparedCapacity, refill: preparedCapacity - 1)
         let shutdown = self.shutdown
         let options = self.options
         let log = self.log

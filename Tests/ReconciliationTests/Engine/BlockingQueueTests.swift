@@ -57,6 +57,20 @@ import Testing
         #expect((2...4).map { _ in queue.take() } == [2, 3, 4])
     }
 
+    @Test func aQueueRefillingAtCapacityMinusOneWakesItsProducerAtTheFirstFreeSlot() {
+        let queue = BlockingQueue<Int>(capacity: 4, refill: 3)
+        for value in 0..<4 { queue.put(value) }
+        let fifthPut = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            queue.put(4)
+            fifthPut.signal()
+        }
+        #expect(fifthPut.wait(timeout: .now() + 0.2) == .timedOut, "put went past a full queue")
+        #expect(queue.take() == 0)
+        #expect(fifthPut.wait(timeout: .now() + 5) == .success, "the producer slept on with a slot free")
+        #expect((1...4).map { _ in queue.take() } == [1, 2, 3, 4])
+    }
+
     @Test func closingWakesSleepingTakersAndProducersAndKeepsWhatWasQueued() {
         let empty = BlockingQueue<Int>(capacity: 2)
         let takerDone = DispatchSemaphore(value: 0)
