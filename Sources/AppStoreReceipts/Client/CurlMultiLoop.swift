@@ -191,7 +191,8 @@ final class CurlMultiLoop: @unchecked Sendable {
             collectFinished()
 
             // Sleep until libcurl's timer or the next start, unless lanes handed over more meanwhile.
-            let wakesAt = [timerDeadline, scheduled.first?.start].compactMap { $0 }.min()
+            let nextStart = scheduled.first?.start
+            let wakesAt = timerDeadline.map { timer in nextStart.map { min(timer, $0) } ?? timer } ?? nextStart
             let sleeps = inbox.withLock { inbox -> Bool in
                 guard inbox.isEmpty else { return false }
                 inbox.loop = .asleep(until: wakesAt)

@@ -21,17 +21,10 @@ public final class RequestThrottle: Sendable {
     /// Waits for an in-flight slot, then for a token, runs `send`, and frees the slot.
     /// The slot is taken first so that a token is never spent by a request that then queues.
     public func withPermit<T>(_ send: () throws -> T) rethrows -> T {
-        slots.wait()
-        defer {
-            counters.withLock { $0.inFlight -= 1 }
-            slots.signal()
+        try withDeferredPermit { wait in
+            bucket.sleep(for: wait)
+            return try send()
         }
-        bucket.acquire()
-        counters.withLock { counters in
-            counters.inFlight += 1
-            counters.peak = max(counters.peak, counters.inFlight)
-        }
-        return try send()
     }
 
     /// Like `withPermit`, but hands `send` the wait for the token instead of sleeping it out, for a

@@ -30,7 +30,11 @@ public final class TokenBucket: Sendable {
 
     /// Takes one permit, blocking the calling thread until it is due.
     public func acquire() {
-        let wait = reserve()
+        sleep(for: reserve())
+    }
+
+    /// Sleeps out a wait `reserve` returned, on the bucket's clock.
+    func sleep(for wait: Duration) {
         if wait > .zero { clock.sleep(for: wait) }
     }
 
