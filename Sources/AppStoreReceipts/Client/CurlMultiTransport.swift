@@ -8,9 +8,10 @@ import Foundation
 /// over curl's multi interface, and the job's budget is 400 ms of CPU per 1,000 receipts at up to
 /// 1,000 requests/s.
 ///
-/// Shape: `post` hands a `CurlRequest` (with the instant its throttle token is due) to the loop thread
-/// (`CurlMultiLoop`) under a mutex, wakes it through an eventfd if it would sleep past that instant, and
-/// blocks its lane on the request's `CurlCompletion`. The loop adds an easy
+/// Shape: `post` and `send` hand a `CurlRequest` (with the instant its throttle token is due) to the loop
+/// thread (`CurlMultiLoop`) under a mutex and wake it through an eventfd if it would sleep past that
+/// instant; `post` then blocks its lane on the request's `CurlCompletion`, while `send` returns and the
+/// loop calls the completion handler when the answer is in. The loop adds an easy
 /// handle (pooled, so none is created per request) to the multi handle, which keeps the connections,
 /// and drives it with `curl_multi_socket_action` over epoll.
 /// libcurl enforces the per-request timeout to the millisecond; `post` also stops waiting one second
@@ -20,7 +21,8 @@ import Foundation
 /// default; nothing here turns verification off.
 ///
 /// Threading: `post` is called concurrently from many lane threads (never from `DispatchQueue.global()`,
-/// whose few threads it would block). Releasing the transport stops its thread and frees every handle.
+/// whose few threads it would block), `send` from any thread; `send`'s handlers run on the loop thread.
+/// Releasing the transport stops its thread and frees every handle.
 public final class CurlMultiTransport: HTTPTransport {
     /// What the transport has done, for tests and diagnostics.
     public struct Statistics: Sendable, Equatable {
@@ -65,16 +67,37 @@ public final class CurlMultiTransport: HTTPTransport {
         return post(url, body: body, headers: headers, timeout: timeout, start: .now + max(.zero, wait))
     }
 
+    /// The loop starts the request when `wait` has passed and calls `completion` from its thread. No
+    /// backstop here: nobody blocks on the answer, and libcurl enforces the timeout itself.
+    public func send(_ url: URL, body: Data, headers: [String: String], timeout: Duration, startingIn wait: Duration,
+                     clock: any ThrottleClock, completion: @escaping @Sendable (HTTPExchangeResult) -> Void) {
+        guard let loop else { return completion(.failed(.connectionFailed(detail: "libcurl could not be initialised"))) }
+        var start = ContinuousClock.now
+        if clock is SystemThrottleClock {
+            start += max(.zero, wait)
+        } else if wait > .zero {
+            clock.sleep(for: wait)
+        }
+        loop.submit(CurlRequest(url: url.absoluteString, body: body, headers: headers,
+                                timeoutMilliseconds: Self.milliseconds(timeout), start: start,
+                                completion: CurlCompletion(handler: completion)))
+    }
+
+    /// Rounded up (libcurl counts whole milliseconds), at least 1 (0 means none) and capped at a year,
+    /// far from overflow.
+    private static func milliseconds(_ timeout: Duration) -> Int {
+        let components = timeout.components
+        return max(1, Int(min(components.seconds, 365 * 86_400) * 1000
+            + (components.attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000))
+    }
+
     private func post(_ url: URL, body: Data, headers: [String: String], timeout: Duration,
                       start: ContinuousClock.Instant) -> HTTPExchangeResult {
         guard let loop else { return .failed(.connectionFailed(detail: "libcurl could not be initialised")) }
-        let components = timeout.components
-        // Rounded up (libcurl counts whole milliseconds) and capped at a year, far from overflow.
-        let milliseconds = Int(min(components.seconds, 365 * 86_400) * 1000
-            + (components.attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000)
+        let milliseconds = Self.milliseconds(timeout)
         let completion = CurlCompletion()
         loop.submit(CurlRequest(url: url.absoluteString, body: body, headers: headers,
-                                timeoutMilliseconds: max(1, milliseconds), start: start, completion: completion))
+                                timeoutMilliseconds: milliseconds, start: start, completion: completion))
         let startsIn = start - .now
         let delay = max(0, startsIn.components.seconds * 1000 + startsIn.components.attoseconds / 1_000_000_000_000_000)
         let backstop = DispatchTime.now() + .milliseconds(Int(delay) + milliseconds + 1000)

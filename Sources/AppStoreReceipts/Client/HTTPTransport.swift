@@ -5,7 +5,7 @@ import Foundation
 /// (`HTTPTransportKind`, `--http-client`), other transports for tests.
 ///
 /// Threading: `post` is called concurrently from many lane threads and blocks the calling thread
-/// until the exchange ends. Implementations must be thread-safe, must return within `timeout` (plus
+/// until the exchange ends; `send` is called concurrently from any of the job's threads and returns at once. Implementations must be thread-safe, must return within `timeout` (plus
 /// a small margin), and must never block threads of `DispatchQueue.global()` themselves.
 public protocol HTTPTransport: Sendable {
     func post(_ url: URL, body: Data, headers: [String: String], timeout: Duration) -> HTTPExchangeResult
@@ -16,6 +16,14 @@ public protocol HTTPTransport: Sendable {
     /// wake-up per request.
     func post(_ url: URL, body: Data, headers: [String: String], timeout: Duration, startingIn wait: Duration,
               clock: any ThrottleClock) -> HTTPExchangeResult
+
+    /// Like `post(…startingIn:clock:)`, but returns at once and hands the outcome to `completion`,
+    /// called exactly once on a thread of the transport's. `completion` must return quickly: it runs
+    /// where the transport's other exchanges are waiting. The default runs the blocking `post` on a
+    /// thread of its own per exchange; a transport with a thread of its own calls back from there, and
+    /// spares the caller a thread per exchange in flight.
+    func send(_ url: URL, body: Data, headers: [String: String], timeout: Duration, startingIn wait: Duration,
+              clock: any ThrottleClock, completion: @escaping @Sendable (HTTPExchangeResult) -> Void)
 }
 
 extension HTTPTransport {
@@ -23,6 +31,14 @@ extension HTTPTransport {
                      clock: any ThrottleClock) -> HTTPExchangeResult {
         if wait > .zero { clock.sleep(for: wait) }
         return post(url, body: body, headers: headers, timeout: timeout)
+    }
+
+    public func send(_ url: URL, body: Data, headers: [String: String], timeout: Duration, startingIn wait: Duration,
+                     clock: any ThrottleClock, completion: @escaping @Sendable (HTTPExchangeResult) -> Void) {
+        // A thread of its own, never the global queue's: the exchange blocks it (DESIGN, "Concurrency on Linux").
+        Thread.detachNewThread {
+            completion(post(url, body: body, headers: headers, timeout: timeout, startingIn: wait, clock: clock))
+        }
     }
 }
 

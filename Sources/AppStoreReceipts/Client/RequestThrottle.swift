@@ -4,7 +4,8 @@ import Synchronization
 /// The two limits every verifyReceipt request passes, retries and re-routes included: the token bucket
 /// (`--rate`) and the in-flight cap (`--concurrency`).
 ///
-/// Threading: `withPermit` is called from many lanes at once and blocks the calling lane while it waits.
+/// Threading: `withPermit` and `begin` are called from many threads at once and block the caller while
+/// it waits for a slot; `end` never blocks.
 public final class RequestThrottle: Sendable {
     public let bucket: TokenBucket
     public let maxInFlight: Int
@@ -31,17 +32,28 @@ public final class RequestThrottle: Sendable {
     /// transport that can start the request at that time itself. The token is reserved either way, so
     /// the rate holds as long as `send` starts no sooner than told.
     public func withDeferredPermit<T>(_ send: (_ wait: Duration) throws -> T) rethrows -> T {
+        let wait = begin()
+        defer { end() }
+        return try send(wait)
+    }
+
+    /// The two halves of `withDeferredPermit`, for a request whose answer arrives on another thread:
+    /// waits for an in-flight slot, reserves a token and returns the wait for it. Every `begin` needs
+    /// exactly one `end`, when the exchange is over.
+    public func begin() -> Duration {
         slots.wait()
-        defer {
-            counters.withLock { $0.inFlight -= 1 }
-            slots.signal()
-        }
         let wait = bucket.reserve()
         counters.withLock { counters in
             counters.inFlight += 1
             counters.peak = max(counters.peak, counters.inFlight)
         }
-        return try send(wait)
+        return wait
+    }
+
+    /// Frees the slot `begin` took.
+    public func end() {
+        counters.withLock { $0.inFlight -= 1 }
+        slots.signal()
     }
 
     /// The most requests that were in flight at once so far.

@@ -5,8 +5,9 @@ import Foundation
 /// `Retry-After`) within the attempt budget, every request through the shared `RequestThrottle`.
 ///
 /// Threading: `verify` blocks the calling thread for the whole verification, sleeps between retries
-/// included, and is meant to be called from many lane threads at once (the job's own threads, never
-/// `DispatchQueue.global()`). The client holds no mutable state of its own.
+/// included, and is meant to be called from many threads at once (the job's own threads, never
+/// `DispatchQueue.global()`); `start` returns at once and calls back. The client holds no mutable state
+/// of its own.
 public final class VerifyReceiptClient: Sendable {
     public struct Configuration: Sendable {
         public var productionURL: URL
@@ -21,6 +22,9 @@ public final class VerifyReceiptClient: Sendable {
         public var budget: VerifyReceiptRetryBudget
         public var backoff: BackoffPolicy
         public var userAgent: String
+        /// Whether reports carry Apple's `latest_receipt` (receipt data). The job never reads it, and
+        /// it is often the answer's largest value: decoding it is a copy made only to be freed.
+        public var keepsLatestReceipt: Bool
 
         public init(
             productionURL: URL = URL(string: "https://buy.itunes.apple.com/verifyReceipt")!,
@@ -30,7 +34,8 @@ public final class VerifyReceiptClient: Sendable {
             timeout: Duration = .seconds(30),
             budget: VerifyReceiptRetryBudget = VerifyReceiptRetryBudget(),
             backoff: BackoffPolicy = BackoffPolicy(),
-            userAgent: String = "receipt-recon"
+            userAgent: String = "receipt-recon",
+            keepsLatestReceipt: Bool = true
         ) {
             self.productionURL = productionURL
             self.sandboxURL = sandboxURL
@@ -40,6 +45,7 @@ public final class VerifyReceiptClient: Sendable {
             self.budget = budget
             self.backoff = backoff
             self.userAgent = userAgent
+            self.keepsLatestReceipt = keepsLatestReceipt
         }
 
         func url(for environment: AppStoreEnvironment) -> URL {
@@ -48,11 +54,14 @@ public final class VerifyReceiptClient: Sendable {
     }
 
     public let configuration: Configuration
-    private let transport: any HTTPTransport
-    private let throttle: RequestThrottle
-    private let clock: any ThrottleClock
+    let transport: any HTTPTransport
+    let throttle: RequestThrottle
+    let clock: any ThrottleClock
     /// The same for every request, so built once.
-    private let requestHeaders: [String: String]
+    let requestHeaders: [String: String]
+    /// Where `start`'s retries wait out their backoff: a queue of the client's own, as the wait ends in
+    /// `RequestThrottle.begin`, which blocks while every in-flight slot is taken.
+    private let retries = DispatchQueue(label: "receipt-recon.verify-receipt.retries")
 
     public init(
         configuration: Configuration,
@@ -72,65 +81,62 @@ public final class VerifyReceiptClient: Sendable {
     /// - Parameter shouldStop: checked before each retry; when it returns true the verification ends
     ///   `unverified` instead of asking Apple again (a run that is draining or was aborted).
     public func verify(receiptData: String, shouldStop: () -> Bool = { false }) -> VerificationReport {
-        var report = VerificationReport()
-        let body: Data
-        do {
-            body = try VerifyReceiptRequest(receiptData: receiptData, password: configuration.sharedSecret).jsonBody()
-        } catch {
-            report.finish(.unverified(.retriesExhausted(.transport(.connectionFailed(detail: "request could not be encoded")))),
-                          detail: "request could not be encoded")
-            return report
+        var progress: VerificationProgress
+        switch VerificationProgress.begin(receiptData: receiptData, configuration: configuration) {
+        case .failure(let early): return early.report
+        case .success(let begun): progress = begun
         }
-        var attempt = VerifyReceiptAttempt(endpoint: configuration.environment, budget: configuration.budget)
-
+        var delay = Duration.zero
         while true {
+            if delay > .zero { clock.sleep(for: delay) }
             let started = clock.now()
             var tokenWait = Duration.zero
             let result = throttle.withDeferredPermit { wait in
                 tokenWait = wait
-                return transport.post(configuration.url(for: attempt.endpoint), body: body, headers: requestHeaders,
-                                      timeout: configuration.timeout, startingIn: wait, clock: clock)
+                return transport.post(configuration.url(for: progress.attempt.endpoint), body: progress.body,
+                                      headers: requestHeaders, timeout: configuration.timeout, startingIn: wait, clock: clock)
             }
-            report.requests += 1
-            report.latencies.append(clock.now() - started - tokenWait)
-            report.answeredBy = attempt.endpoint
-
-            let exchange: VerifyReceiptExchange
-            var detail: String
-            switch result {
-            case .failed(let failure):
-                exchange = .transportFailed(failure)
-                detail = "\(attempt.endpoint): \(failure)"
-            case .response(let reply):
-                exchange = .httpResponse(statusCode: reply.statusCode, retryAfter: reply.header("retry-after"),
-                                         bodyData: reply.body)
-                if reply.statusCode == 429 { report.throttled += 1 }
-                if let response = exchange.response, (200..<300).contains(reply.statusCode) {
-                    report.response = response
-                    report.appleStatus = response.rawStatus
-                    detail = "\(attempt.endpoint): status \(response.rawStatus)"
-                } else {
-                    detail = "\(attempt.endpoint): \(reply.summary)"
-                }
+            switch progress.record(result, latency: clock.now() - started - tokenWait, configuration: configuration,
+                                   now: clock.wallClock(), shouldStop: shouldStop) {
+            case .finished(let report): return report
+            case .send(after: let backoff): delay = backoff
             }
-
-            let verdict = VerifyReceiptClassifier.verdict(for: exchange, attempt: attempt, now: clock.wallClock())
-            guard let next = attempt.next(after: verdict) else {
-                report.finish(verdict, detail: "\(verdict) (\(detail))")
-                return report
-            }
-            if case .transient(let reason, let retryAfter) = verdict {
-                if shouldStop() {
-                    report.finish(.unverified(.retriesExhausted(reason)), detail: "stopped before retrying (\(detail))")
-                    return report
-                }
-                report.retries += 1
-                clock.sleep(for: configuration.backoff.delay(afterAttempt: attempt.number, retryAfter: retryAfter))
-            } else {
-                report.hops += 1
-            }
-            attempt = next
         }
+    }
+
+    /// `verify` without blocking: the same requests, retries and verdict, handed to `completion`.
+    ///
+    /// Nothing waits for Apple: the transport calls back when an answer arrives, and the rest of the
+    /// verification (decoding the answer, the next request) runs in a closure given to `executor`, which
+    /// must run it soon on a thread that may block briefly (the job's workers), never on the transport's
+    /// own thread. `completion` runs there too, once. The job's lanes use this: one thread per request in
+    /// flight cost a thread switch per answer.
+    public func start(
+        receiptData: String,
+        shouldStop: @escaping @Sendable () -> Bool,
+        executor: @escaping @Sendable (_ work: @escaping @Sendable () -> Void) -> Void,
+        completion: @escaping @Sendable (VerificationReport) -> Void
+    ) {
+        switch VerificationProgress.begin(receiptData: receiptData, configuration: configuration) {
+        case .failure(let early):
+            executor { completion(early.report) }
+        case .success(let progress):
+            PendingVerification(client: self, progress: progress, shouldStop: shouldStop, executor: executor,
+                                completion: completion).send()
+        }
+    }
+
+    /// Runs `work` after `delay` (a retry's backoff) without holding a thread meanwhile; on a test's fake
+    /// clock, sleeps on it first.
+    func after(_ delay: Duration, _ work: @escaping @Sendable () -> Void) {
+        guard delay > .zero else { return work() }
+        guard clock is SystemThrottleClock else {
+            if delay > .zero { clock.sleep(for: delay) }
+            return work()
+        }
+        let components = delay.components
+        retries.asyncAfter(deadline: .now() + .nanoseconds(Int(components.seconds * 1_000_000_000
+            + components.attoseconds / 1_000_000_000)), execute: work)
     }
 }
 

@@ -11,9 +11,12 @@ public enum VerifyReceiptExchange: Hashable, Sendable {
     ///   - body: the decoded body, or why it could not be decoded. Only read for 2xx statuses.
     case httpResponse(statusCode: Int, retryAfter: String?, body: Result<VerifyReceiptResponse, VerifyReceiptDecodingError>)
 
-    /// An HTTP response whose body is decoded here.
-    public static func httpResponse(statusCode: Int, retryAfter: String? = nil, bodyData: Data) -> Self {
-        let body = Result { () throws(VerifyReceiptDecodingError) in try VerifyReceiptResponse.decode(bodyData) }
+    /// An HTTP response whose body is decoded here; `keepingLatestReceipt` as in `VerifyReceiptResponse.decode`.
+    public static func httpResponse(statusCode: Int, retryAfter: String? = nil, bodyData: Data,
+                                    keepingLatestReceipt: Bool = true) -> Self {
+        let body = Result { () throws(VerifyReceiptDecodingError) in
+            try VerifyReceiptResponse.decode(bodyData, keepingLatestReceipt: keepingLatestReceipt)
+        }
         return .httpResponse(statusCode: statusCode, retryAfter: retryAfter, body: body)
     }
 

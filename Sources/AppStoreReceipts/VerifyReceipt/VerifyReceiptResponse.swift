@@ -67,10 +67,14 @@ extension VerifyReceiptResponse {
     ///
     /// Accepts a leading UTF-8 byte order mark and surrounding whitespace.
     ///
+    /// - Parameter keepingLatestReceipt: false leaves `latestReceipt` nil. It is a copy of receipt
+    ///   data, often the largest value of the answer, that a caller without use for it would only
+    ///   copy and free again.
     /// - Throws: `VerifyReceiptDecodingError` when the body is empty, not JSON (an HTML error
     ///   page), truncated or otherwise not strict JSON, not a JSON object, or has no numeric
     ///   `status`. The verification client treats all of these as transient.
-    public static func decode(_ data: Data) throws(VerifyReceiptDecodingError) -> VerifyReceiptResponse {
+    public static func decode(_ data: Data, keepingLatestReceipt: Bool = true) throws(VerifyReceiptDecodingError)
+        -> VerifyReceiptResponse {
         let body = VerifyReceiptDecodingError.stripByteOrderMark(data)
         if let problem = VerifyReceiptDecodingError.problemBeforeParsing(body) {
             throw problem
@@ -80,10 +84,10 @@ extension VerifyReceiptResponse {
             // Cut off in transit, or corrupt.
             throw .malformedJSON(byteCount: body.count)
         }
-        return try VerifyReceiptResponse(json)
+        return try VerifyReceiptResponse(json, keepingLatestReceipt: keepingLatestReceipt)
     }
 
-    init(_ json: AppleJSONObject) throws(VerifyReceiptDecodingError) {
+    init(_ json: AppleJSONObject, keepingLatestReceipt: Bool = true) throws(VerifyReceiptDecodingError) {
         guard let status = json["status"], status != .null else {
             throw .missingStatus
         }
@@ -107,7 +111,7 @@ extension VerifyReceiptResponse {
             rawStatus: code,
             rawEnvironment: json.appleString("environment"),
             receipt: receipt,
-            latestReceipt: json.appleString("latest_receipt"),
+            latestReceipt: keepingLatestReceipt ? json.appleString("latest_receipt") : nil,
             latestReceiptInfo: json.appleList(VerifyReceiptTransaction.self, "latest_receipt_info"),
             latestExpiredReceiptInfo: latestExpiredReceiptInfo,
             pendingRenewalInfo: pendingRenewalInfo,

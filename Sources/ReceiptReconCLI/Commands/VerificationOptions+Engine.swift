@@ -35,7 +35,9 @@ extension VerificationOptions {
             sharedSecret: configuration.sharedSecret?.value,
             timeout: timeoutDuration,
             budget: VerifyReceiptRetryBudget(maxAttempts: maxAttempts),
-            userAgent: "receipt-recon/\(ReceiptRecon.version)")
+            userAgent: "receipt-recon/\(ReceiptRecon.version)",
+            // The engine keeps no receipt data from Apple's answers (`ReceiptChecker`).
+            keepsLatestReceipt: false)
         return VerifyReceiptClient(
             configuration: clientConfiguration,
             transport: httpClient.makeTransport(maxConnectionsPerHost: concurrency, timeout: timeoutDuration),

@@ -16,8 +16,8 @@ public struct ReceiptCheck: Sendable {
 /// Apple), then with verifyReceipt. Identical `receipt_data` is checked once per run: answers are
 /// kept in a bounded cache keyed by a 64-bit hash and the length of the data.
 ///
-/// Threading: `check` is called from every lane at once; the cache sits behind a `Mutex`, and no
-/// network call happens while holding it.
+/// Threading: `check` is called from every lane at once (the reader's and the workers' threads); the
+/// cache sits behind a `Mutex`, and no network call happens while holding it.
 final class ReceiptChecker: Sendable {
     private struct Key: Hashable {
         let hash: Int
@@ -35,29 +35,49 @@ final class ReceiptChecker: Sendable {
         self.capacity = capacity
     }
 
+    /// The check of `data`, at once when it needs no request (a cached answer, or a local ruling), else
+    /// nil: the answer then goes to `completion`, on `executor`, once Apple answered.
     /// - Parameters:
-    ///   - onAppleTraffic: called once per answer actually fetched from Apple (not for cache hits).
     ///   - shouldStop: passed to the client: no more retries once the run is stopping.
-    func check(_ data: String, shouldStop: () -> Bool, onAppleTraffic: (VerificationReport) -> Void) -> ReceiptCheck {
+    ///   - onAppleTraffic: called once per answer actually fetched from Apple (not for cache hits).
+    ///   - executor, completion: as in `VerifyReceiptClient.start`.
+    func check(
+        _ data: String,
+        shouldStop: @escaping @Sendable () -> Bool,
+        onAppleTraffic: @escaping @Sendable (VerificationReport) -> Void,
+        executor: @escaping @Sendable (_ work: @escaping @Sendable () -> Void) -> Void,
+        completion: @escaping @Sendable (ReceiptCheck) -> Void
+    ) -> ReceiptCheck? {
         let key = Key(hash: data.hashValue, length: data.utf8.count)
         if let hit = cache.withLock({ $0.entries[key] }) { return hit }
 
         // The summary (no in-app purchases) is all the job needs before asking Apple: the
         // environment (Xcode) and the bundle id, without decoding every purchase.
-        var local = Self.localCheck { () throws(ReceiptDecodingError) in try LocalReceiptDecoder.decodeSummary(base64: data) }
-        var report: VerificationReport?
-        if ReceiptOutcomeRule.localRuling(local.check) == nil {
-            var answer = client.verify(receiptData: data, shouldStop: shouldStop)
-            onAppleTraffic(answer)
-            // `latest_receipt` is receipt data the job never uses: not kept in memory or the cache.
-            answer.response?.latestReceipt = nil
-            answer.latencies = []
-            report = answer
-            // A 21002 that persisted is `invalid` only if the receipt fails local decoding
-            // (CONTRACT §5): that needs the whole decoding, purchases included.
-            if answer.appleStatus == VerifyReceiptStatus.malformedReceiptData.rawValue, local.check == LocalReceiptCheck.decodes {
-                local = Self.localCheck { () throws(ReceiptDecodingError) in try LocalReceiptDecoder.decode(base64: data) }
+        let local = Self.localCheck { () throws(ReceiptDecodingError) in try LocalReceiptDecoder.decodeSummary(base64: data) }
+        guard ReceiptOutcomeRule.localRuling(local.check) != nil else {
+            client.start(receiptData: data, shouldStop: shouldStop, executor: executor) { [self] answer in
+                onAppleTraffic(answer)
+                completion(answered(data, key: key, local: local, answer: answer))
             }
+            return nil
+        }
+        let result = ReceiptCheck(local: local.check, localBundleID: local.bundleID, report: nil)
+        remember(result, for: key)
+        return result
+    }
+
+    /// The check of `data` once Apple answered, remembered.
+    private func answered(_ data: String, key: Key, local: (check: LocalReceiptCheck, bundleID: String?),
+                          answer: VerificationReport) -> ReceiptCheck {
+        var local = local
+        var report = answer
+        // `latest_receipt` is receipt data the job never uses: not kept in memory or the cache.
+        report.response?.latestReceipt = nil
+        report.latencies = []
+        // A 21002 that persisted is `invalid` only if the receipt fails local decoding
+        // (CONTRACT §5): that needs the whole decoding, purchases included.
+        if report.appleStatus == VerifyReceiptStatus.malformedReceiptData.rawValue, local.check == LocalReceiptCheck.decodes {
+            local = Self.localCheck { () throws(ReceiptDecodingError) in try LocalReceiptDecoder.decode(base64: data) }
         }
         let result = ReceiptCheck(local: local.check, localBundleID: local.bundleID, report: report)
         remember(result, for: key)

@@ -30,9 +30,9 @@ extension ReconciliationEngine {
         let catalog = try Self.loadCatalog(store.connection)
         let context = ReceiptOutcomeContext(servedEnvironment: options.environment, acceptedBundleIDs: Set(options.bundleIDs))
         let checker = ReceiptChecker(client: client)
-        let users = BlockingQueue<UserWork>(capacity: max(16, options.concurrency * 2))
+        let lanes = LaneScheduler<UserWork>(lanes: options.concurrency, capacity: max(16, options.concurrency * 2))
         let preparedCapacity = max(256, options.concurrency * 4)
-        let prepared = BlockingQueue<UnitBuilder.PreparedUser>(capacity: preparedCapacity, refill: preparedCapacity - 1)
+        let preparedUsers = BlockingQueue<UnitBuilder.PreparedUser>(capacity: preparedCapacity, refill: preparedCapacity - 1)
         let shutdown = self.shutdown
         let options = self.options
         let log = self.log
@@ -46,7 +46,8 @@ extension ReconciliationEngine {
                 defer { writers.leave() }
                 control.waitForGate()
                 defer { counters.addDatabaseTime(owned.resource.secondsWaited) }
-                while case let batch = prepared.take(upTo: UnitWriter.maximumBatch, gather: UnitWriter.gatherTime), !batch.isEmpty {
+                while case let batch = preparedUsers.take(upTo: UnitWriter.maximumBatch, gather: UnitWriter.gatherTime),
+                      !batch.isEmpty {
                     if control.discardsUnwrittenUsers { continue }
                     do {
                         let units = batch.map { user in
@@ -82,36 +83,36 @@ extension ReconciliationEngine {
             thread.start()
         }
 
-        // Lanes: each verifies one user's receipts at a time, blocking only itself.
-        let lanes = DispatchGroup()
-        for index in 0..<options.concurrency {
-            lanes.enter()
-            let thread = Thread {
-                defer { lanes.leave() }
-                while let work = users.take() {
-                    // Stopping: queued users are not in flight; drop them.
-                    if control.isStopping || shutdown.isRequested { continue }
-                    var checks: [Int64: ReceiptCheck] = [:]
-                    for receipt in work.receipts {
-                        checks[receipt.id] = checker.check(receipt.data, shouldStop: { control.isStopping },
-                                                           onAppleTraffic: counters.addTraffic)
-                    }
-                    if control.isStopping { continue }
-                    do {
-                        let user = try UnitBuilder.prepare(work: work, checks: checks, context: context, catalog: catalog,
-                                                           options: options)
-                        let unverified = user.receipts.filter { $0.outcome == .unverified }.count
-                        prepared.put(user)
-                        control.classified(receipts: user.receipts.count, unverified: unverified)
-                    } catch {
-                        log.log(.error, "run.configuration_error", ["run_id": String(runID), "error": "\(error)"])
-                        control.stop(.aborted, exitCode: 78, reason: "Apple reported a configuration error: \(error)")
-                    }
+        // Lanes: each verifies one user's receipts at a time. A lane is not a thread: the reader starts a
+        // user when a lane is idle, and the workers carry on from each answer (`LaneScheduler`, `WorkerPool`).
+        let workers = WorkerPool(threads: max(1, min(options.concurrency, ProcessInfo.processInfo.activeProcessorCount)),
+                                 name: "receipt-recon.worker")
+        let lane = UserLane(
+            checker: checker,
+            shouldStop: { control.isStopping },
+            onAppleTraffic: { counters.addTraffic($0) },
+            executor: { workers.submit($0) },
+            finish: { user in
+                // Stopping: what was checked is not written (the run's results stop where it stopped).
+                if control.isStopping { return }
+                do {
+                    let prepared = try UnitBuilder.prepare(work: user.work, checks: user.checks, context: context,
+                                                           catalog: catalog, options: options)
+                    let unverified = prepared.receipts.filter { $0.outcome == .unverified }.count
+                    preparedUsers.put(prepared)
+                    control.classified(receipts: prepared.receipts.count, unverified: unverified)
+                } catch {
+                    log.log(.error, "run.configuration_error", ["run_id": String(runID), "error": "\(error)"])
+                    control.stop(.aborted, exitCode: 78, reason: "Apple reported a configuration error: \(error)")
                 }
-            }
-            thread.name = "receipt-recon.lane.\(index)"
-            thread.start()
-        }
+            },
+            next: {
+                // Stopping: queued users are not in flight; drop them.
+                while let work = lanes.next() {
+                    if !(control.isStopping || shutdown.isRequested) { return work }
+                }
+                return nil
+            })
 
         // Progress, about once a second, from its own thread.
         let finished = Atomic<Bool>(false)
@@ -129,7 +130,13 @@ extension ReconciliationEngine {
             try produce { work in
                 guard !control.isStopping, !shutdown.isRequested else { return false }
                 counters.addSelected(users: 1, receipts: work.receipts.count)
-                return users.put(work)
+                switch lanes.admit(work) {
+                case .run(let work):
+                    lane.run(work)
+                    return true
+                case .queued: return true
+                case .closed: return false
+                }
             }
         } catch {
             produceError = error
@@ -137,14 +144,15 @@ extension ReconciliationEngine {
             control.stop(.failed, exitCode: (error as? PostgresError)?.isConnectionFailure == true ? 69 : 70,
                          reason: "reading due receipts failed: \(reason)")
         }
-        users.close()
+        lanes.close()
         counters.addDatabaseTime(producerDatabaseSeconds())
-        lanes.wait()
+        lanes.waitUntilIdle()
+        workers.close()
         if shutdown.isRequested {
             control.stop(.interrupted, exitCode: 75, reason: "\(shutdown.name ?? "a signal") received: stopped taking work, finished what was in flight")
         }
         control.openGate()
-        prepared.close()
+        preparedUsers.close()
         writers.wait()
         finished.store(true, ordering: .releasing)
 

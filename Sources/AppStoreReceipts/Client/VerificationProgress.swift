@@ -1,0 +1,130 @@
+import Foundation
+
+/// One verification between its requests: what was learnt so far and what to do next, by CONTRACT §5.
+/// Only bookkeeping: the drivers (`VerifyReceiptClient.verify`, which blocks, and `start`, which calls
+/// back) do the sending and the waiting, so both follow exactly the same rules.
+struct VerificationProgress {
+    enum Next {
+        /// Send the next attempt (`attempt`, already advanced) once `after` has passed.
+        case send(after: Duration)
+        /// The verification is over.
+        case finished(VerificationReport)
+    }
+
+    /// The request body, the same for every attempt.
+    let body: Data
+    private(set) var attempt: VerifyReceiptAttempt
+    private var report = VerificationReport()
+
+    /// The progress before the first request, or the finished report when no request can be built.
+    static func begin(receiptData: String, configuration: VerifyReceiptClient.Configuration)
+        -> Result<VerificationProgress, FinishedEarly> {
+        do {
+            let body = try VerifyReceiptRequest(receiptData: receiptData, password: configuration.sharedSecret).jsonBody()
+            return .success(VerificationProgress(
+                body: body, attempt: VerifyReceiptAttempt(endpoint: configuration.environment, budget: configuration.budget)))
+        } catch {
+            var report = VerificationReport()
+            report.finish(.unverified(.retriesExhausted(.transport(.connectionFailed(detail: "request could not be encoded")))),
+                          detail: "request could not be encoded")
+            return .failure(FinishedEarly(report: report))
+        }
+    }
+
+    /// A verification that ended before its first request.
+    struct FinishedEarly: Error {
+        let report: VerificationReport
+    }
+
+    /// Records the outcome of the request sent for `attempt`, which took `latency` (the throttle's wait
+    /// excluded), and says what comes next.
+    /// - Parameter shouldStop: asked before a retry; true ends the verification `unverified` instead.
+    mutating func record(_ result: HTTPExchangeResult, latency: Duration, configuration: VerifyReceiptClient.Configuration,
+                         now: Date, shouldStop: () -> Bool) -> Next {
+        report.requests += 1
+        report.latencies.append(latency)
+        report.answeredBy = attempt.endpoint
+
+        let exchange: VerifyReceiptExchange
+        var detail: String
+        switch result {
+        case .failed(let failure):
+            exchange = .transportFailed(failure)
+            detail = "\(attempt.endpoint): \(failure)"
+        case .response(let reply):
+            exchange = .httpResponse(statusCode: reply.statusCode, retryAfter: reply.header("retry-after"),
+                                     bodyData: reply.body, keepingLatestReceipt: configuration.keepsLatestReceipt)
+            if reply.statusCode == 429 { report.throttled += 1 }
+            if let response = exchange.response, (200..<300).contains(reply.statusCode) {
+                report.response = response
+                report.appleStatus = response.rawStatus
+                detail = "\(attempt.endpoint): status \(response.rawStatus)"
+            } else {
+                detail = "\(attempt.endpoint): \(reply.summary)"
+            }
+        }
+
+        let verdict = VerifyReceiptClassifier.verdict(for: exchange, attempt: attempt, now: now)
+        guard let next = attempt.next(after: verdict) else {
+            report.finish(verdict, detail: "\(verdict) (\(detail))")
+            return .finished(report)
+        }
+        var backoff = Duration.zero
+        if case .transient(let reason, let retryAfter) = verdict {
+            if shouldStop() {
+                report.finish(.unverified(.retriesExhausted(reason)), detail: "stopped before retrying (\(detail))")
+                return .finished(report)
+            }
+            report.retries += 1
+            backoff = configuration.backoff.delay(afterAttempt: attempt.number, retryAfter: retryAfter)
+        } else {
+            report.hops += 1
+        }
+        attempt = next
+        return .send(after: backoff)
+    }
+}
+
+/// A verification started with `VerifyReceiptClient.start`, between the request it sent and the answer.
+///
+/// Threading: `@unchecked Sendable` because its state is touched by one thread at a time, in turn: the
+/// one that sends, then, after the transport's callback, the executor's thread that records the answer
+/// and sends again or finishes. The transport's callback itself only measures and hands over.
+final class PendingVerification: @unchecked Sendable {
+    private let client: VerifyReceiptClient
+    private var progress: VerificationProgress
+    private let shouldStop: @Sendable () -> Bool
+    private let executor: @Sendable (_ work: @escaping @Sendable () -> Void) -> Void
+    private let completion: @Sendable (VerificationReport) -> Void
+
+    init(client: VerifyReceiptClient, progress: VerificationProgress, shouldStop: @escaping @Sendable () -> Bool,
+         executor: @escaping @Sendable (_ work: @escaping @Sendable () -> Void) -> Void,
+         completion: @escaping @Sendable (VerificationReport) -> Void) {
+        self.client = client
+        self.progress = progress
+        self.shouldStop = shouldStop
+        self.executor = executor
+        self.completion = completion
+    }
+
+    func send() {
+        let clock = client.clock
+        let started = clock.now()
+        let wait = client.throttle.begin()
+        client.transport.send(client.configuration.url(for: progress.attempt.endpoint), body: progress.body,
+                              headers: client.requestHeaders, timeout: client.configuration.timeout,
+                              startingIn: wait, clock: clock) { result in
+            let latency = clock.now() - started - wait
+            self.client.throttle.end()
+            self.executor { self.received(result, latency: latency) }
+        }
+    }
+
+    private func received(_ result: HTTPExchangeResult, latency: Duration) {
+        switch progress.record(result, latency: latency, configuration: client.configuration,
+                               now: client.clock.wallClock(), shouldStop: shouldStop) {
+        case .finished(let report): completion(report)
+        case .send(after: let backoff): client.after(backoff) { self.send() }
+        }
+    }
+}
