@@ -22,9 +22,9 @@ extension ReconciliationEngine {
         initial.shard = kind == .nightly ? options.shard : "user"
         initial.startedAt = Date()
         let counters = RunCounters(summary: initial)
-        // Two writers: each gathers up to 100 ms of users per COMMIT, so one keeps up with a thousand
-        // receipts a second (measured: busy about a tenth of the time at 400); the second overlaps a
-        // commit's flush with the next batch.
+        // Two writers: each gathers up to `UnitWriter.gatherTime` of users per COMMIT, so one keeps up
+        // with a thousand receipts a second (measured: busy about a tenth of the time at 400); the second
+        // overlaps a commit's flush with the next batch.
         let writerCount = max(1, min(2, options.concurrency))
         let control = RunControl(options: options, writerCount: writerCount)
         let catalog = try Self.loadCatalog(store.connection)
