@@ -50,7 +50,9 @@ struct AppleJSONParser {
             }
         }
         let (tape, members, decoded) = try parsed.get()
-        text.append(contentsOf: decoded)
+        // Only when there is something to add: appending, even nothing, copies `text` while the
+        // caller still holds `input`.
+        if !decoded.isEmpty { text.append(contentsOf: decoded) }
         return AppleJSONDocument(text: text, tape: tape, members: members).root
     }
 
