@@ -7,7 +7,7 @@ import Synchronization
 /// Why not a thread per request in flight: then every answer woke its own lane, a thread switch per
 /// receipt, and 64 to 192 threads took turns on two cores with cold caches. Here the curl loop hands over
 /// the answers it collected in a turn, and a sleeping worker is woken only when no worker is awake, or
-/// when work piles up behind the awake ones; an awake worker takes everything queued before it sleeps.
+/// when work piles up behind the awake ones; an awake worker runs everything queued before it sleeps.
 ///
 /// Threading: `submit` may be called from any thread (the curl loop's, mostly) and never blocks. The
 /// work may block briefly (a full writers' queue), as it runs on threads of the job's own, never on
@@ -70,32 +70,32 @@ final class WorkerPool: Sendable {
     }
 
     private func work() {
-        var batch: [@Sendable () -> Void] = []
         while true {
-            let sleep = state.withLock { state -> Bool? in
-                while state.head < state.queue.count, batch.count < 64 {
-                    if let work = state.queue[state.head].take() { batch.append(work) }
+            // One at a time: work may block (a full writers' queue), and what is still queued then goes
+            // to another worker instead of waiting behind it.
+            let next = state.withLock { state -> (@Sendable () -> Void)?? in
+                if state.head < state.queue.count {
+                    let work = state.queue[state.head].take()
                     state.head += 1
+                    if state.head == state.queue.count {
+                        state.queue.removeAll(keepingCapacity: true)
+                        state.head = 0
+                    }
+                    return .some(work)
                 }
-                if state.head == state.queue.count {
-                    state.queue.removeAll(keepingCapacity: true)
-                    state.head = 0
-                }
-                guard batch.isEmpty else { return false }
-                // Closed and drained: every other worker is idle too or finishing its last batch, whose
-                // work can still submit more; that worker runs it itself before it sees this.
+                // Closed and drained: every other worker is idle too or running its last work, which can
+                // still submit more; that worker runs it itself before it sees this.
                 if state.closed { return nil }
                 state.sleeping += 1
                 state.awake -= 1
-                return true
+                return .some(nil)
             }
-            guard let sleep else { return }
-            if sleep {
+            guard let next else { return }
+            guard let work = next else {
                 bell.wait()
                 continue
             }
-            for work in batch { work() }
-            batch.removeAll(keepingCapacity: true)
+            work()
         }
     }
 }

@@ -1,0 +1,103 @@
+import AppStoreReceipts
+import AppStoreSimulator
+import Foundation
+import Synchronization
+import Testing
+
+/// `VerifyReceiptClient.start`, the job's way to verify: the same routing and retries as `verify`, without
+/// a thread waiting per request, and everything after an answer run by the caller's executor.
+@Suite struct VerifyReceiptClientStartTests {
+    static let receipt = VerifyReceiptClientLoopbackTests.receipt
+
+    /// An executor of the test's own: one thread, so the test can tell the work ran there.
+    final class TestExecutor: Sendable {
+        private let queue = Mutex<[@Sendable () -> Void]>([])
+        private let bell = DispatchSemaphore(value: 0)
+        private let thread = Mutex<pthread_t?>(nil)
+
+        /// Whether the calling thread is the executor's.
+        var isCurrent: Bool { thread.withLock { $0 } == pthread_self() }
+
+        init() {
+            let thread = Thread { [self] in
+                self.thread.withLock { $0 = pthread_self() }
+                while true {
+                    bell.wait()
+                    for work in queue.withLock({ work in defer { work = [] }; return work }) { work() }
+                }
+            }
+            thread.start()
+        }
+
+        func run(_ work: @escaping @Sendable () -> Void) {
+            queue.withLock { $0.append(work) }
+            bell.signal()
+        }
+    }
+
+    /// Starts one verification and waits for its report, noting whether the completion ran on the executor.
+    static func started(_ client: VerifyReceiptClient, executor: TestExecutor) -> (report: VerificationReport?, onExecutor: Bool) {
+        let outcome = Mutex<(VerificationReport?, Bool)>((nil, false))
+        let done = DispatchSemaphore(value: 0)
+        client.start(receiptData: receipt, shouldStop: { false }, executor: { executor.run($0) }) { report in
+            outcome.withLock { $0 = (report, executor.isCurrent) }
+            done.signal()
+        }
+        _ = done.wait(timeout: .now() + 30)
+        return outcome.withLock { $0 }
+    }
+
+    @Test(arguments: HTTPTransportKind.allCases)
+    func aHopAndRetriesGiveTheSameReportAsVerifyAndFinishOnTheExecutor(_ transport: HTTPTransportKind) throws {
+        let script: [ScriptedAppleServer.Answer] = [.status(21007)]
+        let sandbox: [ScriptedAppleServer.Answer] = [.status(21005), .status(0, extra: #","environment":"Sandbox""#)]
+        let viaVerify = try ScriptedAppleServer(production: script, sandbox: sandbox)
+        let expected = viaVerify.client(transport: transport).verify(receiptData: Self.receipt)
+
+        let apple = try ScriptedAppleServer(production: script, sandbox: sandbox)
+        let (report, onExecutor) = Self.started(apple.client(transport: transport), executor: TestExecutor())
+        let got = try #require(report, "start never completed")
+        #expect(got.verdict == expected.verdict && got.verdict == .valid)
+        #expect(got.detail == expected.detail)
+        #expect((got.requests, got.retries, got.hops) == (expected.requests, expected.retries, expected.hops))
+        #expect((got.requests, got.retries, got.hops) == (3, 1, 1))
+        #expect(got.environment == .sandbox)
+        #expect(apple.endpoints == ["production", "sandbox", "sandbox"])
+        #expect(onExecutor, "the completion ran off the executor")
+    }
+
+    @Test(arguments: HTTPTransportKind.allCases)
+    func aRetryAfterIsWaitedOutBeforeTheNextRequest(_ transport: HTTPTransportKind) throws {
+        let apple = try ScriptedAppleServer(production: [.http(503, body: "<html>down</html>", headers: [("Retry-After", "1")]),
+                                                         .status(0)])
+        let started = Date()
+        let (report, _) = Self.started(apple.client(transport: transport), executor: TestExecutor())
+        #expect(Date().timeIntervalSince(started) >= 1.0)
+        #expect(report?.verdict == .valid)
+        #expect(report?.requests == 2)
+    }
+
+    /// The point of `start`: one thread starts sixty-four verifications, all in flight together, and
+    /// none of the starts waits for an answer.
+    @Test func oneThreadKeepsSixtyFourRequestsInFlight() throws {
+        let apple = try ScriptedAppleServer(production: [.delayed(.milliseconds(600), status: 0)])
+        let client = apple.client(transport: .curl, concurrency: 64)
+        let executor = TestExecutor()
+        let valid = Atomic(0)
+        let finished = Atomic(0)
+        let done = DispatchGroup()
+        for _ in 0..<64 {
+            done.enter()
+            client.start(receiptData: Self.receipt, shouldStop: { false }, executor: { executor.run($0) }) { report in
+                if report.verdict == .valid { valid.add(1, ordering: .relaxed) }
+                finished.add(1, ordering: .relaxed)
+                done.leave()
+            }
+        }
+        // Every start has returned, and the server holds each answer for 600 ms.
+        #expect(finished.load(ordering: .relaxed) == 0, "a start waited for its answer")
+        #expect(done.wait(timeout: .now() + 30) == .success)
+        #expect(valid.load(ordering: .relaxed) == 64)
+        #expect(apple.server.stats.peakRequestsInFlight == 64)
+    }
+}
