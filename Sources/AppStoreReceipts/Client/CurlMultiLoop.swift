@@ -254,9 +254,11 @@ final class CurlMultiLoop: @unchecked Sendable {
         guard let first = scheduled.first, first.start <= .now else { return }
         let now = ContinuousClock.now
         let due = scheduled.prefix { $0.start <= now }.count
-        let starting = scheduled[..<due]
+        for index in 0..<due { start(scheduled[index]) }
+        // After the starts, with no slice of `scheduled` alive: the array is unique, so the rest move
+        // down in one memmove. Removing while a slice was kept copied every waiting request, retains
+        // and all, on each turn (about 6 % of the loop thread at 50 requests/s).
         scheduled.removeFirst(due)
-        for request in starting { start(request) }
     }
 
     /// Gives the kernel's thread name (`top -H`, `/proc/self/task/*/comm`): Foundation's `Thread.name`
