@@ -1,0 +1,45 @@
+import Foundation
+
+/// A verification started with `VerifyReceiptClient.start`, between the request it sent and the answer.
+///
+/// Threading: `@unchecked Sendable` because its state is touched by one thread at a time, in turn: the
+/// one that sends, then, after the transport's callback, the executor's thread that records the answer
+/// and sends again or finishes. The transport's callback itself only measures and hands over.
+final class PendingVerification: @unchecked Sendable {
+    private let client: VerifyReceiptClient
+    private var progress: VerificationProgress
+    private let shouldStop: @Sendable () -> Bool
+    private let executor: @Sendable (_ work: @escaping @Sendable () -> Void) -> Void
+    private let completion: @Sendable (VerificationReport) -> Void
+
+    init(client: VerifyReceiptClient, progress: VerificationProgress, shouldStop: @escaping @Sendable () -> Bool,
+         executor: @escaping @Sendable (_ work: @escaping @Sendable () -> Void) -> Void,
+         completion: @escaping @Sendable (VerificationReport) -> Void) {
+        self.client = client
+        self.progress = progress
+        self.shouldStop = shouldStop
+        self.executor = executor
+        self.completion = completion
+    }
+
+    func send() {
+        let clock = client.clock
+        let started = clock.now()
+        let wait = client.throttle.begin()
+        client.transport.send(client.configuration.url(for: progress.attempt.endpoint), body: progress.body,
+                              headers: client.requestHeaders, timeout: client.configuration.timeout,
+                              startingIn: wait, clock: clock) { result in
+            let latency = clock.now() - started - wait
+            self.client.throttle.end()
+            self.executor { self.received(result, latency: latency) }
+        }
+    }
+
+    private func received(_ result: HTTPExchangeResult, latency: Duration) {
+        switch progress.record(result, latency: latency, configuration: client.configuration,
+                               now: client.clock.wallClock(), shouldStop: shouldStop) {
+        case .finished(let report): completion(report)
+        case .send(after: let backoff): client.after(backoff) { self.send() }
+        }
+    }
+}
