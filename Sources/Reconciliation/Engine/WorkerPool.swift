@@ -80,6 +80,10 @@ final class WorkerPool: Sendable {
                     if state.head == state.queue.count {
                         state.queue.removeAll(keepingCapacity: true)
                         state.head = 0
+                    } else if state.head > 1024, state.head * 2 > state.queue.count {
+                        // A queue that never quite empties still sheds its taken slots.
+                        state.queue.removeFirst(state.head)
+                        state.head = 0
                     }
                     return .some(work)
                 }
