@@ -57,14 +57,10 @@ public final class CurlMultiTransport: HTTPTransport {
     }
 
     /// The loop starts the request when `wait` has passed, so the lane sleeps once (for the answer)
-    /// instead of twice. Only on the real clock: a test's fake clock is not the loop's.
+    /// instead of twice.
     public func post(_ url: URL, body: Data, headers: [String: String], timeout: Duration, startingIn wait: Duration,
                      clock: any ThrottleClock) -> HTTPExchangeResult {
-        guard clock is SystemThrottleClock else {
-            if wait > .zero { clock.sleep(for: wait) }
-            return post(url, body: body, headers: headers, timeout: timeout)
-        }
-        return post(url, body: body, headers: headers, timeout: timeout, start: .now + max(.zero, wait))
+        post(url, body: body, headers: headers, timeout: timeout, start: Self.start(after: wait, on: clock))
     }
 
     /// The loop starts the request when `wait` has passed and calls `completion` from its thread. No
@@ -72,35 +68,30 @@ public final class CurlMultiTransport: HTTPTransport {
     public func send(_ url: URL, body: Data, headers: [String: String], timeout: Duration, startingIn wait: Duration,
                      clock: any ThrottleClock, completion: @escaping @Sendable (HTTPExchangeResult) -> Void) {
         guard let loop else { return completion(.failed(.connectionFailed(detail: "libcurl could not be initialised"))) }
-        var start = ContinuousClock.now
-        if clock is SystemThrottleClock {
-            start += max(.zero, wait)
-        } else if wait > .zero {
-            clock.sleep(for: wait)
-        }
-        loop.submit(CurlRequest(url: url.absoluteString, body: body, headers: headers,
-                                timeoutMilliseconds: Self.milliseconds(timeout), start: start,
-                                completion: CurlCompletion(handler: completion)))
+        loop.submit(CurlRequest(url: url, body: body, headers: headers, timeout: timeout,
+                                start: Self.start(after: wait, on: clock), completion: CurlCompletion(handler: completion)))
     }
 
-    /// Rounded up (libcurl counts whole milliseconds), at least 1 (0 means none) and capped at a year,
-    /// far from overflow.
-    private static func milliseconds(_ timeout: Duration) -> Int {
-        let components = timeout.components
-        return max(1, Int(min(components.seconds, 365 * 86_400) * 1000
-            + (components.attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000))
+    /// When the loop may start a request told to wait `wait` on `clock`. Only on the real clock: a
+    /// test's fake clock is not the loop's, so it is slept on here and the request starts at once.
+    private static func start(after wait: Duration, on clock: any ThrottleClock) -> ContinuousClock.Instant {
+        guard clock is SystemThrottleClock else {
+            if wait > .zero { clock.sleep(for: wait) }
+            return .now
+        }
+        return .now + max(.zero, wait)
     }
 
     private func post(_ url: URL, body: Data, headers: [String: String], timeout: Duration,
                       start: ContinuousClock.Instant) -> HTTPExchangeResult {
         guard let loop else { return .failed(.connectionFailed(detail: "libcurl could not be initialised")) }
-        let milliseconds = Self.milliseconds(timeout)
         let completion = CurlCompletion()
-        loop.submit(CurlRequest(url: url.absoluteString, body: body, headers: headers,
-                                timeoutMilliseconds: milliseconds, start: start, completion: completion))
+        let request = CurlRequest(url: url, body: body, headers: headers, timeout: timeout, start: start,
+                                  completion: completion)
+        loop.submit(request)
         let startsIn = start - .now
         let delay = max(0, startsIn.components.seconds * 1000 + startsIn.components.attoseconds / 1_000_000_000_000_000)
-        let backstop = DispatchTime.now() + .milliseconds(Int(delay) + milliseconds + 1000)
+        let backstop = DispatchTime.now() + .milliseconds(Int(delay) + request.timeoutMilliseconds + 1000)
         if let result = completion.wait(until: backstop) { return result }
         loop.cancel(completion)
         completion.finish(.failed(.timedOut))

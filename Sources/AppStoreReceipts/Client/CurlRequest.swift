@@ -10,4 +10,17 @@ struct CurlRequest: Sendable {
     /// When the loop may start it: the throttle's token is due then.
     let start: ContinuousClock.Instant
     let completion: CurlCompletion
+
+    init(url: URL, body: Data, headers: [String: String], timeout: Duration, start: ContinuousClock.Instant,
+         completion: CurlCompletion) {
+        self.url = url.absoluteString
+        self.body = body
+        self.headers = headers
+        // Rounded up (libcurl counts whole milliseconds) and capped at a year, far from overflow.
+        let components = timeout.components
+        timeoutMilliseconds = max(1, Int(min(components.seconds, 365 * 86_400) * 1000
+            + (components.attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000))
+        self.start = start
+        self.completion = completion
+    }
 }

@@ -1,29 +1,27 @@
 import Foundation
 import Synchronization
 
-/// A bounded FIFO handing work between the job's own threads (reader → lanes → writers).
+/// A bounded FIFO handing work between the job's own threads: the lanes' finished users to the writers.
 ///
-/// `put` blocks while the queue is full, which is what keeps memory flat: the reader can never run
-/// more than `capacity` users ahead of the lanes. `take` returns nil once the queue is closed and
-/// empty. Blocking happens only on the job's dedicated threads, never on `DispatchQueue.global()`.
+/// `put` blocks while the queue is full, which is what keeps memory flat: the lanes can never run more
+/// than `capacity` users ahead of the writers. `take` returns nil once the queue is closed and empty.
+/// Blocking happens only on the job's dedicated threads, never on `DispatchQueue.global()`.
 ///
-/// Why not one semaphore per direction: then every `take` woke the blocked producer and every `put` a
+/// Why not one semaphore per direction: then every `take` woke a blocked producer and every `put` a
 /// gathering writer, a thread switch per user each (about a tenth of a millisecond of CPU here between
 /// them). Instead a sleeping thread is woken only when it has something worth waking for: producers
-/// once the queue has drained to `refill` (half, for the reader), a waiting taker per element, and a
-/// gathering writer not at all (it sleeps out its gather time, then takes what came).
+/// once the queue has drained to `refill`, a waiting taker per element, and a gathering writer not at
+/// all (it sleeps out its gather time, then takes what came).
 ///
 /// Each sleeper registers in `state` under the lock and sleeps on its own side's semaphore; a wake-up is
 /// one `signal` for one registered sleeper, so a signal is never lost nor spent on nobody.
 final class BlockingQueue<Element: Sendable>: Sendable {
     private struct State {
-        /// Taken slots are nil until the front is compacted away, so a taken element is released at once.
-        var items: [Element?] = []
-        var head = 0
+        var items = FIFOBuffer<Element>()
         var closed = false
         var sleepingProducers = 0
         var sleepingTakers = 0
-        var count: Int { items.count - head }
+        var count: Int { items.count }
     }
 
     private let state = Mutex(State())
@@ -34,8 +32,8 @@ final class BlockingQueue<Element: Sendable>: Sendable {
     private let takerBell = DispatchSemaphore(value: 0)
 
     /// - Parameter refill: blocked producers wake once this few elements are left (default: half the
-    ///   capacity, for the reader, whose pages are cheaper in bulk). Lanes feeding the writers pass
-    ///   `capacity - 1`: a lane kept asleep is a request not sent while tokens go unused.
+    ///   capacity, for producers that work cheaper in bulk). The engine passes `capacity - 1`: a worker
+    ///   kept asleep on a full queue is answers not handled and requests not sent while tokens go unused.
     init(capacity: Int, refill: Int? = nil) {
         precondition(capacity >= 1, "capacity must be at least 1")
         self.capacity = capacity
@@ -67,7 +65,7 @@ final class BlockingQueue<Element: Sendable>: Sendable {
     func take() -> Element? {
         while true {
             let (element, sleep, producers) = state.withLock { state -> (Element?, Bool, Int) in
-                if let element = pop(&state) { return (element, false, wakeableProducers(&state)) }
+                if let element = state.items.popFirst() { return (element, false, wakeableProducers(&state)) }
                 if state.closed { return (nil, false, 0) }
                 state.sleepingTakers += 1
                 return (nil, true, 0)
@@ -88,7 +86,7 @@ final class BlockingQueue<Element: Sendable>: Sendable {
         let waitForMore = state.withLock { $0.count < limit - 1 && !$0.closed }
         if waitForMore { Thread.sleep(forTimeInterval: Double(gather.components.seconds) + Double(gather.components.attoseconds) / 1e18) }
         let producers = state.withLock { state -> Int in
-            while batch.count < limit, let element = pop(&state) { batch.append(element) }
+            while batch.count < limit, let element = state.items.popFirst() { batch.append(element) }
             return wakeableProducers(&state)
         }
         for _ in 0..<producers { producerBell.signal() }
@@ -104,18 +102,6 @@ final class BlockingQueue<Element: Sendable>: Sendable {
         }
         for _ in 0..<producers { producerBell.signal() }
         for _ in 0..<takers { takerBell.signal() }
-    }
-
-    /// The oldest element, if any; called holding the lock.
-    private func pop(_ state: inout State) -> Element? {
-        guard state.head < state.items.count else { return nil }
-        let element = state.items[state.head].take()
-        state.head += 1
-        if state.head > 1024, state.head * 2 > state.items.count {
-            state.items.removeFirst(state.head)
-            state.head = 0
-        }
-        return element
     }
 
     /// How many sleeping producers to wake now (unregistering them): all of them once the queue is down

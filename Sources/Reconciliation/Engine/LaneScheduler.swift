@@ -22,13 +22,12 @@ final class LaneScheduler<Work: Sendable>: Sendable {
     }
 
     private struct State {
-        var queue: [Work?] = []
-        var head = 0
+        var queue = FIFOBuffer<Work>()
         var idleLanes: Int
         var closed = false
         var producerSleeping = false
         var idleWaiters = 0
-        var count: Int { queue.count - head }
+        var count: Int { queue.count }
     }
 
     private let state: Mutex<State>
@@ -74,13 +73,7 @@ final class LaneScheduler<Work: Sendable>: Sendable {
     /// A lane finished its user: the next queued user for it, or nil, and the lane is idle.
     func next() -> Work? {
         let (work, wakeProducer, wakeIdleWaiters) = state.withLock { state -> (Work?, Bool, Int) in
-            if state.head < state.queue.count {
-                let work = state.queue[state.head].take()
-                state.head += 1
-                if state.head > 1024, state.head * 2 > state.queue.count {
-                    state.queue.removeFirst(state.head)
-                    state.head = 0
-                }
+            if let work = state.queue.popFirst() {
                 let wake = state.producerSleeping && state.count <= refill
                 if wake { state.producerSleeping = false }
                 return (work, wake, 0)

@@ -14,12 +14,10 @@ import Synchronization
 /// `DispatchQueue.global()`.
 final class WorkerPool: Sendable {
     private struct State {
-        var queue: [(@Sendable () -> Void)?] = []
-        var head = 0
+        var queue = FIFOBuffer<@Sendable () -> Void>()
         var sleeping = 0
         var awake: Int
         var closed = false
-        var pending: Int { queue.count - head }
     }
 
     /// Work queued behind the awake workers beyond which a sleeping one is woken to help.
@@ -47,7 +45,7 @@ final class WorkerPool: Sendable {
     func submit(_ work: @escaping @Sendable () -> Void) {
         let wake = state.withLock { state -> Bool in
             state.queue.append(work)
-            guard state.sleeping > 0, state.awake == 0 || state.pending > Self.backlogPerWorker * state.awake else {
+            guard state.sleeping > 0, state.awake == 0 || state.queue.count > Self.backlogPerWorker * state.awake else {
                 return false
             }
             state.sleeping -= 1
@@ -74,19 +72,7 @@ final class WorkerPool: Sendable {
             // One at a time: work may block (a full writers' queue), and what is still queued then goes
             // to another worker instead of waiting behind it.
             let next = state.withLock { state -> (@Sendable () -> Void)?? in
-                if state.head < state.queue.count {
-                    let work = state.queue[state.head].take()
-                    state.head += 1
-                    if state.head == state.queue.count {
-                        state.queue.removeAll(keepingCapacity: true)
-                        state.head = 0
-                    } else if state.head > 1024, state.head * 2 > state.queue.count {
-                        // A queue that never quite empties still sheds its taken slots.
-                        state.queue.removeFirst(state.head)
-                        state.head = 0
-                    }
-                    return .some(work)
-                }
+                if let work = state.queue.popFirst() { return .some(work) }
                 // Closed and drained: every other worker is idle too or running its last work, which can
                 // still submit more; that worker runs it itself before it sees this.
                 if state.closed { return nil }

@@ -40,14 +40,21 @@ import Testing
         }
     }
 
-    @Test func aFullQueueHoldsItsProducerUntilHalfDrained() {
-        let queue = BlockingQueue<Int>(capacity: 4)
+    /// A queue of four holding 0...3, and a producer putting 4 on a thread of its own; the semaphore is
+    /// signalled once that put returned.
+    static func fullQueueWithAWaitingProducer(refill: Int? = nil) -> (BlockingQueue<Int>, fifthPut: DispatchSemaphore) {
+        let queue = BlockingQueue<Int>(capacity: 4, refill: refill)
         for value in 0..<4 { queue.put(value) }
         let fifthPut = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
             queue.put(4)
             fifthPut.signal()
         }
+        return (queue, fifthPut)
+    }
+
+    @Test func aFullQueueHoldsItsProducerUntilHalfDrained() {
+        let (queue, fifthPut) = Self.fullQueueWithAWaitingProducer()
         #expect(fifthPut.wait(timeout: .now() + 0.2) == .timedOut, "put went past a full queue")
         #expect(queue.take() == 0)
         // Three left: above half of four, so the producer still sleeps.
@@ -58,13 +65,7 @@ import Testing
     }
 
     @Test func aQueueRefillingAtCapacityMinusOneWakesItsProducerAtTheFirstFreeSlot() {
-        let queue = BlockingQueue<Int>(capacity: 4, refill: 3)
-        for value in 0..<4 { queue.put(value) }
-        let fifthPut = DispatchSemaphore(value: 0)
-        Thread.detachNewThread {
-            queue.put(4)
-            fifthPut.signal()
-        }
+        let (queue, fifthPut) = Self.fullQueueWithAWaitingProducer(refill: 3)
         #expect(fifthPut.wait(timeout: .now() + 0.2) == .timedOut, "put went past a full queue")
         #expect(queue.take() == 0)
         #expect(fifthPut.wait(timeout: .now() + 5) == .success, "the producer slept on with a slot free")
