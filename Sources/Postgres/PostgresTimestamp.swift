@@ -36,23 +36,27 @@ public enum PostgresTimestamp {
                 + "\(pad(seconds / 3600, 2)):\(pad(seconds / 60 % 60, 2)):\(pad(seconds % 60, 2)).\(pad(fraction, 6))+00"
             return bytes.append(contentsOf: text.utf8)
         }
-        // Every instant a run writes: fixed-width digits, no intermediate strings.
-        let start = bytes.count
-        bytes.append(contentsOf: "0000-00-00 00:00:00.000000+00".utf8)
-        func put(_ value: Int64, _ width: Int, at offset: Int) {
-            var value = value
-            for index in stride(from: start + offset + width - 1, through: start + offset, by: -1) {
-                bytes[index] = UInt8(ascii: "0") + UInt8(value % 10)
-                value /= 10
+        // Every instant a run writes: fixed-width digits written into a buffer on the stack, then
+        // appended at once (the writers format tens of thousands of instants a batch).
+        let template: StaticString = "0000-00-00 00:00:00.000000+00"
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: template.utf8CodeUnitCount) { text in
+            _ = text.initialize(from: UnsafeBufferPointer(start: template.utf8Start, count: template.utf8CodeUnitCount))
+            func put(_ value: Int64, _ width: Int, at offset: Int) {
+                var value = value
+                for index in stride(from: offset + width - 1, through: offset, by: -1) {
+                    text[index] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value % 10)
+                    value /= 10
+                }
             }
+            put(year, 4, at: 0)
+            put(month, 2, at: 5)
+            put(day, 2, at: 8)
+            put(seconds / 3600, 2, at: 11)
+            put(seconds / 60 % 60, 2, at: 14)
+            put(seconds % 60, 2, at: 17)
+            put(fraction, 6, at: 20)
+            bytes.append(contentsOf: UnsafeBufferPointer(text))
         }
-        put(year, 4, at: 0)
-        put(month, 2, at: 5)
-        put(day, 2, at: 8)
-        put(seconds / 3600, 2, at: 11)
-        put(seconds / 60 % 60, 2, at: 14)
-        put(seconds % 60, 2, at: 17)
-        put(fraction, 6, at: 20)
     }
 
     /// Parses PostgreSQL's ISO output (`DateStyle = ISO`) in any session time zone:

@@ -10,20 +10,44 @@ import Foundation
 /// Immutable once built, so it is shared freely between the views into it.
 final class AppleJSONDocument: Sendable {
     /// One value, key or container header on the tape.
+    ///
+    /// Sixteen bytes: offsets and counts are stored as `UInt32` (the parser refuses documents of
+    /// `maximumTextCount` bytes or more). A 9 KB answer has about a thousand nodes, and at 32 bytes
+    /// each the tape was four times the answer itself, written once and read a few times by the
+    /// models, so half the size is half the memory each answer touches.
     struct Node: Sendable {
         enum Kind: UInt8, Sendable {
             case object, array, string, number, `true`, `false`, null
         }
 
         var kind: Kind
+        private var storedStart: UInt32 = 0
+        private var storedCount: UInt32 = 0
+        private var storedSpan: UInt32 = 0
+
+        init(kind: Kind, start: Int = 0, count: Int = 0) {
+            self.kind = kind
+            self.start = start
+            self.count = count
+        }
+
         /// Strings, numbers and keys: where their UTF-8 starts in `text`. Objects: where their
         /// member table starts in `members`.
-        var start = 0
+        var start: Int {
+            get { Int(storedStart) }
+            set { storedStart = UInt32(newValue) }
+        }
         /// Strings, numbers and keys: their byte count. Objects: the size of their member
         /// table, a power of two at least twice their member count (zero when empty).
-        var count = 0
+        var count: Int {
+            get { Int(storedCount) }
+            set { storedCount = UInt32(newValue) }
+        }
         /// Objects and arrays: how many nodes they span after their own.
-        var span = 0
+        var span: Int {
+            get { Int(storedSpan) }
+            set { storedSpan = UInt32(newValue) }
+        }
 
         /// Nodes from this one to its next sibling.
         var width: Int { 1 + span }
@@ -31,17 +55,33 @@ final class AppleJSONDocument: Sendable {
 
     /// A slot of an object's member table, an open-addressing hash table over key
     /// fingerprints: the key's fingerprint and where the key is on the tape (its value follows
-    /// it), or a negative `key` when the slot is empty.
+    /// it), or a negative `key` when the slot is empty. Eight bytes, for the reason `Node` is small.
     struct Member: Sendable {
-        var fingerprint: UInt64
-        var key: Int
+        var fingerprint: UInt32
+        private var storedKey: Int32
+
+        init(fingerprint: UInt32, key: Int) {
+            self.fingerprint = fingerprint
+            storedKey = Int32(key)
+        }
+
+        var key: Int { Int(storedKey) }
 
         static let empty = Member(fingerprint: 0, key: -1)
     }
 
+    /// The largest text a document can have, so that every offset fits a `UInt32`; the text is the
+    /// input followed by its decoded escapes, at most twice the input.
+    static let maximumTextCount = Int(UInt32.max) / 2
+
     /// The document's bytes, then the decoded form of strings that had escapes. Every range
     /// the tape points at is valid UTF-8 without escapes.
-    let text: [UInt8]
+    ///
+    /// An array, although answers arrive as `Data`: parsing a `Data` in place saved a 9 KB copy per
+    /// answer but cost more than it saved, because every read through `Data.withUnsafeBytes` went
+    /// through its storage class's exclusivity checks (callgrind: 7 % more instructions in the
+    /// workers).
+    private let text: [UInt8]
     /// The values in document order; an object's members are key, value, key, value...
     let tape: [Node]
     /// Every object's member table, one after the other.
@@ -69,8 +109,13 @@ final class AppleJSONDocument: Sendable {
         }
     }
 
+    /// Calls `body` with the text's bytes, indexed from zero.
+    func withText<Result>(_ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+        text.withUnsafeBufferPointer(body)
+    }
+
     func string(_ node: Node) -> String {
-        text.withUnsafeBufferPointer { text in
+        withText { text in
             String(decoding: UnsafeBufferPointer(rebasing: text[node.start..<(node.start + node.count)]), as: UTF8.self)
         }
     }
@@ -79,18 +124,18 @@ final class AppleJSONDocument: Sendable {
     func textEquals(_ node: Node, _ utf8: UnsafeRawBufferPointer) -> Bool {
         guard node.count == utf8.count else { return false }
         guard let other = utf8.baseAddress else { return true }
-        return text.withUnsafeBytes { text in memcmp(text.baseAddress! + node.start, other, node.count) == 0 }
+        return withText { text in memcmp(text.baseAddress! + node.start, other, node.count) == 0 }
     }
 
     /// The first slot to probe for `fingerprint` in a member table of `size` slots.
-    static func slot(_ fingerprint: UInt64, size: Int) -> Int {
-        Int(truncatingIfNeeded: (fingerprint &* 0x9E37_79B9_7F4A_7C15) >> 32) & (size - 1)
+    static func slot(_ fingerprint: UInt32, size: Int) -> Int {
+        Int(truncatingIfNeeded: (UInt64(fingerprint) &* 0x9E37_79B9_7F4A_7C15) >> 32) & (size - 1)
     }
 
     /// A cheap summary of a key (its length and first and last eight bytes): equal keys have
     /// equal fingerprints and different keys rarely do, so a lookup compares integers and
     /// compares bytes only on a match.
-    static func fingerprint(_ utf8: UnsafeRawBufferPointer) -> UInt64 {
+    static func fingerprint(_ utf8: UnsafeRawBufferPointer) -> UInt32 {
         let count = utf8.count
         var head: UInt64 = 0
         var tail: UInt64 = 0
@@ -100,6 +145,7 @@ final class AppleJSONDocument: Sendable {
         } else {
             for offset in 0..<count { head |= UInt64(utf8[offset]) << (8 * offset) }
         }
-        return head ^ (tail &* 0x0000_0100_0000_01B3) ^ (UInt64(truncatingIfNeeded: count) &* 0x9E37_79B9_7F4A_7C15)
+        let mixed = head ^ (tail &* 0x0000_0100_0000_01B3) ^ (UInt64(truncatingIfNeeded: count) &* 0x9E37_79B9_7F4A_7C15)
+        return UInt32(truncatingIfNeeded: mixed ^ (mixed >> 32))
     }
 }

@@ -41,6 +41,9 @@ struct AppleJSONParser {
     }
 
     static func parse(_ input: [UInt8]) throws(AppleJSONSyntaxError) -> AppleJSONValue {
+        guard input.count < AppleJSONDocument.maximumTextCount else {
+            throw AppleJSONSyntaxError(reason: .tooLarge, offset: AppleJSONDocument.maximumTextCount)
+        }
         var text = input
         let parsed = text.withUnsafeBufferPointer { bytes in
             Result { () throws(AppleJSONSyntaxError) in
@@ -223,7 +226,7 @@ struct AppleJSONParser {
     /// A member name, put on the tape; returns its entry for the object's member table.
     private mutating func key() throws(AppleJSONSyntaxError) -> AppleJSONDocument.Member {
         let (start, count) = try string()
-        let fingerprint: UInt64
+        let fingerprint: UInt32
         if start < bytes.count {
             fingerprint = AppleJSONDocument.fingerprint(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[start..<(start + count)])))
         } else {
@@ -238,7 +241,7 @@ struct AppleJSONParser {
     /// document's text: in the input when it has no escapes, after it when it had some.
     ///
     /// Eight bytes at a time: a word without a quote, backslash or control character is
-    /// skipped whole, and in the word that has one the bit tricks of `stops` say where.
+    /// skipped whole, and in the word that has one the lowest flag of `ByteWords.jsonStops` says where.
     private mutating func string() throws(AppleJSONSyntaxError) -> (start: Int, count: Int) {
         index += 1
         let start = index
@@ -246,7 +249,7 @@ struct AppleJSONParser {
         if let base = UnsafeRawPointer(bytes.baseAddress) {
             while index + 8 <= bytes.count {
                 let word = base.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-                let stops = Self.stops(word)
+                let stops = ByteWords.jsonStops(word)
                 if stops == 0 {
                     highBits |= word
                     index += 8
@@ -276,19 +279,6 @@ struct AppleJSONParser {
             index += 1
         }
         throw failure(.unexpectedEnd)
-    }
-
-    /// The high bit set in each byte of `word` that is a quote, a backslash or below 0x20, and
-    /// possibly in bytes after such a byte, never before it: the classic "has a zero byte" test,
-    /// whose borrows only run upwards. So the lowest set bit marks the first stop exactly.
-    private static func stops(_ word: UInt64) -> UInt64 {
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let quotes = word ^ (ones &* UInt64(UInt8(ascii: "\"")))
-        let backslashes = word ^ (ones &* UInt64(UInt8(ascii: "\\")))
-        let hasQuote = (quotes &- ones) & ~quotes
-        let hasBackslash = (backslashes &- ones) & ~backslashes
-        let hasControl = (word &- ones &* 0x20) & ~word
-        return (hasQuote | hasBackslash | hasControl) & 0x8080_8080_8080_8080
     }
 
     /// The rest of a string from its first backslash at `index`; `start` is its first byte.

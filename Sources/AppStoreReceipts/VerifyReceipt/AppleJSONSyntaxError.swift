@@ -22,6 +22,9 @@ struct AppleJSONSyntaxError: Error, Hashable, Sendable, CustomStringConvertible 
         case tooDeep
         /// More than whitespace after the top-level value.
         case trailingData
+        /// A document of `AppleJSONDocument.maximumTextCount` bytes or more (two gigabytes), whose
+        /// offsets the tape cannot hold; the offset is that limit.
+        case tooLarge
     }
 
     var reason: Reason

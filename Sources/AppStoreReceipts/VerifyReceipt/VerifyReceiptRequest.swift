@@ -21,8 +21,8 @@ public struct VerifyReceiptRequest: Hashable, Sendable {
     ///   - excludeOldTransactions: defaults to true, which keeps responses small; the job
     ///     needs the newest period of each subscription, and `in_app` still lists the rest.
     public init(receiptData: String, password: String? = nil, excludeOldTransactions: Bool = true) {
-        // Stored receipts are ASCII base64: a byte scan decides, instead of Unicode properties per Character.
-        let plain = Self.bytes(of: receiptData) { $0.allSatisfy { $0 > 0x20 && $0 < 0x7F } }
+        // Stored receipts are ASCII base64: a word scan decides, instead of Unicode properties per Character.
+        let plain = Self.bytes(of: receiptData) { ByteWords.isPrintableASCII(UnsafeRawBufferPointer($0)) }
         self.receiptData = plain ? receiptData : receiptData.filter { !$0.isWhitespace }
         self.password = password
         self.excludeOldTransactions = excludeOldTransactions
@@ -59,7 +59,7 @@ public struct VerifyReceiptRequest: Hashable, Sendable {
         body.append(UInt8(ascii: "\""))
         // Base64 and secrets need no escaping: copied whole, not byte by byte.
         let copiedWhole = bytes(of: text) { utf8 -> Bool in
-            guard !utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else { return false }
+            guard !ByteWords.containsJSONStop(UnsafeRawBufferPointer(utf8)) else { return false }
             body.append(contentsOf: utf8)
             return true
         }

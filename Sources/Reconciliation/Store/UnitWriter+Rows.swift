@@ -284,7 +284,11 @@ extension UnitWriter {
     /// The positions `lastPerKey` keeps, in key order, without hashing: a sort by key (ties in
     /// input order), then the last of each run of equal keys.
     static func lastPerKeySorted<Key: Comparable>(keys: [Key]) -> [Int] {
-        let order = keys.indices.sorted { a, b in keys[a] != keys[b] ? keys[a] < keys[b] : a < b }
+        // One comparison of keys per step where they differ: `!=` then `<` compared strings twice.
+        let order = keys.indices.sorted { a, b in
+            let (left, right) = (keys[a], keys[b])
+            return left < right || (a < b && !(right < left))
+        }
         var kept: [Int] = []
         kept.reserveCapacity(order.count)
         for (position, index) in order.enumerated()

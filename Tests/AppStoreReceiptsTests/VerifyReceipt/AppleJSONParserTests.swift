@@ -150,6 +150,27 @@ import TestSupport
         #expect(object.members.map(\.key) == ["transaction_id", "product_id"])
     }
 
+    /// A body whose byte order mark was stripped is a `Data` slice whose indices start at 3: every
+    /// offset on the tape must count from its first byte, not from index 0.
+    @Test("a Data slice parses, its strings, digits, booleans and escapes read from its own first byte")
+    func dataSlice() throws {
+        let whole = Data([0xEF, 0xBB, 0xBF] + Array(#"{"status":21007,"ok":true,"id":"1000","name":"p\/q","count":"42"}"#.utf8))
+        let slice = whole.dropFirst(3)
+        #expect(slice.startIndex == 3)
+        guard case .object(let object) = try AppleJSONParser.parse(slice) else {
+            Issue.record("not an object")
+            return
+        }
+        #expect(object["status"] == .number("21007"))
+        #expect(object["id"] == .string("1000"))
+        #expect(object["name"] == .string("p/q"))
+        #expect(object.members.map(\.key) == ["status", "ok", "id", "name", "count"])
+        let count = try #require(object.valueIndex(of: "count"))
+        #expect(object.document.plainDigits(object.document.tape[count]) == 42)
+        let ok = try #require(object.valueIndex(of: "ok"))
+        #expect(object.document.plainBool(object.document.tape[ok]) == true)
+    }
+
     // MARK: - What it refuses
 
     struct Malformed: CustomTestStringConvertible, Sendable {
