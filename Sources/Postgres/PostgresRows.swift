@@ -19,7 +19,7 @@ public struct PostgresRow: Sendable {
     ///
     ///     let expiresAt: Date? = try row.decode("expires_at")
     public func decode<T: PostgresDecodable>(_ column: String, as type: T.Type = T.self) throws -> T {
-        guard let index = columnIndex.positions[column] else {
+        guard let index = columnIndex.position(of: column) else {
             throw PostgresError.decoding("no column '\(column)' in the result (columns: \(columnIndex.names.joined(separator: ", ")))")
         }
         return try decode(at: index, as: type)
@@ -46,5 +46,13 @@ final class ColumnIndex: Sendable {
             positions[name] = index
         }
         self.positions = positions
+    }
+
+    /// Where the first column named `name` is. A few columns are scanned rather than hashed: the job
+    /// reads every value of its pages by name, and hashing the name (SipHash) cost more than a scan
+    /// comparing short names, which are inline strings compared as two words.
+    func position(of name: String) -> Int? {
+        guard names.count <= 12 else { return positions[name] }
+        return names.firstIndex(of: name)
     }
 }
