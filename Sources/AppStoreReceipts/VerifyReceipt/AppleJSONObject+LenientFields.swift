@@ -19,18 +19,18 @@ extension AppleJSONObject {
     }
 
     /// Text; a number is rendered with all its digits (ids may come as numbers).
-    func appleString(_ key: String) -> String? {
+    func appleString(_ key: StaticString) -> String? {
         guard let index = valueIndex(of: key) else { return nil }
         let node = document.tape[index]
         if node.kind == .string { return document.string(node) }
         return AppleJSONScalar(document.value(at: index))?.stringValue
     }
 
-    func appleInt(_ key: String) -> Int? {
+    func appleInt(_ key: StaticString) -> Int? {
         appleInt64(key).flatMap { Int(exactly: $0) }
     }
 
-    func appleBool(_ key: String) -> Bool? {
+    func appleBool(_ key: StaticString) -> Bool? {
         guard let index = valueIndex(of: key) else { return nil }
         switch document.plainBool(document.tape[index]) {
         case .some(let flag): return flag
@@ -41,7 +41,7 @@ extension AppleJSONObject {
     /// A date, preferring the milliseconds key, then the text key, then `alternative` (which
     /// may also hold milliseconds, as iOS 6 `expires_date` does). Two fixed text keys rather
     /// than a variadic list: the list was an array allocated on every call.
-    func appleDate(milliseconds millisecondsKey: String, text textKey: String, _ alternative: String? = nil) -> Date? {
+    func appleDate(milliseconds millisecondsKey: StaticString, text textKey: StaticString, _ alternative: StaticString? = nil) -> Date? {
         if let milliseconds = appleInt64(millisecondsKey) {
             return AppleJSONDate.fromMilliseconds(milliseconds)
         }
@@ -50,13 +50,13 @@ extension AppleJSONObject {
     }
 
     /// `int64Value` of the scalar under `key`.
-    private func appleInt64(_ key: String) -> Int64? {
+    private func appleInt64(_ key: StaticString) -> Int64? {
         guard let index = valueIndex(of: key) else { return nil }
         if let value = document.plainDigits(document.tape[index]) { return value }
         return AppleJSONScalar(document.value(at: index))?.int64Value
     }
 
-    private func appleTextDate(_ key: String) -> Date? {
+    private func appleTextDate(_ key: StaticString) -> Date? {
         guard let index = valueIndex(of: key) else { return nil }
         // Digits only, in a string or a number: milliseconds (`AppleJSONDate.fromAnySpelling`).
         if let milliseconds = document.plainDigits(document.tape[index]) {
@@ -66,15 +66,15 @@ extension AppleJSONObject {
     }
 
     /// A nested object, or nil when it is absent, `null` or not an object.
-    func appleObject<T: AppleJSONDecodable>(_ type: T.Type, _ key: String) -> T? {
-        guard case .object(let object) = self[key] else { return nil }
+    func appleObject<T: AppleJSONDecodable>(_ type: T.Type, _ key: StaticString) -> T? {
+        guard let index = valueIndex(of: key), case .object(let object) = document.value(at: index) else { return nil }
         return T(object)
     }
 
     /// A list that Apple may send as an array or, in the iOS 6 era, as a single object.
     /// Elements that are not objects are skipped; the others are kept.
-    func appleList<T: AppleJSONDecodable>(_ type: T.Type, _ key: String) -> [T] {
-        switch self[key] {
+    func appleList<T: AppleJSONDecodable>(_ type: T.Type, _ key: StaticString) -> [T] {
+        switch valueIndex(of: key).map(document.value(at:)) {
         case .array(let elements):
             return elements.compactMap { element in
                 guard case .object(let object) = element else { return nil }
