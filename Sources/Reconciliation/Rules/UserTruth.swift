@@ -55,7 +55,6 @@ public struct UserTruth: Hashable, Sendable {
         // struct of a dozen strings, and every copy into and out of a dictionary retained and
         // released each of them. Here a counted transaction is a position in `ordered` until it is
         // read once, and each transaction's product is looked up once.
-        var slotOfEntitlement: [String: Int] = [:]
         var slots: [EntitlementSlot] = []
         var countedPosition: [String: Int] = [:]
         var counted: [CountedTransaction] = []
@@ -65,18 +64,28 @@ public struct UserTruth: Hashable, Sendable {
         countedPosition.reserveCapacity(transactionCount)
         counted.reserveCapacity(transactionCount)
 
+        // A user has a few entitlements and a few products, named again by every transaction: a scan
+        // of the slots and a memo of the last product compare strings, where dictionaries hashed each
+        // name (SipHash over a 30-byte product id) several times per transaction.
         func slot(of entitlement: String) -> Int {
-            if let slot = slotOfEntitlement[entitlement] { return slot }
+            if let slot = slots.firstIndex(where: { $0.name == entitlement }) { return slot }
             slots.append(EntitlementSlot(name: entitlement))
-            slotOfEntitlement[entitlement] = slots.count - 1
             return slots.count - 1
+        }
+        var lastProduct: (id: String, product: Product?)?
+        func lookUpProduct(_ id: String?) -> Product? {
+            guard let id else { return catalog[nil] }
+            if let lastProduct, lastProduct.id == id { return lastProduct.product }
+            let product = catalog[id]
+            lastProduct = (id, product)
+            return product
         }
 
         for receiptIndex in ordered.indices {
             let standing = ordered[receiptIndex].standing(sandboxPolicy: sandboxPolicy, isSandboxTester: isSandboxTester)
             let transactions = ordered[receiptIndex].transactions
             for transactionIndex in transactions.indices {
-                let product = catalog[transactions[transactionIndex].productID]
+                let product = lookUpProduct(transactions[transactionIndex].productID)
                 if let product, product.kind != .consumable, let entitlement = product.entitlement {
                     let index = slot(of: entitlement)
                     slots[index].carry(standing)
@@ -91,7 +100,7 @@ public struct UserTruth: Hashable, Sendable {
                     // Rare: one purchase reported by two receipts of the user, the newer one's fields first.
                     let merged = counted[earlier].resolved(in: ordered).merging(transactions[transactionIndex])
                     counted[earlier].merged = merged
-                    counted[earlier].product = catalog[merged.productID]
+                    counted[earlier].product = lookUpProduct(merged.productID)
                 } else {
                     countedPosition[id] = counted.count
                     counted.append(entry)
