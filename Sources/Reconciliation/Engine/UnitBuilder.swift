@@ -32,8 +32,8 @@ enum UnitBuilder {
         var transactions: [TransactionRecord] = []
         var shared: [(receiptID: Int64, originalTransactionID: String)] = []
         // First occurrence wins, in order, for both.
-        var seenTransactions = Set<String>()
-        var seenShared = Set<SharedScanKey>()
+        var seenTransactions = SeenKeys<String>()
+        var seenShared = SeenKeys<SharedScanKey>()
         var statuses: [Int?] = []
         receipts.reserveCapacity(work.receipts.count)
         results.reserveCapacity(work.receipts.count)
@@ -64,11 +64,11 @@ enum UnitBuilder {
             for transaction in receipt.transactions {
                 guard let id = transaction.transactionID, let original = transaction.originalTransactionID,
                       let product = transaction.productID else { continue }
-                if seenShared.insert(SharedScanKey(receiptID: stored.id, originalTransactionID: original)).inserted {
+                if seenShared.insert(SharedScanKey(receiptID: stored.id, originalTransactionID: original)) {
                     shared.append((stored.id, original))
                 }
                 // One transaction row per id: a renewal reported by two receipts of the user is one purchase.
-                guard seenTransactions.insert(id).inserted else { continue }
+                guard seenTransactions.insert(id) else { continue }
                 transactions.append(TransactionRecord(
                     transactionID: id, originalTransactionID: original, productID: product, receiptID: stored.id,
                     environment: classification.environment, purchasedAt: transaction.purchaseDate,

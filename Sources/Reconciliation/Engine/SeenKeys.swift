@@ -1,0 +1,25 @@
+/// The keys seen so far, for keeping first occurrences: a short list scanned while it is small, a
+/// set once it is not.
+///
+/// Why not always a `Set`: a user has a handful of transactions, and hashing each transaction id
+/// (SipHash over 16 or more bytes, and a set's first growth) cost more than comparing it with the
+/// few seen before (callgrind: 18 M of the job's 1,244 M instructions per 2,000 receipts). The set
+/// takes over past `listLimit`, so a user with thousands of transactions is not quadratic.
+struct SeenKeys<Key: Hashable> {
+    static var listLimit: Int { 16 }
+
+    private var list: [Key] = []
+    private var set: Set<Key>?
+
+    /// Whether `key` was new; it is remembered either way.
+    mutating func insert(_ key: Key) -> Bool {
+        if set != nil { return set!.insert(key).inserted }
+        if list.contains(key) { return false }
+        list.append(key)
+        if list.count > Self.listLimit {
+            set = Set(list)
+            list = []
+        }
+        return true
+    }
+}
