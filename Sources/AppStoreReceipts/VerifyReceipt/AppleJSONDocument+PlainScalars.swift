@@ -7,7 +7,7 @@ extension AppleJSONDocument {
     /// overflow `Int64`; longer, signed or fractional text is left to `AppleJSONScalar`.
     func plainDigits(_ node: Node) -> Int64? {
         guard node.kind == .string || node.kind == .number, (1...18).contains(node.count) else { return nil }
-        return withText { text in
+        return text.withUnsafeBufferPointer { text in
             var value: Int64 = 0
             for offset in node.start..<(node.start + node.count) {
                 let digit = text[offset] &- UInt8(ascii: "0")
@@ -25,11 +25,8 @@ extension AppleJSONDocument {
         case .false: return false
         case .string, .number:
             guard node.count <= 5 else { return nil }
-            let word = withText { text in
-                var word: UInt64 = 0
-                for offset in 0..<node.count { word |= UInt64(text[node.start + offset]) << (8 * offset) }
-                return word
-            }
+            var word: UInt64 = 0
+            for offset in 0..<node.count { word |= UInt64(text[node.start + offset]) << (8 * offset) }
             if word == Self.one || (node.kind == .string && word == Self.trueWord) { return true }
             if word == Self.zero || (node.kind == .string && word == Self.falseWord) { return false }
             return nil

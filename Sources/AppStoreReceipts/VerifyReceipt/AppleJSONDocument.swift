@@ -82,7 +82,7 @@ final class AppleJSONDocument: Sendable {
     /// answer but cost more than it saved, because every read through `Data.withUnsafeBytes` went
     /// through its storage class's exclusivity checks (callgrind: 7 % more instructions in the
     /// workers).
-    private let text: [UInt8]
+    let text: [UInt8]
     /// The values in document order; an object's members are key, value, key, value...
     let tape: [Node]
     /// Every object's member table, one after the other.
@@ -110,13 +110,8 @@ final class AppleJSONDocument: Sendable {
         }
     }
 
-    /// Calls `body` with the text's bytes, indexed from zero.
-    func withText<Result>(_ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
-        text.withUnsafeBufferPointer(body)
-    }
-
     func string(_ node: Node) -> String {
-        withText { text in
+        text.withUnsafeBufferPointer { text in
             String(decoding: UnsafeBufferPointer(rebasing: text[node.start..<(node.start + node.count)]), as: UTF8.self)
         }
     }
@@ -125,7 +120,7 @@ final class AppleJSONDocument: Sendable {
     func textEquals(_ node: Node, _ utf8: UnsafeRawBufferPointer) -> Bool {
         guard node.count == utf8.count else { return false }
         guard let other = utf8.baseAddress else { return true }
-        return withText { text in memcmp(text.baseAddress! + node.start, other, node.count) == 0 }
+        return text.withUnsafeBytes { text in memcmp(text.baseAddress! + node.start, other, node.count) == 0 }
     }
 
     /// The first slot to probe for `fingerprint` in a member table of `size` slots.
@@ -144,7 +139,7 @@ final class AppleJSONDocument: Sendable {
             head = utf8.loadUnaligned(as: UInt64.self)
             tail = utf8.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
         } else {
-            for offset in 0..<count { head |= UInt64(utf8[offset]) << (8 * offset) }
+            head = ByteWords.word(utf8, from: 0).word
         }
         let mixed = head ^ (tail &* 0x0000_0100_0000_01B3) ^ (UInt64(truncatingIfNeeded: count) &* 0x9E37_79B9_7F4A_7C15)
         return UInt32(truncatingIfNeeded: mixed ^ (mixed >> 32))

@@ -50,27 +50,29 @@ public enum ByteWords {
             flags |= test(base.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
             offset += 8
         }
-        var tail: UInt64 = 0
-        var shift: UInt64 = 0
-        var tailFlags: UInt64 = 0
-        while offset < bytes.count {
-            tail |= UInt64(bytes[offset]) << shift
-            shift += 8
-            offset += 1
-        }
+        let (tail, tailCount) = word(bytes, from: offset)
+        guard tailCount > 0 else { return flags != 0 }
         // The tail's missing bytes must not be flagged: test it padded with a byte the tests accept.
-        if shift > 0 { tailFlags = test(tail | (ones &* UInt64(UInt8(ascii: "A"))) << shift) }
-        return flags | tailFlags != 0
+        return flags | test(tail | (ones &* UInt64(UInt8(ascii: "A"))) << (8 * tailCount)) != 0
+    }
+
+    /// The bytes from `offset` to the end (at most eight) as a little-endian word, and how many
+    /// there were; the missing high bytes are zero.
+    @inline(__always)
+    static func word(_ bytes: UnsafeRawBufferPointer, from offset: Int) -> (word: UInt64, count: Int) {
+        var word: UInt64 = 0
+        for index in offset..<bytes.count { word |= UInt64(bytes[index]) << (8 * (index - offset)) }
+        return (word, bytes.count - offset)
     }
 
     /// Whether `bytes` holds a byte a JSON string must escape.
-    public static func containsJSONStop(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    static func containsJSONStop(_ bytes: UnsafeRawBufferPointer) -> Bool {
         any(bytes, jsonStops)
     }
 
     /// Whether every byte of `bytes` is printable ASCII other than space (0x21...0x7E): how stored
     /// base64 receipts look when they carry no whitespace or line breaks.
-    public static func isPrintableASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    static func isPrintableASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
         !any(bytes) { below($0, 0x21) | above($0, 0x7E) }
     }
 
@@ -87,14 +89,7 @@ public enum ByteWords {
             hash ^= hash >> 29
             offset += 8
         }
-        var tail: UInt64 = 0
-        var shift: UInt64 = 0
-        while offset < bytes.count {
-            tail |= UInt64(bytes[offset]) << shift
-            shift += 8
-            offset += 1
-        }
-        hash = (hash ^ tail) &* multiplier
+        hash = (hash ^ word(bytes, from: offset).word) &* multiplier
         return hash ^ (hash >> 32)
     }
 }
