@@ -60,10 +60,15 @@ final class CurlMultiLoop: @unchecked Sendable {
     /// The loop wakes at most once per this period, and handles whatever became ready meanwhile. At a
     /// few hundred requests a second nearly every start and every answer woke it (and then a lane) on
     /// its own, and a wake-up from idle costs 10–20 µs of CPU on this 2-core VM (measured with a
-    /// two-thread ping-pong); gathering 10 ms of them cut the job's CPU by 12–14 % at `--rate 400` and
-    /// `1000`, with throughput unchanged (5 ms did not measurably help). The price: an answer reaches
-    /// its lane up to 10 ms later, and a request starts up to 10 ms after its token is due, never before.
-    static let gatheringPeriod = Duration.milliseconds(10)
+    /// two-thread ping-pong), plus caches gone cold since. Gathering 10 ms of them cut the job's CPU
+    /// by 12–14 % at `--rate 400` and `1000`; 20 ms took another 16 % off at 400 (five interleaved
+    /// runs of 20,000 receipts each: job CPU 8.24 s against 6.93 s on average, every pair alike), with
+    /// throughput unchanged. 30 ms saved no more, and 40 ms cost throughput at `--concurrency 64`
+    /// (ratio 0.94). The price: an answer reaches its lane up to 20 ms later, and a request starts up
+    /// to 20 ms after its token is due, never before; so a request holds its slot of the concurrency
+    /// up to 40 ms longer than Apple takes to answer (the README's advice on `--concurrency` allows
+    /// for it).
+    static let gatheringPeriod = Duration.milliseconds(20)
     private var lastWake = ContinuousClock.now
     /// By descriptor number: what each socket is registered for in the epoll set (0: not in it), and
     /// whether libcurl wants it watched. libcurl asks to watch a kept-alive connection at the start of
