@@ -57,18 +57,23 @@ final class CurlMultiLoop: @unchecked Sendable {
     private let headerLists = CurlHeaderLists()
     /// When libcurl wants `socket_action(CURL_SOCKET_TIMEOUT)`; nil: no timer.
     private var timerDeadline: ContinuousClock.Instant?
-    /// The loop wakes at most once per this period, and handles whatever became ready meanwhile. At a
-    /// few hundred requests a second nearly every start and every answer woke it (and then a lane) on
-    /// its own, and a wake-up from idle costs 10–20 µs of CPU on this 2-core VM (measured with a
-    /// two-thread ping-pong), plus caches gone cold since. Gathering 10 ms of them cut the job's CPU
-    /// by 12–14 % at `--rate 400` and `1000`; 20 ms took another 16 % off at 400 (five interleaved
-    /// runs of 20,000 receipts each: job CPU 8.24 s against 6.93 s on average, every pair alike), with
-    /// throughput unchanged. 30 ms saved no more, and 40 ms cost throughput at `--concurrency 64`
-    /// (ratio 0.94). The price: an answer reaches its lane up to 20 ms later, and a request starts up
-    /// to 20 ms after its token is due, never before; so a request holds its slot of the concurrency
-    /// up to 40 ms longer than Apple takes to answer (the README's advice on `--concurrency` allows
-    /// for it).
+    /// While the rate paces the requests, the loop wakes at most once per this period and handles
+    /// whatever became ready meanwhile. At a few hundred requests a second nearly every start and every
+    /// answer woke it (and then a lane) on its own, and a wake-up from idle costs 10–20 µs of CPU on this
+    /// 2-core VM (measured with a two-thread ping-pong), plus caches gone cold since. Gathering 10 ms of
+    /// them cut the job's CPU by 12–14 % at `--rate 400` and `1000`; 20 ms took another 16 % off at 400
+    /// (five interleaved runs of 20,000 receipts each: job CPU 8.24 s against 6.93 s on average, every
+    /// pair alike), with throughput unchanged. 30 ms saved no more. The price: an answer reaches its lane
+    /// up to 20 ms later, and a request starts up to 20 ms after its token is due, never before; so a
+    /// request holds its lane up to 40 ms longer than Apple takes to answer. That costs nothing while
+    /// lanes wait for tokens, but everything once the lanes are the limit (40 ms cut the throughput
+    /// ratio to 0.94 at `--concurrency 64`): hence `shortGatheringPeriod`.
     static let gatheringPeriod = Duration.milliseconds(20)
+    /// The period once the lanes, not the rate, pace the requests (see `gathering(after:current:)`).
+    /// Measured with too few lanes (`--concurrency 48` at 400/s, 100 ms latency): throughput ratio
+    /// 0.971 with it, where a fixed 10 ms read 0.901 and a fixed 20 ms 0.812.
+    static let shortGatheringPeriod = Duration.milliseconds(5)
+    private var gathering = CurlMultiLoop.gatheringPeriod
     private var lastWake = ContinuousClock.now
     /// By descriptor number: what each socket is registered for in the epoll set (0: not in it), and
     /// whether libcurl wants it watched. libcurl asks to watch a kept-alive connection at the start of
@@ -187,6 +192,7 @@ final class CurlMultiLoop: @unchecked Sendable {
                 break
             }
             for request in requests { schedule(request) }
+            gathering = Self.gathering(after: requests.lazy.map(\.waitedForToken), current: gathering)
             for completion in cancelled { abandon(completion) }
             startDue()
             if let deadline = timerDeadline, deadline <= .now {
@@ -205,8 +211,8 @@ final class CurlMultiLoop: @unchecked Sendable {
             }
             guard sleeps else { continue }
             let awake = ContinuousClock.now - lastWake
-            if awake < Self.gatheringPeriod {
-                let rest = (Self.gatheringPeriod - awake).components
+            if awake < gathering {
+                let rest = (gathering - awake).components
                 Thread.sleep(forTimeInterval: Double(rest.seconds) + Double(rest.attoseconds) / 1e18)
             }
             let ready = recon_epoll_wait(epoll, &descriptors, &flags, Int32(capacity), Self.milliseconds(until: wakesAt))
@@ -232,6 +238,22 @@ final class CurlMultiLoop: @unchecked Sendable {
         headerLists.freeAll()
         easyHandleCount.subtract(handles, ordering: .relaxed)
         exited.signal()
+    }
+
+    /// The gathering period after a turn that took requests from lanes, `waited` telling for each
+    /// whether it had to wait for its throttle token; `current` when there were none. The long period
+    /// while every one waited: lanes are queuing for tokens, so some are to spare and a later start
+    /// or answer costs no throughput. The short one as soon as one found its token due: the bucket
+    /// had filled because no lane was free to use it, and every millisecond a lane waits on the loop
+    /// is throughput lost (a slow database or a busy CPU can do that, as can too few lanes for
+    /// Apple's latency, and the run's first and last users).
+    static func gathering(after waited: some Sequence<Bool>, current: Duration) -> Duration {
+        var any = false
+        for flag in waited {
+            if !flag { return shortGatheringPeriod }
+            any = true
+        }
+        return any ? gatheringPeriod : current
     }
 
     /// `epoll_wait`'s timeout until `instant` (-1: none), rounded up so that it has passed on return:

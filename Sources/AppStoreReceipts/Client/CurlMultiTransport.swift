@@ -53,14 +53,15 @@ public final class CurlMultiTransport: HTTPTransport {
     }
 
     public func post(_ url: URL, body: Data, headers: [String: String], timeout: Duration) -> HTTPExchangeResult {
-        post(url, body: body, headers: headers, timeout: timeout, start: .now)
+        post(url, body: body, headers: headers, timeout: timeout, start: .now, waitedForToken: false)
     }
 
     /// The loop starts the request when `wait` has passed, so the lane sleeps once (for the answer)
     /// instead of twice.
     public func post(_ url: URL, body: Data, headers: [String: String], timeout: Duration, startingIn wait: Duration,
                      clock: any ThrottleClock) -> HTTPExchangeResult {
-        post(url, body: body, headers: headers, timeout: timeout, start: Self.start(after: wait, on: clock))
+        post(url, body: body, headers: headers, timeout: timeout, start: Self.start(after: wait, on: clock),
+             waitedForToken: wait > .zero)
     }
 
     /// The loop starts the request when `wait` has passed and calls `completion` from its thread. No
@@ -69,7 +70,8 @@ public final class CurlMultiTransport: HTTPTransport {
                      clock: any ThrottleClock, completion: @escaping @Sendable (HTTPExchangeResult) -> Void) {
         guard let loop else { return completion(.failed(.connectionFailed(detail: "libcurl could not be initialised"))) }
         loop.submit(CurlRequest(url: url, body: body, headers: headers, timeout: timeout,
-                                start: Self.start(after: wait, on: clock), completion: CurlCompletion(handler: completion)))
+                                start: Self.start(after: wait, on: clock), waitedForToken: wait > .zero,
+                                completion: CurlCompletion(handler: completion)))
     }
 
     /// When the loop may start a request told to wait `wait` on `clock`. Only on the real clock: a
@@ -83,11 +85,11 @@ public final class CurlMultiTransport: HTTPTransport {
     }
 
     private func post(_ url: URL, body: Data, headers: [String: String], timeout: Duration,
-                      start: ContinuousClock.Instant) -> HTTPExchangeResult {
+                      start: ContinuousClock.Instant, waitedForToken: Bool) -> HTTPExchangeResult {
         guard let loop else { return .failed(.connectionFailed(detail: "libcurl could not be initialised")) }
         let completion = CurlCompletion()
         let request = CurlRequest(url: url, body: body, headers: headers, timeout: timeout, start: start,
-                                  completion: completion)
+                                  waitedForToken: waitedForToken, completion: completion)
         loop.submit(request)
         let startsIn = start - .now
         let delay = max(0, startsIn.components.seconds * 1000 + startsIn.components.attoseconds / 1_000_000_000_000_000)

@@ -9,10 +9,12 @@ struct CurlRequest: Sendable {
     let timeoutMilliseconds: Int
     /// When the loop may start it: the throttle's token is due then.
     let start: ContinuousClock.Instant
+    /// Whether the lane had to wait for that token: the rate, not the number of lanes, paced it.
+    let waitedForToken: Bool
     let completion: CurlCompletion
 
     init(url: URL, body: Data, headers: [String: String], timeout: Duration, start: ContinuousClock.Instant,
-         completion: CurlCompletion) {
+         waitedForToken: Bool, completion: CurlCompletion) {
         self.url = url.absoluteString
         self.body = body
         self.headers = headers
@@ -21,6 +23,7 @@ struct CurlRequest: Sendable {
         timeoutMilliseconds = max(1, Int(min(components.seconds, 365 * 86_400) * 1000
             + (components.attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000))
         self.start = start
+        self.waitedForToken = waitedForToken
         self.completion = completion
     }
 }
