@@ -284,7 +284,8 @@ extension UnitWriter {
     /// The positions `lastPerKey` keeps, in key order, without hashing: a sort by key (ties in
     /// input order), then the last of each run of equal keys.
     static func lastPerKeySorted<Key: Comparable>(keys: [Key]) -> [Int] {
-        // One comparison of keys per step where they differ: `!=` then `<` compared strings twice.
+        // One comparison of keys where the first is smaller or the later one, two otherwise: `!=`
+        // then `<` compared the strings twice on every step where they differ.
         let order = keys.indices.sorted { a, b in
             let (left, right) = (keys[a], keys[b])
             return left < right || (a < b && !(right < left))
