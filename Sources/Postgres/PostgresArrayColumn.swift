@@ -33,6 +33,14 @@ public struct PostgresArrayColumn<Value: PostgresArrayElement> {
         guard let value else { return literal.appendNull() }
         literal.appendQuoted { value.appendArrayElementText(to: &$0) }
     }
+
+    /// `append(_:)` for a value that is never NULL: read where it is, where wrapping it in an
+    /// `Optional` first copied it (for a string, a retain and a release per cell).
+    @inlinable
+    public mutating func append(_ value: Value) {
+        rows += 1
+        literal.appendQuoted { value.appendArrayElementText(to: &$0) }
+    }
 }
 
 /// A column of any element type, for `insert(into:columns:suffix:)`.
@@ -66,9 +74,9 @@ extension String: PostgresArrayElement {
     @inlinable
     public func appendArrayElementText(to bytes: inout [UInt8]) {
         // Through one buffer: appending `utf8` itself went through the view's generic path, and the
-        // writers append tens of thousands of strings a batch.
-        var text = self
-        text.withUTF8 { utf8 in
+        // writers append tens of thousands of strings a batch. Native and small strings lend their
+        // bytes in place; only a bridged one is copied (`withUTF8` needs a `var`, a retain per cell).
+        func append(_ utf8: UnsafeBufferPointer<UInt8>) {
             // Most values (ids, vocabulary words) need no escape: one bulk copy instead of a byte loop.
             guard utf8.contains(where: { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else {
                 return bytes.append(contentsOf: utf8)
@@ -77,6 +85,10 @@ extension String: PostgresArrayElement {
                 if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { bytes.append(UInt8(ascii: "\\")) }
                 bytes.append(byte)
             }
+        }
+        if utf8.withContiguousStorageIfAvailable(append) == nil {
+            var text = self
+            text.withUTF8(append)
         }
     }
 }
@@ -95,13 +107,16 @@ extension Int64: PostgresArrayElement {
     @inlinable
     public func appendArrayElementText(to bytes: inout [UInt8]) {
         if self < 0 { bytes.append(UInt8(ascii: "-")) }
-        var magnitude = self.magnitude
-        let start = bytes.count
+        let magnitude = self.magnitude
+        // Most significant digit first, so nothing is reversed in place afterwards: reversing
+        // `bytes[start...]` went through a slice of the literal (a retain and a uniqueness check).
+        // The largest power of ten not above the value is at most 10^18, well inside UInt64.
+        var unit: UInt64 = 1
+        while magnitude / unit >= 10 { unit *= 10 }
         repeat {
-            bytes.append(UInt8(ascii: "0") + UInt8(magnitude % 10))
-            magnitude /= 10
-        } while magnitude > 0
-        bytes[start...].reverse()
+            bytes.append(UInt8(ascii: "0") + UInt8(magnitude / unit % 10))
+            unit /= 10
+        } while unit > 0
     }
 }
 

@@ -13,27 +13,57 @@ import Foundation
 ///
 /// See Apple's [responseBody](https://developer.apple.com/documentation/appstorereceipts/responsebody).
 public struct VerifyReceiptResponse: Hashable, Sendable {
+    // Why a box: the answer travels from the worker that decoded it through the check cache, the
+    // run's classification and the user's receipts, and each copy of the plain struct retained
+    // every string and list in it; a copy of the box is one retain. Writes copy the box first
+    // unless this value is its only owner.
+    private var storage: Storage
+
     /// `status` exactly as sent.
-    public var rawStatus: Int
+    public var rawStatus: Int {
+        get { storage.fields.rawStatus }
+        set { mutableFields.rawStatus = newValue }
+    }
     /// `environment` exactly as sent (`Production`, `Sandbox`); nil when absent, as on bare
     /// 21002 / 21007 / 21008 answers and iOS 6 responses.
-    public var rawEnvironment: String?
+    public var rawEnvironment: String? {
+        get { storage.fields.rawEnvironment }
+        set { mutableFields.rawEnvironment = newValue }
+    }
     /// `receipt`: Apple's decoded copy of the receipt sent; nil on most error statuses.
-    public var receipt: VerifyReceiptDecodedReceipt?
+    public var receipt: VerifyReceiptDecodedReceipt? {
+        get { storage.fields.receipt }
+        set { mutableFields.receipt = newValue }
+    }
     /// `latest_receipt`: base64 of the latest receipt (auto-renewables only). It is receipt
     /// data: never log it.
-    public var latestReceipt: String?
+    public var latestReceipt: String? {
+        get { storage.fields.latestReceipt }
+        set { mutableFields.latestReceipt = newValue }
+    }
     /// `latest_receipt_info`; empty when absent. An iOS 6 single object becomes one element.
-    public var latestReceiptInfo: [VerifyReceiptTransaction]
+    public var latestReceiptInfo: [VerifyReceiptTransaction] {
+        get { storage.fields.latestReceiptInfo }
+        set { mutableFields.latestReceiptInfo = newValue }
+    }
     /// `latest_expired_receipt_info` (iOS 6, with status 21006); empty when absent.
-    public var latestExpiredReceiptInfo: [VerifyReceiptTransaction]
+    public var latestExpiredReceiptInfo: [VerifyReceiptTransaction] {
+        get { storage.fields.latestExpiredReceiptInfo }
+        set { mutableFields.latestExpiredReceiptInfo = newValue }
+    }
     /// `pending_renewal_info`; empty when absent. iOS 6 responses carry the same fields
     /// (`auto_renew_status`, `expiration_intent`, ...) at the top level instead: they are
     /// gathered here as one element, linked to the receipt's transaction.
-    public var pendingRenewalInfo: [VerifyReceiptPendingRenewalInfo]
+    public var pendingRenewalInfo: [VerifyReceiptPendingRenewalInfo] {
+        get { storage.fields.pendingRenewalInfo }
+        set { mutableFields.pendingRenewalInfo = newValue }
+    }
     /// `is_retryable` or, in Apple's older spelling, `is-retryable`; nil when absent.
     /// Meaningful for statuses 21100-21199.
-    public var isRetryable: Bool?
+    public var isRetryable: Bool? {
+        get { storage.fields.isRetryable }
+        set { mutableFields.isRetryable = newValue }
+    }
 
     public init(
         rawStatus: Int,
@@ -45,14 +75,15 @@ public struct VerifyReceiptResponse: Hashable, Sendable {
         pendingRenewalInfo: [VerifyReceiptPendingRenewalInfo] = [],
         isRetryable: Bool? = nil
     ) {
-        self.rawStatus = rawStatus
-        self.rawEnvironment = rawEnvironment
-        self.receipt = receipt
-        self.latestReceipt = latestReceipt
-        self.latestReceiptInfo = latestReceiptInfo
-        self.latestExpiredReceiptInfo = latestExpiredReceiptInfo
-        self.pendingRenewalInfo = pendingRenewalInfo
-        self.isRetryable = isRetryable
+        storage = Storage(Fields(
+            rawStatus: rawStatus,
+            rawEnvironment: rawEnvironment,
+            receipt: receipt,
+            latestReceipt: latestReceipt,
+            latestReceiptInfo: latestReceiptInfo,
+            latestExpiredReceiptInfo: latestExpiredReceiptInfo,
+            pendingRenewalInfo: pendingRenewalInfo,
+            isRetryable: isRetryable))
     }
 
     /// `status`, typed.
@@ -60,6 +91,40 @@ public struct VerifyReceiptResponse: Hashable, Sendable {
 
     /// `environment`, typed; nil when absent or not one Apple documents (see `rawEnvironment`).
     public var environment: AppStoreEnvironment? { rawEnvironment.flatMap(AppStoreEnvironment.init(appleValue:)) }
+
+    public static func == (lhs: VerifyReceiptResponse, rhs: VerifyReceiptResponse) -> Bool {
+        lhs.storage === rhs.storage || lhs.storage.fields == rhs.storage.fields
+    }
+
+    public func hash(into hasher: inout Hasher) { storage.fields.hash(into: &hasher) }
+
+    /// The fields, for writing: the box is copied first when another value shares it.
+    private var mutableFields: Fields {
+        _read { yield storage.fields }
+        _modify {
+            if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+            yield &storage.fields
+        }
+    }
+
+    private struct Fields: Hashable, Sendable {
+        var rawStatus: Int
+        var rawEnvironment: String?
+        var receipt: VerifyReceiptDecodedReceipt?
+        var latestReceipt: String?
+        var latestReceiptInfo: [VerifyReceiptTransaction]
+        var latestExpiredReceiptInfo: [VerifyReceiptTransaction]
+        var pendingRenewalInfo: [VerifyReceiptPendingRenewalInfo]
+        var isRetryable: Bool?
+    }
+
+    /// Shared by copies until one of them writes (`mutableFields`), so never written while
+    /// shared: `@unchecked Sendable` holds as it does for the standard library's copy-on-write
+    /// buffers.
+    private final class Storage: @unchecked Sendable {
+        var fields: Fields
+        init(_ fields: Fields) { self.fields = fields }
+    }
 }
 
 extension VerifyReceiptResponse {

@@ -86,8 +86,9 @@ final class ReceiptChecker: Sendable {
                           answer: VerificationReport) -> ReceiptCheck {
         var local = local
         var report = answer
-        // `latest_receipt` is receipt data the job never uses: not kept in memory or the cache.
-        report.response?.latestReceipt = nil
+        // `latest_receipt` is receipt data the job never uses: not kept in memory or the cache. (The
+        // job's client never decodes it; writing only when present spares copying the answer's box.)
+        if report.response?.latestReceipt != nil { report.response?.latestReceipt = nil }
         report.latencies = []
         // A 21002 that persisted is `invalid` only if the receipt fails local decoding
         // (CONTRACT §5): that needs the whole decoding, purchases included.

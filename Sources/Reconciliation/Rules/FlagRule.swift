@@ -48,8 +48,12 @@ public enum FlagRule {
     /// `refunded`: a transaction of the receipt has `cancellation_date` and is not `is_upgraded`.
     /// - Returns: the flag's detail, or nil when no transaction was refunded.
     public static func refundedRule(_ transactions: [VerifyReceiptTransaction]) -> String? {
-        let refunded = transactions.filter { $0.cancellationDate != nil && $0.isUpgraded != true }
-        guard !refunded.isEmpty else { return nil }
+        let isRefunded = { (transaction: VerifyReceiptTransaction) in
+            transaction.cancellationDate != nil && transaction.isUpgraded != true
+        }
+        // Most receipts have no refund: nothing is built for them.
+        guard transactions.contains(where: isRefunded) else { return nil }
+        let refunded = transactions.filter(isRefunded)
         let names = refunded.map { "\($0.transactionID ?? "?") (\($0.productID ?? "no product id"))" }
         return "refunded: " + listed(names)
     }
@@ -57,8 +61,9 @@ public enum FlagRule {
     /// `unknown_product`: a transaction's `product_id` is not in `products` (a missing
     /// `product_id` is not in `products` either).
     public static func unknownProductRule(_ transactions: [VerifyReceiptTransaction], catalog: ProductCatalog) -> String? {
+        // Nearly every product is known: nothing is built unless one is not.
+        guard transactions.contains(where: { !catalog.contains($0.productID) }) else { return nil }
         let unknown = Set(transactions.filter { !catalog.contains($0.productID) }.map { $0.productID ?? "(none)" })
-        guard !unknown.isEmpty else { return nil }
         return "not in products: " + listed(Array(unknown))
     }
 

@@ -12,5 +12,9 @@ public struct ProductCatalog: Hashable, Sendable {
     }
 
     /// Whether `product_id` is in `products` (`unknown_product` flags the others).
-    public func contains(_ productID: String?) -> Bool { self[productID] != nil }
+    public func contains(_ productID: String?) -> Bool {
+        // Without reading the product out: a copy retains its strings, which every thread shares.
+        guard let productID else { return false }
+        return productsByID.index(forKey: productID) != nil
+    }
 }
