@@ -78,8 +78,8 @@ public enum PostgresTimestamp {
             micros = fraction * Int64(pow(10.0, Double(6 - digits)))
         }
         var offsetSeconds: Int64 = 0
-        if scanner.peek == "+" || scanner.peek == "-" || scanner.peek == "Z" {
-            let sign: Int64 = scanner.peek == "-" ? -1 : 1
+        if let next = scanner.peek, next == UInt8(ascii: "+") || next == UInt8(ascii: "-") || next == UInt8(ascii: "Z") {
+            let sign: Int64 = next == UInt8(ascii: "-") ? -1 : 1
             if scanner.skip("Z") {
                 offsetSeconds = 0
             } else {
@@ -156,10 +156,11 @@ struct DigitScanner {
     init(_ text: String) { bytes = Array(text.utf8) }
 
     var isAtEnd: Bool { index == bytes.count }
-    var peek: Character? { isAtEnd ? nil : Character(UnicodeScalar(bytes[index])) }
+    /// The next byte. A byte, not a `Character`: building one per look was most of parsing a timestamp.
+    var peek: UInt8? { isAtEnd ? nil : bytes[index] }
 
-    mutating func skip(_ literal: Character) -> Bool {
-        guard peek == literal else { return false }
+    mutating func skip(_ literal: Unicode.Scalar) -> Bool {
+        guard peek == UInt8(ascii: literal) else { return false }
         index += 1
         return true
     }

@@ -102,8 +102,24 @@ final class CurlTransfer {
             headerBlock.removeAll(keepingCapacity: true)
             return
         }
+        // The blank line ends the headers: the body is sized once from `Content-Length`, where
+        // appending chunk by chunk grew it (a new buffer and a copy) a few times per answer.
+        if line.allSatisfy({ $0 == UInt8(ascii: "\r") || $0 == UInt8(ascii: "\n") }) {
+            if body.isEmpty, let length = HTTPHeaderFields.value(of: "content-length", in: headerBlock).flatMap(Int.init),
+               (1...Self.largestPresizedBody).contains(length) {
+                body = Data(capacity: length)
+            }
+            return
+        }
+        if headerBlock.isEmpty { headerBlock.reserveCapacity(Self.headerBlockCapacity) }
         headerBlock.append(contentsOf: line)
     }
+
+    /// A `Content-Length` above this is not trusted to size the body up front (verifyReceipt's answers
+    /// are tens of kilobytes); such a body still arrives whole, growing as it comes.
+    private static let largestPresizedBody = 1 << 20
+    /// Room for a usual header block (Apple's run to a few hundred bytes), reserved at its first line.
+    private static let headerBlockCapacity = 512
 
     /// The response once libcurl reported the transfer done with CURLE_OK.
     func reply() -> HTTPReply {

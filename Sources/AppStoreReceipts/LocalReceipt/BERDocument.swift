@@ -54,6 +54,16 @@ struct BERDocument: Sendable {
         return result
     }
 
+    /// The `position`th direct child (from 0) of the node at `index`, or nil when it has fewer;
+    /// for walking a fixed structure without an array per level.
+    func child(_ position: Int, of index: Int) -> Int? {
+        var children = childIndices(of: index)
+        for _ in 0..<position {
+            if children.next() == nil { return nil }
+        }
+        return children.next()
+    }
+
     /// The direct children of the node at `index`, in encoding order, without building an array.
     func childIndices(of index: Int) -> Children {
         Children(nodes: nodes, position: index + 1, end: nodes[index].subtreeEnd)

@@ -18,30 +18,33 @@ extension LocalReceiptDecoder {
 
     /// The encapsulated content of the SignedData: the DER of the receipt attribute SET.
     private static func payload(of container: BERDocument) throws(ReceiptDecodingError) -> ArraySlice<UInt8> {
+        // Child by child (`child(_:of:)`), not `children(of:)`: an array per level was five allocations
+        // for every receipt the job checks.
         // ContentInfo ::= SEQUENCE { contentType OID, content [0] EXPLICIT ANY }
-        let contentInfo = container.children(of: BERDocument.root)
-        guard container[BERDocument.root].tag == .sequence, contentInfo.count >= 2,
-              container[contentInfo[0]].tag == .objectIdentifier,
-              container.content(of: contentInfo[0]).elementsEqual(signedDataOID),
-              container[contentInfo[1]].tag == .contextSpecific(0),
-              let signedData = container.children(of: contentInfo[1]).first
+        let root = BERDocument.root
+        guard container[root].tag == .sequence,
+              let contentType = container.child(0, of: root), let content = container.child(1, of: root),
+              container[contentType].tag == .objectIdentifier,
+              container.content(of: contentType).elementsEqual(signedDataOID),
+              container[content].tag == .contextSpecific(0),
+              let signedData = container.child(0, of: content)
         else { throw .notSignedData }
 
         // SignedData ::= SEQUENCE { version, digestAlgorithms SET, encapContentInfo, [0] certs,
         //                           [1] crls, signerInfos SET }. Only encapContentInfo matters here.
-        let fields = container.children(of: signedData)
-        guard container[signedData].tag == .sequence, fields.count >= 3,
-              container[fields[0]].tag == .integer, container[fields[1]].tag == .set
+        guard container[signedData].tag == .sequence,
+              let version = container.child(0, of: signedData), let digestAlgorithms = container.child(1, of: signedData),
+              let encapsulated = container.child(2, of: signedData),
+              container[version].tag == .integer, container[digestAlgorithms].tag == .set
         else { throw .malformedSignedData(problem: "not a SEQUENCE { version, digestAlgorithms, encapContentInfo, … }") }
 
         // EncapsulatedContentInfo ::= SEQUENCE { eContentType OID, eContent [0] EXPLICIT OCTET STRING OPTIONAL }
-        let encapsulated = container.children(of: fields[2])
-        guard container[fields[2]].tag == .sequence, let contentType = encapsulated.first,
-              container[contentType].tag == .objectIdentifier,
-              container.content(of: contentType).elementsEqual(dataOID)
+        guard container[encapsulated].tag == .sequence, let eContentType = container.child(0, of: encapsulated),
+              container[eContentType].tag == .objectIdentifier,
+              container.content(of: eContentType).elementsEqual(dataOID)
         else { throw .malformedSignedData(problem: "the encapsulated content is not PKCS#7 data") }
-        guard encapsulated.count >= 2, container[encapsulated[1]].tag == .contextSpecific(0),
-              let octets = container.children(of: encapsulated[1]).first
+        guard let eContent = container.child(1, of: encapsulated), container[eContent].tag == .contextSpecific(0),
+              let octets = container.child(0, of: eContent)
         else { throw .malformedSignedData(problem: "no encapsulated content (a detached signature)") }
         guard let payload = container.octetString(at: octets) else {
             throw .malformedSignedData(problem: "the encapsulated content is not an OCTET STRING")

@@ -11,6 +11,11 @@ struct SeenKeys<Key: Hashable> {
     private var list: [Key] = []
     private var set: Set<Key>?
 
+    /// - Parameter expected: how many keys the caller may insert, so the list is allocated once.
+    init(expected: Int = 0) {
+        list.reserveCapacity(min(expected, Self.listLimit + 1))
+    }
+
     /// Whether `key` was new; it is remembered either way.
     mutating func insert(_ key: Key) -> Bool {
         if set != nil { return set!.insert(key).inserted }

@@ -29,11 +29,6 @@ enum UnitBuilder {
     ) throws(ConfigurationAbort) -> PreparedUser {
         var receipts: [UserReceipt] = []
         var results: [ResultRecord] = []
-        var transactions: [TransactionRecord] = []
-        var shared: [(receiptID: Int64, originalTransactionID: String)] = []
-        // First occurrence wins, in order, for both.
-        var seenTransactions = SeenKeys<String>()
-        var seenShared = SeenKeys<SharedScanKey>()
         var statuses: [Int?] = []
         receipts.reserveCapacity(work.receipts.count)
         results.reserveCapacity(work.receipts.count)
@@ -50,28 +45,39 @@ enum UnitBuilder {
             } else {
                 continue
             }
-            let receipt = UserReceipt(receiptID: stored.id, classification: classification,
-                                      response: check.report?.response)
-            receipts.append(receipt)
+            receipts.append(UserReceipt(receiptID: stored.id, classification: classification,
+                                        response: check.report?.response))
             statuses.append(classification.appleStatus)
             results.append(ResultRecord(
                 receiptID: stored.id, outcome: classification.outcome.rawValue, appleStatus: classification.appleStatus,
                 environment: classification.environment, attempts: check.report?.requests ?? 0,
                 detail: classification.detail,
                 bundleID: check.report?.response?.receipt?.bundleID ?? check.localBundleID))
-            // Apple's answer is recorded for valid and misrouted receipts; the others carry no truth.
-            guard classification.outcome == .valid || classification.outcome == .misrouted else { continue }
+        }
+
+        // Apple's answer is recorded for valid and misrouted receipts; the others carry no truth.
+        // Counted first, so the rows and the first-occurrence lists are allocated once.
+        let recorded = { (receipt: UserReceipt) in receipt.outcome == .valid || receipt.outcome == .misrouted }
+        let transactionCount = receipts.reduce(0) { recorded($1) ? $0 + $1.transactions.count : $0 }
+        var transactions: [TransactionRecord] = []
+        var shared: [(receiptID: Int64, originalTransactionID: String)] = []
+        transactions.reserveCapacity(transactionCount)
+        shared.reserveCapacity(transactionCount)
+        // First occurrence wins, in order, for both.
+        var seenTransactions = SeenKeys<String>(expected: transactionCount)
+        var seenShared = SeenKeys<SharedScanKey>(expected: transactionCount)
+        for receipt in receipts where recorded(receipt) {
             for transaction in receipt.transactions {
                 guard let id = transaction.transactionID, let original = transaction.originalTransactionID,
                       let product = transaction.productID else { continue }
-                if seenShared.insert(SharedScanKey(receiptID: stored.id, originalTransactionID: original)) {
-                    shared.append((stored.id, original))
+                if seenShared.insert(SharedScanKey(receiptID: receipt.receiptID, originalTransactionID: original)) {
+                    shared.append((receipt.receiptID, original))
                 }
                 // One transaction row per id: a renewal reported by two receipts of the user is one purchase.
                 guard seenTransactions.insert(id) else { continue }
                 transactions.append(TransactionRecord(
-                    transactionID: id, originalTransactionID: original, productID: product, receiptID: stored.id,
-                    environment: classification.environment, purchasedAt: transaction.purchaseDate,
+                    transactionID: id, originalTransactionID: original, productID: product, receiptID: receipt.receiptID,
+                    environment: receipt.classification.environment, purchasedAt: transaction.purchaseDate,
                     originalPurchasedAt: transaction.originalPurchaseDate, expiresAt: transaction.expiresDate,
                     cancelledAt: transaction.cancellationDate, cancellationReason: transaction.cancellationReason,
                     isTrial: transaction.isTrialPeriod, isIntroOffer: transaction.isInIntroOfferPeriod,

@@ -72,13 +72,21 @@ public struct UserTruth: Hashable, Sendable {
             slots.append(EntitlementSlot(name: entitlement))
             return slots.count - 1
         }
-        var lastProduct: (id: String, product: Product?)?
-        func lookUpProduct(_ id: String?) -> Product? {
-            guard let id else { return catalog[nil] }
-            if let lastProduct, lastProduct.id == id { return lastProduct.product }
-            let product = catalog[id]
-            lastProduct = (id, product)
-            return product
+        // The user's products, each read out of the catalog once and then named by position: a
+        // `Product`'s strings are shared by every thread, and each copy of one retained and released
+        // them on cache lines the cores contend for.
+        var products: [Product] = []
+        var lastProduct: (id: String, position: Int?)?
+        func lookUpProduct(_ id: String?) -> Int? {
+            guard let id else { return nil }
+            if let lastProduct, lastProduct.id == id { return lastProduct.position }
+            var position = products.firstIndex { $0.productID == id }
+            if position == nil, let product = catalog[id] {
+                products.append(product)
+                position = products.count - 1
+            }
+            lastProduct = (id, position)
+            return position
         }
 
         for receiptIndex in ordered.indices {
@@ -86,7 +94,7 @@ public struct UserTruth: Hashable, Sendable {
             let transactions = ordered[receiptIndex].transactions
             for transactionIndex in transactions.indices {
                 let product = lookUpProduct(transactions[transactionIndex].productID)
-                if let product, product.kind != .consumable, let entitlement = product.entitlement {
+                if let product, products[product].kind != .consumable, let entitlement = products[product].entitlement {
                     let index = slot(of: entitlement)
                     slots[index].carry(standing)
                 }
@@ -111,11 +119,11 @@ public struct UserTruth: Hashable, Sendable {
 
         var byEntitlement = [[EntitlementTransaction]](repeating: [], count: slots.count)
         func assign(_ entry: CountedTransaction) {
-            guard let product = entry.product, let entitlement = product.entitlement else { return }
+            guard let product = entry.product, let entitlement = products[product].entitlement else { return }
             let read = if let merged = entry.merged {
-                EntitlementTransaction(merged, product: product)
+                EntitlementTransaction(merged, product: products[product])
             } else {
-                EntitlementTransaction(ordered[entry.receipt].transactions[entry.transaction], product: product)
+                EntitlementTransaction(ordered[entry.receipt].transactions[entry.transaction], product: products[product])
             }
             guard let entitlementTransaction = read else { return }
             let index = slot(of: entitlement)  // always met above; a new slot would be an entitlement without carriers
@@ -167,14 +175,14 @@ public struct UserTruth: Hashable, Sendable {
     }
 
     /// A counted transaction: where it is in the receipts, or its merged fields when several
-    /// receipts reported it, and its product.
+    /// receipts reported it, and where its product is in the user's products.
     private struct CountedTransaction {
         let receipt: Int
         let transaction: Int
-        var product: Product?
+        var product: Int?
         var merged: VerifyReceiptTransaction?
 
-        init(receipt: Int, transaction: Int, product: Product?) {
+        init(receipt: Int, transaction: Int, product: Int?) {
             self.receipt = receipt
             self.transaction = transaction
             self.product = product
