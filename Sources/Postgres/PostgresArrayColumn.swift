@@ -29,9 +29,11 @@ public struct PostgresArrayColumn<Value: PostgresArrayElement> {
     // Inlinable so the writers' calls are specialized for their element types (no witness calls per cell).
     @inlinable
     public mutating func append(_ value: Value?) {
-        rows += 1
-        guard let value else { return literal.appendNull() }
-        literal.appendQuoted { value.appendArrayElementText(to: &$0) }
+        guard let value else {
+            rows += 1
+            return literal.appendNull()
+        }
+        append(value)
     }
 
     /// `append(_:)` for a value that is never NULL: read where it is, where wrapping it in an
