@@ -16,53 +16,53 @@ public struct VerifyReceiptResponse: Hashable, Sendable {
     // Why a box: the answer travels from the worker that decoded it through the check cache, the
     // run's classification and the user's receipts, and each copy of the plain struct retained
     // every string and list in it; a copy of the box is one retain. Writes copy the box first
-    // unless this value is its only owner.
-    private var storage: Storage
+    // unless this value is its only owner (`CopyOnWrite`).
+    private var storage: CopyOnWrite<Fields>
 
     /// `status` exactly as sent.
     public var rawStatus: Int {
-        get { storage.fields.rawStatus }
-        set { mutableFields.rawStatus = newValue }
+        get { storage.value.rawStatus }
+        set { storage.value.rawStatus = newValue }
     }
     /// `environment` exactly as sent (`Production`, `Sandbox`); nil when absent, as on bare
     /// 21002 / 21007 / 21008 answers and iOS 6 responses.
     public var rawEnvironment: String? {
-        get { storage.fields.rawEnvironment }
-        set { mutableFields.rawEnvironment = newValue }
+        get { storage.value.rawEnvironment }
+        set { storage.value.rawEnvironment = newValue }
     }
     /// `receipt`: Apple's decoded copy of the receipt sent; nil on most error statuses.
     public var receipt: VerifyReceiptDecodedReceipt? {
-        get { storage.fields.receipt }
-        set { mutableFields.receipt = newValue }
+        get { storage.value.receipt }
+        set { storage.value.receipt = newValue }
     }
     /// `latest_receipt`: base64 of the latest receipt (auto-renewables only). It is receipt
     /// data: never log it.
     public var latestReceipt: String? {
-        get { storage.fields.latestReceipt }
-        set { mutableFields.latestReceipt = newValue }
+        get { storage.value.latestReceipt }
+        set { storage.value.latestReceipt = newValue }
     }
     /// `latest_receipt_info`; empty when absent. An iOS 6 single object becomes one element.
     public var latestReceiptInfo: [VerifyReceiptTransaction] {
-        get { storage.fields.latestReceiptInfo }
-        set { mutableFields.latestReceiptInfo = newValue }
+        get { storage.value.latestReceiptInfo }
+        set { storage.value.latestReceiptInfo = newValue }
     }
     /// `latest_expired_receipt_info` (iOS 6, with status 21006); empty when absent.
     public var latestExpiredReceiptInfo: [VerifyReceiptTransaction] {
-        get { storage.fields.latestExpiredReceiptInfo }
-        set { mutableFields.latestExpiredReceiptInfo = newValue }
+        get { storage.value.latestExpiredReceiptInfo }
+        set { storage.value.latestExpiredReceiptInfo = newValue }
     }
     /// `pending_renewal_info`; empty when absent. iOS 6 responses carry the same fields
     /// (`auto_renew_status`, `expiration_intent`, ...) at the top level instead: they are
     /// gathered here as one element, linked to the receipt's transaction.
     public var pendingRenewalInfo: [VerifyReceiptPendingRenewalInfo] {
-        get { storage.fields.pendingRenewalInfo }
-        set { mutableFields.pendingRenewalInfo = newValue }
+        get { storage.value.pendingRenewalInfo }
+        set { storage.value.pendingRenewalInfo = newValue }
     }
     /// `is_retryable` or, in Apple's older spelling, `is-retryable`; nil when absent.
     /// Meaningful for statuses 21100-21199.
     public var isRetryable: Bool? {
-        get { storage.fields.isRetryable }
-        set { mutableFields.isRetryable = newValue }
+        get { storage.value.isRetryable }
+        set { storage.value.isRetryable = newValue }
     }
 
     public init(
@@ -75,7 +75,7 @@ public struct VerifyReceiptResponse: Hashable, Sendable {
         pendingRenewalInfo: [VerifyReceiptPendingRenewalInfo] = [],
         isRetryable: Bool? = nil
     ) {
-        storage = Storage(Fields(
+        storage = CopyOnWrite(Fields(
             rawStatus: rawStatus,
             rawEnvironment: rawEnvironment,
             receipt: receipt,
@@ -92,21 +92,6 @@ public struct VerifyReceiptResponse: Hashable, Sendable {
     /// `environment`, typed; nil when absent or not one Apple documents (see `rawEnvironment`).
     public var environment: AppStoreEnvironment? { rawEnvironment.flatMap(AppStoreEnvironment.init(appleValue:)) }
 
-    public static func == (lhs: VerifyReceiptResponse, rhs: VerifyReceiptResponse) -> Bool {
-        lhs.storage === rhs.storage || lhs.storage.fields == rhs.storage.fields
-    }
-
-    public func hash(into hasher: inout Hasher) { storage.fields.hash(into: &hasher) }
-
-    /// The fields, for writing: the box is copied first when another value shares it.
-    private var mutableFields: Fields {
-        _read { yield storage.fields }
-        _modify {
-            if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
-            yield &storage.fields
-        }
-    }
-
     private struct Fields: Hashable, Sendable {
         var rawStatus: Int
         var rawEnvironment: String?
@@ -116,14 +101,6 @@ public struct VerifyReceiptResponse: Hashable, Sendable {
         var latestExpiredReceiptInfo: [VerifyReceiptTransaction]
         var pendingRenewalInfo: [VerifyReceiptPendingRenewalInfo]
         var isRetryable: Bool?
-    }
-
-    /// Shared by copies until one of them writes (`mutableFields`), so never written while
-    /// shared: `@unchecked Sendable` holds as it does for the standard library's copy-on-write
-    /// buffers.
-    private final class Storage: @unchecked Sendable {
-        var fields: Fields
-        init(_ fields: Fields) { self.fields = fields }
     }
 }
 

@@ -15,104 +15,104 @@ public struct VerifyReceiptTransaction: Hashable, Sendable {
     // one about five times on its way from the answer to the database (merged across the answer's
     // lists, into the user's receipts, through the rules). Every copy of the plain struct retained
     // and released each string (callgrind: a tenth of all reference counting in the job); a copy of
-    // the box is one retain. Writes copy the box first unless this value is its only owner.
-    private var storage: Storage
+    // the box is one retain. Writes copy the box first unless this value is its only owner (`CopyOnWrite`).
+    private var storage: CopyOnWrite<Fields>
 
     /// `product_id`.
     public var productID: String? {
-        get { storage.fields.productID }
-        set { mutableFields.productID = newValue }
+        get { storage.value.productID }
+        set { storage.value.productID = newValue }
     }
     /// `transaction_id`.
     public var transactionID: String? {
-        get { storage.fields.transactionID }
-        set { mutableFields.transactionID = newValue }
+        get { storage.value.transactionID }
+        set { storage.value.transactionID = newValue }
     }
     /// `original_transaction_id`: the subscription chain, or the original purchase of a restore.
     public var originalTransactionID: String? {
-        get { storage.fields.originalTransactionID }
-        set { mutableFields.originalTransactionID = newValue }
+        get { storage.value.originalTransactionID }
+        set { storage.value.originalTransactionID = newValue }
     }
     /// `quantity`.
     public var quantity: Int? {
-        get { storage.fields.quantity }
-        set { mutableFields.quantity = newValue }
+        get { storage.value.quantity }
+        set { storage.value.quantity = newValue }
     }
     /// `purchase_date_ms` (else `purchase_date`); for a renewal, the renewal time.
     public var purchaseDate: Date? {
-        get { storage.fields.purchaseDate }
-        set { mutableFields.purchaseDate = newValue }
+        get { storage.value.purchaseDate }
+        set { storage.value.purchaseDate = newValue }
     }
     /// `original_purchase_date_ms` (else `original_purchase_date`).
     public var originalPurchaseDate: Date? {
-        get { storage.fields.originalPurchaseDate }
-        set { mutableFields.originalPurchaseDate = newValue }
+        get { storage.value.originalPurchaseDate }
+        set { storage.value.originalPurchaseDate = newValue }
     }
     /// `expires_date_ms`, else `expires_date` (text in app receipts, milliseconds in iOS 6
     /// ones), else `expires_date_formatted`; auto-renewable subscriptions only.
     public var expiresDate: Date? {
-        get { storage.fields.expiresDate }
-        set { mutableFields.expiresDate = newValue }
+        get { storage.value.expiresDate }
+        set { storage.value.expiresDate = newValue }
     }
     /// `cancellation_date_ms` (else `cancellation_date`): refunded or revoked at this time.
     public var cancellationDate: Date? {
-        get { storage.fields.cancellationDate }
-        set { mutableFields.cancellationDate = newValue }
+        get { storage.value.cancellationDate }
+        set { storage.value.cancellationDate = newValue }
     }
     /// `cancellation_reason`: 1 = the customer cited a problem with the app, 0 = another reason.
     public var cancellationReason: Int? {
-        get { storage.fields.cancellationReason }
-        set { mutableFields.cancellationReason = newValue }
+        get { storage.value.cancellationReason }
+        set { storage.value.cancellationReason = newValue }
     }
     /// `is_trial_period`.
     public var isTrialPeriod: Bool? {
-        get { storage.fields.isTrialPeriod }
-        set { mutableFields.isTrialPeriod = newValue }
+        get { storage.value.isTrialPeriod }
+        set { storage.value.isTrialPeriod = newValue }
     }
     /// `is_in_intro_offer_period`.
     public var isInIntroOfferPeriod: Bool? {
-        get { storage.fields.isInIntroOfferPeriod }
-        set { mutableFields.isInIntroOfferPeriod = newValue }
+        get { storage.value.isInIntroOfferPeriod }
+        set { storage.value.isInIntroOfferPeriod = newValue }
     }
     /// `is_upgraded`: cancelled because the customer upgraded; the upgrade target carries access.
     public var isUpgraded: Bool? {
-        get { storage.fields.isUpgraded }
-        set { mutableFields.isUpgraded = newValue }
+        get { storage.value.isUpgraded }
+        set { storage.value.isUpgraded = newValue }
     }
     /// `web_order_line_item_id`: one subscription period, stable across devices.
     public var webOrderLineItemID: String? {
-        get { storage.fields.webOrderLineItemID }
-        set { mutableFields.webOrderLineItemID = newValue }
+        get { storage.value.webOrderLineItemID }
+        set { storage.value.webOrderLineItemID = newValue }
     }
     /// `in_app_ownership_type` as sent: `PURCHASED` or `FAMILY_SHARED`.
     public var inAppOwnershipType: String? {
-        get { storage.fields.inAppOwnershipType }
-        set { mutableFields.inAppOwnershipType = newValue }
+        get { storage.value.inAppOwnershipType }
+        set { storage.value.inAppOwnershipType = newValue }
     }
     /// `subscription_group_identifier`.
     public var subscriptionGroupIdentifier: String? {
-        get { storage.fields.subscriptionGroupIdentifier }
-        set { mutableFields.subscriptionGroupIdentifier = newValue }
+        get { storage.value.subscriptionGroupIdentifier }
+        set { storage.value.subscriptionGroupIdentifier = newValue }
     }
     /// `promotional_offer_id`.
     public var promotionalOfferID: String? {
-        get { storage.fields.promotionalOfferID }
-        set { mutableFields.promotionalOfferID = newValue }
+        get { storage.value.promotionalOfferID }
+        set { storage.value.promotionalOfferID = newValue }
     }
     /// `offer_code_ref_name`.
     public var offerCodeRefName: String? {
-        get { storage.fields.offerCodeRefName }
-        set { mutableFields.offerCodeRefName = newValue }
+        get { storage.value.offerCodeRefName }
+        set { storage.value.offerCodeRefName = newValue }
     }
     /// `app_account_token`.
     public var appAccountToken: String? {
-        get { storage.fields.appAccountToken }
-        set { mutableFields.appAccountToken = newValue }
+        get { storage.value.appAccountToken }
+        set { storage.value.appAccountToken = newValue }
     }
     /// `item_id` (iOS 6 transaction receipts only): the product's App Store id.
     public var itemID: String? {
-        get { storage.fields.itemID }
-        set { mutableFields.itemID = newValue }
+        get { storage.value.itemID }
+        set { storage.value.itemID = newValue }
     }
 
     public init(
@@ -136,7 +136,7 @@ public struct VerifyReceiptTransaction: Hashable, Sendable {
         appAccountToken: String? = nil,
         itemID: String? = nil
     ) {
-        storage = Storage(Fields(
+        storage = CopyOnWrite(Fields(
             productID: productID,
             transactionID: transactionID,
             originalTransactionID: originalTransactionID,
@@ -161,21 +161,6 @@ public struct VerifyReceiptTransaction: Hashable, Sendable {
     /// Whether `in_app_ownership_type` says the purchase was shared by a family member.
     public var isFamilyShared: Bool { inAppOwnershipType == "FAMILY_SHARED" }
 
-    public static func == (lhs: VerifyReceiptTransaction, rhs: VerifyReceiptTransaction) -> Bool {
-        lhs.storage === rhs.storage || lhs.storage.fields == rhs.storage.fields
-    }
-
-    public func hash(into hasher: inout Hasher) { storage.fields.hash(into: &hasher) }
-
-    /// The fields, for writing: the box is copied first when another value shares it.
-    private var mutableFields: Fields {
-        _read { yield storage.fields }
-        _modify {
-            if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
-            yield &storage.fields
-        }
-    }
-
     private struct Fields: Hashable, Sendable {
         var productID: String?
         var transactionID: String?
@@ -197,13 +182,12 @@ public struct VerifyReceiptTransaction: Hashable, Sendable {
         var appAccountToken: String?
         var itemID: String?
     }
+}
 
-    /// Shared by copies of a transaction until one of them writes (`mutableFields`), so never
-    /// written while shared: `@unchecked Sendable` holds as it does for the standard library's
-    /// copy-on-write buffers.
-    private final class Storage: @unchecked Sendable {
-        var fields: Fields
-        init(_ fields: Fields) { self.fields = fields }
+extension VerifyReceiptTransaction: CustomReflectable {
+    /// The fields, as if stored here: printed transactions and test failures show them, not the box.
+    public var customMirror: Mirror {
+        Mirror(self, children: Mirror(reflecting: storage.value).children, displayStyle: .struct)
     }
 }
 
