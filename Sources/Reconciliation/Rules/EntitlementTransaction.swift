@@ -66,8 +66,7 @@ public struct EntitlementTransaction: Hashable, Sendable {
         self.init(
             transactionID: transaction.transactionID,
             originalTransactionID: transaction.originalTransactionID,
-            // The transaction's own copy of the id where it has one (the catalog's is shared by every thread).
-            productID: transaction.productID ?? product.productID,
+            productID: product.productID,
             kind: product.kind,
             purchaseDate: transaction.purchaseDate,
             accessEnd: accessEnd,
