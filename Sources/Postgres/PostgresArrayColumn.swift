@@ -78,7 +78,7 @@ extension String: PostgresArrayElement {
         // Through one buffer: appending `utf8` itself went through the view's generic path, and the
         // writers append tens of thousands of strings a batch. Native and small strings lend their
         // bytes in place; only a bridged one is copied (`withUTF8` needs a `var`, a retain per cell).
-        func append(_ utf8: UnsafeBufferPointer<UInt8>) {
+        func appendEscaped(_ utf8: UnsafeBufferPointer<UInt8>) {
             // Most values (ids, vocabulary words) need no escape: one bulk copy instead of a byte loop.
             guard utf8.contains(where: { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else {
                 return bytes.append(contentsOf: utf8)
@@ -88,9 +88,9 @@ extension String: PostgresArrayElement {
                 bytes.append(byte)
             }
         }
-        if utf8.withContiguousStorageIfAvailable(append) == nil {
+        if utf8.withContiguousStorageIfAvailable(appendEscaped) == nil {
             var text = self
-            text.withUTF8(append)
+            text.withUTF8(appendEscaped)
         }
     }
 }

@@ -61,9 +61,10 @@ public enum FlagRule {
     /// `unknown_product`: a transaction's `product_id` is not in `products` (a missing
     /// `product_id` is not in `products` either).
     public static func unknownProductRule(_ transactions: [VerifyReceiptTransaction], catalog: ProductCatalog) -> String? {
+        let isUnknown = { (transaction: VerifyReceiptTransaction) in !catalog.contains(transaction.productID) }
         // Nearly every product is known: nothing is built unless one is not.
-        guard transactions.contains(where: { !catalog.contains($0.productID) }) else { return nil }
-        let unknown = Set(transactions.filter { !catalog.contains($0.productID) }.map { $0.productID ?? "(none)" })
+        guard transactions.contains(where: isUnknown) else { return nil }
+        let unknown = Set(transactions.filter(isUnknown).map { $0.productID ?? "(none)" })
         return "not in products: " + listed(Array(unknown))
     }
 

@@ -284,8 +284,8 @@ extension UnitWriter {
     /// The positions `lastPerKey` keeps, in key order, without hashing: a sort by key (ties in
     /// input order), then the last of each run of equal keys.
     static func lastPerKeySorted<Key: Comparable>(keys: [Key]) -> [Int] {
-        // One comparison of keys where the first is smaller or the later one, two otherwise: `!=`
-        // then `<` compared the strings twice on every step where they differ.
+        // One key comparison when `left < right`, or when `a` comes after `b`; two otherwise. (`!=`
+        // then `<` compared the strings twice on every step where they differed.)
         let order = keys.indices.sorted { a, b in
             let (left, right) = (keys[a], keys[b])
             return left < right || (a < b && !(right < left))
