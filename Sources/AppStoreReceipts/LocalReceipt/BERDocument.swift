@@ -42,18 +42,6 @@ struct BERDocument: Sendable {
 
     subscript(index: Int) -> BERNode { nodes[index] }
 
-    /// Indices of the direct children of the node at `index`, in encoding order.
-    func children(of index: Int) -> [Int] {
-        var result: [Int] = []
-        var child = index + 1
-        let end = nodes[index].subtreeEnd
-        while child < end {
-            result.append(child)
-            child = nodes[child].subtreeEnd
-        }
-        return result
-    }
-
     /// The `position`th direct child (from 0) of the node at `index`, or nil when it has fewer;
     /// for walking a fixed structure without an array per level.
     func child(_ position: Int, of index: Int) -> Int? {

@@ -18,8 +18,8 @@ extension LocalReceiptDecoder {
 
     /// The encapsulated content of the SignedData: the DER of the receipt attribute SET.
     private static func payload(of container: BERDocument) throws(ReceiptDecodingError) -> ArraySlice<UInt8> {
-        // Child by child (`child(_:of:)`), not `children(of:)`: an array per level was five allocations
-        // for every receipt the job checks.
+        // Child by child (`child(_:of:)`), not an array of each level's children: those were five
+        // allocations for every receipt the job checks.
         // ContentInfo ::= SEQUENCE { contentType OID, content [0] EXPLICIT ANY }
         let root = BERDocument.root
         guard container[root].tag == .sequence,

@@ -12,11 +12,11 @@ import Testing
             0x00, 0x00,
         ]
         let document = try BERDocument(parsing: bytes[...])
-        let children = document.children(of: BERDocument.root)
+        let children = Array(document.childIndices(of: BERDocument.root))
         #expect(children.count == 3)
         #expect(document[children[0]].tag == .integer)
         #expect(Array(document.content(of: children[0])) == [0x05])
-        #expect(document.children(of: children[1]).count == 2)
+        #expect(Array(document.childIndices(of: children[1])).count == 2)
         #expect(document.octetString(at: children[2]).map(Array.init) == Array("abc".utf8))
         #expect(document[BERDocument.root].contentEnd == bytes.count - 2)
         #expect(document.nodes.count == 8)
