@@ -1,3 +1,4 @@
+import Reconciliation
 /// An error that ends a command with a specific exit code and a one-line message for stderr.
 ///
 /// Messages name the problem and the way out; they never contain a secret, a password or receipt data.

@@ -12,7 +12,7 @@ struct ReportHTMLTests {
         "finishedAt":"2026-01-0\(id)T03:02:05Z","durationSeconds":125,"abortReason":null,\
         "usersSelected":40,"usersProcessed":40,"receiptsSelected":90,"receiptsProcessed":90,\
         "outcomes":{"valid":\(90 - unverified),"unverified":\(unverified)},"appleStatuses":{"0":\(90 - unverified),"none":\(unverified)},\
-        "corrections":{"revoke":{"refunded":\(id + 1)}},"flags":{"bundle_mismatch":2},"revokedUsers":\(id + 1),\
+        "corrections":{"revoke":{"refund":\(id + 1)}},"flags":{"bundle_mismatch":2},"revokedUsers":\(id + 1),\
         "appleRequests":97,"appleRetries":7,"appleThrottled":3,"appleHops":0,\
         "latencyP50Milliseconds":120,"latencyP95Milliseconds":480}
         """
@@ -41,7 +41,7 @@ struct ReportHTMLTests {
             let html = try String(contentsOfFile: path, encoding: .utf8)
             #expect(html.contains("receipt-recon: run 3"))
             #expect(html.contains("run 1: unverified 0") && html.contains("run 3: unverified 4"))
-            #expect(html.contains("refunded") && html.contains("480 ms"))
+            #expect(html.contains("refund") && html.contains("480 ms"))
             #expect(!html.contains("src=") && !html.contains("href=") && !html.contains("<script"))
             let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.path)
             #expect(leftovers == ["report.html"])

@@ -1,3 +1,4 @@
+import Reconciliation
 /// `receipt-recon demo`: the whole job end to end on a throwaway database and the simulator.
 struct DemoCommand: Command {
     static let spec = CommandSpec(

@@ -63,9 +63,11 @@ struct DemoRunner {
         options.timeout = 30
         options.bundleIDs = [WorldCatalog.appBundleID]
         options.httpClient = .curl
-        let client = Self.client(simulator: simulator, options: options)
+        let backend = VerifyReceiptBackend(
+            client: Self.client(simulator: simulator, options: options),
+            context: ReceiptOutcomeContext(servedEnvironment: options.environment, acceptedBundleIDs: Set(options.bundleIDs)))
         say("\nRunning the nightly job (receipt-recon run --older-than 0 --bundle-id \(WorldCatalog.appBundleID))…\n")
-        let engine = ReconciliationEngine(options: options, databaseURL: conninfo, client: client,
+        let engine = ReconciliationEngine(options: options, databaseURL: conninfo, backend: backend,
                                           shutdown: ShutdownSignal(), log: EventLog(enabled: false))
         let outcome = try engine.runNightly()
         console.write(outcome.summary.text)
@@ -107,7 +109,7 @@ struct DemoRunner {
             say("$ receipt-recon verify-user \(user.userID)\n")
             var userOptions = options
             userOptions.concurrency = 4
-            let support = ReconciliationEngine(options: userOptions, databaseURL: conninfo, client: client,
+            let support = ReconciliationEngine(options: userOptions, databaseURL: conninfo, backend: backend,
                                                shutdown: ShutdownSignal(), log: EventLog(enabled: false))
             if let result = try support.verifyUser(user.userID) {
                 console.write(UserReport.render(userID: user.userID, before: result.before, after: result.after,

@@ -1,3 +1,4 @@
+import Reconciliation
 import Postgres
 import ReconSchema
 

@@ -38,7 +38,7 @@ struct RunCommand: Command {
         }
         let engine = ReconciliationEngine(
             options: options.runOptions(configuration), databaseURL: configuration.databaseURL,
-            client: options.client(configuration), shutdown: shutdown, progress: progress)
+            backend: options.backend(configuration), shutdown: shutdown, progress: progress)
         let outcome = try engine.runNightly()
         if showProgress { console.errorWrite("\r\u{1B}[K") }
         if outcome.lockHeld {
@@ -55,10 +55,10 @@ struct RunCommand: Command {
             do {
                 try AtomicFile.write(PrometheusMetrics.render(outcome.summary, exitCode: outcome.exitCode), to: path)
             } catch {
-                console.error("receipt-recon run: error: metrics file not written: \(error.description)")
+                console.error("receipt-recon run: error: metrics file not written: \(error)")
             }
         }
-        return ExitCode(rawValue: outcome.exitCode) ?? .internalError
+        return outcome.exitCode
     }
 }
 
@@ -94,7 +94,7 @@ struct VerifyUserCommand: Command {
     func run(_ console: Console) throws -> ExitCode {
         let engine = ReconciliationEngine(
             options: options.runOptions(configuration), databaseURL: configuration.databaseURL,
-            client: options.client(configuration), shutdown: ShutdownSignal())
+            backend: options.backend(configuration), shutdown: ShutdownSignal())
         guard let result = try engine.verifyUser(userID) else {
             throw CommandError(.dataError, "verify-user: user '\(userID)' has no receipts and no entitlements; "
                 + "check the user id (it is matched exactly)")
@@ -105,6 +105,6 @@ struct VerifyUserCommand: Command {
             console.write(UserReport.render(userID: userID, before: result.before, after: result.after,
                                             corrections: result.corrections, summary: result.outcome.summary))
         }
-        return ExitCode(rawValue: result.outcome.exitCode) ?? .internalError
+        return result.outcome.exitCode
     }
 }

@@ -1,3 +1,4 @@
+import Reconciliation
 import AppStoreReceipts
 import AppStoreSimulator
 import Foundation

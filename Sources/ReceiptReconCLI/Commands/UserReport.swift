@@ -12,7 +12,7 @@ enum UserReport {
     ) -> String {
         var lines = ["User \(userID): \(summary.receiptsProcessed) receipt(s) re-verified (run \(summary.runID)"
             + (summary.dryRun ? ", dry run: nothing changed" : "") + ")"]
-        lines.append("  outcomes: " + RunSummary.list(summary.outcomes, order: ["valid", "misrouted", "invalid", "unverified"]))
+        lines.append("  outcomes: " + RunSummary.list(summary.outcomes, inVocabularyOrder: true))
         lines.append("Before:")
         lines += before.isEmpty ? ["  (no entitlements)"] : before.map { "  " + describe($0) }
         lines.append("After:")

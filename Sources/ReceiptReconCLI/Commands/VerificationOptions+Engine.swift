@@ -15,13 +15,21 @@ extension VerificationOptions {
         options.limit = limit
         options.shardIndex = shard.index
         options.shardCount = shard.count
-        options.sandboxPolicy = sandboxPolicy == "flag" ? .flag : .revoke
+        options.sandboxPolicy = sandboxPolicy
         options.maxUnverifiedRatio = maxUnverifiedRatio
         options.maxRevokeRatio = maxRevokeRatio
         options.environment = configuration.environment
         options.bundleIDs = configuration.bundleIDs
         options.httpClient = httpClient
         return options
+    }
+
+    /// The verifyReceipt backend over `client`: the environment this database serves and the bundle ids.
+    func backend(_ configuration: Configuration) -> VerifyReceiptBackend {
+        VerifyReceiptBackend(
+            client: client(configuration),
+            context: ReceiptOutcomeContext(servedEnvironment: configuration.environment,
+                                           acceptedBundleIDs: Set(configuration.bundleIDs)))
     }
 
     /// One client for the whole process: one transport (one curl loop thread or one URLSession), one

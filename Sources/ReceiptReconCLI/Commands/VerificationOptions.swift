@@ -1,3 +1,4 @@
+import Reconciliation
 import AppStoreReceipts
 import Foundation
 
@@ -14,7 +15,7 @@ public struct VerificationOptions: Sendable {
     public var olderThan = 20 * 3600
     public var limit: Int?
     public var shard: (index: Int, count: Int) = (0, 1)
-    public var sandboxPolicy = "revoke"
+    public var sandboxPolicy = SandboxPolicy.revoke
     public var maxUnverifiedRatio = 0.10
     public var maxRevokeRatio = 0.20
     public var json = false
@@ -68,7 +69,7 @@ public struct VerificationOptions: Sendable {
         olderThan = try read.age("older-than") ?? olderThan
         limit = try read.integer("limit", in: 1...Int.max) ?? limit
         shard = try read.shard("shard") ?? shard
-        sandboxPolicy = try read.choice("sandbox-policy", ["revoke", "flag"]) ?? sandboxPolicy
+        sandboxPolicy = try read.choice("sandbox-policy", SandboxPolicy.allCases.map(\.rawValue)).flatMap(SandboxPolicy.init(rawValue:)) ?? sandboxPolicy
         maxUnverifiedRatio = try read.ratio("max-unverified-ratio") ?? maxUnverifiedRatio
         maxRevokeRatio = try read.ratio("max-revoke-ratio") ?? maxRevokeRatio
         if let text = arguments.value("metrics-file") {

@@ -1,3 +1,4 @@
+import Reconciliation
 /// What `--help` shows for a command, and the options its parser accepts.
 public struct CommandSpec: Sendable {
     public let name: String

@@ -1,3 +1,4 @@
+import Reconciliation
 import Foundation
 
 /// The arguments of one command after syntax checks: options by name and positionals in order.

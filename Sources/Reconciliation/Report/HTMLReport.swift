@@ -13,12 +13,12 @@ public enum HTMLReport {
         var body = ""
         body += "<header><h1>receipt-recon: run \(summary.runID)</h1>"
         body += "<p class=\"badge \(tone)\">\(escape(badge))</p>"
-        body += "<p>\(escape(summary.kind)) run, shard \(escape(summary.shard))"
+        body += "<p>\(escape(summary.kind.rawValue)) run, shard \(escape(summary.shard))"
             + (summary.dryRun ? ", <strong>dry run: no entitlement changed</strong>" : "") + "</p></header>"
 
         body += "<section class=\"glance\">"
-        body += tile("Status", summary.status)
-        body += tile("Exit code", exitCode.map(String.init) ?? "none", note: exitCode.map(meaning) ?? "the run has not finished")
+        body += tile("Status", summary.status.rawValue)
+        body += tile("Exit code", exitCode.map { String($0.rawValue) } ?? "none", note: exitCode?.meaning ?? "the run has not finished")
         body += tile("Duration", duration(summary.durationSeconds))
         body += tile("Receipts", "\(summary.receiptsProcessed) of \(summary.receiptsSelected)", note: "processed of selected")
         body += tile("Users", "\(summary.usersProcessed) of \(summary.usersSelected)", note: "processed of selected")
@@ -34,13 +34,13 @@ public enum HTMLReport {
 
         body += "<section class=\"tables\">"
         body += table("Receipts by outcome", ["Outcome", "Receipts"],
-                      ordered(summary.outcomes, ["valid", "misrouted", "invalid", "unverified"]).map { [$0.0, String($0.1)] })
+                      ordered(summary.outcomes, inVocabularyOrder: true).map { [$0.0, String($0.1)] })
         var correctionRows: [[String]] = []
-        for (action, reasons) in ordered(summary.corrections, ["grant", "revoke", "extend", "shorten"]) {
-            for (reason, count) in ordered(reasons, []) { correctionRows.append([action, reason, String(count)]) }
+        for (action, reasons) in ordered(summary.corrections, inVocabularyOrder: true) {
+            for (reason, count) in ordered(reasons) { correctionRows.append([action, reason, String(count)]) }
         }
         body += table("Corrections by action and reason", ["Action", "Reason", "Count"], correctionRows)
-        body += table("Flags by kind", ["Kind", "Flags"], ordered(summary.flags, []).map { [$0.0, String($0.1)] })
+        body += table("Flags by kind", ["Kind", "Flags"], ordered(summary.flags).map { [$0.0, String($0.1)] })
         body += table("Apple statuses (final answer per receipt)", ["Status", "Receipts"],
                       ordered(summary.appleStatuses, ["0"]).map { [$0.0, String($0.1)] })
         var traffic = [["Requests (retries and re-routes included)", String(summary.appleRequests)],
@@ -88,25 +88,11 @@ public enum HTMLReport {
         return result
     }
 
-    static func meaning(_ code: Int32) -> String {
-        switch code {
-        case 0: "completed; every selected receipt verified conclusively"
-        case 1: "completed, but some receipts stayed unverified"
-        case 64: "usage error"
-        case 65: "data error"
-        case 69: "unavailable: database or Apple unreachable, or a circuit breaker tripped"
-        case 70: "internal error"
-        case 75: "another run held the lock; nothing was done"
-        case 78: "configuration error"
-        default: "unknown exit code"
-        }
-    }
-
     static func badge(_ summary: RunSummary) -> (String, String) {
         switch (summary.status, summary.exitCode) {
-        case (_, 0?): ("OK: completed", "ok")
-        case (_, 1?): ("Completed with unverified receipts", "warn")
-        case ("running", nil): ("Running", "warn")
+        case (_, .success?): ("OK: completed", "ok")
+        case (_, .someUnverified?): ("Completed with unverified receipts", "warn")
+        case (.running, nil): ("Running", "warn")
         default: ("Failed: \(summary.status)", "bad")
         }
     }
@@ -147,6 +133,13 @@ public enum HTMLReport {
             html += "</tr>"
         }
         return html + "</tbody></table></div>"
+    }
+
+    /// A vocabulary's counts as rows: by name, or in the vocabulary's own order.
+    static func ordered<Key: ContractVocabulary, V>(_ values: [Key: V], inVocabularyOrder: Bool = false) -> [(String, V)] {
+        let keys = inVocabularyOrder
+            ? Key.allCases.filter { values[$0] != nil } : values.keys.sorted { $0.rawValue < $1.rawValue }
+        return keys.map { ($0.rawValue, values[$0]!) }
     }
 
     static func ordered<V>(_ values: [String: V], _ order: [String]) -> [(String, V)] {

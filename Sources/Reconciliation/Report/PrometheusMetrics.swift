@@ -7,7 +7,7 @@ public enum PrometheusMetrics {
     /// - Parameters:
     ///   - exitCode: the run's exit code (CONTRACT §3).
     ///   - finishedAt: the run's end when the summary has none (an interrupted run).
-    public static func render(_ summary: RunSummary, exitCode: Int32, finishedAt: Date = Date()) -> String {
+    public static func render(_ summary: RunSummary, exitCode: ExitCode, finishedAt: Date = Date()) -> String {
         var out = Output(shard: summary.shard)
         let end = summary.finishedAt ?? finishedAt
 
@@ -15,7 +15,7 @@ public enum PrometheusMetrics {
         out.sample("last_run_start_timestamp_seconds", [], seconds(summary.startedAt))
         out.family("last_run_end_timestamp_seconds", "When the last run ended (Unix time).")
         out.sample("last_run_end_timestamp_seconds", [], seconds(end))
-        if exitCode == 0 || exitCode == 1 {
+        if exitCode == .success || exitCode == .someUnverified {
             out.family("last_success_timestamp_seconds",
                        "When the last run that completed (exit 0 or 1) ended (Unix time); absent when the last run failed.")
             out.sample("last_success_timestamp_seconds", [], seconds(end))
@@ -24,7 +24,7 @@ public enum PrometheusMetrics {
         out.sample("last_run_duration_seconds", [], number(summary.durationSeconds))
         out.family("last_run_exit_code",
                    "The last run's exit code: 0 ok, 1 some unverified, 69 unavailable or breaker tripped, 70 internal, 78 configuration.")
-        out.sample("last_run_exit_code", [], String(exitCode))
+        out.sample("last_run_exit_code", [], String(exitCode.rawValue))
         out.family("last_run_id", "recon_runs.id of the last run.")
         out.sample("last_run_id", [], String(summary.runID))
         out.family("last_run_dry_run", "1 when the last run was a dry run (no entitlement changed).")
@@ -36,20 +36,20 @@ public enum PrometheusMetrics {
 
         out.family("last_run_receipts", "Receipts the last run processed, by outcome.")
         var outcomes = summary.outcomes
-        for known in ["valid", "misrouted", "invalid", "unverified"] where outcomes[known] == nil { outcomes[known] = 0 }
-        for (outcome, count) in outcomes.sorted(by: { $0.key < $1.key }) {
-            out.sample("last_run_receipts", [("outcome", outcome)], String(count))
+        for known in ReceiptOutcome.allCases where outcomes[known] == nil { outcomes[known] = 0 }
+        for (outcome, count) in outcomes.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+            out.sample("last_run_receipts", [("outcome", outcome.rawValue)], String(count))
         }
         out.family("last_run_corrections",
                    "Entitlement corrections of the last run (planned when it was a dry run), by action and reason.")
-        for (action, reasons) in summary.corrections.sorted(by: { $0.key < $1.key }) {
-            for (reason, count) in reasons.sorted(by: { $0.key < $1.key }) {
-                out.sample("last_run_corrections", [("action", action), ("reason", reason)], String(count))
+        for (action, reasons) in summary.corrections.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+            for (reason, count) in reasons.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+                out.sample("last_run_corrections", [("action", action.rawValue), ("reason", reason.rawValue)], String(count))
             }
         }
         out.family("last_run_flags", "Flags raised by the last run, by kind.")
-        for (kind, count) in summary.flags.sorted(by: { $0.key < $1.key }) {
-            out.sample("last_run_flags", [("kind", kind)], String(count))
+        for (kind, count) in summary.flags.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+            out.sample("last_run_flags", [("kind", kind.rawValue)], String(count))
         }
         out.family("last_run_revoked_users", "Users who lost an entitlement in the last run.")
         out.sample("last_run_revoked_users", [], String(summary.revokedUsers))

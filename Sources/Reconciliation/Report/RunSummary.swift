@@ -4,9 +4,9 @@ import Foundation
 /// `recon_runs.summary`, and read back by `report`.
 public struct RunSummary: Sendable, Codable, Equatable {
     public var runID: Int64 = 0
-    public var kind = "nightly"
-    public var status = "running"
-    public var exitCode: Int32?
+    public var kind = RunKind.nightly
+    public var status = RunStatus.running
+    public var exitCode: ExitCode?
     public var dryRun = false
     public var asOf = Date(timeIntervalSince1970: 0)
     public var shard = "0/1"
@@ -20,13 +20,13 @@ public struct RunSummary: Sendable, Codable, Equatable {
     public var receiptsSelected = 0
     public var receiptsProcessed = 0
     /// `recon_results.outcome` → receipts.
-    public var outcomes: [String: Int] = [:]
+    public var outcomes: [ReceiptOutcome: Int] = [:]
     /// Apple's `status` → receipts (the final answer per receipt; `none` when no answer decoded).
     public var appleStatuses: [String: Int] = [:]
     /// action → reason → corrections (applied, or planned in a dry run).
-    public var corrections: [String: [String: Int]] = [:]
+    public var corrections: [CorrectionAction: [CorrectionReason: Int]] = [:]
     /// flag kind → flags.
-    public var flags: [String: Int] = [:]
+    public var flags: [FlagKind: Int] = [:]
     public var revokedUsers = 0
 
     public var appleRequests = 0
@@ -43,7 +43,7 @@ public struct RunSummary: Sendable, Codable, Equatable {
 
     public var correctionCount: Int { corrections.values.reduce(0) { $0 + $1.values.reduce(0, +) } }
     public var flagCount: Int { flags.values.reduce(0, +) }
-    public var unverified: Int { outcomes["unverified", default: 0] }
+    public var unverified: Int { outcomes[.unverified, default: 0] }
 }
 
 extension RunSummary {
@@ -55,11 +55,11 @@ extension RunSummary {
         lines.append("  as of \(ISO8601DateFormatter().string(from: asOf)); started \(ISO8601DateFormatter().string(from: startedAt))")
         if let abortReason { lines.append("  stopped: \(abortReason)") }
         lines.append("Receipts: \(receiptsProcessed) of \(receiptsSelected) selected, \(usersProcessed) of \(usersSelected) users")
-        lines.append("  outcomes: " + Self.list(outcomes, order: ["valid", "misrouted", "invalid", "unverified"]))
+        lines.append("  outcomes: " + Self.list(outcomes, inVocabularyOrder: true))
         lines.append("  Apple statuses: " + Self.list(appleStatuses))
         let verb = dryRun ? "planned" : "applied"
         lines.append("Corrections \(verb): \(correctionCount)")
-        for action in ["grant", "revoke", "extend", "shorten"] {
+        for action in CorrectionAction.allCases {
             guard let reasons = corrections[action], !reasons.isEmpty else { continue }
             lines.append("  \(action): \(reasons.values.reduce(0, +)) (\(Self.list(reasons)))")
         }
@@ -70,6 +70,14 @@ extension RunSummary {
         }
         lines.append(traffic)
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// `valid 3, invalid 1`, "none" when empty: by name, or in the vocabulary's own order (the
+    /// contract's, as outcomes are read: valid, misrouted, invalid, unverified).
+    public static func list<Key: ContractVocabulary>(_ counts: [Key: Int], inVocabularyOrder: Bool = false) -> String {
+        let keys = inVocabularyOrder
+            ? Key.allCases.filter { counts[$0] != nil } : counts.keys.sorted { $0.rawValue < $1.rawValue }
+        return keys.isEmpty ? "none" : keys.map { "\($0) \(counts[$0]!)" }.joined(separator: ", ")
     }
 
     /// `a 3, b 1` in the given order first, then the rest by name.

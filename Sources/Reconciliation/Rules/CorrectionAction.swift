@@ -1,5 +1,5 @@
 /// `recon_corrections.action` (CONTRACT §4): what a correction does to an entitlement row.
-public enum CorrectionAction: String, Hashable, Sendable, CaseIterable, CustomStringConvertible {
+public enum CorrectionAction: String, ContractVocabulary {
     /// Apple says active; the row is missing or inactive. Sets `active = true` and the truth's expiry.
     case grant
     /// The row is active; Apple says not. Sets `active = false`, keeps `expires_at`.

@@ -12,36 +12,27 @@ import Foundation
 ///
 /// Expiries compare at millisecond precision, nil meaning never (`Expiry`). Guards, in `plan`:
 /// 1. a user with any `unverified` receipt in the run gets no `revoke` and no `shorten`;
-/// 2. a user with no receipts at all gets no correction (an active row is flagged
-///    `entitlement_without_receipt`);
-/// 3. rows whose `source` is not `app_store` are never read for corrections nor written.
+/// 2. rows whose `source` is not `app_store` are never read for corrections nor written.
 ///
 /// Reasons: `grantReason`, `extendReason`, `shortenReason`, `revokeReason`.
 public enum CorrectionPlanner {
-    /// Plans one user's corrections.
+    /// Plans one user's corrections, sorted by entitlement.
     ///
     /// - Parameters:
     ///   - truth: `UserTruth.compute` over the user's receipts in this run.
     ///   - rows: the user's `entitlements` rows. Rows with another `source` may be included (and
     ///     should be): their entitlement is then left alone entirely, since a grant would have
     ///     to overwrite them.
-    ///   - userHasReceipts: whether the user has any row in `receipts` at all.
     ///   - userHasUnverifiedReceipt: whether any receipt of the user ended `unverified` in this run.
     ///   - previouslyRefundedTransactionIDs: transactions `recon_transactions` last saw with a
     ///     `cancelled_at` (for `refund_reversed`).
     public static func plan(
         truth: UserTruth,
         rows: [EntitlementRow],
-        userHasReceipts: Bool,
         userHasUnverifiedReceipt: Bool,
         previouslyRefundedTransactionIDs: Set<String> = []
-    ) -> CorrectionPlan {
-        // Guard 2: no receipts at all, no correction; an active row is only flagged.
-        guard userHasReceipts else {
-            return CorrectionPlan(userFlags: FlagRule.entitlementWithoutReceiptRule(rows: rows).map { [$0] } ?? [])
-        }
-
-        // Guard 3: an entitlement held by a row of another source is never read nor written.
+    ) -> [PlannedCorrection] {
+        // Guard 2: an entitlement held by a row of another source is never read nor written.
         let foreign = Set(rows.filter { !$0.isAppStore }.map(\.entitlement))
         var appStoreRows: [String: EntitlementRow] = [:]
         for row in rows where row.isAppStore { appStoreRows[row.entitlement] = row }
@@ -59,7 +50,7 @@ public enum CorrectionPlanner {
             if userHasUnverifiedReceipt, correction.action == .revoke || correction.action == .shorten { continue }
             corrections.append(correction)
         }
-        return CorrectionPlan(corrections: corrections)
+        return corrections
     }
 
     /// The correction one entitlement needs, before the unverified guard; nil when the row

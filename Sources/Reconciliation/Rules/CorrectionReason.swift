@@ -1,6 +1,6 @@
 /// `recon_corrections.reason` (CONTRACT §4): why a correction was made. Chosen by
 /// `CorrectionPlanner` in the order of docs/reconciliation-rules.md ("Reasons").
-public enum CorrectionReason: String, Hashable, Sendable, CaseIterable, CustomStringConvertible {
+public enum CorrectionReason: String, ContractVocabulary {
     /// A purchase the app never granted.
     case purchaseNotGranted = "purchase_not_granted"
     /// A renewal the app missed.

@@ -2,7 +2,7 @@
 /// kind per run, or per user where no receipt applies.
 ///
 /// `allCases` is also the order flags of one receipt are written in.
-public enum FlagKind: String, Hashable, Sendable, CaseIterable, CustomStringConvertible {
+public enum FlagKind: String, ContractVocabulary {
     /// The receipt is `invalid` for a reason other than its bundle id.
     case invalidReceipt = "invalid_receipt"
     /// A sandbox receipt in a database that serves production (`misrouted`).

@@ -6,27 +6,17 @@ public enum FlagRule {
     /// Every receipt flag of a user's receipts, ordered by receipt id, then kind
     /// (`FlagKind.allCases` order).
     ///
-    /// - Parameters:
-    ///   - originalTransactionIDsOfOtherUsers: the `original_transaction_id`s seen on receipts of
-    ///     other users (this run's answers and `recon_transactions`), for `shared_transaction`.
-    public static func receiptFlags(
-        _ receipts: [UserReceipt],
-        catalog: ProductCatalog,
-        originalTransactionIDsOfOtherUsers: Set<String>
-    ) -> [PlannedFlag] {
-        receipts
-            .flatMap { receiptFlags($0, catalog: catalog, originalTransactionIDsOfOtherUsers: originalTransactionIDsOfOtherUsers) }
-            .sorted(by: PlannedFlag.ordered)
+    /// The flags that need other users' rows are decided at the end of the run, over the whole run,
+    /// by `RunFinalizer`: `shared_transaction` (one original transaction on receipts of two or more
+    /// users) and `entitlement_without_receipt` (an active row and no receipt at all).
+    public static func receiptFlags(_ receipts: [UserReceipt], catalog: ProductCatalog) -> [PlannedFlag] {
+        receipts.flatMap { receiptFlags($0, catalog: catalog) }.sorted(by: PlannedFlag.ordered)
     }
 
     /// One receipt's flags: the outcome's own flag (`invalid_receipt`, `bundle_mismatch`,
     /// `sandbox_in_production`, `production_in_sandbox`, `unverified`), and for `valid` and
-    /// `misrouted` receipts `refunded`, `unknown_product` and `shared_transaction`.
-    public static func receiptFlags(
-        _ receipt: UserReceipt,
-        catalog: ProductCatalog,
-        originalTransactionIDsOfOtherUsers: Set<String>
-    ) -> [PlannedFlag] {
+    /// `misrouted` receipts `refunded` and `unknown_product`.
+    public static func receiptFlags(_ receipt: UserReceipt, catalog: ProductCatalog) -> [PlannedFlag] {
         var flags: [PlannedFlag] = []
         if let kind = receipt.classification.outcomeFlag {
             flags.append(PlannedFlag(kind: kind, receiptID: receipt.receiptID, detail: receipt.classification.detail))
@@ -38,9 +28,6 @@ public enum FlagRule {
         }
         if let detail = unknownProductRule(receipt.transactions, catalog: catalog) {
             flags.append(PlannedFlag(kind: .unknownProduct, receiptID: id, detail: detail))
-        }
-        if let detail = sharedTransactionRule(receipt.transactions, otherUsers: originalTransactionIDsOfOtherUsers) {
-            flags.append(PlannedFlag(kind: .sharedTransaction, receiptID: id, detail: detail))
         }
         return flags.sorted(by: PlannedFlag.ordered)
     }
@@ -66,26 +53,6 @@ public enum FlagRule {
         guard transactions.contains(where: isUnknown) else { return nil }
         let unknown = Set(transactions.filter(isUnknown).map { $0.productID ?? "(none)" })
         return "not in products: " + listed(Array(unknown))
-    }
-
-    /// `shared_transaction`: an `original_transaction_id` of the receipt appears on a receipt of
-    /// another user.
-    public static func sharedTransactionRule(_ transactions: [VerifyReceiptTransaction], otherUsers: Set<String>) -> String? {
-        // The run's shell passes no other users (its end-of-run scan decides): nothing to collect.
-        guard !otherUsers.isEmpty else { return nil }
-        let shared = Set(transactions.compactMap(\.originalTransactionID).filter { otherUsers.contains($0) })
-        guard !shared.isEmpty else { return nil }
-        return "original transaction also on another user's receipt: " + listed(Array(shared))
-    }
-
-    /// `entitlement_without_receipt` (per user): an active `app_store` entitlement row and no
-    /// receipt at all. Call only for users without receipts (`CorrectionPlanner.plan` does).
-    public static func entitlementWithoutReceiptRule(rows: [EntitlementRow]) -> PlannedFlag? {
-        let active = rows.filter { $0.isAppStore && $0.active }.map(\.entitlement)
-        guard !active.isEmpty else { return nil }
-        return PlannedFlag(
-            kind: .entitlementWithoutReceipt,
-            detail: "active app_store entitlement without any receipt: " + listed(active))
     }
 
     /// Sorted, deduplicated, at most 10 named (a detail is one line, not a dump).

@@ -2,7 +2,7 @@
 ///
 /// Decided by `ReceiptOutcomeRule`; the table is in docs/reconciliation-rules.md
 /// ("Receipt outcomes").
-public enum ReceiptOutcome: String, Hashable, Sendable, CaseIterable, CustomStringConvertible {
+public enum ReceiptOutcome: String, ContractVocabulary {
     /// Apple status 0 or 21006 from the environment this database serves, bundle id accepted.
     case valid
     /// Valid, but only in the other environment (a sandbox receipt in a production database, or

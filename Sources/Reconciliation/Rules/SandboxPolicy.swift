@@ -1,5 +1,5 @@
 /// `--sandbox-policy`: what transactions of `misrouted` receipts are worth (CONTRACT §5).
-public enum SandboxPolicy: String, Hashable, Sendable, CaseIterable, Codable, CustomStringConvertible {
+public enum SandboxPolicy: String, ContractVocabulary {
     /// Misrouted receipts grant nothing (except to users in `sandbox_testers`), so access that
     /// rests on them only is revoked with reason `wrong_environment`. The default.
     case revoke

@@ -1,11 +1,11 @@
 /// `recon_runs.kind` (CONTRACT §4).
-public enum RunKind: String, Sendable, Codable {
+public enum RunKind: String, ContractVocabulary {
     case nightly
     case user
 }
 
 /// `recon_runs.status` (CONTRACT §4).
-public enum RunStatus: String, Sendable, Codable {
+public enum RunStatus: String, ContractVocabulary {
     /// Started and not finished; a row left so by a dead process becomes `interrupted`.
     case running
     /// Every selected receipt was verified conclusively (exit 0).

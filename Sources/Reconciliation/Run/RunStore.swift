@@ -51,10 +51,10 @@ public struct RunStore {
     }
 
     /// Records the end of a run: status, exit code, reason and the full summary.
-    public func finish(runID: Int64, status: RunStatus, exitCode: Int32, abortReason: String?, summary: RunSummary) throws {
+    public func finish(runID: Int64, status: RunStatus, exitCode: ExitCode, abortReason: String?, summary: RunSummary) throws {
         let summaryJSON = String(decoding: try JSONEncoder.sorted.encode(summary), as: UTF8.self)
         try connection.execute("""
-            UPDATE recon_runs SET status = \(status.rawValue), finished_at = now(), exit_code = \(Int(exitCode)),
+            UPDATE recon_runs SET status = \(status.rawValue), finished_at = now(), exit_code = \(Int(exitCode.rawValue)),
                    abort_reason = \(abortReason), summary = \(PostgresJSON(summaryJSON)),
                    \(unescaped: Self.countAssignments(summary))
             WHERE id = \(runID)
@@ -65,9 +65,9 @@ public struct RunStore {
     private static func countAssignments(_ summary: RunSummary) -> String {
         let columns: [(String, Int)] = [
             ("receipts_selected", summary.receiptsSelected), ("receipts_processed", summary.receiptsProcessed),
-            ("users_processed", summary.usersProcessed), ("valid", summary.outcomes["valid", default: 0]),
-            ("misrouted", summary.outcomes["misrouted", default: 0]), ("invalid", summary.outcomes["invalid", default: 0]),
-            ("unverified", summary.outcomes["unverified", default: 0]), ("corrections", summary.correctionCount),
+            ("users_processed", summary.usersProcessed), ("valid", summary.outcomes[.valid, default: 0]),
+            ("misrouted", summary.outcomes[.misrouted, default: 0]), ("invalid", summary.outcomes[.invalid, default: 0]),
+            ("unverified", summary.outcomes[.unverified, default: 0]), ("corrections", summary.correctionCount),
             ("revoked_users", summary.revokedUsers), ("flags", summary.flagCount),
             ("apple_requests", summary.appleRequests), ("apple_retries", summary.appleRetries),
             ("apple_throttled", summary.appleThrottled),

@@ -61,16 +61,18 @@ public struct RunFinalizer {
     }
 
     /// Corrections by action and reason, and flags by kind, as written for the run.
-    public func writtenFigures(runID: Int64) throws -> (corrections: [String: [String: Int]], flags: [String: Int]) {
-        var corrections: [String: [String: Int]] = [:]
+    public func writtenFigures(runID: Int64) throws
+        -> (corrections: [CorrectionAction: [CorrectionReason: Int]], flags: [FlagKind: Int]) {
+        var corrections: [CorrectionAction: [CorrectionReason: Int]] = [:]
         for row in try connection.query("""
             SELECT action, reason, count(*) AS n FROM recon_corrections WHERE run_id = \(runID) GROUP BY action, reason
             """) {
-            corrections[try row.decode("action"), default: [:]][try row.decode("reason")] = try row.decode("n")
+            let action = try CorrectionAction(contractName: row.decode("action"))
+            corrections[action, default: [:]][try CorrectionReason(contractName: row.decode("reason"))] = try row.decode("n")
         }
-        var flags: [String: Int] = [:]
+        var flags: [FlagKind: Int] = [:]
         for row in try connection.query("SELECT kind, count(*) AS n FROM recon_flags WHERE run_id = \(runID) GROUP BY kind") {
-            flags[try row.decode("kind")] = try row.decode("n")
+            flags[try FlagKind(contractName: row.decode("kind"))] = try row.decode("n")
         }
         return (corrections, flags)
     }

@@ -7,7 +7,7 @@ import Foundation
 /// A `recon_results` row (and the matching `recon_receipt_state`).
 public struct ResultRecord: Sendable {
     public var receiptID: Int64
-    public var outcome: String
+    public var outcome: ReceiptOutcome
     public var appleStatus: Int?
     public var environment: AppStoreEnvironment?
     public var attempts: Int
@@ -35,22 +35,55 @@ public struct TransactionRecord: Sendable {
     public var webOrderLineItemID: String?
 }
 
-/// A `recon_flags` row; `receiptID` nil for a per-user flag.
-public struct FlagRecord: Sendable, Hashable {
-    public var receiptID: Int64?
-    public var kind: String
-    public var detail: String
-}
-
-/// A `recon_corrections` row and the entitlement change it stands for.
+/// A `recon_corrections` row as read back (`verify-user`'s report); the writer writes
+/// `PlannedCorrection`s.
 public struct CorrectionRecord: Sendable {
     public var entitlement: String
-    public var action: String
-    public var reason: String
+    public var action: CorrectionAction
+    public var reason: CorrectionReason
     public var beforeActive: Bool?
     public var beforeExpiresAt: Date?
     public var afterActive: Bool
     public var afterExpiresAt: Date?
     public var productID: String?
     public var originalTransactionID: String?
+}
+
+/// What the rules need from the database about one user, read under the user's lock.
+public struct UserState: Sendable {
+    /// Every row of the user, whatever its `source`: the planner needs the others to know which
+    /// entitlements it must leave alone (CONTRACT §5).
+    public var entitlements: [EntitlementRow] = []
+    /// Transactions the job last saw refunded (`recon_transactions.cancelled_at` set).
+    public var previouslyRefunded: Set<String> = []
+
+    public init(entitlements: [EntitlementRow] = [], previouslyRefunded: Set<String> = []) {
+        self.entitlements = entitlements
+        self.previouslyRefunded = previouslyRefunded
+    }
+}
+
+/// Everything one user's transaction writes (`UserDecision.plan`).
+public struct UnitPlan: Sendable {
+    public var results: [ResultRecord] = []
+    public var transactions: [TransactionRecord] = []
+    public var flags: [PlannedFlag] = []
+    public var corrections: [PlannedCorrection] = []
+    /// Original transaction ids of the user's receipts, for the run's end-of-run
+    /// `shared_transaction` scan (written in dry runs too).
+    public var sharedScan: [(receiptID: Int64, originalTransactionID: String)] = []
+
+    public init(
+        results: [ResultRecord] = [], transactions: [TransactionRecord] = [], flags: [PlannedFlag] = [],
+        corrections: [PlannedCorrection] = [], sharedScan: [(receiptID: Int64, originalTransactionID: String)] = []
+    ) {
+        self.results = results
+        self.transactions = transactions
+        self.flags = flags
+        self.corrections = corrections
+        self.sharedScan = sharedScan
+    }
+
+    /// The plan takes some access away from the user (what the revoke breaker counts).
+    public var revokes: Bool { corrections.contains { $0.action == .revoke } }
 }

@@ -30,7 +30,7 @@ extension UnitWriter {
             runIDs.append(runID)
             receiptIDs.append(r.receiptID)
             userIDs.append(userIDList[user])
-            outcomes.append(r.outcome)
+            outcomes.append(r.outcome.rawValue)
             statuses.append(r.appleStatus)
             environments.append(r.environment?.rawValue)
             attempts.append(r.attempts)
@@ -56,7 +56,7 @@ extension UnitWriter {
         for (user, index) in kept {
             let r = planned[user][index]
             lastVerifiedAts.append(verifiedAt)
-            lastOutcomes.append(r.outcome)
+            lastOutcomes.append(r.outcome.rawValue)
             lastStatuses.append(r.appleStatus)
             lastEnvironments.append(r.environment?.rawValue)
             lastRunIDs.append(runID)
@@ -167,7 +167,7 @@ extension UnitWriter {
                 runIDs.append(runID)
                 receiptIDs.append(flag.receiptID)
                 userIDs.append(user.userID)
-                kinds.append(flag.kind)
+                kinds.append(flag.kind.rawValue)
                 details.append(flag.detail)
             }
         }
@@ -178,7 +178,7 @@ extension UnitWriter {
     func writeCorrections(_ users: [(userID: String, plan: UnitPlan)], runID: Int64, dryRun: Bool) throws {
         let all = Self.recordIndices(users, \.corrections.count)
         guard !all.isEmpty else { return }
-        func correction(_ at: RecordIndex) -> CorrectionRecord { users[at.user].plan.corrections[at.index] }
+        func correction(_ at: RecordIndex) -> PlannedCorrection { users[at.user].plan.corrections[at.index] }
         var runIDs = PostgresArrayColumn<Int64>("run_id", expectedCount: all.count)
         var userIDs = PostgresArrayColumn<String>("user_id", expectedCount: all.count)
         var entitlements = PostgresArrayColumn<String>("entitlement", expectedCount: all.count)
@@ -196,8 +196,8 @@ extension UnitWriter {
             runIDs.append(runID)
             userIDs.append(users[at.user].userID)
             entitlements.append(c.entitlement)
-            actions.append(c.action)
-            reasons.append(c.reason)
+            actions.append(c.action.rawValue)
+            reasons.append(c.reason.rawValue)
             beforeActives.append(c.beforeActive)
             beforeExpiresAts.append(c.beforeExpiresAt)
             afterActives.append(c.afterActive)
@@ -211,8 +211,7 @@ extension UnitWriter {
             columns: [runIDs, userIDs, entitlements, actions, reasons, beforeActives, beforeExpiresAts, afterActives,
                       afterExpiresAts, productIDs, originalIDs, applied])
         guard !dryRun else { return }
-        let revoke = CorrectionAction.revoke.rawValue
-        let revokes = all.filter { correction($0).action == revoke }
+        let revokes = all.filter { correction($0).action == .revoke }
         if !revokes.isEmpty {
             // A revoke keeps the row's expiry and product: only access changes.
             try connection.execute("""
@@ -222,7 +221,7 @@ extension UnitWriter {
                 WHERE e.user_id = v.user_id AND e.entitlement = v.entitlement AND e.source = 'app_store'
                 """)
         }
-        let granted = Self.lastPerKey(all.filter { correction($0).action != revoke }) {
+        let granted = Self.lastPerKey(all.filter { correction($0).action != .revoke }) {
             "\(users[$0.user].userID)\u{0}\(correction($0).entitlement)"
         }
         var grantUserIDs = PostgresArrayColumn<String>("user_id", expectedCount: granted.count)

@@ -40,29 +40,6 @@ public final class UnitWriter {
         AdvisoryLockKey(name: "receipt-recon:user:\(userID)")
     }
 
-    /// What the rules need from the database, read under the user's lock.
-    public struct UserState: Sendable {
-        /// Every row of the user, whatever its `source`: the planner needs the others to know which
-        /// entitlements it must leave alone (CONTRACT §5).
-        public var entitlements: [EntitlementRow] = []
-        /// Transactions the job last saw refunded (`recon_transactions.cancelled_at` set).
-        public var previouslyRefunded: Set<String> = []
-    }
-
-    /// What to write for one user: produced by `Unit.plan` from the user's state.
-    public struct UnitPlan: Sendable {
-        public var results: [ResultRecord] = []
-        public var transactions: [TransactionRecord] = []
-        public var flags: [FlagRecord] = []
-        public var corrections: [CorrectionRecord] = []
-        /// Original transaction ids of the user's receipts, for the run's end-of-run
-        /// `shared_transaction` scan (written in dry runs too).
-        public var sharedScan: [(receiptID: Int64, originalTransactionID: String)] = []
-
-        /// The plan takes some access away from the user (what the revoke-ratio breaker counts).
-        public var revokes: Bool { corrections.contains { $0.action == CorrectionAction.revoke.rawValue } }
-    }
-
     /// One user to write.
     public struct Unit {
         public var userID: String

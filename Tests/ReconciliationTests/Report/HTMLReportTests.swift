@@ -41,8 +41,8 @@ struct HTMLReportTests {
 
     static func history() -> [RunSummary] {
         (1...35).map { index in
-            var run = ReportFixtures.summary(runID: Int64(index), exitCode: 0)
-            run.outcomes["unverified"] = index
+            var run = ReportFixtures.summary(runID: Int64(index), exitCode: .success)
+            run.outcomes[.unverified] = index
             run.receiptsProcessed = 3_000 + index
             return run
         }
@@ -57,7 +57,7 @@ struct HTMLReportTests {
         #expect(!parsed.tags.contains("script"))
         #expect(!parsed.tags.contains("img") && !parsed.tags.contains("link") && !parsed.tags.contains("iframe"))
         #expect(parsed.tags.contains("svg") && parsed.tags.contains("style"))
-        for figure in ["run 42", "2950", "unverified", "12", "renewed_elsewhere", "refunded", "sandbox_in_production",
+        for figure in ["run 42", "2950", "unverified", "12", "purchase_not_granted", "refund", "sandbox_in_production",
                        "21003", "3101", "53", "17", "182 ms", "611 ms", "12 min 35 s", "3017 of 3017",
                        "completed, but some receipts stayed unverified", "Verified", "Corrections", "Unverified"] {
             #expect(parsed.text.contains(figure), "missing \(figure)")
@@ -71,11 +71,10 @@ struct HTMLReportTests {
     }
 
     @Test func hostileAbortReasonIsEscaped() throws {
-        var summary = ReportFixtures.summary(exitCode: 69)
-        summary.status = "aborted"
+        var summary = ReportFixtures.summary(exitCode: .unavailable)
+        summary.status = .aborted
         let hostile = "<script>alert('x')</script><img src=\"http://evil.example/x.png\"> & \u{1}"
         summary.abortReason = hostile
-        summary.flags = ["<b>kind</b>": 1]
         summary.shard = "\"0/1\" onload=\"x\""
         let html = HTMLReport.render(summary, history: [])
         #expect(!html.contains("<script"))

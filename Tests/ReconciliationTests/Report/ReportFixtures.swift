@@ -3,10 +3,10 @@ import Reconciliation
 
 enum ReportFixtures {
     /// A run with every kind of figure, and a hostile abort reason.
-    static func summary(runID: Int64 = 42, exitCode: Int32 = 1) -> RunSummary {
+    static func summary(runID: Int64 = 42, exitCode: ExitCode = .someUnverified) -> RunSummary {
         var summary = RunSummary()
         summary.runID = runID
-        summary.status = "completed"
+        summary.status = .completed
         summary.exitCode = exitCode
         summary.shard = "0/1"
         summary.startedAt = Date(timeIntervalSince1970: 1_767_240_000)
@@ -17,11 +17,11 @@ enum ReportFixtures {
         summary.usersProcessed = 1_200
         summary.receiptsSelected = 3_017
         summary.receiptsProcessed = 3_017
-        summary.outcomes = ["valid": 2_950, "misrouted": 31, "invalid": 24, "unverified": 12]
+        summary.outcomes = [.valid: 2_950, .misrouted: 31, .invalid: 24, .unverified: 12]
         summary.appleStatuses = ["0": 2_981, "21003": 24, "none": 12]
-        summary.corrections = ["grant": ["renewed_elsewhere": 7], "revoke": ["refunded": 5, "expired": 9],
-                               "extend": ["renewed": 13]]
-        summary.flags = ["bundle_mismatch": 3, "sandbox_in_production": 4]
+        summary.corrections = [.grant: [.purchaseNotGranted: 7], .revoke: [.refund: 5, .expired: 9],
+                               .extend: [.renewal: 13]]
+        summary.flags = [.bundleMismatch: 3, .sandboxInProduction: 4]
         summary.revokedUsers = 14
         summary.appleRequests = 3_101
         summary.appleRetries = 53

@@ -74,17 +74,18 @@ struct ConformanceShapedTests {
 
     static func reconcile(
         json: String, bundleIDs: Set<String>, catalog: ProductCatalog, rows: [EntitlementRow], asOf: Date
-    ) throws -> (ReceiptClassification, UserReconciliation.Result) {
+    ) throws -> (ReceiptClassification, (truth: UserTruth, corrections: [PlannedCorrection], flags: [PlannedFlag])) {
         let response = try VerifyReceiptResponse.decode(Data(json.utf8))
         let verification = ReceiptVerification(verdict: .valid, response: response, answeredBy: .production)
         let classification = try ReceiptOutcomeRule.classify(
             verification, local: .decodes,
             context: ReceiptOutcomeContext(servedEnvironment: .production, acceptedBundleIDs: bundleIDs))
         let receipt = UserReceipt(receiptID: 42, classification: classification, response: response)
-        let result = UserReconciliation.reconcile(
-            UserReconciliation.Input(receipts: [receipt], rows: rows),
-            settings: UserReconciliation.Settings(catalog: catalog, sandboxPolicy: .revoke, asOf: asOf))
-        return (classification, result)
+        let user = UserDecision.decide(
+            userID: "u-1", answers: [ReceiptAnswer(receipt: receipt, attempts: 1, bundleID: nil)], isSandboxTester: false,
+            settings: UserDecision.Settings(catalog: catalog, sandboxPolicy: .revoke, asOf: asOf))
+        let plan = UserDecision.plan(user, state: UserState(entitlements: rows))
+        return (classification, (user.truth, plan.corrections, plan.flags))
     }
 
     @Test("21006 iOS 6 expired -> valid outcome, expired truth, the app's active row is revoked (expired)")

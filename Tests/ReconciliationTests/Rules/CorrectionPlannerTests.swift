@@ -10,7 +10,6 @@ struct PlannerScenario: Sendable, CustomTestStringConvertible {
     var rows: [EntitlementRow] = []
     var policy: SandboxPolicy = .revoke
     var isSandboxTester = false
-    var userHasReceipts: Bool? = nil
     var previouslyRefunded: Set<String> = []
     /// `World.render` of each correction, in order.
     var corrections: [String]
@@ -19,12 +18,14 @@ struct PlannerScenario: Sendable, CustomTestStringConvertible {
 
     var testDescription: String { name }
 
-    func reconcile() -> UserReconciliation.Result {
-        UserReconciliation.reconcile(
-            UserReconciliation.Input(
-                receipts: receipts, rows: rows, userHasReceipts: userHasReceipts, isSandboxTester: isSandboxTester,
-                previouslyRefundedTransactionIDs: previouslyRefunded),
-            settings: UserReconciliation.Settings(catalog: World.catalog, sandboxPolicy: policy, asOf: World.asOf))
+    /// The decision the pipeline makes for this user: `UserDecision.decide`, then `plan` against the rows.
+    func reconcile() -> (truth: UserTruth, corrections: [PlannedCorrection], flags: [PlannedFlag]) {
+        let settings = UserDecision.Settings(catalog: World.catalog, sandboxPolicy: policy, asOf: World.asOf)
+        let user = UserDecision.decide(
+            userID: "u-1", answers: receipts.map { ReceiptAnswer(receipt: $0, attempts: 1, bundleID: nil) },
+            isSandboxTester: isSandboxTester, settings: settings)
+        let plan = UserDecision.plan(user, state: UserState(entitlements: rows, previouslyRefunded: previouslyRefunded))
+        return (user.truth, plan.corrections, plan.flags)
     }
 }
 
@@ -317,20 +318,6 @@ private let scenarios: [PlannerScenario] = [
         receipts: [W.receipt(1, .unverified, []), W.receipt(2, [])],
         rows: [W.row(expires: 25)],
         corrections: []),
-    PlannerScenario(
-        name: "receipt-less user with an active row -> flag entitlement_without_receipt, no revoke",
-        receipts: [],
-        rows: [W.row(expires: 25), W.row("lifetime", expires: nil, product: W.lifetime)],
-        userHasReceipts: false,
-        corrections: [],
-        flags: ["user entitlement_without_receipt"]),
-    PlannerScenario(
-        name: "receipt-less user with only inactive rows -> nothing",
-        receipts: [],
-        rows: [W.row(active: false, expires: -25)],
-        userHasReceipts: false,
-        corrections: [],
-        flags: []),
     PlannerScenario(
         name: "non-app_store row never touched (Apple knows no purchase)",
         receipts: [W.receipt([])],

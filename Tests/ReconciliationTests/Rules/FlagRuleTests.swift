@@ -6,7 +6,6 @@ import Testing
 struct FlagCase: Sendable, CustomTestStringConvertible {
     var name: String
     var receipts: [UserReceipt]
-    var otherUsers: Set<String> = []
     /// `receipt N kind`, in order.
     var flags: [String]
 
@@ -37,17 +36,12 @@ private let cases: [FlagCase] = [
     FlagCase(name: "product not in products -> unknown_product",
              receipts: [W.receipt([W.purchase("6000", product: "com.other.gold", bought: -1)])],
              flags: ["receipt 1 unknown_product"]),
-    FlagCase(name: "original transaction on another user's receipt -> shared_transaction",
-             receipts: [W.receipt([W.subscription("1000", bought: -5, expires: 25)])],
-             otherUsers: ["1000"],
-             flags: ["receipt 1 shared_transaction"]),
     FlagCase(name: "misrouted receipt -> sandbox_in_production, and its refunds",
              receipts: [W.receipt(1, .misrouted, [W.subscription("1000", bought: -5, expires: 25, refunded: -1)])],
              flags: ["receipt 1 sandbox_in_production", "receipt 1 refunded"]),
     FlagCase(name: "bundle mismatch -> bundle_mismatch only",
              receipts: [W.receipt(1, .invalid, flag: .bundleMismatch,
                                   [W.subscription("1000", bought: -5, expires: 25, refunded: -1)])],
-             otherUsers: ["1000"],
              flags: ["receipt 1 bundle_mismatch"]),
     FlagCase(name: "invalid receipt -> invalid_receipt only",
              receipts: [W.receipt(1, .invalid, [W.purchase("6000", product: "com.other.gold", bought: -1)])],
@@ -63,9 +57,8 @@ private let cases: [FlagCase] = [
                     W.subscription("1000", bought: -5, expires: 25, refunded: -1),
                 ]),
              ],
-             otherUsers: ["1000"],
              flags: [
-                "receipt 3 sandbox_in_production", "receipt 3 shared_transaction", "receipt 3 refunded",
+                "receipt 3 sandbox_in_production", "receipt 3 refunded",
                 "receipt 3 unknown_product", "receipt 7 unverified",
              ]),
 ]
@@ -74,8 +67,7 @@ private let cases: [FlagCase] = [
 struct FlagRuleTests {
     @Test(arguments: cases)
     func receiptFlags(_ testCase: FlagCase) {
-        let flags = FlagRule.receiptFlags(
-            testCase.receipts, catalog: W.catalog, originalTransactionIDsOfOtherUsers: testCase.otherUsers)
+        let flags = FlagRule.receiptFlags(testCase.receipts, catalog: W.catalog)
         #expect(flags.map { "receipt \($0.receiptID ?? -1) \($0.kind)" } == testCase.flags)
     }
 
@@ -86,21 +78,5 @@ struct FlagRuleTests {
             W.subscription("1000", bought: -35, expires: -5),
         ])
         #expect(detail == "refunded: 1001 (com.app.premium.monthly)")
-    }
-
-    @Test("entitlement_without_receipt: one per user, only for active app_store rows",
-          arguments: [
-            ([W.row(expires: 25), W.row("lifetime", expires: nil)], "premium, lifetime"),
-            ([W.row(active: false, expires: 25)], nil),
-            ([W.row(expires: 25, source: "promo")], nil),
-          ] as [([EntitlementRow], String?)])
-    func entitlementWithoutReceipt(_ rows: [EntitlementRow], _ named: String?) {
-        let flag = FlagRule.entitlementWithoutReceiptRule(rows: rows)
-        #expect(flag?.kind == (named == nil ? nil : .entitlementWithoutReceipt))
-        #expect(flag?.receiptID == nil)
-        if let named {
-            let listed = named.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.sorted()
-            #expect(flag?.detail == "active app_store entitlement without any receipt: " + listed.joined(separator: ", "))
-        }
     }
 }

@@ -14,12 +14,12 @@ import TestSupport
 
     /// Three users: hostile ids and texts, every nullable column both NULL and not, and one transaction
     /// id on two users' receipts.
-    static func world(receipts: [Int64]) -> [(userID: String, plan: UnitWriter.UnitPlan)] {
+    static func world(receipts: [Int64]) -> [(userID: String, plan: UnitPlan)] {
         (0..<3).map { u in
             let userID = "user \(hostile[u])"
-            var plan = UnitWriter.UnitPlan()
+            var plan = UnitPlan()
             let receiptID = receipts[u]
-            plan.results = [ResultRecord(receiptID: receiptID, outcome: u == 2 ? "unverified" : "valid",
+            plan.results = [ResultRecord(receiptID: receiptID, outcome: u == 2 ? .unverified : .valid,
                                          appleStatus: u == 2 ? nil : 21_006 * u, environment: u == 1 ? nil : .sandbox,
                                          attempts: u + 1, detail: hostile[u + 3], bundleID: u == 0 ? nil : hostile[u])]
             plan.transactions = (0..<3).map { k in
@@ -35,12 +35,15 @@ import TestSupport
                     ownershipType: n % 2 == 0 ? nil : "PURCHASED", quantity: n % 5 == 0 ? nil : n,
                     webOrderLineItemID: n % 3 == 2 ? nil : hostile[(n + 2) % hostile.count])
             }
-            plan.flags = [FlagRecord(receiptID: u == 1 ? nil : receiptID, kind: "refunded", detail: hostile[u + 1])]
-            plan.corrections = [CorrectionRecord(
-                entitlement: "pro \(hostile[u])", action: u == 1 ? "revoke" : "grant", reason: "purchase_not_granted",
+            plan.flags = [PlannedFlag(kind: .refunded, receiptID: u == 1 ? nil : receiptID, detail: hostile[u + 1])]
+            let afterExpiresAt = u == 0 ? nil : Date(timeIntervalSince1970: 1_800_000_000.5)
+            plan.corrections = [PlannedCorrection(
+                entitlement: "pro \(hostile[u])", action: u == 1 ? .revoke : .grant, reason: .purchaseNotGranted,
                 beforeActive: u == 1 ? true : nil, beforeExpiresAt: u == 1 ? verifiedAt : nil, afterActive: u != 1,
-                afterExpiresAt: u == 0 ? nil : Date(timeIntervalSince1970: 1_800_000_000.5), productID: u == 2 ? nil : "p",
-                originalTransactionID: "o\(u)")]
+                afterExpiresAt: afterExpiresAt, productID: u == 2 ? nil : "p", originalTransactionID: "o\(u)",
+                rowAfter: EntitlementRow(entitlement: "pro \(hostile[u])", active: u != 1, expiresAt: afterExpiresAt,
+                                         productID: u == 2 ? nil : "p", originalTransactionID: "o\(u)"),
+                rowExists: u == 1)]
             plan.sharedScan = [(receiptID, "o\(u * 3)"), (receiptID, "shared \(hostile[u])")]
             return (userID, plan)
         }
@@ -65,7 +68,7 @@ import TestSupport
     }
 
     static func write(_ connection: PostgresConnection, runID: Int64, dryRun: Bool,
-                      users: [(userID: String, plan: UnitWriter.UnitPlan)]) throws -> Int {
+                      users: [(userID: String, plan: UnitPlan)]) throws -> Int {
         let writer = UnitWriter(connection: connection)
         return try writer.write(runID: runID, dryRun: dryRun, verifiedAt: verifiedAt, units: users.map { user in
             UnitWriter.Unit(userID: user.userID) { _ in user.plan }
@@ -123,7 +126,7 @@ import TestSupport
                 let r = user.plan.results[0]
                 #expect(try row.decode("receipt_id", as: Int64.self) == r.receiptID)
                 #expect(try row.decode("user_id", as: String.self) == user.userID)
-                #expect(try row.decode("outcome", as: String.self) == r.outcome && row.decode("last_outcome", as: String.self) == r.outcome)
+                #expect(try row.decode("outcome", as: String.self) == r.outcome.rawValue && row.decode("last_outcome", as: String.self) == r.outcome.rawValue)
                 #expect(try row.decode("apple_status", as: Int32?.self) == r.appleStatus.map(Int32.init))
                 #expect(try row.decode("last_apple_status", as: Int32?.self) == r.appleStatus.map(Int32.init))
                 #expect(try row.decode("environment", as: String?.self) == r.environment?.rawValue)
@@ -150,7 +153,7 @@ import TestSupport
                 let c = user.plan.corrections[0]
                 #expect(try row.decode("user_id", as: String.self) == user.userID)
                 #expect(try row.decode("entitlement", as: String.self) == c.entitlement)
-                #expect(try row.decode("action", as: String.self) == c.action)
+                #expect(try row.decode("action", as: String.self) == c.action.rawValue)
                 #expect(try row.decode("before_active", as: Bool?.self) == c.beforeActive)
                 #expect(try row.decode("before_expires_at", as: Date?.self) == c.beforeExpiresAt)
                 #expect(try row.decode("after_active", as: Bool.self) == c.afterActive)
@@ -170,7 +173,7 @@ import TestSupport
                 guard let row = byUser[user.userID] else { Issue.record("no entitlement for \(user.userID)"); continue }
                 #expect(try row.decode("entitlement", as: String.self) == c.entitlement)
                 #expect(try row.decode("source", as: String.self) == "app_store")
-                if c.action == "revoke" {
+                if c.action == .revoke {
                     // A revoke keeps the row's expiry and product.
                     #expect(try row.decode("active", as: Bool.self) == false)
                     #expect(try row.decode("expires_at", as: Date?.self) == Self.verifiedAt)

@@ -1,5 +1,5 @@
 /// Process exit codes, sysexits style (CONTRACT §3). cron wrappers and alerting read these.
-public enum ExitCode: Int32, Sendable, CaseIterable {
+public enum ExitCode: Int32, Sendable, CaseIterable, Codable {
     /// Completed; every selected receipt was verified conclusively.
     case success = 0
     /// Completed, but some receipts stayed `unverified` (below the breaker threshold).

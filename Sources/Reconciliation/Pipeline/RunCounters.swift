@@ -1,4 +1,3 @@
-import AppStoreReceipts
 import Foundation
 import Synchronization
 
@@ -28,8 +27,8 @@ final class RunCounters: Sendable {
         }
     }
 
-    /// Apple traffic of one verification (each distinct receipt once).
-    func addTraffic(_ report: VerificationReport) {
+    /// Apple traffic of one exchange (each distinct receipt once).
+    func addTraffic(_ report: AppleTraffic) {
         state.withLock { state in
             state.summary.appleRequests += report.requests
             state.summary.appleRetries += report.retries
@@ -40,7 +39,7 @@ final class RunCounters: Sendable {
     }
 
     /// One user's receipts were classified and its corrections planned.
-    func addUser(outcomes: [String], appleStatuses: [Int?], revoked: Bool) {
+    func addUser(outcomes: [ReceiptOutcome], appleStatuses: [Int?], revoked: Bool) {
         state.withLock { state in
             state.summary.usersProcessed += 1
             state.summary.receiptsProcessed += outcomes.count
@@ -51,7 +50,7 @@ final class RunCounters: Sendable {
     }
 
     /// The corrections and flags a written unit recorded.
-    func addWritten(corrections: [CorrectionRecord], flags: [FlagRecord]) {
+    func addWritten(corrections: [PlannedCorrection], flags: [PlannedFlag]) {
         state.withLock { state in
             for correction in corrections {
                 state.summary.corrections[correction.action, default: [:]][correction.reason, default: 0] += 1

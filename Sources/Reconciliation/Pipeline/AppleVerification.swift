@@ -1,0 +1,108 @@
+import Foundation
+import Synchronization
+
+/// Stage 2, verify: the users in flight with Apple, at most one per lane (`--concurrency`), each
+/// handed to the `AppleBackend` whole. A lane is a turn, not a thread (`LaneScheduler`): the reader
+/// starts a user when it finds a lane idle, and whichever worker delivers a user's answer takes the
+/// lane's next queued user, so no thread is woken per user and no lane waits on another.
+///
+/// Threading: `admit` and `finish` are the reader's (`admit` blocks while the queue is full); `verified`
+/// is called on a worker thread (or on the reader's, for a user that needed no request), one call
+/// per user, never for two users on one thread at once.
+final class AppleVerification: Sendable {
+    private let backend: any AppleBackend
+    private let lanes: LaneScheduler<UserWork>
+    private let workers: WorkerPool
+    private let shouldStop: @Sendable () -> Bool
+    private let dropsQueuedUsers: @Sendable () -> Bool
+    private let onTraffic: @Sendable (AppleTraffic) -> Void
+    private let verified: @Sendable (UserWork, AppleUserAnswer) -> Void
+
+    /// - Parameters:
+    ///   - shouldStop: true once the run stops calling Apple (no more requests or retries).
+    ///   - dropsQueuedUsers: true once queued users are to be dropped (a stop, or a signal).
+    ///   - verified: takes each user with Apple's answer (the pipeline decides and queues the write).
+    init(
+        backend: any AppleBackend,
+        concurrency: Int,
+        shouldStop: @escaping @Sendable () -> Bool,
+        dropsQueuedUsers: @escaping @Sendable () -> Bool,
+        onTraffic: @escaping @Sendable (AppleTraffic) -> Void,
+        verified: @escaping @Sendable (UserWork, AppleUserAnswer) -> Void
+    ) {
+        self.backend = backend
+        lanes = LaneScheduler(lanes: concurrency, capacity: max(16, concurrency * 2))
+        // Answers are decoded and judged here; more threads than cores would only contend.
+        workers = WorkerPool(threads: max(1, min(concurrency, ProcessInfo.processInfo.activeProcessorCount)),
+                             name: "receipt-recon.worker")
+        self.shouldStop = shouldStop
+        self.dropsQueuedUsers = dropsQueuedUsers
+        self.onTraffic = onTraffic
+        self.verified = verified
+    }
+
+    /// Gives `user` a lane now, or queues it. - Returns: false when the run takes no more users.
+    func admit(_ user: UserWork) -> Bool {
+        switch lanes.admit(user) {
+        case .run(let user):
+            run(user)
+            return true
+        case .queued: return true
+        case .closed: return false
+        }
+    }
+
+    /// No more users: waits until every admitted user was verified (or dropped, when stopping).
+    func finish() {
+        lanes.close()
+        lanes.waitUntilIdle()
+        workers.close()
+    }
+
+    /// Verifies users on one lane, starting with `first`, until one waits for Apple or the lane falls idle.
+    ///
+    /// A backend may answer before `verify` returns (every row local or cached): the loop then takes
+    /// the lane's next user itself, instead of recursing from the completion, so a long run of such
+    /// users cannot deepen the stack. Otherwise the completion, on a worker, carries the lane on.
+    private func run(_ first: UserWork) {
+        var current: UserWork? = first
+        while let user = current {
+            current = nil
+            let handoff = Handoff()
+            backend.verify(
+                user, shouldStop: shouldStop, onTraffic: onTraffic, executor: { [workers] in workers.submit($0) }
+            ) { [self] answer in
+                verified(user, answer)
+                if handoff.answeredInline() { return }
+                if let next = nextUser() { run(next) }
+            }
+            if handoff.returnedFirst() { return }
+            current = nextUser()
+        }
+    }
+
+    /// The lane's next user, or nil (the lane is idle). A stopping run drops queued users: they were
+    /// never in flight.
+    private func nextUser() -> UserWork? {
+        while let user = lanes.next() {
+            if !dropsQueuedUsers() { return user }
+        }
+        return nil
+    }
+
+    /// Who carries a lane on after a `verify`: the caller, if the answer came before `verify`
+    /// returned, else the answer's thread. Exactly one of the two sees its claim succeed.
+    private final class Handoff: Sendable {
+        private let state = Atomic<Int>(0)
+
+        /// Called by the completion. - Returns: true when the caller is still inside `verify`.
+        func answeredInline() -> Bool {
+            state.compareExchange(expected: 0, desired: 1, ordering: .acquiringAndReleasing).exchanged
+        }
+
+        /// Called by the caller after `verify`. - Returns: true when the answer is still to come.
+        func returnedFirst() -> Bool {
+            state.compareExchange(expected: 0, desired: 2, ordering: .acquiringAndReleasing).exchanged
+        }
+    }
+}

@@ -1,0 +1,32 @@
+/// Stage 1, select: the users whose receipts are due, in order. The nightly run pages them from
+/// PostgreSQL (`DueUserReader`: keyset pages, memory flat whatever the table's size); `verify-user`
+/// selects its one user.
+///
+/// Threading: `forEach` runs on the calling thread (the run's reader) and may block on PostgreSQL
+/// and on `emit`, which blocks while the verification queue is full.
+enum DueUserSelection {
+    case due(DueUserReader)
+    case one(UserWork)
+
+    /// Emits each user until there are no more or `emit` returns false (the run is stopping).
+    func forEach(_ emit: (UserWork) -> Bool) throws {
+        switch self {
+        case .due(let reader):
+            while true {
+                let page = try reader.nextPage()
+                if page.isEmpty { return }
+                for user in page where !emit(user) { return }
+            }
+        case .one(let user):
+            if !user.receipts.isEmpty { _ = emit(user) }
+        }
+    }
+
+    /// Seconds spent waiting on PostgreSQL.
+    var databaseSeconds: Double {
+        switch self {
+        case .due(let reader): reader.secondsWaited
+        case .one: 0
+        }
+    }
+}

@@ -1,0 +1,100 @@
+import Foundation
+import Postgres
+import Synchronization
+
+extension ReconciliationEngine {
+    /// The run's five stages, wired: select due users → verify them with Apple → decide → write one
+    /// user per transaction (a batch of users per COMMIT) → finish the run. `run` and `verify-user`
+    /// differ only in what they select.
+    ///
+    /// The reader (this thread) selects and admits users; the verification stage's workers decide
+    /// each user as its answer arrives and queue it for the writers. Stopping (a breaker, 21004, a
+    /// database failure) stops the selection, drops what is queued and unwritten; a signal stops the
+    /// selection and lets what is in flight finish.
+    func execute(runID: Int64, kind: RunKind, store: RunStore, selection: DueUserSelection,
+                 subjectUserID: String?) throws -> RunOutcome {
+        var initial = RunSummary()
+        initial.runID = runID
+        initial.kind = kind
+        initial.dryRun = options.dryRun
+        initial.asOf = options.asOf
+        initial.shard = kind == .nightly ? options.shard : "user"
+        initial.startedAt = Date()
+        let counters = RunCounters(summary: initial)
+        let writerCount = max(1, min(2, options.concurrency))
+        let control = RunControl(
+            breaker: CircuitBreaker(maxUnverifiedRatio: options.maxUnverifiedRatio, maxRevokeRatio: options.maxRevokeRatio),
+            writerCount: writerCount)
+        let settings = UserDecision.Settings(
+            catalog: try ProductCatalog.load(from: store.connection), sandboxPolicy: options.sandboxPolicy, asOf: options.asOf)
+        let (shutdown, log) = (self.shutdown, self.log)
+
+        let writing = try UserWriting(runID: runID, options: options, control: control, counters: counters, log: log,
+                                      writerCount: writerCount, connect: connect)
+        let verification = AppleVerification(
+            backend: backend, concurrency: options.concurrency,
+            shouldStop: { control.isStopping },
+            dropsQueuedUsers: { control.isStopping || shutdown.isRequested },
+            onTraffic: { counters.addTraffic($0) },
+            verified: { user, answer in
+                // Stopping: what was checked is not written (the run's results stop where it stopped).
+                if control.isStopping { return }
+                if let abort = answer.configurationAbort {
+                    log.log(.error, "run.configuration_error", ["run_id": String(runID), "error": "\(abort)"])
+                    control.stop(.aborted, exitCode: .configuration, reason: "Apple reported a configuration error: \(abort)")
+                    return
+                }
+                let decided = UserDecision.decide(userID: user.userID, answers: answer.receipts,
+                                                  isSandboxTester: user.isSandboxTester, settings: settings)
+                writing.put(decided)
+                control.classified(receipts: decided.results.count, unverified: decided.unverifiedReceipts)
+            })
+        let progressThread = progress.map { ProgressThread(counters: counters, report: $0) }
+
+        var selectionError: (any Error)?
+        do {
+            try selection.forEach { user in
+                guard !control.isStopping, !shutdown.isRequested else { return false }
+                counters.addSelected(users: 1, receipts: user.receipts.count)
+                return verification.admit(user)
+            }
+        } catch {
+            selectionError = error
+            let postgres = error as? PostgresError
+            control.stop(.failed, exitCode: postgres?.isConnectionFailure == true ? .unavailable : .internalError,
+                         reason: "reading due receipts failed: \(postgres?.description ?? "\(error)")")
+        }
+        counters.addDatabaseTime(selection.databaseSeconds)
+        verification.finish()
+        if shutdown.isRequested {
+            control.stop(.interrupted, exitCode: .tempFail,
+                         reason: "\(shutdown.name ?? "a signal") received: stopped taking work, finished what was in flight")
+        }
+        control.openGate()
+        writing.finish()
+        progressThread?.stop()
+
+        let outcome = try RunFinish(runID: runID, kind: kind, options: options, store: store, log: log)
+            .finish(counters: counters, control: control, subjectUserID: subjectUserID)
+        if outcome.exitCode == .internalError, let selectionError { throw selectionError }
+        return outcome
+    }
+}
+
+/// Reports the run's figures about once a second (the CLI's progress line), from its own thread.
+private final class ProgressThread: Sendable {
+    private let finished = Atomic<Bool>(false)
+
+    init(counters: RunCounters, report: @escaping @Sendable (RunSummary) -> Void) {
+        Thread.detachNewThread { [self] in
+            while !finished.load(ordering: .acquiring) {
+                report(counters.snapshot())
+                Thread.sleep(forTimeInterval: 1)
+            }
+        }
+    }
+
+    func stop() {
+        finished.store(true, ordering: .releasing)
+    }
+}

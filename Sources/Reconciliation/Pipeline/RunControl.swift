@@ -1,0 +1,82 @@
+import Dispatch
+import Synchronization
+
+/// The run's stop decision, its breakers and its write gate, shared by every stage (CONTRACT §6, §7).
+///
+/// The rules are pure values (`CircuitBreaker`, `WriteGate`); this type only serialises them and
+/// wakes the writers when the gate opens. A stop (breaker, 21004/21000, database failure, signal)
+/// is decided once: the first reason wins.
+///
+/// Threading: every method may be called from any thread; `waitForGate` blocks the calling writer.
+final class RunControl: Sendable {
+    struct Stop: Sendable {
+        let status: RunStatus
+        let exitCode: ExitCode
+        let reason: String
+    }
+
+    private struct State {
+        var stop: Stop?
+        var breaker: CircuitBreaker
+        var gate = WriteGate()
+    }
+
+    private let state: Mutex<State>
+    private let gate = DispatchSemaphore(value: 0)
+    private let writerCount: Int
+
+    init(breaker: CircuitBreaker, writerCount: Int) {
+        state = Mutex(State(breaker: breaker))
+        self.writerCount = writerCount
+    }
+
+    var stopDecision: Stop? { state.withLock { $0.stop } }
+    var isStopping: Bool { stopDecision != nil }
+    /// Users not yet written are dropped: the run stopped for anything but a signal (a signal lets
+    /// what is in flight finish, CONTRACT §6).
+    var discardsUnwrittenUsers: Bool { stopDecision.map { $0.status != .interrupted } ?? false }
+
+    /// Stops the run for `reason` unless it was already stopped; opens the gate so writers drain.
+    func stop(_ status: RunStatus, exitCode: ExitCode, reason: String) {
+        let opened = state.withLock { state in
+            if state.stop == nil { state.stop = Stop(status: status, exitCode: exitCode, reason: reason) }
+            return state.gate.open()
+        }
+        if opened { releaseWriters() }
+    }
+
+    /// A user's receipts were classified: feeds the unverified breaker and the gate.
+    func classified(receipts: Int, unverified: Int) {
+        let (trip, opened) = state.withLock { state -> (String?, Bool) in
+            if let trip = state.breaker.classified(receipts: receipts, unverified: unverified), state.stop == nil {
+                return (trip, false)
+            }
+            return (nil, state.gate.classified(receipts: receipts))
+        }
+        if let trip { stop(.aborted, exitCode: .unavailable, reason: trip) }
+        if opened { releaseWriters() }
+    }
+
+    /// A user's plan was made inside its writer's transaction: feeds the revoke breaker.
+    func written(receipts: Int, revoked: Bool) {
+        let trip = state.withLock { state -> String? in
+            let trip = state.breaker.written(receipts: receipts, revoked: revoked)
+            return state.stop == nil ? trip : nil
+        }
+        if let trip { stop(.aborted, exitCode: .unavailable, reason: trip) }
+    }
+
+    /// The run has no more work to classify: let the writers write what there is.
+    func openGate() {
+        if state.withLock({ $0.gate.open() }) { releaseWriters() }
+    }
+
+    /// Blocks a writer until the gate opens.
+    func waitForGate() {
+        gate.wait()
+    }
+
+    private func releaseWriters() {
+        for _ in 0..<writerCount { gate.signal() }
+    }
+}

@@ -1,0 +1,119 @@
+import AppStoreReceipts
+import Foundation
+
+/// Decide: one user's truth, corrections and flags from what Apple said (DESIGN: "the unit of work
+/// is one user"). Pure: the pipeline calls it, the tests call it, nothing else decides.
+///
+/// Two steps, because corrections compare the truth with the entitlement rows *as they are inside
+/// the writer's transaction* (which makes a redone user harmless):
+/// 1. `decide` (before writing): outcomes as rows, Apple's transactions as rows, receipt flags, truth;
+/// 2. `plan` (inside the user's transaction, under its lock): corrections and per-user flags.
+public enum UserDecision {
+    /// What the run knows that is the same for every user.
+    public struct Settings: Hashable, Sendable {
+        public var catalog: ProductCatalog
+        public var sandboxPolicy: SandboxPolicy
+        public var asOf: Date
+
+        public init(catalog: ProductCatalog, sandboxPolicy: SandboxPolicy, asOf: Date) {
+            self.catalog = catalog
+            self.sandboxPolicy = sandboxPolicy
+            self.asOf = asOf
+        }
+    }
+
+    /// A user whose rows Apple has judged: everything the writer needs except the plan.
+    public struct Verified: Sendable {
+        public let userID: String
+        public let receipts: [UserReceipt]
+        public let results: [ResultRecord]
+        public let transactions: [TransactionRecord]
+        public let receiptFlags: [PlannedFlag]
+        public let truth: UserTruth
+        /// (receipt, original transaction) pairs for the run's end-of-run `shared_transaction` scan,
+        /// which needs every user of the run.
+        public let sharedScan: [(receiptID: Int64, originalTransactionID: String)]
+
+        public var unverifiedReceipts: Int { receipts.count { $0.outcome == .unverified } }
+        public var appleStatuses: [Int?] { results.map(\.appleStatus) }
+    }
+
+    /// The user's decision, made before writing.
+    /// - Parameters:
+    ///   - answers: what the backend said about the user's rows.
+    ///   - isSandboxTester: the user is in `sandbox_testers` (misrouted receipts then count).
+    public static func decide(
+        userID: String,
+        answers: [ReceiptAnswer],
+        isSandboxTester: Bool,
+        settings: Settings
+    ) -> Verified {
+        let receipts = answers.map(\.receipt)
+        let results = answers.map { answer in
+            ResultRecord(
+                receiptID: answer.receipt.receiptID, outcome: answer.receipt.outcome,
+                appleStatus: answer.receipt.classification.appleStatus,
+                environment: answer.receipt.classification.environment, attempts: answer.attempts,
+                detail: answer.receipt.classification.detail, bundleID: answer.bundleID)
+        }
+        let (transactions, shared) = transactionRows(receipts)
+        let truth = UserTruth.compute(
+            receipts: receipts, catalog: settings.catalog, sandboxPolicy: settings.sandboxPolicy,
+            isSandboxTester: isSandboxTester, asOf: settings.asOf)
+        let flags = FlagRule.receiptFlags(receipts, catalog: settings.catalog)
+        return Verified(
+            userID: userID, receipts: receipts, results: results, transactions: transactions, receiptFlags: flags,
+            truth: truth, sharedScan: shared)
+    }
+
+    /// The user's corrections, planned against the user's rows as they are now.
+    public static func plan(_ user: Verified, state: UserState) -> UnitPlan {
+        let corrections = CorrectionPlanner.plan(
+            truth: user.truth, rows: state.entitlements, userHasUnverifiedReceipt: user.truth.hasUnverifiedReceipt,
+            previouslyRefundedTransactionIDs: state.previouslyRefunded)
+        return UnitPlan(
+            results: user.results, transactions: user.transactions, flags: user.receiptFlags,
+            corrections: corrections, sharedScan: user.sharedScan)
+    }
+
+    /// Apple's transactions as `recon_transactions` rows, and the pairs of the shared scan. Only
+    /// `valid` and `misrouted` receipts carry Apple's truth; first occurrence wins, in order, for
+    /// both (a renewal reported by two receipts of the user is one purchase).
+    static func transactionRows(_ receipts: [UserReceipt])
+        -> (rows: [TransactionRecord], shared: [(receiptID: Int64, originalTransactionID: String)]) {
+        let recorded = { (receipt: UserReceipt) in receipt.outcome == .valid || receipt.outcome == .misrouted }
+        // Counted first, so the rows and the first-occurrence sets are allocated once.
+        let count = receipts.reduce(0) { recorded($1) ? $0 + $1.transactions.count : $0 }
+        var rows: [TransactionRecord] = []
+        var shared: [(receiptID: Int64, originalTransactionID: String)] = []
+        rows.reserveCapacity(count)
+        shared.reserveCapacity(count)
+        var seenTransactions = SeenKeys<String>(expected: count)
+        var seenShared = SeenKeys<SharedScanKey>(expected: count)
+        for receipt in receipts where recorded(receipt) {
+            for transaction in receipt.transactions {
+                guard let id = transaction.transactionID, let original = transaction.originalTransactionID,
+                      let product = transaction.productID else { continue }
+                if seenShared.insert(SharedScanKey(receiptID: receipt.receiptID, originalTransactionID: original)) {
+                    shared.append((receipt.receiptID, original))
+                }
+                guard seenTransactions.insert(id) else { continue }
+                rows.append(TransactionRecord(
+                    transactionID: id, originalTransactionID: original, productID: product, receiptID: receipt.receiptID,
+                    environment: receipt.classification.environment, purchasedAt: transaction.purchaseDate,
+                    originalPurchasedAt: transaction.originalPurchaseDate, expiresAt: transaction.expiresDate,
+                    cancelledAt: transaction.cancellationDate, cancellationReason: transaction.cancellationReason,
+                    isTrial: transaction.isTrialPeriod, isIntroOffer: transaction.isInIntroOfferPeriod,
+                    isUpgraded: transaction.isUpgraded, ownershipType: transaction.inAppOwnershipType,
+                    quantity: transaction.quantity, webOrderLineItemID: transaction.webOrderLineItemID))
+            }
+        }
+        return (rows, shared)
+    }
+
+    /// One shared-scan pair as a set member, without formatting it into a string.
+    private struct SharedScanKey: Hashable {
+        let receiptID: Int64
+        let originalTransactionID: String
+    }
+}
