@@ -72,7 +72,7 @@ final class CurlMultiLoop: @unchecked Sendable {
     /// The period once the lanes, not the rate, pace the requests (see `gathering(after:current:)`).
     /// Measured with too few lanes (`--concurrency 48` at 400/s, 100 ms latency): throughput ratio
     /// 0.971 with it, where a fixed 10 ms read 0.901 and a fixed 20 ms 0.812.
-    static let shortGatheringPeriod = Duration.milliseconds(5)
+    static let shortGatheringPeriod = Duration.milliseconds(2)
     private var gathering = CurlMultiLoop.gatheringPeriod
     private var lastWake = ContinuousClock.now
     /// By descriptor number: what each socket is registered for in the epoll set (0: not in it), and

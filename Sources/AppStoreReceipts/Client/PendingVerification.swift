@@ -22,16 +22,21 @@ final class PendingVerification: @unchecked Sendable {
         self.completion = completion
     }
 
+    /// Sends the next request once the throttle grants it a slot: at once, or when another request
+    /// ends (then on that request's thread, usually the transport's).
     func send() {
-        let clock = client.clock
-        let started = clock.now()
-        let wait = client.throttle.begin()
-        client.transport.send(client.configuration.url(for: progress.attempt.endpoint), body: progress.body,
-                              headers: client.requestHeaders, timeout: client.configuration.timeout,
-                              startingIn: wait, clock: clock) { result in
-            let latency = clock.now() - started - wait
-            self.client.throttle.end()
-            self.executor { self.received(result, latency: latency) }
+        client.throttle.begin { wait in
+            let clock = self.client.clock
+            let started = clock.now()
+            self.client.transport.send(
+                self.client.configuration.url(for: self.progress.attempt.endpoint), body: self.progress.body,
+                headers: self.client.requestHeaders, timeout: self.client.configuration.timeout, startingIn: wait,
+                clock: clock
+            ) { result in
+                let latency = clock.now() - started - wait
+                self.client.throttle.end()
+                self.executor { self.received(result, latency: latency) }
+            }
         }
     }
 

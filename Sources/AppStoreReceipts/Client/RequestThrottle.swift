@@ -4,19 +4,35 @@ import Synchronization
 /// The two limits every verifyReceipt request passes, retries and re-routes included: the token bucket
 /// (`--rate`) and the in-flight cap (`--concurrency`).
 ///
-/// Threading: `withPermit` and `begin` are called from many threads at once and block the caller while
-/// it waits for a slot; `end` never blocks.
+/// A request that finds every slot taken either blocks its thread (`begin()`, `withPermit`) or, for the
+/// job's lanes, queues a continuation (`begin(then:)`) that the request ending next starts on its own
+/// thread, at once. So with more lanes than slots a freed slot is used again without waiting for a lane
+/// to come round: the cap, not the lanes' turnaround, bounds what is in flight.
+///
+/// Threading: every method may be called from any thread. `withPermit` and `begin()` block while they
+/// wait for a slot; `begin(then:)` and `end` never block (`end` may run a queued continuation).
 public final class RequestThrottle: Sendable {
     public let bucket: TokenBucket
     public let maxInFlight: Int
-    private let slots: DispatchSemaphore
-    private let counters = Mutex((inFlight: 0, peak: 0))
+
+    private struct State {
+        var inFlight = 0
+        var peak = 0
+        /// Requests waiting for a slot, in order of arrival.
+        var waiting = FIFOBuffer<@Sendable (Duration) -> Void>()
+
+        mutating func take() {
+            inFlight += 1
+            peak = max(peak, inFlight)
+        }
+    }
+
+    private let state = Mutex(State())
 
     public init(bucket: TokenBucket, maxInFlight: Int) {
         precondition(maxInFlight >= 1, "maxInFlight must be at least 1")
         self.bucket = bucket
         self.maxInFlight = maxInFlight
-        slots = DispatchSemaphore(value: maxInFlight)
     }
 
     /// Waits for an in-flight slot, then for a token, runs `send`, and frees the slot.
@@ -37,25 +53,45 @@ public final class RequestThrottle: Sendable {
         return try send(wait)
     }
 
-    /// The two halves of `withDeferredPermit`, for a request whose answer arrives on another thread:
-    /// waits for an in-flight slot, reserves a token and returns the wait for it. Every `begin` needs
+    /// Waits for an in-flight slot, reserves a token and returns the wait for it. Every `begin` needs
     /// exactly one `end`, when the exchange is over.
     public func begin() -> Duration {
-        slots.wait()
-        let wait = bucket.reserve()
-        counters.withLock { counters in
-            counters.inFlight += 1
-            counters.peak = max(counters.peak, counters.inFlight)
+        let granted = DispatchSemaphore(value: 0)
+        let wait = Mutex<Duration>(.zero)
+        begin { reserved in
+            wait.withLock { $0 = reserved }
+            granted.signal()
         }
-        return wait
+        granted.wait()
+        return wait.withLock { $0 }
     }
 
-    /// Frees the slot `begin` took.
+    /// Takes an in-flight slot and reserves a token, then calls `start` with the wait for the token:
+    /// at once on this thread when a slot is free, else on the thread of the `end` that frees one.
+    /// `start` must not block. Every `begin` needs exactly one `end`, when the exchange is over.
+    public func begin(then start: @escaping @Sendable (_ wait: Duration) -> Void) {
+        let granted = state.withLock { state -> Bool in
+            guard state.inFlight < maxInFlight else {
+                state.waiting.append(start)
+                return false
+            }
+            state.take()
+            return true
+        }
+        if granted { start(bucket.reserve()) }
+    }
+
+    /// Frees the slot `begin` took, or hands it straight to the first request waiting for one.
     public func end() {
-        counters.withLock { $0.inFlight -= 1 }
-        slots.signal()
+        let next = state.withLock { state -> (@Sendable (Duration) -> Void)? in
+            state.inFlight -= 1
+            guard let next = state.waiting.popFirst() else { return nil }
+            state.take()
+            return next
+        }
+        next?(bucket.reserve())
     }
 
     /// The most requests that were in flight at once so far.
-    public var peakInFlight: Int { counters.withLock { $0.peak } }
+    public var peakInFlight: Int { state.withLock { $0.peak } }
 }

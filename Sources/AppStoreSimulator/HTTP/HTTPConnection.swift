@@ -139,7 +139,11 @@ final class HTTPConnection {
 
     /// Calls the handler and waits out the response's delay; `nil` if a forced stop cut the delay.
     /// The request counts as in flight for exactly this long.
+    ///
+    /// The delay counts from the request's arrival, the handler's own time included: a simulated
+    /// latency of L ms is what a client sees, however busy the machine running both is.
     private func produceResponse(to request: HTTPRequest) -> HTTPResponse? {
+        let arrived = ContinuousClock.now
         server.counters.requestStarted()
         defer { server.counters.requestFinished() }
         var response: HTTPResponse
@@ -148,9 +152,9 @@ final class HTTPConnection {
         } catch {
             response = .error(500)
         }
-        if let delay = response.delay, delay > .zero {
+        if let delay = response.delay, case let remaining = delay - (ContinuousClock.now - arrived), remaining > .zero {
             // Only a forced stop cuts a delay; a graceful stop lets it run within the grace period.
-            guard Socket.sleep(delay, wake: abortPipe.readFD) else { return nil }
+            guard Socket.sleep(remaining, wake: abortPipe.readFD) else { return nil }
         }
         return response
     }

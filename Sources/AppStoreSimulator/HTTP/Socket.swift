@@ -161,8 +161,18 @@ enum Socket {
     static func sleep(_ duration: Duration, wake: Int32) -> Bool {
         let deadline = ContinuousClock.now + duration
         while true {
+            let left = ContinuousClock.now.duration(to: deadline)
+            if left <= .zero { return true }
+            // The last fraction of a millisecond is slept, not polled: poll's timeout in whole
+            // milliseconds, rounded up, would add half a millisecond to every simulated latency.
+            if left < .milliseconds(1) {
+                var rest = timespec(tv_sec: 0, tv_nsec: Int(left.components.attoseconds / 1_000_000_000))
+                nanosleep(&rest, nil)
+                return true
+            }
             var fds = [pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
-            let rc = poll(&fds, 1, milliseconds(until: deadline))
+            let (seconds, attoseconds) = left.components
+            let rc = poll(&fds, 1, Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000))
             if rc > 0 { return false }
             if rc < 0 && errno != EINTR { return false }
             if ContinuousClock.now >= deadline { return true }

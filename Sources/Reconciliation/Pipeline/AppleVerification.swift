@@ -31,7 +31,8 @@ final class AppleVerification: Sendable {
         verified: @escaping @Sendable (UserWork, AppleUserAnswer) -> Void
     ) {
         self.backend = backend
-        lanes = LaneScheduler(lanes: concurrency, capacity: max(16, concurrency * 2))
+        let lanes = Self.lanes(concurrency: concurrency)
+        self.lanes = LaneScheduler(lanes: lanes, capacity: max(16, lanes * 2))
         // Answers are decoded and judged here; more threads than cores would only contend.
         workers = WorkerPool(threads: max(1, min(concurrency, ProcessInfo.processInfo.activeProcessorCount)),
                              name: "receipt-recon.worker")
@@ -39,6 +40,14 @@ final class AppleVerification: Sendable {
         self.dropsQueuedUsers = dropsQueuedUsers
         self.onTraffic = onTraffic
         self.verified = verified
+    }
+
+    /// Users in flight for `concurrency` requests in flight: a few more than the cap, so that a slot
+    /// freed by an answer is taken at once by a request already waiting for it (`RequestThrottle`),
+    /// instead of staying idle while its lane's worker decodes the answer, judges the user and
+    /// prepares the next one. An eighth more covers a turnaround of an eighth of Apple's latency.
+    static func lanes(concurrency: Int) -> Int {
+        concurrency + max(2, concurrency / 8)
     }
 
     /// Gives `user` a lane now, or queues it. - Returns: false when the run takes no more users.

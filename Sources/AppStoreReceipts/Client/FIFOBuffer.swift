@@ -1,20 +1,23 @@
-/// The storage behind the job's hand-over queues (`BlockingQueue`, `LaneScheduler`, `WorkerPool`): a
+/// The storage behind the job's hand-over queues (`RequestThrottle`'s waiters, and the pipeline's
+/// `BlockingQueue`, `LaneScheduler` and `WorkerPool`): a
 /// FIFO whose taken slots are nil until the front is compacted away, so taking is O(1) and a taken
 /// element is released at once.
 ///
 /// Threading: none of its own; each owner keeps it inside its `Mutex`.
-struct FIFOBuffer<Element> {
+package struct FIFOBuffer<Element> {
     private var items: [Element?] = []
     private var head = 0
 
-    var count: Int { items.count - head }
+    package init() {}
 
-    mutating func append(_ element: Element) {
+    package var count: Int { items.count - head }
+
+    package mutating func append(_ element: Element) {
         items.append(element)
     }
 
     /// The oldest element, if any.
-    mutating func popFirst() -> Element? {
+    package mutating func popFirst() -> Element? {
         guard head < items.count else { return nil }
         let element = items[head].take()
         head += 1
