@@ -9,7 +9,7 @@ import Synchronization
 ///
 /// Why `curl_multi_socket_action` over an epoll set rather than `curl_multi_poll`/`curl_multi_perform`:
 /// those two visit every connection and every transfer on each wake-up, and at 64 in flight that was
-/// most of the transport's CPU (measured: `poll` alone a fifth of the loop thread). With epoll a wake-up
+/// most of the transport's CPU. With epoll a wake-up
 /// costs in proportion to the sockets that are ready. libcurl says which sockets to watch through
 /// CURLMOPT_SOCKETFUNCTION, and when to be called regardless through CURLMOPT_TIMERFUNCTION (timeouts,
 /// and "now" after a transfer was added). Requests arrive with the instant their throttle token is due;
@@ -59,19 +59,14 @@ final class CurlMultiLoop: @unchecked Sendable {
     private var timerDeadline: ContinuousClock.Instant?
     /// While the rate paces the requests, the loop wakes at most once per this period and handles
     /// whatever became ready meanwhile. At a few hundred requests a second nearly every start and every
-    /// answer woke it (and then a lane) on its own, and a wake-up from idle costs 10–20 µs of CPU on this
-    /// 2-core VM (measured with a two-thread ping-pong), plus caches gone cold since. Gathering 10 ms of
-    /// them cut the job's CPU by 12–14 % at `--rate 400` and `1000`; 20 ms took another 16 % off at 400
-    /// (five interleaved runs of 20,000 receipts each: job CPU 8.24 s against 6.93 s on average, every
-    /// pair alike), with throughput unchanged. 30 ms saved no more. The price: an answer reaches its lane
-    /// up to 20 ms later, and a request starts up to 20 ms after its token is due, never before; so a
-    /// request holds its lane up to 40 ms longer than Apple takes to answer. That costs nothing while
-    /// lanes wait for tokens, but everything once the lanes are the limit (40 ms cut the throughput
-    /// ratio to 0.94 at `--concurrency 64`): hence `shortGatheringPeriod`.
+    /// answer would otherwise wake it (and then a lane) on its own, and a wake-up from idle costs tens of
+    /// microseconds plus caches gone cold; gathering them is a large share of the job's CPU. The price:
+    /// an answer reaches its lane up to one period later, and a request starts up to one period after
+    /// its token is due, never before. That costs nothing while lanes wait for tokens, but everything
+    /// once the lanes are the limit: hence `shortGatheringPeriod`.
     static let gatheringPeriod = Duration.milliseconds(20)
-    /// The period once the lanes, not the rate, pace the requests (see `gathering(after:current:)`).
-    /// Measured with too few lanes (`--concurrency 48` at 400/s, 100 ms latency): throughput ratio
-    /// 0.971 with it, where a fixed 10 ms read 0.901 and a fixed 20 ms 0.812.
+    /// The period once the lanes, not the rate, pace the requests (see `gathering(after:current:)`):
+    /// short enough that a request's lane is held barely longer than Apple takes to answer.
     static let shortGatheringPeriod = Duration.milliseconds(1)
     private var gathering = CurlMultiLoop.gatheringPeriod
     private var lastWake = ContinuousClock.now

@@ -3,7 +3,7 @@ import Reconciliation
 import TestSupport
 import Testing
 
-/// The metrics file read back by a real Prometheus text-format parser (PyPI `prometheus_client`).
+/// The metrics file read back by a real Prometheus text-format parser (`prometheus_client`, Debian python3-prometheus-client).
 struct PrometheusMetricsTests {
     struct Sample: Decodable, Hashable {
         var name: String
