@@ -57,18 +57,7 @@ final class CurlMultiLoop: @unchecked Sendable {
     private let headerLists = CurlHeaderLists()
     /// When libcurl wants `socket_action(CURL_SOCKET_TIMEOUT)`; nil: no timer.
     private var timerDeadline: ContinuousClock.Instant?
-    /// While the rate paces the requests, the loop wakes at most once per this period and handles
-    /// whatever became ready meanwhile. At a few hundred requests a second nearly every start and every
-    /// answer would otherwise wake it (and then a lane) on its own, and a wake-up from idle costs tens of
-    /// microseconds plus caches gone cold; gathering them is a large share of the job's CPU. The price:
-    /// an answer reaches its lane up to one period later, and a request starts up to one period after
-    /// its token is due, never before. That costs nothing while lanes wait for tokens, but everything
-    /// once the lanes are the limit: hence `shortGatheringPeriod`.
-    static let gatheringPeriod = Duration.milliseconds(20)
-    /// The period once the lanes, not the rate, pace the requests (see `gathering(after:current:)`):
-    /// short enough that a request's lane is held barely longer than Apple takes to answer.
-    static let shortGatheringPeriod = Duration.milliseconds(1)
-    private var gathering = CurlMultiLoop.gatheringPeriod
+    private var gathering = GatheringPeriod.long
     private var lastWake = ContinuousClock.now
     /// By descriptor number: what each socket is registered for in the epoll set (0: not in it), and
     /// whether libcurl wants it watched. libcurl asks to watch a kept-alive connection at the start of
@@ -187,7 +176,7 @@ final class CurlMultiLoop: @unchecked Sendable {
                 break
             }
             for request in requests { schedule(request) }
-            gathering = Self.gathering(after: requests.lazy.map(\.waitedForToken), current: gathering)
+            gathering = GatheringPeriod.after(requests.lazy.map(\.waitedForToken), current: gathering)
             for completion in cancelled { abandon(completion) }
             startDue()
             if let deadline = timerDeadline, deadline <= .now {
@@ -232,22 +221,6 @@ final class CurlMultiLoop: @unchecked Sendable {
         headerLists.freeAll()
         easyHandleCount.subtract(handles, ordering: .relaxed)
         exited.signal()
-    }
-
-    /// The gathering period after a turn that took requests from lanes, `waited` telling for each
-    /// whether it had to wait for its throttle token; `current` when there were none. The long period
-    /// while every one waited: lanes are queuing for tokens, so some are to spare and a later start
-    /// or answer costs no throughput. The short one as soon as one found its token due: the bucket
-    /// had filled because no lane was free to use it, and every millisecond a lane waits on the loop
-    /// is throughput lost (a slow database or a busy CPU can do that, as can too few lanes for
-    /// Apple's latency, and the run's first and last users).
-    static func gathering(after waited: some Sequence<Bool>, current: Duration) -> Duration {
-        var any = false
-        for flag in waited {
-            if !flag { return shortGatheringPeriod }
-            any = true
-        }
-        return any ? gatheringPeriod : current
     }
 
     /// `epoll_wait`'s timeout until `instant` (-1: none), rounded up so that it has passed on return:
