@@ -5,7 +5,7 @@ import Foundation
 struct BenchOptions: Sendable, Equatable {
     /// About this many receipt rows are seeded (`simulator seed --receipts`).
     var receipts = 100_000
-    /// The job's `--rate`, and the simulator's `--rate-limit`.
+    /// The job's `--rate`, and the simulator's `--rate-limit`; 0: no limit (`rateLimit` is nil).
     var rate = 400.0
     /// The job's `--concurrency`.
     var concurrency = 64
@@ -29,8 +29,8 @@ struct BenchOptions: Sendable, Equatable {
     static let options: [OptionSpec] = [
         OptionSpec("receipts", .value(placeholder: "N"), "receipts to seed (about; the world is built in whole users)",
                    default: "100000"),
-        OptionSpec("rate", .value(placeholder: "R"), "the job's --rate and the simulator's --rate-limit, requests/s",
-                   default: "400"),
+        OptionSpec("rate", .value(placeholder: "R"),
+                   "the job's --rate and the simulator's --rate-limit, requests/s; 0: no limit", default: "400"),
         OptionSpec("concurrency", .value(placeholder: "C"), "the job's --concurrency", default: "64"),
         OptionSpec("latency-ms", .value(placeholder: "L"), "the simulator's fixed latency", default: "100"),
         OptionSpec("jitter-ms", .value(placeholder: "J"), "the simulator's extra latency, uniform in [0, J]",
@@ -54,10 +54,14 @@ struct BenchOptions: Sendable, Equatable {
             any request above R/s is answered 429 and counted), runs 'receipt-recon run --older-than 0 --rate R
             --concurrency C --json' as a separate process, then prints one key=value per line on stdout.
             Progress goes to stderr. Everything it started is stopped and removed at the end, also on failure.
+            """, """
+            With --rate 0 the simulator has no rate limit and the job gets --rate \(unlimitedJobRateText), far above
+            what it can send, so that only C, L and J bound it.
             """],
         options: options,
         sections: [
-            HelpText.Section("KEYS (the first eight always, in this order; then extras, see README.md):", rows: [
+            HelpText.Section("KEYS, in this order (the first eight on every measured run, throughput_ratio only with "
+                                + "a rate limit; then extras, see README.md):", rows: [
                 ("throughput_ratio", "receipts_per_second / R"),
                 ("receipts_per_second", "receipts the job processed / wall_seconds"),
                 ("cpu_ms_per_1k_receipts", "the job process's user + system CPU, ms per 1000 receipts processed"),
@@ -66,6 +70,9 @@ struct BenchOptions: Sendable, Equatable {
                 ("over_limit_429", "requests the simulator answered 429 (above R/s)"),
                 ("db_seconds", "seconds the job spent waiting on PostgreSQL ('run --json' databaseSeconds)"),
                 ("wall_seconds", "the 'run' process, from spawn to exit"),
+                ("ideal_receipts_per_second", "min(R, C / (L + J/2)), L and J in seconds: the rate limit or what C "
+                    + "requests in flight allow at the simulator's mean latency (C / (L + J/2) alone with --rate 0)"),
+                ("ideal_ratio", "receipts_per_second / ideal_receipts_per_second"),
             ]),
             HelpText.Section("EXIT CODES:", rows: [
                 ("0", "measured"),
@@ -85,7 +92,7 @@ struct BenchOptions: Sendable, Equatable {
         wantsHelp = parsed.wantsHelp
         let read = OptionReader(parsed)
         receipts = try read.integer("receipts", in: 1...20_000_000) ?? receipts
-        rate = try read.positiveNumber("rate") ?? rate
+        rate = try read.nonNegativeNumber("rate") ?? rate
         concurrency = try read.integer("concurrency", in: 1...1024) ?? concurrency
         latencyMilliseconds = try read.integer("latency-ms", in: 0...600_000) ?? latencyMilliseconds
         jitterMilliseconds = try read.integer("jitter-ms", in: 0...600_000) ?? jitterMilliseconds
@@ -113,8 +120,33 @@ struct BenchOptions: Sendable, Equatable {
         return plain.date(from: text) != nil || fractional.date(from: text) != nil
     }
 
-    /// `R` as the job and the simulator are given it: `400`, not `400.0`.
-    var rateText: String {
-        rate == rate.rounded() && rate < 1e15 ? String(Int64(rate)) : String(rate)
+    /// The simulator's `--rate-limit`; nil: none (`--rate 0`).
+    var rateLimit: Double? { rate > 0 ? rate : nil }
+
+    /// The job's `--rate` under `--rate 0`. `run` needs a rate above 0; a million requests per second is
+    /// far beyond what one job process sends over loopback, so the throttle never holds a request back.
+    static let unlimitedJobRate = 1_000_000.0
+    static let unlimitedJobRateText = text(unlimitedJobRate)
+
+    /// `R` as given: `400`, not `400.0`; `0` for no limit.
+    var rateText: String { Self.text(rate) }
+
+    /// The job's `--rate`.
+    var jobRateText: String { rateLimit.map(Self.text) ?? Self.unlimitedJobRateText }
+
+    /// The most receipts per second this setup allows, `min(R, C / (L + J/2))`: either the rate limit
+    /// binds, or C requests in flight, each taking the simulator's mean latency (its jitter is uniform
+    /// in [0, J]). Nil when nothing bounds it: no rate limit and no latency.
+    var idealReceiptsPerSecond: Double? {
+        let meanLatencySeconds = (Double(latencyMilliseconds) + Double(jitterMilliseconds) / 2) / 1000
+        let inFlightBound = meanLatencySeconds > 0 ? Double(concurrency) / meanLatencySeconds : nil
+        switch (rateLimit, inFlightBound) {
+        case let (rate?, bound?): return min(rate, bound)
+        case let (rate, bound): return rate ?? bound
+        }
+    }
+
+    private static func text(_ number: Double) -> String {
+        number == number.rounded() && number < 1e15 ? String(Int64(number)) : String(number)
     }
 }
