@@ -74,8 +74,12 @@ let package = Package(
             swiftSettings: strict
         ),
 
-        // Throwaway PostgreSQL databases and helpers for running the built binary; test-only.
-        .target(name: "TestSupport", dependencies: ["Postgres", "ReconSchema", "ChildProcess"], swiftSettings: strict),
+        // Test-only: throwaway PostgreSQL databases, a scripted loopback Apple, running the built binary.
+        .target(
+            name: "TestSupport",
+            dependencies: ["Postgres", "ReconSchema", "ChildProcess", "AppStoreReceipts", "AppStoreSimulator"],
+            swiftSettings: strict
+        ),
 
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "CommandLineOptionsTests", dependencies: ["CommandLineOptions"], swiftSettings: strict),
