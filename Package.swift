@@ -54,10 +54,15 @@ let package = Package(
             dependencies: ["Postgres", "ReconSchema", "AppStoreReceipts"],
             swiftSettings: strict
         ),
-        // Argument parsing, configuration, commands; everything the executable does, testable in-process.
+        // Option specs, parsing, value parsers and help layout, shared by `receipt-recon` and the bench.
+        .target(name: "CommandLineOptions", swiftSettings: strict),
+        // Configuration, commands and their options; everything the executable does, testable in-process.
         .target(
             name: "ReceiptReconCLI",
-            dependencies: ["Postgres", "ReconSchema", "AppStoreReceipts", "AppStoreSimulator", "Reconciliation"],
+            dependencies: [
+                "Postgres", "ReconSchema", "AppStoreReceipts", "AppStoreSimulator", "Reconciliation",
+                "CommandLineOptions",
+            ],
             swiftSettings: strict
         ),
         .executableTarget(name: "receipt-recon", dependencies: ["ReceiptReconCLI"], swiftSettings: strict),
@@ -65,14 +70,19 @@ let package = Package(
         // against a throwaway cluster. Depending on `receipt-recon` only makes SwiftPM build it alongside.
         .executableTarget(
             name: "receipt-recon-bench",
-            dependencies: ["receipt-recon", "Postgres", "ChildProcess"],
+            dependencies: ["receipt-recon", "Postgres", "ChildProcess", "CommandLineOptions"],
             swiftSettings: strict
         ),
 
-        // Throwaway PostgreSQL databases and helpers for running the built binary; test-only.
-        .target(name: "TestSupport", dependencies: ["Postgres", "ReconSchema", "ChildProcess"], swiftSettings: strict),
+        // Test-only: throwaway PostgreSQL databases, a scripted loopback Apple, running the built binary.
+        .target(
+            name: "TestSupport",
+            dependencies: ["Postgres", "ReconSchema", "ChildProcess", "AppStoreReceipts", "AppStoreSimulator"],
+            swiftSettings: strict
+        ),
 
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "CommandLineOptionsTests", dependencies: ["CommandLineOptions"], swiftSettings: strict),
         .testTarget(
             name: "AppStoreReceiptsTests",
             // The client is tested against the simulator's server; ChildProcess runs `openssl s_server`.

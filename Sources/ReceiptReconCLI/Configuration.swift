@@ -1,3 +1,4 @@
+import CommandLineOptions
 import Reconciliation
 import AppStoreReceipts
 import Foundation
@@ -56,7 +57,7 @@ public struct Configuration: Sendable {
         environment variables: [String: String],
         needsApple: Bool
     ) throws(CommandError) -> Configuration {
-        let parsers = ValueParsers(command: arguments.command)
+        let read = arguments.read
         func variable(_ name: String) -> String? {
             variables[name].flatMap { $0.isEmpty ? nil : $0 }
         }
@@ -85,19 +86,19 @@ public struct Configuration: Sendable {
 
         for (flag, name, keyPath) in [("production-url", "APPLE_VERIFY_URL_PRODUCTION", \Configuration.productionURL),
                                       ("sandbox-url", "APPLE_VERIFY_URL_SANDBOX", \Configuration.sandboxURL)] {
-            if let text = arguments.value(flag) {
-                configuration[keyPath: keyPath] = try parsers.url(flag, text)
+            if let url = try read.url(flag) {
+                configuration[keyPath: keyPath] = url
             } else if let text = variable(name) {
                 do {
-                    configuration[keyPath: keyPath] = try parsers.url(flag, text)
+                    configuration[keyPath: keyPath] = try read.parse.url(flag, text)
                 } catch {
                     throw .configuration("\(name) is not an http:// or https:// URL: '\(text)'")
                 }
             }
         }
 
-        if let text = arguments.value("environment") {
-            configuration.environment = AppStoreEnvironment(rawValue: try parsers.choice("environment", text, ["production", "sandbox"]))!
+        if let text = try read.choice("environment", ["production", "sandbox"]) {
+            configuration.environment = AppStoreEnvironment(rawValue: text)!
         } else if let text = variable("RECON_ENVIRONMENT") {
             guard let value = AppStoreEnvironment(rawValue: text) else {
                 throw .configuration("RECON_ENVIRONMENT must be 'production' or 'sandbox', not '\(text)'")

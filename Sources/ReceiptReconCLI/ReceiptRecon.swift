@@ -1,3 +1,4 @@
+import CommandLineOptions
 import Foundation
 import Postgres
 import Reconciliation
@@ -69,7 +70,7 @@ public enum ReceiptRecon {
             let hint = first.hasPrefix("-") ? "unknown option '\(first)'" : "unknown command '\(first)'"
             throw CommandError.usage("\(hint); commands: \(commandNames.joined(separator: ", "))", command: nil)
         }
-        let parsed = try ParsedArguments(command: name, arguments: rest, options: type.spec.options)
+        let parsed = try type.spec.parse(rest)
         if parsed.wantsHelp {
             console.write(type.spec.helpText)
             return .success
@@ -89,7 +90,6 @@ public enum ReceiptRecon {
             "",
             "USAGE: receipt-recon COMMAND [options]",
             "",
-            "COMMANDS:",
         ]
         let summaries: [(String, String)] = [
             ("migrate", MigrateCommand.spec.summary),
@@ -101,17 +101,11 @@ public enum ReceiptRecon {
             ("inspect", InspectCommand.spec.summary),
             ("simulator", "The local verifyReceipt simulator: 'seed' a drifted database, 'serve' Apple's answers."),
         ]
-        for (name, summary) in summaries {
-            lines.append("  \(name.padding(toLength: 12, withPad: " ", startingAt: 0))  \(summary)")
-        }
-        lines += ["", "CONFIGURATION (environment; a flag of the same meaning overrides it):"]
-        for variable in Configuration.variables {
-            lines.append("  \(variable.name.padding(toLength: 28, withPad: " ", startingAt: 0))  \(variable.meaning)")
-        }
-        lines += ["", "EXIT CODES:"]
-        for code in ExitCode.allCases {
-            lines.append("  \(String(code.rawValue).padding(toLength: 3, withPad: " ", startingAt: 0))  \(code.meaning)")
-        }
+        lines += HelpText.Section("COMMANDS:", rows: summaries, columnWidth: 12).lines
+        let variables = Configuration.variables.map { ($0.name, $0.meaning) }
+        lines += [""] + HelpText.Section("CONFIGURATION (environment; a flag of the same meaning overrides it):",
+                                         rows: variables, columnWidth: 28).lines
+        lines += [""] + ExitCode.helpSection(ExitCode.allCases).lines
         lines += ["", "Run 'receipt-recon COMMAND --help' for a command's options. --version prints the version."]
         return lines.joined(separator: "\n") + "\n"
     }

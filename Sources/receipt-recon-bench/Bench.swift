@@ -1,3 +1,4 @@
+import CommandLineOptions
 import Foundation
 
 /// `receipt-recon-bench`: parse, run, print, and map every failure to an exit code.
@@ -7,11 +8,11 @@ enum Bench {
         do {
             options = try BenchOptions(arguments)
         } catch {
-            fail("\(error.message) (see --help)")
-            return error.exitCode
+            fail(error.description)
+            return BenchError.Kind.usage.rawValue
         }
         if options.wantsHelp {
-            FileHandle.standardOutput.write(Data((BenchOptions.help + "\n").utf8))
+            FileHandle.standardOutput.write(Data(BenchOptions.help.utf8))
             return 0
         }
         do {

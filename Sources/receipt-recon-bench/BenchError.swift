@@ -15,7 +15,6 @@ struct BenchError: Error, CustomStringConvertible, Sendable {
     var description: String { message }
     var exitCode: Int32 { kind.rawValue }
 
-    static func usage(_ message: String) -> BenchError { BenchError(kind: .usage, message: message) }
     static func unavailable(_ message: String) -> BenchError { BenchError(kind: .unavailable, message: message) }
     static func measurement(_ message: String) -> BenchError { BenchError(kind: .measurement, message: message) }
     static func internalError(_ message: String) -> BenchError { BenchError(kind: .internalError, message: message) }

@@ -4,7 +4,7 @@ import Foundation
 /// The bench's stdout: one `key=value` per line, the required keys first in a fixed order, then
 /// extras. A value that could not be measured is left out (and named in `missing`), never made up.
 struct BenchReport: Sendable {
-    /// The keys every successful bench prints, in this order.
+    /// The keys every successful bench prints, in this order (`throughput_ratio` only with a rate limit).
     static let requiredKeys = [
         "throughput_ratio", "receipts_per_second", "cpu_ms_per_1k_receipts", "peak_rss_mb",
         "apple_requests_per_receipt", "over_limit_429", "db_seconds", "wall_seconds",
@@ -36,7 +36,6 @@ struct BenchReport: Sendable {
     }
 
     init(_ inputs: Inputs) {
-        let rate = inputs.options.rate
         let processed = inputs.summary?.receiptsProcessed
         let perReceipt = processed.flatMap { $0 > 0 ? Double($0) : nil }
         let wall = inputs.jobWallSeconds
@@ -44,13 +43,16 @@ struct BenchReport: Sendable {
         let noSummary = "'run --json' printed no summary (exit \(inputs.job.status))"
         let noReceipts = inputs.summary == nil ? noSummary : "the job processed no receipts"
 
-        if let perReceipt {
-            let perSecond = perReceipt / wall
-            add("throughput_ratio", Self.fixed(perSecond / rate, 3))
+        let rateLimit = inputs.options.rateLimit
+        let perSecond = perReceipt.map { $0 / wall }
+        if let perReceipt, let perSecond {
+            // Without a rate limit there is no R to divide by: ideal_ratio says how close the run came.
+            if let rateLimit { add("throughput_ratio", Self.fixed(perSecond / rateLimit, 3)) }
             add("receipts_per_second", Self.fixed(perSecond, 1))
             add("cpu_ms_per_1k_receipts", Self.fixed(usage.cpuSeconds * 1000 / perReceipt * 1000, 1))
         } else {
-            for key in ["throughput_ratio", "receipts_per_second", "cpu_ms_per_1k_receipts"] { miss(key, noReceipts) }
+            let keys = (rateLimit == nil ? [] : ["throughput_ratio"]) + ["receipts_per_second", "cpu_ms_per_1k_receipts"]
+            for key in keys { miss(key, noReceipts) }
         }
         if inputs.jobPeakMemory.kilobytes > 0 {
             add("peak_rss_mb", Self.fixed(Double(inputs.jobPeakMemory.kilobytes) / 1024, 1))
@@ -75,6 +77,11 @@ struct BenchReport: Sendable {
         }
         add("wall_seconds", Self.fixed(wall, 2))
 
+        // The bound the setup puts on throughput, and how close the run came to it.
+        let ideal = inputs.options.idealReceiptsPerSecond
+        add("ideal_receipts_per_second", ideal.map { Self.fixed($0, 1) })
+        if let ideal, let perSecond { add("ideal_ratio", Self.fixed(perSecond / ideal, 3)) }
+
         // Extras: what the run was, and figures to read the required ones by.
         let options = inputs.options
         add("receipts", processed.map(String.init))
@@ -83,6 +90,7 @@ struct BenchReport: Sendable {
         add("users", inputs.summary?.usersProcessed.map(String.init))
         add("users_seeded", inputs.seededUsers.map(String.init))
         add("rate", options.rateText)
+        add("job_rate", options.jobRateText)
         add("concurrency", String(options.concurrency))
         add("latency_ms", String(options.latencyMilliseconds))
         add("jitter_ms", String(options.jitterMilliseconds))

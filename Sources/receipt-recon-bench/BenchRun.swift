@@ -160,10 +160,11 @@ final class BenchRun {
     }
 
     private func startSimulator() throws -> SimulatorProcess {
-        let arguments = ["simulator", "serve", "--port", "0", "--receipts", String(options.receipts),
+        var arguments = ["simulator", "serve", "--port", "0", "--receipts", String(options.receipts),
                          "--seed", String(options.seed), "--as-of", options.asOf,
                          "--latency-ms", String(options.latencyMilliseconds), "--jitter-ms", String(options.jitterMilliseconds),
-                         "--rate-limit", options.rateText, "--fault-rate", "0"]
+                         "--fault-rate", "0"]
+        if options.rateLimit != nil { arguments += ["--rate-limit", options.rateText] }
         let clock = ContinuousClock.now
         let simulator: SimulatorProcess
         do {
@@ -174,7 +175,8 @@ final class BenchRun {
         }
         progress("simulator serve started on 127.0.0.1:\(simulator.port) (pid \(simulator.running.pid)) in "
             + "\(BenchReport.fixed(Self.seconds(ContinuousClock.now - clock), 1)) s: latency \(options.latencyMilliseconds) ms "
-            + "+ jitter up to \(options.jitterMilliseconds) ms, rate limit \(options.rateText)/s, no faults")
+            + "+ jitter up to \(options.jitterMilliseconds) ms, "
+            + (options.rateLimit == nil ? "no rate limit" : "rate limit \(options.rateText)/s") + ", no faults")
         return simulator
     }
 
@@ -185,7 +187,7 @@ final class BenchRun {
         bundleIDs: [String],
         stderrFile: String
     ) throws -> (ChildProcess.Result, Double, PeakMemoryWatch.Peak) {
-        var arguments = ["run", "--older-than", "0", "--rate", options.rateText, "--concurrency", String(options.concurrency),
+        var arguments = ["run", "--older-than", "0", "--rate", options.jobRateText, "--concurrency", String(options.concurrency),
                          "--as-of", options.asOf, "--json"]
         arguments += bundleIDs.flatMap { ["--bundle-id", $0] }
         if let client = options.httpClient { arguments += ["--http-client", client] }

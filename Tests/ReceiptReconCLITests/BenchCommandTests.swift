@@ -30,6 +30,39 @@ import TestSupport
         return result
     }
 
+    /// `ideal_receipts_per_second` as the bench defines it: min(R, C / (L + J/2)), L and J in seconds;
+    /// R nil without a rate limit.
+    static func ideal(
+        rate: Double?,
+        concurrency: Double,
+        latencyMilliseconds: Double,
+        jitterMilliseconds: Double
+    ) -> Double {
+        let bound = concurrency / ((latencyMilliseconds + jitterMilliseconds / 2) / 1000)
+        return rate.map { min($0, bound) } ?? bound
+    }
+
+    /// The ideal keys agree with the formula, and the ratio with receipts_per_second / ideal, within the
+    /// rounding they are printed with (0.1 for the rates, 0.001 for the ratio).
+    static func expectIdealKeys(_ values: [String: String], formula: Double) throws {
+        let ideal = try #require(values["ideal_receipts_per_second"].flatMap(Double.init), "\(values)")
+        let ratio = try #require(values["ideal_ratio"].flatMap(Double.init), "\(values)")
+        let perSecond = try #require(values["receipts_per_second"].flatMap(Double.init))
+        #expect(abs(ideal - formula) <= 0.05 + 1e-9, "ideal_receipts_per_second \(ideal), formula \(formula)")
+        #expect(abs(ratio - perSecond / ideal) <= 0.0005 + 0.15 / ideal,
+                "ideal_ratio \(ratio), receipts_per_second \(perSecond), ideal \(ideal)")
+    }
+
+    /// stdout's `key=value` lines; a key printed twice keeps its last value (the first test checks there is none).
+    static func keyValues(_ stdout: String) -> [String: String] {
+        var values: [String: String] = [:]
+        for line in stdout.split(separator: "\n") {
+            let parts = line.split(separator: "=", maxSplits: 1)
+            if parts.count == 2 { values[String(parts[0])] = String(parts[1]) }
+        }
+        return values
+    }
+
     @Test func aSmallBenchPrintsEveryKeyWithASaneValueAndLeavesNothingBehind() throws {
         var leftInTemporary: [String] = []
         let result = try Self.bench(["--receipts", "300", "--rate", "200", "--concurrency", "8",
@@ -67,6 +100,9 @@ import TestSupport
         #expect(try #require(number("wall_seconds")) > 0)
         // The job waited on PostgreSQL for at least its own writes, and the figure is a number.
         #expect(try #require(number("db_seconds")) > 0, "db_seconds: \(values["db_seconds"] ?? "missing")")
+        // Here the rate limit binds: C / (L + J/2) = 8 / 0.006 s is far above R = 200.
+        try Self.expectIdealKeys(values, formula: Self.ideal(rate: 200, concurrency: 8, latencyMilliseconds: 5,
+                                                             jitterMilliseconds: 2))
 
         // Extras a reader relies on: what was run, and that PostgreSQL kept its default durability.
         #expect(try #require(Int(values["receipts"] ?? "")) > 0)
@@ -88,9 +124,28 @@ import TestSupport
         #expect(!stderr.contains("MII"), "no receipt data in the bench's output")
     }
 
+    @Test func rateZeroMeansNoLimitAndTheIdealFollowsConcurrencyAndLatency() throws {
+        let result = try Self.bench(["--receipts", "300", "--rate", "0", "--concurrency", "4",
+                                     "--latency-ms", "20", "--jitter-ms", "10", "--seed", "3"])
+        #expect(result.status == 0, "exit \(result.status): \(result.stderrText)")
+        let values = Self.keyValues(result.stdoutText)
+        for key in Self.required where key != "throughput_ratio" {
+            #expect(values[key] != nil, "\(key) missing: \(result.stdoutText)")
+        }
+        #expect(values["throughput_ratio"] == nil, "there is no R to divide by")
+        #expect(values["rate"] == "0")
+        let jobRate = try #require(values["job_rate"].flatMap(Double.init), "\(values)")
+        #expect(jobRate >= 1_000_000, "the job's own rate must never bind")
+        #expect(values["over_limit_429"] == "0")
+        #expect(result.stderrText.contains("no rate limit"), "\(result.stderrText)")
+        try Self.expectIdealKeys(values, formula: Self.ideal(rate: nil, concurrency: 4, latencyMilliseconds: 20,
+                                                             jitterMilliseconds: 10))
+    }
+
     @Test(arguments: [
         (["--receipts", "0"], "--receipts"),
         (["--rate", "fast"], "--rate"),
+        (["--rate", "-1"], "--rate"),
         (["--concurrency"], "--concurrency"),
         (["--users", "10"], "--users"),
         (["--keep=yes"], "--keep"),
@@ -126,6 +181,8 @@ import TestSupport
     @Test func helpListsEveryKey() throws {
         let result = try Self.bench(["--help"])
         #expect(result.status == 0)
-        for key in Self.required { #expect(result.stdoutText.contains(key), "\(key) missing from --help") }
+        for key in Self.required + ["ideal_receipts_per_second", "ideal_ratio", "--rate R"] {
+            #expect(result.stdoutText.contains(key), "\(key) missing from --help")
+        }
     }
 }

@@ -13,7 +13,7 @@ import TestSupport
     static func day(_ offset: Double) -> Date { now.addingTimeInterval(offset * 86_400) }
 
     /// A small app database that drifted from Apple in every basic way, and Apple's answers for it.
-    static func seed(_ database: TestDatabase, _ apple: FakeApple) throws {
+    static func seed(_ database: TestDatabase, _ apple: ScriptedAppleServer) throws {
         let db = try database.connect()
         try db.executeScript("""
             INSERT INTO products VALUES ('monthly', 'auto_renewable', 'premium', NULL),
@@ -30,7 +30,7 @@ import TestSupport
                 VALUES (\(user), \(name), \(active), \(expires), \(source))
                 """)
         }
-        typealias P = FakeApple.Purchase
+        typealias P = ScriptedAppleServer.Purchase
         // Bought, never granted.
         try receipt("u-grant", "UkVDRUlQVC1HUkFOVA==")
         apple.answer("UkVDRUlQVC1HUkFOVA==", with: .valid([P(product: "lifetime", transactionID: "t1", originalTransactionID: "t1", purchased: day(-40))]))
@@ -90,13 +90,13 @@ import TestSupport
         try db.query("SELECT row(e.*)::text AS r FROM entitlements e ORDER BY user_id, entitlement").map { try $0.decode("r") }
     }
 
-    static func run(_ database: TestDatabase, _ apple: FakeApple, _ extra: [String] = []) throws -> ReceiptReconBinary.Result {
+    static func run(_ database: TestDatabase, _ apple: ScriptedAppleServer, _ extra: [String] = []) throws -> ReceiptReconBinary.Result {
         try ReceiptReconBinary.run(["run", "--older-than", "0", "--as-of", asOf, "--rate", "200", "--max-attempts", "1"] + extra,
                                    environment: apple.environment.merging(["DATABASE_URL": database.conninfo]) { $1 })
     }
 
     @Test func correctsDriftThenASecondRunChangesNothing() throws {
-        let apple = try FakeApple()
+        let apple = try ScriptedAppleServer()
         try TestDatabase.with { database in
             try Self.seed(database, apple)
             let db = try database.connect()
@@ -142,7 +142,7 @@ import TestSupport
     /// Apple says the user bought `pro`, but the row for `pro` belongs to another source: the job neither
     /// touches it nor records a correction it could not apply.
     @Test func anEntitlementHeldByAnotherSourceGetsNoCorrection() throws {
-        let apple = try FakeApple()
+        let apple = try ScriptedAppleServer()
         try TestDatabase.with { database in
             try Self.seed(database, apple)
             let db = try database.connect()
@@ -151,7 +151,7 @@ import TestSupport
                 INSERT INTO entitlements (user_id, entitlement, active, source) VALUES ('u-gift', 'pro', false, 'gift')
                 """)
             apple.answer("UkVDRUlQVC1HSUZU", with: .valid([
-                FakeApple.Purchase(product: "lifetime", transactionID: "g1", originalTransactionID: "g1", purchased: Self.day(-5))]))
+                ScriptedAppleServer.Purchase(product: "lifetime", transactionID: "g1", originalTransactionID: "g1", purchased: Self.day(-5))]))
             let result = try Self.run(database, apple)
             #expect(result.status == 0, "\(result.output)")
             #expect(try Self.corrections(db) == Self.expected)
@@ -162,7 +162,7 @@ import TestSupport
     }
 
     @Test func dryRunChangesNoEntitlementAndPlansWhatTheRealRunApplies() throws {
-        let apple = try FakeApple()
+        let apple = try ScriptedAppleServer()
         try TestDatabase.with { database in
             try Self.seed(database, apple)
             let db = try database.connect()
@@ -180,7 +180,7 @@ import TestSupport
     }
 
     @Test func aRunWhileTheNightlyLockIsHeldExits75AndChangesNothing() throws {
-        let apple = try FakeApple()
+        let apple = try ScriptedAppleServer()
         try TestDatabase.with { database in
             try Self.seed(database, apple)
             let holder = try database.connect()
@@ -206,9 +206,9 @@ import TestSupport
         try db.copy(into: "entitlements", columns: ["user_id", "entitlement", "active"], rows: active)
     }
 
-    @Test(arguments: [FakeApple.Answer.status(21009), .serviceUnavailable])
-    func anAppleOutageTripsTheBreakerWithoutChangingEntitlements(answer: FakeApple.Answer) throws {
-        let apple = try FakeApple()
+    @Test(arguments: [ScriptedAppleServer.Answer.status(21009), .serviceUnavailable])
+    func anAppleOutageTripsTheBreakerWithoutChangingEntitlements(answer: ScriptedAppleServer.Answer) throws {
+        let apple = try ScriptedAppleServer()
         apple.answerEverythingElse(with: answer)
         try TestDatabase.with { database in
             try Self.seedMany(database, users: 150)
@@ -224,14 +224,14 @@ import TestSupport
     }
 
     @Test func aWrongSharedSecretAbortsWithExit78BeforeAnyCorrection() throws {
-        let apple = try FakeApple()
+        let apple = try ScriptedAppleServer()
         apple.answerEverythingElse(with: .status(21004))
         try TestDatabase.with { database in
             try Self.seedMany(database, users: 150)
             let db = try database.connect()
             try db.execute("UPDATE entitlements SET active = false WHERE user_id IN ('user-1', 'user-2')")
             apple.answer(Data("receipt-1".utf8).base64EncodedString(), with: .valid([
-                FakeApple.Purchase(product: "lifetime", transactionID: "x1", originalTransactionID: "x1", purchased: Self.day(-3))]))
+                ScriptedAppleServer.Purchase(product: "lifetime", transactionID: "x1", originalTransactionID: "x1", purchased: Self.day(-3))]))
             let result = try Self.run(database, apple, ["--concurrency", "4"])
             #expect(result.status == 78, "\(result.output)")
             #expect(try db.query("SELECT count(*) AS n FROM recon_corrections").first!.decode("n") == 0)
@@ -240,7 +240,7 @@ import TestSupport
     }
 
     @Test func aRunLeftRunningByADeadProcessIsMarkedInterrupted() throws {
-        let apple = try FakeApple()
+        let apple = try ScriptedAppleServer()
         try TestDatabase.with { database in
             try Self.seed(database, apple)
             let db = try database.connect()
@@ -255,7 +255,7 @@ import TestSupport
     /// URLSession stays selectable (flag or variable, the flag winning) and reaches the same corrections;
     /// the run records which client it used.
     @Test func theHTTPClientIsSelectableAndRecorded() throws {
-        let apple = try FakeApple()
+        let apple = try ScriptedAppleServer()
         try TestDatabase.with { database in
             try Self.seed(database, apple)
             let db = try database.connect()
@@ -283,7 +283,7 @@ import TestSupport
     }
 
     @Test func verifyUserShowsBeforeAndAfterWithReasons() throws {
-        let apple = try FakeApple()
+        let apple = try ScriptedAppleServer()
         try TestDatabase.with { database in
             try Self.seed(database, apple)
             let environment = apple.environment.merging(["DATABASE_URL": database.conninfo]) { $1 }
@@ -305,13 +305,14 @@ import TestSupport
     }
 }
 
-extension FakeApple.Answer: CustomTestStringConvertible {
-    var testDescription: String {
+extension ScriptedAppleServer.Answer: CustomTestStringConvertible {
+    public var testDescription: String {
         switch self {
-        case .status(let status): "status \(status)"
-        case .serviceUnavailable: "HTTP 503"
+        case .status(let status, _): "status \(status)"
+        case .http(let status, _, _): "HTTP \(status)"
         case .valid: "valid"
-        case .slow: "slow"
+        case .silence: "silence"
+        case .delayed(_, let answer): "delayed \(answer.testDescription)"
         }
     }
 }

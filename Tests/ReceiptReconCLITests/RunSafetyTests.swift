@@ -11,7 +11,7 @@ import TestSupport
 
     /// 200 users, each with one receipt: a third bought and never granted (grant), one in ten refunded
     /// but still active (revoke), the rest in agreement. Apple answers after `delay`.
-    static func seed(_ database: TestDatabase, _ apple: FakeApple, delay: Duration) throws {
+    static func seed(_ database: TestDatabase, _ apple: ScriptedAppleServer, delay: Duration) throws {
         let db = try database.connect()
         try db.execute("INSERT INTO products VALUES ('lifetime', 'non_consumable', 'pro', NULL)")
         var receipts: [[any PostgresEncodable]] = []
@@ -22,16 +22,16 @@ import TestSupport
             let data = Data("receipt-\(index)".utf8).base64EncodedString()
             receipts.append([user, data])
             let refunded = index % 10 == 0
-            apple.answer(data, with: .slow(delay, [FakeApple.Purchase(
+            apple.answer(data, with: .delayed(delay, .valid([ScriptedAppleServer.Purchase(
                 product: "lifetime", transactionID: "t\(index)", originalTransactionID: "t\(index)", purchased: purchased,
-                cancelled: refunded ? purchased.addingTimeInterval(86_400) : nil)]))
+                cancelled: refunded ? purchased.addingTimeInterval(86_400) : nil)])))
             if refunded || index % 3 != 0 { entitlements.append([user, "pro", true]) }
         }
         try db.copy(into: "receipts", columns: ["user_id", "receipt_data"], rows: receipts)
         try db.copy(into: "entitlements", columns: ["user_id", "entitlement", "active"], rows: entitlements)
     }
 
-    static func environment(_ database: TestDatabase, _ apple: FakeApple) -> [String: String] {
+    static func environment(_ database: TestDatabase, _ apple: ScriptedAppleServer) -> [String: String] {
         apple.environment.merging(["DATABASE_URL": database.conninfo]) { $1 }
     }
 
@@ -40,7 +40,7 @@ import TestSupport
 
     @Test(arguments: [SIGTERM, SIGINT])
     func aSignalDrainsInFlightWorkAndExits75(signal: Int32) throws {
-        let apple = try FakeApple()
+        let apple = try ScriptedAppleServer()
         try TestDatabase.with { database in
             try Self.seed(database, apple, delay: .milliseconds(100))
             let environment = Self.environment(database, apple).merging(["APPLE_SHARED_SECRET": "0123-shared-secret"]) { $1 }

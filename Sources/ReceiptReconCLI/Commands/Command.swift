@@ -1,3 +1,4 @@
+import CommandLineOptions
 import Reconciliation
 /// One subcommand of `receipt-recon`: declared options, a validating initializer, and `run`.
 ///

@@ -1,3 +1,4 @@
+import CommandLineOptions
 import Reconciliation
 /// `receipt-recon demo`: the whole job end to end on a throwaway database and the simulator.
 struct DemoCommand: Command {

@@ -127,7 +127,7 @@ struct DemoRunner {
 
     /// Runs another command exactly as the command line would, so the demo's files are the real thing.
     private func run(_ command: any Command.Type, _ arguments: [String]) throws {
-        let parsed = try ParsedArguments(command: command.spec.name, arguments: arguments, options: command.spec.options)
+        let parsed = try command.spec.parse(arguments)
         let code = try command.init(parsed, environment: [:]).run(console)
         guard code == .success else {
             throw CommandError(code, "demo: '\(command.spec.name) \(arguments.first ?? "")' ended with exit \(code.rawValue)")

@@ -1,3 +1,4 @@
+import CommandLineOptions
 import Foundation
 import Postgres
 import Reconciliation
@@ -34,7 +35,6 @@ struct ExportCommand: Command {
     let configuration: Configuration
 
     init(_ arguments: ParsedArguments, environment variables: [String: String]) throws(CommandError) {
-        let parse = ValueParsers(command: "export")
         guard let view = arguments.positionals.first else {
             throw .usage("missing VIEW: one of \(Self.views.joined(separator: ", "))", command: "export")
         }
@@ -44,15 +44,16 @@ struct ExportCommand: Command {
         guard arguments.positionals.count == 1 else {
             throw .usage("unexpected argument '\(arguments.positionals[1])'", command: "export")
         }
-        guard let fromText = arguments.value("from") else { throw .usage("missing --from T", command: "export") }
-        guard let toText = arguments.value("to") else { throw .usage("missing --to T", command: "export") }
-        from = try parse.instant("from", fromText)
-        to = try parse.instant("to", toText)
+        guard let from = try arguments.read.instant("from") else { throw .usage("missing --from T", command: "export") }
+        guard let to = try arguments.read.instant("to") else { throw .usage("missing --to T", command: "export") }
         guard from < to else {
+            let (fromText, toText) = (arguments.value("from") ?? "", arguments.value("to") ?? "")
             throw .usage("the range [--from \(fromText), --to \(toText)) is \(from == to ? "empty" : "reversed"); "
                 + "--to must be after --from", command: "export")
         }
         self.view = view
+        self.from = from
+        self.to = to
         output = arguments.value("output")
         environment = try arguments.read.choice("environment", ["production", "sandbox", "all"]) ?? "production"
         if arguments.has("environment"), view != "transactions" {

@@ -1,3 +1,4 @@
+import CommandLineOptions
 import Reconciliation
 /// `receipt-recon run`: the nightly batch.
 struct RunCommand: Command {

@@ -1,3 +1,4 @@
+import CommandLineOptions
 import Reconciliation
 import AppStoreReceipts
 import AppStoreSimulator

@@ -1,4 +1,6 @@
+import CommandLineOptions
 import Reconciliation
+
 /// What `--help` shows for a command, and the options its parser accepts.
 public struct CommandSpec: Sendable {
     public let name: String
@@ -14,39 +16,33 @@ public struct CommandSpec: Sendable {
     /// The exit codes this command can end with.
     public let exitCodes: [ExitCode]
 
+    /// Splits the arguments after the command name against `options`.
+    /// - Throws: a usage error (64) naming the bad argument.
+    func parse(_ arguments: [String]) throws(CommandError) -> ParsedArguments {
+        do throws(OptionError) {
+            return try ParsedArguments(program: "receipt-recon", command: name, arguments: arguments, options: options)
+        } catch {
+            throw CommandError(usage: error)
+        }
+    }
+
     /// The full `receipt-recon NAME --help` text.
     public var helpText: String {
-        var lines = ["USAGE: receipt-recon \(usage)", "", summary]
-        if !discussion.isEmpty { lines += ["", discussion] }
-        if !options.isEmpty {
-            lines += ["", "OPTIONS:"]
-            let width = min(34, options.map { $0.usageText.count }.max() ?? 0)
-            for option in options {
-                var help = option.help
-                if let defaultText = option.defaultText { help += " (default: \(defaultText))" }
-                let head = option.usageText.padding(toLength: max(width, option.usageText.count), withPad: " ", startingAt: 0)
-                lines.append("  \(head)  \(help)")
-            }
-            lines.append("  " + "--help".padding(toLength: width, withPad: " ", startingAt: 0) + "  show this help")
-        }
+        var sections: [HelpText.Section] = []
         let variables = environment.compactMap { name in Configuration.variables.first { $0.name == name } }
         if !variables.isEmpty {
-            lines += ["", "CONFIGURATION (environment; a flag of the same meaning overrides it):"]
-            let width = variables.map(\.name.count).max() ?? 0
-            for variable in variables {
-                lines.append("  \(variable.name.padding(toLength: width, withPad: " ", startingAt: 0))  \(variable.meaning)")
-            }
+            sections.append(HelpText.Section("CONFIGURATION (environment; a flag of the same meaning overrides it):",
+                                             rows: variables.map { ($0.name, $0.meaning) }))
         }
-        lines += ["", "EXIT CODES:"]
-        for code in exitCodes {
-            lines.append("  \(String(code.rawValue).padding(toLength: 3, withPad: " ", startingAt: 0))  \(code.meaning)")
-        }
-        return lines.joined(separator: "\n") + "\n"
+        sections.append(ExitCode.helpSection(exitCodes))
+        return HelpText(usage: "receipt-recon \(usage)", paragraphs: [summary, discussion], options: options,
+                        sections: sections).text
     }
 }
 
-extension String {
-    func padding(toLength length: Int, withPad pad: String, startingAt: Int) -> String {
-        count >= length ? self : self + String(repeating: pad, count: length - count)
+extension ExitCode {
+    /// `EXIT CODES:` with each code and its meaning.
+    static func helpSection(_ codes: [ExitCode]) -> HelpText.Section {
+        HelpText.Section("EXIT CODES:", rows: codes.map { (String($0.rawValue), $0.meaning) }, columnWidth: 3)
     }
 }

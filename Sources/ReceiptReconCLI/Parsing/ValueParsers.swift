@@ -1,53 +1,12 @@
+import CommandLineOptions
 import Reconciliation
 import Foundation
 import Postgres
 
-/// Converts option text to typed values; every failure is a usage error naming the option and the
-/// expected form, so a typo in a crontab is caught before anything runs.
-public struct ValueParsers: Sendable {
-    public let command: String
-
-    public init(command: String) { self.command = command }
-
-    private func fail(_ option: String, _ expected: String, _ got: String) -> CommandError {
-        .usage("--\(option) expects \(expected), got '\(got)'", command: command)
-    }
-
-    /// A finite number greater than zero.
-    public func positiveNumber(_ option: String, _ text: String) throws(CommandError) -> Double {
-        guard let value = Double(text), value.isFinite, value > 0 else {
-            throw fail(option, "a number greater than 0", text)
-        }
-        return value
-    }
-
-    /// A whole number within `range`.
-    public func integer(_ option: String, _ text: String, in range: ClosedRange<Int>) throws(CommandError) -> Int {
-        guard let value = Int(text), range.contains(value) else {
-            let upper = range.upperBound == Int.max ? "" : " and at most \(range.upperBound)"
-            throw fail(option, "a whole number of at least \(range.lowerBound)\(upper)", text)
-        }
-        return value
-    }
-
-    /// A ratio between 0 and 1 inclusive.
-    public func ratio(_ option: String, _ text: String) throws(CommandError) -> Double {
-        guard let value = Double(text), value >= 0, value <= 1 else {
-            throw fail(option, "a ratio between 0 and 1 (e.g. 0.10)", text)
-        }
-        return value
-    }
-
-    /// One of `choices`, spelled exactly.
-    public func choice(_ option: String, _ text: String, _ choices: [String]) throws(CommandError) -> String {
-        guard choices.contains(text) else {
-            throw fail(option, choices.map { "'\($0)'" }.joined(separator: " or "), text)
-        }
-        return text
-    }
-
+/// The job's own value parsers beside the generic ones: ages and instants (civil time) and shards.
+extension ValueParsers {
     /// An age such as `90m`, `20h`, `7d`, `1d12h` or `0`, in seconds.
-    public func age(_ option: String, _ text: String) throws(CommandError) -> Int {
+    public func age(_ option: String, _ text: String) throws(OptionError) -> Int {
         guard let seconds = Self.parseAge(text) else {
             throw fail(option, "an age such as 90m, 20h, 7d or 0 (units s, m, h, d)", text)
         }
@@ -73,7 +32,7 @@ public struct ValueParsers: Sendable {
     }
 
     /// `YYYY-MM-DD` (midnight UTC) or an ISO 8601 instant with `Z` or an offset.
-    public func instant(_ option: String, _ text: String) throws(CommandError) -> Date {
+    public func instant(_ option: String, _ text: String) throws(OptionError) -> Date {
         guard let date = Instant.parse(text) else {
             throw fail(option, "a date YYYY-MM-DD or an ISO 8601 instant such as 2026-11-22T03:00:00Z", text)
         }
@@ -81,20 +40,12 @@ public struct ValueParsers: Sendable {
     }
 
     /// `I/N` with 0 ≤ I < N.
-    public func shard(_ option: String, _ text: String) throws(CommandError) -> (index: Int, count: Int) {
+    public func shard(_ option: String, _ text: String) throws(OptionError) -> (index: Int, count: Int) {
         let parts = text.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 2, let index = Int(parts[0]), let count = Int(parts[1]),
               count >= 1, count <= 1024, index >= 0, index < count
         else { throw fail(option, "I/N with 0 <= I < N <= 1024, e.g. 0/4", text) }
         return (index, count)
-    }
-
-    /// An http or https URL with a host.
-    public func url(_ option: String, _ text: String) throws(CommandError) -> URL {
-        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
-              url.host != nil
-        else { throw fail(option, "an http:// or https:// URL", text) }
-        return url
     }
 }
 

@@ -5,6 +5,7 @@ import Foundation
 import Glibc
 import Synchronization
 import Testing
+import TestSupport
 
 /// What only the libcurl transport has to prove: failures map to the right transport failure, quickly
 /// and without leaking the request; connections and handles are reused; one thread, and none left after.

@@ -3,6 +3,7 @@ import AppStoreSimulator
 import Foundation
 import Synchronization
 import Testing
+import TestSupport
 
 /// The client against a real loopback HTTP server: routing, retries, timeouts and concurrency as
 /// Apple's endpoints would exercise them, through each transport `--http-client` can select.
@@ -105,7 +106,7 @@ import Testing
 
     @Test(arguments: HTTPTransportKind.allCases)
     func sixtyFourRequestsAreReallyInFlightAtOnce(_ transport: HTTPTransportKind) throws {
-        let apple = try ScriptedAppleServer(production: [.delayed(.milliseconds(600), status: 0)])
+        let apple = try ScriptedAppleServer(production: [.delayed(.milliseconds(600), .status(0))])
         let client = apple.client(transport: transport, concurrency: 64)
         let valid = Atomic(0)
         let done = DispatchGroup()

@@ -3,6 +3,7 @@ import AppStoreSimulator
 import Foundation
 import Synchronization
 import Testing
+import TestSupport
 
 /// `VerifyReceiptClient.start`, the job's way to verify: the same routing and retries as `verify`, without
 /// a thread waiting per request, and everything after an answer run by the caller's executor.
@@ -80,7 +81,7 @@ import Testing
     /// The point of `start`: one thread starts sixty-four verifications, all in flight together, and
     /// none of the starts waits for an answer.
     @Test func oneThreadKeepsSixtyFourRequestsInFlight() throws {
-        let apple = try ScriptedAppleServer(production: [.delayed(.milliseconds(600), status: 0)])
+        let apple = try ScriptedAppleServer(production: [.delayed(.milliseconds(600), .status(0))])
         let client = apple.client(transport: .curl, concurrency: 64)
         let executor = TestExecutor()
         let valid = Atomic(0)

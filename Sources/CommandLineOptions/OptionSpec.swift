@@ -1,4 +1,4 @@
-/// One `--option` a command accepts.
+/// One `--option` a program or command accepts: its spelling, whether it takes a value, and its help.
 public struct OptionSpec: Sendable {
     public enum Arity: Sendable {
         /// `--dry-run`: present or not.
@@ -22,15 +22,22 @@ public struct OptionSpec: Sendable {
         self.defaultText = defaultText
     }
 
-    var takesValue: Bool {
+    public var takesValue: Bool {
         if case .flag = arity { return false }
         return true
     }
 
-    var usageText: String {
+    /// `--rate R`, as error messages and the help's options table spell it.
+    public var usageText: String {
         switch arity {
         case .flag: return "--\(name)"
         case .value(let placeholder), .repeatable(let placeholder): return "--\(name) \(placeholder)"
         }
+    }
+
+    /// `[--rate R]`, or `[--job-arg ARG]...` for a repeatable option, for a usage line.
+    public var synopsis: String {
+        if case .repeatable = arity { return "[\(usageText)]..." }
+        return "[\(usageText)]"
     }
 }
