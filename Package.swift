@@ -28,10 +28,12 @@ let package = Package(
             pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"]), .brew(["curl"])]
         ),
+        // UTC civil dates and times, Unix time and calendar durations: the one calendar every module uses.
+        .target(name: "CivilTime", swiftSettings: strict),
         // Running other programs (initdb, pg_ctl, the built binary) without Foundation.Process.
         .target(name: "ChildProcess", swiftSettings: strict),
         // The only module that imports CLibPQ.
-        .target(name: "Postgres", dependencies: ["CLibPQ", "ChildProcess"], swiftSettings: strict),
+        .target(name: "Postgres", dependencies: ["CLibPQ", "ChildProcess", "CivilTime"], swiftSettings: strict),
 
         // SQL/NNNN_*.sql embedded into the binary at build time, and the migrator that applies them.
         .executableTarget(name: "embed-migrations", swiftSettings: strict),
@@ -45,19 +47,25 @@ let package = Package(
 
         // Apple's side: wire models, status classification, client, throttle, local receipt decoding.
         // No database dependency.
-        .target(name: "AppStoreReceipts", dependencies: ["CLibCurl"], swiftSettings: strict),
+        .target(name: "AppStoreReceipts", dependencies: ["CLibCurl", "CivilTime"], swiftSettings: strict),
         // A local verifyReceipt (production + sandbox) over a synthetic world.
-        .target(name: "AppStoreSimulator", dependencies: ["AppStoreReceipts", "Postgres"], swiftSettings: strict),
+        .target(
+            name: "AppStoreSimulator",
+            dependencies: ["AppStoreReceipts", "Postgres", "CivilTime"],
+            swiftSettings: strict
+        ),
         // The job: runs, truth and correction rules, stores, reports.
         .target(
             name: "Reconciliation",
-            dependencies: ["Postgres", "ReconSchema", "AppStoreReceipts"],
+            dependencies: ["Postgres", "ReconSchema", "AppStoreReceipts", "CivilTime"],
             swiftSettings: strict
         ),
         // Argument parsing, configuration, commands; everything the executable does, testable in-process.
         .target(
             name: "ReceiptReconCLI",
-            dependencies: ["Postgres", "ReconSchema", "AppStoreReceipts", "AppStoreSimulator", "Reconciliation"],
+            dependencies: [
+                "Postgres", "ReconSchema", "AppStoreReceipts", "AppStoreSimulator", "Reconciliation", "CivilTime",
+            ],
             swiftSettings: strict
         ),
         .executableTarget(name: "receipt-recon", dependencies: ["ReceiptReconCLI"], swiftSettings: strict),
@@ -72,7 +80,12 @@ let package = Package(
         // Throwaway PostgreSQL databases and helpers for running the built binary; test-only.
         .target(name: "TestSupport", dependencies: ["Postgres", "ReconSchema", "ChildProcess"], swiftSettings: strict),
 
-        .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "CivilTimeTests", dependencies: ["CivilTime"], swiftSettings: strict),
+        .testTarget(
+            name: "PostgresTests",
+            dependencies: ["Postgres", "TestSupport", "CivilTime"],
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "AppStoreReceiptsTests",
             // The client is tested against the simulator's server; ChildProcess runs `openssl s_server`.
@@ -86,7 +99,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ReconciliationTests",
-            dependencies: ["Reconciliation", "AppStoreReceipts", "Postgres", "TestSupport"],
+            dependencies: ["Reconciliation", "AppStoreReceipts", "Postgres", "TestSupport", "CivilTime"],
             swiftSettings: strict
         ),
         .testTarget(
