@@ -1,6 +1,6 @@
-/// The two layouts every date text in the job is built on. The readers and the zone suffixes stay
-/// with the formats that need them (Apple's `Etc/GMT`, PostgreSQL's `+00`); the digits are written
-/// once, here.
+/// The two layouts Apple's date texts, app receipts and the job's printed instants share: their
+/// digits are written here, while the zone suffixes (`Etc/GMT`, `America/Los_Angeles`) and the
+/// readers stay with the formats that need them.
 extension CivilDateTime {
     /// Appends `YYYY-MM-DD`, the separator, then `HH:MM:SS`, in ASCII.
     ///
