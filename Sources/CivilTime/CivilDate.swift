@@ -2,8 +2,8 @@
 /// with year 0 for 1 BC, as PostgreSQL, ISO 8601 and Apple's receipts count.
 ///
 /// Arithmetic by hand (Howard Hinnant's `days_from_civil` / `civil_from_days`) rather than with
-/// `Calendar`, which follows the process's time zone and locale, is not free to share across
-/// threads, and is slow where instants are formatted by the ten thousand.
+/// `Calendar`, which follows the process's time zone and locale unless told otherwise, switches
+/// to the Julian calendar before 1582, and is slow where instants are formatted by the ten thousand.
 public struct CivilDate: Hashable, Sendable {
     public var year: Int64
     /// 1 for January through 12 for December.
