@@ -28,10 +28,12 @@ let package = Package(
             pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"]), .brew(["curl"])]
         ),
+        // UTC civil dates and times, Unix time and calendar durations: the one calendar every module uses.
+        .target(name: "CivilTime", swiftSettings: strict),
         // Running other programs (initdb, pg_ctl, the built binary) without Foundation.Process.
         .target(name: "ChildProcess", swiftSettings: strict),
         // The only module that imports CLibPQ.
-        .target(name: "Postgres", dependencies: ["CLibPQ", "ChildProcess"], swiftSettings: strict),
+        .target(name: "Postgres", dependencies: ["CLibPQ", "ChildProcess", "CivilTime"], swiftSettings: strict),
 
         // SQL/NNNN_*.sql embedded into the binary at build time, and the migrator that applies them.
         .executableTarget(name: "embed-migrations", swiftSettings: strict),
@@ -45,13 +47,17 @@ let package = Package(
 
         // Apple's side: wire models, status classification, client, throttle, local receipt decoding.
         // No database dependency.
-        .target(name: "AppStoreReceipts", dependencies: ["CLibCurl"], swiftSettings: strict),
+        .target(name: "AppStoreReceipts", dependencies: ["CLibCurl", "CivilTime"], swiftSettings: strict),
         // A local verifyReceipt (production + sandbox) over a synthetic world.
-        .target(name: "AppStoreSimulator", dependencies: ["AppStoreReceipts", "Postgres"], swiftSettings: strict),
+        .target(
+            name: "AppStoreSimulator",
+            dependencies: ["AppStoreReceipts", "Postgres", "CivilTime"],
+            swiftSettings: strict
+        ),
         // The job: runs, truth and correction rules, stores, reports.
         .target(
             name: "Reconciliation",
-            dependencies: ["Postgres", "ReconSchema", "AppStoreReceipts"],
+            dependencies: ["Postgres", "ReconSchema", "AppStoreReceipts", "CivilTime"],
             swiftSettings: strict
         ),
         // Option specs, parsing, value parsers and help layout, shared by `receipt-recon` and the bench.
@@ -60,7 +66,7 @@ let package = Package(
         .target(
             name: "ReceiptReconCLI",
             dependencies: [
-                "Postgres", "ReconSchema", "AppStoreReceipts", "AppStoreSimulator", "Reconciliation",
+                "Postgres", "ReconSchema", "AppStoreReceipts", "AppStoreSimulator", "Reconciliation", "CivilTime",
                 "CommandLineOptions",
             ],
             swiftSettings: strict
@@ -81,8 +87,13 @@ let package = Package(
             swiftSettings: strict
         ),
 
-        .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "CommandLineOptionsTests", dependencies: ["CommandLineOptions"], swiftSettings: strict),
+        .testTarget(name: "CivilTimeTests", dependencies: ["CivilTime"], swiftSettings: strict),
+        .testTarget(
+            name: "PostgresTests",
+            dependencies: ["Postgres", "TestSupport", "CivilTime"],
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "AppStoreReceiptsTests",
             // The client is tested against the simulator's server; ChildProcess runs `openssl s_server`.
@@ -96,7 +107,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ReconciliationTests",
-            dependencies: ["Reconciliation", "AppStoreReceipts", "Postgres", "TestSupport"],
+            dependencies: ["Reconciliation", "AppStoreReceipts", "Postgres", "TestSupport", "CivilTime"],
             swiftSettings: strict
         ),
         .testTarget(

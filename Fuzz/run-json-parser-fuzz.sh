@@ -24,10 +24,17 @@ conformance="${RECON_CONFORMANCE_DIR:-$root/../shared/conformance}"
 mkdir -p "$build" "$corpus" "$seeds" "$artifacts"
 
 mapfile -t sources < <(find "$root/Sources/AppStoreReceipts" -name '*.swift' | sort)
+# The module imports CivilTime (built first, instrumented like the rest) and CLibCurl (a module map).
+civil="$build/civil-time-fuzz"
+mkdir -p "$civil"
 
 echo "== building fuzzer (swiftc -sanitize=fuzzer,address)"
 swiftc -sanitize=fuzzer,address -parse-as-library -O -g -swift-version 6 \
-    -module-name JSONParserFuzz \
+    -module-name CivilTime -emit-module -emit-module-path "$civil/CivilTime.swiftmodule" \
+    -emit-library -static -o "$civil/libCivilTime.a" "$root"/Sources/CivilTime/*.swift
+swiftc -sanitize=fuzzer,address -parse-as-library -O -g -swift-version 6 \
+    -module-name JSONParserFuzz -package-name receipt_recon \
+    -I "$civil" -L "$civil" -lCivilTime -I "$root/Sources/CLibCurl" \
     "${sources[@]}" "$here/JSONParserFuzz/fuzz_entry.swift" \
     -o "$build/json-parser-fuzz" 2>&1 | { grep -v 'Cannot export local symbol' || true; }
 

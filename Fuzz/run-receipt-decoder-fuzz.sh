@@ -4,10 +4,11 @@
 #   Fuzz/run-receipt-decoder-fuzz.sh [RUNS] [extra libFuzzer flags...]
 #
 # Not part of `swift build` / `swift test`: it compiles Sources/AppStoreReceipts/LocalReceipt
-# together with Fuzz/ReceiptDecoderFuzz/fuzz_entry.swift straight with swiftc, seeds a corpus
-# from the conformance receipts (base64 text and decoded DER) and from encoder output, and runs
-# RUNS inputs (default 1,000,000). Build products go to Fuzz/.build, the corpus to fuzz-corpus/
-# (both ignored by git); crashing inputs are saved to Fuzz/.build/artifacts/.
+# (over the CivilTime module) together with Fuzz/ReceiptDecoderFuzz/fuzz_entry.swift straight
+# with swiftc, seeds a corpus from the conformance receipts (base64 text and decoded DER) and
+# from encoder output, and runs RUNS inputs (default 1,000,000). Build products go to
+# Fuzz/.build, the corpus to fuzz-corpus/ (both ignored by git); crashing inputs are saved to
+# Fuzz/.build/artifacts/.
 # Env: RECON_CONFORMANCE_DIR (default ../shared/conformance beside the repository).
 set -euo pipefail
 
@@ -23,17 +24,28 @@ artifacts="$build/artifacts"
 conformance="${RECON_CONFORMANCE_DIR:-$root/../shared/conformance}"
 mkdir -p "$build" "$corpus" "$seeds" "$artifacts"
 
-# The decoder and the one calendar helper it shares with the rest of the module.
-sources=("$root"/Sources/AppStoreReceipts/LocalReceipt/*.swift "$root"/Sources/AppStoreReceipts/VerifyReceipt/AppStoreCivilTime.swift)
+sources=("$root"/Sources/AppStoreReceipts/LocalReceipt/*.swift)
+# The decoder imports the CivilTime module: built first, once instrumented for the fuzzer and once plain.
+civil_sources=("$root"/Sources/CivilTime/*.swift)
+civil_fuzz="$build/civil-time-fuzz"
+civil_plain="$build/civil-time"
+mkdir -p "$civil_fuzz" "$civil_plain"
 
 echo "== building fuzzer (swiftc -sanitize=fuzzer,address)"
 swiftc -sanitize=fuzzer,address -parse-as-library -O -g -swift-version 6 \
-    -module-name ReceiptDecoderFuzz \
+    -module-name CivilTime -emit-module -emit-module-path "$civil_fuzz/CivilTime.swiftmodule" \
+    -emit-library -static -o "$civil_fuzz/libCivilTime.a" "${civil_sources[@]}"
+swiftc -sanitize=fuzzer,address -parse-as-library -O -g -swift-version 6 \
+    -module-name ReceiptDecoderFuzz -I "$civil_fuzz" -L "$civil_fuzz" -lCivilTime \
     "${sources[@]}" "$here/ReceiptDecoderFuzz/fuzz_entry.swift" \
     -o "$build/receipt-decoder-fuzz" 2>&1 | { grep -v 'Cannot export local symbol' || true; }
 
 echo "== building seed generator"
+swiftc -O -swift-version 6 -parse-as-library \
+    -module-name CivilTime -emit-module -emit-module-path "$civil_plain/CivilTime.swiftmodule" \
+    -emit-library -static -o "$civil_plain/libCivilTime.a" "${civil_sources[@]}"
 swiftc -O -swift-version 6 -parse-as-library -module-name ReceiptDecoderSeeds \
+    -I "$civil_plain" -L "$civil_plain" -lCivilTime \
     "${sources[@]}" "$here/ReceiptDecoderFuzz/make_seeds.swift" \
     -o "$build/make-seeds"
 

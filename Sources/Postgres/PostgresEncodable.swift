@@ -1,3 +1,4 @@
+import CivilTime
 import Foundation
 
 /// A Swift value that can be sent as a query parameter.
@@ -65,7 +66,7 @@ extension Optional: PostgresEncodable where Wrapped: PostgresEncodable {
         case is Bool.Type: return PostgresTypeOID.bool
         case is Double.Type: return PostgresTypeOID.float8
         case is Date.Type: return PostgresTypeOID.timestamptz
-        case is PostgresInterval.Type: return PostgresTypeOID.interval
+        case is CalendarDuration.Type: return PostgresTypeOID.interval
         case is PostgresJSON.Type: return PostgresTypeOID.jsonb
         default: return PostgresTypeOID.unknown
         }

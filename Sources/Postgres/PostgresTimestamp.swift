@@ -1,3 +1,4 @@
+import CivilTime
 import Foundation
 
 /// Text conversion for `timestamptz`, exact to the microsecond and independent of the session time zone.
@@ -5,15 +6,6 @@ import Foundation
 /// Written by hand rather than with `DateFormatter`: formatters are slow, not thread-safe to share,
 /// and round to milliseconds.
 public enum PostgresTimestamp {
-    /// Microseconds since 1970-01-01T00:00:00Z, rounded to the nearest microsecond.
-    public static func microseconds(of date: Date) -> Int64 {
-        Int64((date.timeIntervalSince1970 * 1_000_000).rounded())
-    }
-
-    public static func date(microseconds: Int64) -> Date {
-        Date(timeIntervalSince1970: Double(microseconds) / 1_000_000)
-    }
-
     /// `YYYY-MM-DD HH:MM:SS.ffffff+00`, which PostgreSQL reads back exactly.
     public static func format(_ date: Date) -> String {
         var text: [UInt8] = []
@@ -25,15 +17,13 @@ public enum PostgresTimestamp {
     /// Appends `format(date)`'s UTF-8 to `bytes`: the array writers format instants straight into
     /// their literals.
     public static func append(_ date: Date, to bytes: inout [UInt8]) {
-        let micros = microseconds(of: date)
-        let (days, microOfDay) = micros.floorDivided(by: 86_400_000_000)
-        let (year, month, day) = CivilCalendar.civil(fromDays: days)
-        let seconds = microOfDay / 1_000_000
-        let fraction = microOfDay % 1_000_000
+        let civil = CivilDateTime(unixMicroseconds: date.unixMicroseconds)
+        let (year, month, day) = (civil.date.year, civil.date.month, civil.date.day)
         guard (0...9999).contains(year) else {
             // Outside what a run writes; kept exactly as it always was, padding and all.
             let text = "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2)) "
-                + "\(pad(seconds / 3600, 2)):\(pad(seconds / 60 % 60, 2)):\(pad(seconds % 60, 2)).\(pad(fraction, 6))+00"
+                + "\(pad(civil.hour, 2)):\(pad(civil.minute, 2)):\(pad(civil.second, 2))"
+                + ".\(pad(civil.microsecond, 6))+00"
             return bytes.append(contentsOf: text.utf8)
         }
         // Every instant a run writes: fixed-width digits written into a buffer on the stack, then
@@ -51,10 +41,10 @@ public enum PostgresTimestamp {
             put(year, 4, at: 0)
             put(month, 2, at: 5)
             put(day, 2, at: 8)
-            put(seconds / 3600, 2, at: 11)
-            put(seconds / 60 % 60, 2, at: 14)
-            put(seconds % 60, 2, at: 17)
-            put(fraction, 6, at: 20)
+            put(civil.hour, 2, at: 11)
+            put(civil.minute, 2, at: 14)
+            put(civil.second, 2, at: 17)
+            put(civil.microsecond, 6, at: 20)
             bytes.append(contentsOf: UnsafeBufferPointer(text))
         }
     }
@@ -96,55 +86,13 @@ public enum PostgresTimestamp {
         guard scanner.isAtEnd else {
             throw PostgresError.decoding("'\(text)' is not a timestamptz this program can represent (BC or infinity?)")
         }
-        let days = CivilCalendar.days(fromCivil: year, month, day)
-        let localSeconds = days * 86_400 + hour * 3600 + minute * 60 + second
-        return date(microseconds: (localSeconds - offsetSeconds) * 1_000_000 + micros)
+        let local = CivilDateTime(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
+        return Date(unixMicroseconds: (local.unixSeconds - offsetSeconds) * 1_000_000 + micros)
     }
 
     private static func pad(_ value: Int64, _ width: Int) -> String {
         let digits = String(value)
         return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
-    }
-}
-
-/// Proleptic Gregorian calendar arithmetic (Howard Hinnant's days_from_civil / civil_from_days).
-public enum CivilCalendar {
-    public static func daysInMonth(year: Int64, month: Int64) -> Int64 {
-        switch month {
-        case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
-        case 4, 6, 9, 11: return 30
-        default: return 31
-        }
-    }
-
-    public static func days(fromCivil year: Int64, _ month: Int64, _ day: Int64) -> Int64 {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
-
-    public static func civil(fromDays days: Int64) -> (year: Int64, month: Int64, day: Int64) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let mp = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
-    }
-}
-
-extension Int64 {
-    /// Division rounding towards negative infinity, with a non-negative remainder.
-    func floorDivided(by divisor: Int64) -> (quotient: Int64, remainder: Int64) {
-        let quotient = self / divisor
-        let remainder = self % divisor
-        return remainder < 0 ? (quotient - 1, remainder + divisor) : (quotient, remainder)
     }
 }
 

@@ -1,3 +1,4 @@
+import CivilTime
 import Foundation
 import Postgres
 import Testing
@@ -89,7 +90,7 @@ import TestSupport
         try TestDatabase.with(migrated: false) { database in
             let connection = try database.connect()
             try connection.execute("CREATE TABLE bulk (id bigint, note text, at timestamptz, flag boolean)")
-            let when = PostgresTimestamp.date(microseconds: 1_732_233_600_000_042)
+            let when = Date(unixMicroseconds: 1_732_233_600_000_042)
             let notes: [String?] = ["tab\there", "line\nbreak\r\n", "back\\slash \\N", "", nil, "ünïcödé 🧾"]
             let rows: [[any PostgresEncodable]] = notes.enumerated().map { index, note in
                 [Int64(index), note, when, index % 2 == 0]
@@ -97,7 +98,7 @@ import TestSupport
             #expect(try connection.copy(into: "bulk", columns: ["id", "note", "at", "flag"], rows: rows) == notes.count)
             let back = try connection.query("SELECT id, note, at, flag FROM bulk ORDER BY id")
             #expect(try back.map { try $0.decode("note", as: String?.self) } == notes)
-            #expect(try back.allSatisfy { PostgresTimestamp.microseconds(of: try $0.decode("at")) == 1_732_233_600_000_042 })
+            #expect(try back.allSatisfy { try $0.decode("at", as: Date.self) == when })
         }
     }
 

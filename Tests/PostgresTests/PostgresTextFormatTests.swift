@@ -1,3 +1,4 @@
+import CivilTime
 import Foundation
 import Postgres
 import Testing
@@ -12,7 +13,7 @@ import Testing
         ("2000-02-29 10:00:00.1-03:30", Int64(951_831_000_100_000)),
     ])
     func parsesISOOutputWithAnyOffset(text: String, micros: Int64) throws {
-        #expect(PostgresTimestamp.microseconds(of: try PostgresTimestamp.parse(text)) == micros)
+        #expect(try PostgresTimestamp.parse(text).unixMicroseconds == micros)
     }
 
     @Test func rejectsWhatItCannotRepresent() {
@@ -22,32 +23,33 @@ import Testing
     }
 
     @Test func formatsInUTCWithMicroseconds() {
-        let date = PostgresTimestamp.date(microseconds: 1_709_276_696_000_007)
+        let date = Date(unixMicroseconds: 1_709_276_696_000_007)
         #expect(PostgresTimestamp.format(date) == "2024-03-01 07:04:56.000007+00")
         // Both sides of the four-digit fast path, and the instants around midnight and epoch.
         for (micros, text) in [(Int64(-62_135_596_800_000_000), "0001-01-01 00:00:00.000000+00"),
                                (-1, "1969-12-31 23:59:59.999999+00"), (0, "1970-01-01 00:00:00.000000+00"),
                                (253_402_300_799_000_000, "9999-12-31 23:59:59.000000+00"),
                                (253_402_300_800_000_000, "10000-01-01 00:00:00.000000+00")] {
-            #expect(PostgresTimestamp.format(PostgresTimestamp.date(microseconds: micros)) == text)
-            #expect(PostgresTimestamp.microseconds(of: try! PostgresTimestamp.parse(text)) == micros)
+            #expect(PostgresTimestamp.format(Date(unixMicroseconds: micros)) == text)
+            #expect(try! PostgresTimestamp.parse(text).unixMicroseconds == micros)
         }
     }
 
     @Test(arguments: [
-        ("P1Y2M3DT4H5M6.789S", PostgresInterval(months: 14, days: 3, microseconds: 14_706_789_000)),
-        ("PT0S", PostgresInterval()),
-        ("P-1Y-2M", PostgresInterval(months: -14)),
-        ("PT-4H-5M-6.5S", PostgresInterval(microseconds: -14_706_500_000)),
-        ("P2W", PostgresInterval(days: 14)),
+        ("P1Y2M3DT4H5M6.789S", CalendarDuration(months: 14, days: 3, microseconds: 14_706_789_000)),
+        ("PT0S", CalendarDuration()),
+        ("P-1Y-2M", CalendarDuration(months: -14)),
+        ("PT-4H-5M-6.5S", CalendarDuration(microseconds: -14_706_500_000)),
+        ("P2W", CalendarDuration(days: 14)),
     ])
-    func parsesISOIntervals(text: String, expected: PostgresInterval) throws {
-        #expect(try PostgresInterval(iso8601: text) == expected)
+    func parsesISOIntervals(text: String, expected: CalendarDuration) throws {
+        #expect(try CalendarDuration(iso8601: text) == expected)
     }
 
     @Test func intervalDescriptionReadsBack() throws {
-        for interval in [PostgresInterval(months: 1, days: -2, microseconds: -1_500_000), .seconds(86_400), PostgresInterval()] {
-            #expect(try PostgresInterval(iso8601: interval.description) == interval)
+        let intervals = [CalendarDuration(months: 1, days: -2, microseconds: -1_500_000), .seconds(86_400), CalendarDuration()]
+        for interval in intervals {
+            #expect(try CalendarDuration(iso8601: interval.description) == interval)
         }
     }
 

@@ -1,3 +1,4 @@
+import CivilTime
 import Foundation
 import Postgres
 import Testing
@@ -13,7 +14,7 @@ import TestSupport
                                      ts timestamptz, iv interval, j jsonb)
                 """)
             let date = Date(timeIntervalSince1970: 1_732_233_600.123_456)
-            let interval = PostgresInterval(months: 14, days: -3, microseconds: 3_723_500_001)
+            let interval = CalendarDuration(months: 14, days: -3, microseconds: 3_723_500_001)
             let json = PostgresJSON(#"{"a": [1, 2.5, "x"], "b": null}"#)
             try connection.execute("""
                 INSERT INTO sample VALUES (\("hello"), \(Int64.max), \(Int32.min), \(true), \(-0.1),
@@ -21,7 +22,7 @@ import TestSupport
                 """)
             try connection.execute("""
                 INSERT INTO sample VALUES (\(String?.none), \(Int64?.none), \(Int32?.none), \(Bool?.none),
-                    \(Double?.none), \(Date?.none), \(PostgresInterval?.none), \(PostgresJSON?.none))
+                    \(Double?.none), \(Date?.none), \(CalendarDuration?.none), \(PostgresJSON?.none))
                 """)
             let rows = try connection.query("SELECT * FROM sample ORDER BY t NULLS LAST")
             #expect(rows.count == 2)
@@ -31,7 +32,7 @@ import TestSupport
             #expect(try full.decode("i") == Int32.min)
             #expect(try full.decode("f") == true)
             #expect(try full.decode("d") == -0.1)
-            #expect(try PostgresTimestamp.microseconds(of: full.decode("ts")) == PostgresTimestamp.microseconds(of: date))
+            #expect(try full.decode("ts", as: Date.self).unixMicroseconds == date.unixMicroseconds)
             #expect(try full.decode("iv") == interval)
             let readJSON: PostgresJSON = try full.decode("j")
             let object = try JSONSerialization.jsonObject(with: Data(readJSON.text.utf8)) as? [String: Any]
@@ -44,7 +45,7 @@ import TestSupport
             #expect(try empty.decode("f", as: Bool?.self) == nil)
             #expect(try empty.decode("d", as: Double?.self) == nil)
             #expect(try empty.decode("ts", as: Date?.self) == nil)
-            #expect(try empty.decode("iv", as: PostgresInterval?.self) == nil)
+            #expect(try empty.decode("iv", as: CalendarDuration?.self) == nil)
             #expect(try empty.decode("j", as: PostgresJSON?.self) == nil)
             // NULL is not silently turned into a default value for a non-optional read.
             #expect(throws: PostgresError.self) { try empty.decode("b", as: Int64.self) }
@@ -125,14 +126,14 @@ import TestSupport
                 0,
             ]
             for micros in instants {
-                let date = PostgresTimestamp.date(microseconds: micros)
+                let date = Date(unixMicroseconds: micros)
                 let row = try connection.query("""
                     SELECT \(date)::timestamptz AS ts,
                            (extract(epoch FROM \(date)::timestamptz) * 1000000)::bigint AS server_micros
                     """).first!
                 // The server understood the bind exactly, and the session's rendering reads back exactly.
                 #expect(try row.decode("server_micros") == micros)
-                #expect(PostgresTimestamp.microseconds(of: try row.decode("ts")) == micros)
+                #expect(try row.decode("ts", as: Date.self).unixMicroseconds == micros)
             }
         }
     }

@@ -1,3 +1,4 @@
+import CivilTime
 import Foundation
 
 /// Receipt dates to and from text, by hand: the formats are narrow, `ISO8601DateFormatter` is
@@ -35,14 +36,10 @@ enum LocalReceiptTimestamp {
             guard count > 0 else { return nil }
             for _ in min(count, 3) ..< 3 { milliseconds *= 10 }
         }
-        guard (1 ... 12).contains(month), (1 ... daysInMonth(year: year, month: month)).contains(day),
-              hour < 24, minute < 60, second <= 60  // 60: a leap second, as RFC 3339 allows
-        else { return nil }
-        guard let offsetMinutes = scanner.zoneOffsetMinutes(), scanner.isAtEnd else { return nil }
-
-        let days = AppStoreCivilTime.daysFromCivil(year: Int(year), month: Int(month), day: Int(day))
-        let seconds = ((days * 24 + hour) * 60 + minute - offsetMinutes) * 60 + second
-        return date(milliseconds: seconds * 1000 + milliseconds)
+        // Second 60 is a leap second, as RFC 3339 allows.
+        let local = CivilDateTime(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
+        guard local.isValid, let offsetMinutes = scanner.zoneOffsetMinutes(), scanner.isAtEnd else { return nil }
+        return date(milliseconds: (local.unixSeconds - offsetMinutes * 60) * 1000 + milliseconds)
     }
 
     /// Parses a decimal count of milliseconds since 1970 (iOS 6 `*-date-ms`, `expires-date`).
@@ -58,15 +55,12 @@ enum LocalReceiptTimestamp {
 
     /// `YYYY-MM-DDTHH:MM:SSZ`, with `.SSS` before the `Z` only when there are milliseconds.
     static func format(_ date: Date) -> String {
-        let (civil, milliseconds) = components(date)
-        var text = civil.joined(dateTimeSeparator: "T")
-        if milliseconds != 0 { text += "." + pad(milliseconds, 3) }
-        return text + "Z"
+        CivilDateTime(unixMilliseconds: milliseconds(date)).iso8601
     }
 
     /// `YYYY-MM-DD HH:MM:SS Etc/GMT`, the text form of iOS 6 receipts.
     static func formatTransactionReceipt(_ date: Date) -> String {
-        components(date).civil.joined(dateTimeSeparator: " ") + " Etc/GMT"
+        CivilDateTime(unixMilliseconds: milliseconds(date)).text(separator: " ") + " Etc/GMT"
     }
 
     /// Milliseconds since 1970, clamped to years 1 through 9999.
@@ -83,50 +77,6 @@ enum LocalReceiptTimestamp {
         return Date(timeIntervalSince1970: Double(milliseconds) / 1000)
     }
 
-    private struct Civil {
-        var year: Int64, month: Int64, day: Int64, hour: Int64, minute: Int64, second: Int64
-
-        func joined(dateTimeSeparator: String) -> String {
-            "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))\(dateTimeSeparator)"
-                + "\(pad(hour, 2)):\(pad(minute, 2)):\(pad(second, 2))"
-        }
-    }
-
-    private static func components(_ date: Date) -> (civil: Civil, milliseconds: Int64) {
-        let total = milliseconds(date)
-        let (seconds, milliseconds) = floorDivide(total, 1000)
-        let (days, secondOfDay) = floorDivide(seconds, 86_400)
-        let (year, month, day) = AppStoreCivilTime.civilFromDays(days)
-        let civil = Civil(
-            year: year, month: month, day: day,
-            hour: secondOfDay / 3600, minute: secondOfDay / 60 % 60, second: secondOfDay % 60
-        )
-        return (civil, milliseconds)
-    }
-
-    private static func floorDivide(_ value: Int64, _ divisor: Int64) -> (Int64, Int64) {
-        let remainder = value % divisor
-        return remainder < 0 ? (value / divisor - 1, remainder + divisor) : (value / divisor, remainder)
-    }
-
-    private static func pad(_ value: Int64, _ width: Int) -> String {
-        let digits = String(value)
-        return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
-    }
-
-    private static func isLeapYear(_ year: Int64) -> Bool {
-        year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
-    }
-
-    private static func daysInMonth(year: Int64, month: Int64) -> Int64 {
-        switch month {
-        case 2: isLeapYear(year) ? 29 : 28
-        case 4, 6, 9, 11: 30
-        default: 31
-        }
-    }
-
-    // Howard Hinnant's days_from_civil / civil_from_days: proleptic Gregorian, no tables.
     private struct Scanner {
         let bytes: [UInt8]
         var position = 0

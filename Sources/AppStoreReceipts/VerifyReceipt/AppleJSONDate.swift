@@ -1,3 +1,4 @@
+import CivilTime
 import Foundation
 
 /// Reads the date spellings found in verifyReceipt responses.
@@ -38,16 +39,20 @@ enum AppleJSONDate {
     static func parse(_ text: String) -> Date? {
         let bytes = Array(text.utf8)
         guard bytes.count >= 19,
-            let year = AppStoreCivilTime.number(bytes, at: 0, count: 4), bytes[4] == UInt8(ascii: "-"),
-            let month = AppStoreCivilTime.number(bytes, at: 5, count: 2), bytes[7] == UInt8(ascii: "-"),
-            let day = AppStoreCivilTime.number(bytes, at: 8, count: 2),
+            let year = ASCIIDigits.number(bytes, at: 0, count: 4), bytes[4] == UInt8(ascii: "-"),
+            let month = ASCIIDigits.number(bytes, at: 5, count: 2), bytes[7] == UInt8(ascii: "-"),
+            let day = ASCIIDigits.number(bytes, at: 8, count: 2),
             bytes[10] == UInt8(ascii: " ") || bytes[10] == UInt8(ascii: "T") || bytes[10] == UInt8(ascii: "t"),
-            let hour = AppStoreCivilTime.number(bytes, at: 11, count: 2), bytes[13] == UInt8(ascii: ":"),
-            let minute = AppStoreCivilTime.number(bytes, at: 14, count: 2), bytes[16] == UInt8(ascii: ":"),
-            let second = AppStoreCivilTime.number(bytes, at: 17, count: 2),
-            let local = AppStoreCivilTime.epochSeconds(
-                year: year, month: month, day: day, hour: hour, minute: minute, second: second)
+            let hour = ASCIIDigits.number(bytes, at: 11, count: 2), bytes[13] == UInt8(ascii: ":"),
+            let minute = ASCIIDigits.number(bytes, at: 14, count: 2), bytes[16] == UInt8(ascii: ":"),
+            let second = ASCIIDigits.number(bytes, at: 17, count: 2)
         else { return nil }
+        let civil = CivilDateTime(
+            year: Int64(year), month: Int64(month), day: Int64(day), hour: Int64(hour), minute: Int64(minute),
+            second: Int64(second))
+        // Year 0 (1 BC) is in no answer.
+        guard year >= 1, civil.isValid else { return nil }
+        let local = civil.unixSeconds
 
         var index = 19
         var fraction = 0.0
@@ -79,12 +84,12 @@ enum AppleJSONDate {
         let bytes = Array(zone.utf8)
         if let sign = bytes.first, sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") {
             // +HH, +HHMM, +HH:MM
-            guard let hours = AppStoreCivilTime.number(bytes, at: 1, count: 2), hours <= 23 else { return nil }
+            guard let hours = ASCIIDigits.number(bytes, at: 1, count: 2), hours <= 23 else { return nil }
             var minutes = 0
             switch bytes.count {
             case 3: break
-            case 5: minutes = AppStoreCivilTime.number(bytes, at: 3, count: 2) ?? 99
-            case 6 where bytes[3] == UInt8(ascii: ":"): minutes = AppStoreCivilTime.number(bytes, at: 4, count: 2) ?? 99
+            case 5: minutes = ASCIIDigits.number(bytes, at: 3, count: 2) ?? 99
+            case 6 where bytes[3] == UInt8(ascii: ":"): minutes = ASCIIDigits.number(bytes, at: 4, count: 2) ?? 99
             default: return nil
             }
             guard minutes <= 59 else { return nil }

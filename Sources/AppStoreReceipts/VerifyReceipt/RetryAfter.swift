@@ -1,3 +1,4 @@
+import CivilTime
 import Foundation
 
 /// The HTTP `Retry-After` header (RFC 9110 §10.2.3), as sent with 429 and 503.
@@ -71,18 +72,20 @@ public enum RetryAfter {
             // RFC 850's two-digit years; a recent or near-future date is what a server means.
             year += year < 70 ? 2000 : 1900
         }
-        guard let seconds = AppStoreCivilTime.epochSeconds(
-            year: year, month: month, day: day, hour: time.hour, minute: time.minute, second: time.second)
-        else { return nil }
-        return Date(timeIntervalSince1970: Double(seconds))
+        let civil = CivilDateTime(
+            year: Int64(year), month: Int64(month), day: Int64(day), hour: Int64(time.hour),
+            minute: Int64(time.minute), second: Int64(time.second))
+        // Year 0 (1 BC) is no date a server means.
+        guard year >= 1, civil.isValid else { return nil }
+        return Date(timeIntervalSince1970: Double(civil.unixSeconds))
     }
 
     private static func parseTime(_ token: Substring) -> (hour: Int, minute: Int, second: Int)? {
         let bytes = Array(token.utf8)
         guard bytes.count == 8, bytes[2] == UInt8(ascii: ":"), bytes[5] == UInt8(ascii: ":"),
-            let hour = AppStoreCivilTime.number(bytes, at: 0, count: 2),
-            let minute = AppStoreCivilTime.number(bytes, at: 3, count: 2),
-            let second = AppStoreCivilTime.number(bytes, at: 6, count: 2)
+            let hour = ASCIIDigits.number(bytes, at: 0, count: 2),
+            let minute = ASCIIDigits.number(bytes, at: 3, count: 2),
+            let second = ASCIIDigits.number(bytes, at: 6, count: 2)
         else { return nil }
         return (hour, minute, second)
     }

@@ -1,4 +1,5 @@
 import AppStoreReceipts
+import CivilTime
 import Foundation
 
 /// What a correct run must correct and flag: the content of `simulator seed --expected FILE`.
@@ -100,14 +101,6 @@ extension ExpectedOutcome {
 
     /// `2026-11-22T03:00:00Z`, with `.SSS` only when there are milliseconds.
     public static func iso8601(_ milliseconds: Int64) -> String {
-        let seconds = milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000
-        let fraction = milliseconds - seconds * 1000
-        var text = String(AppleDateText.gmt(seconds * 1000).prefix(19))
-        text = text.replacingOccurrences(of: " ", with: "T")
-        if fraction != 0 {
-            let digits = String(fraction)
-            text += "." + String(repeating: "0", count: 3 - digits.count) + digits
-        }
-        return text + "Z"
+        CivilDateTime(unixMilliseconds: milliseconds).iso8601
     }
 }

@@ -1,4 +1,5 @@
 import AppStoreReceipts
+import CivilTime
 import Foundation
 import Postgres
 import Synchronization
@@ -150,7 +151,7 @@ public enum WorldSeeder {
     /// timestamptz moves by 89 days 23 hours across a DST change in a session time zone with one, and an
     /// absolute length leaves no such room for the job and this file to disagree.
     static func productRow(_ product: WorldProduct) -> [any PostgresEncodable] {
-        let duration = product.durationDays.map { PostgresInterval.seconds(Int64($0) * 86_400) }
+        let duration = product.durationDays.map { CalendarDuration.seconds(Int64($0) * 86_400) }
         return [product.id, product.kind.rawValue, product.entitlement, duration]
     }
 

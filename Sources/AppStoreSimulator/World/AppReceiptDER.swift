@@ -1,6 +1,6 @@
 import AppStoreReceipts
+import CivilTime
 import Foundation
-import Postgres
 
 /// App receipts as DER bytes, fast: the same bytes as `LocalReceiptEncoder.appReceipt(_:encoding: .der)`
 /// (the tests compare them over whole worlds), written straight into exact-size buffers.
@@ -173,48 +173,9 @@ enum AppReceiptDER {
     /// `YYYY-MM-DDTHH:MM:SSZ`, with `.SSS` before the `Z` only when there are milliseconds: the text
     /// `LocalReceiptTimestamp.format` writes.
     static func timestamp(_ date: Date) -> [UInt8] {
-        let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded())
-        var seconds = milliseconds / 1000
-        var fraction = milliseconds % 1000
-        if fraction < 0 {
-            seconds -= 1
-            fraction += 1000
-        }
-        var days = seconds / 86_400
-        var secondOfDay = seconds % 86_400
-        if secondOfDay < 0 {
-            days -= 1
-            secondOfDay += 86_400
-        }
-        let (year, month, day) = CivilCalendar.civil(fromDays: days)
         var bytes: [UInt8] = []
         bytes.reserveCapacity(24)
-        func digits(_ value: Int64, _ width: Int) {
-            var divisor: Int64 = 1
-            for _ in 1..<width { divisor *= 10 }
-            var rest = value
-            while divisor > 0 {
-                bytes.append(UInt8(0x30 + rest / divisor % 10))
-                rest %= divisor
-                divisor /= 10
-            }
-        }
-        digits(year, 4)
-        bytes.append(UInt8(ascii: "-"))
-        digits(month, 2)
-        bytes.append(UInt8(ascii: "-"))
-        digits(day, 2)
-        bytes.append(UInt8(ascii: "T"))
-        digits(secondOfDay / 3600, 2)
-        bytes.append(UInt8(ascii: ":"))
-        digits(secondOfDay / 60 % 60, 2)
-        bytes.append(UInt8(ascii: ":"))
-        digits(secondOfDay % 60, 2)
-        if fraction != 0 {
-            bytes.append(UInt8(ascii: "."))
-            digits(fraction, 3)
-        }
-        bytes.append(UInt8(ascii: "Z"))
+        CivilDateTime(unixMilliseconds: Int64((date.timeIntervalSince1970 * 1000).rounded())).appendISO8601(to: &bytes)
         return bytes
     }
 

@@ -1,7 +1,7 @@
+import CivilTime
 import CommandLineOptions
-import Reconciliation
 import Foundation
-import Postgres
+import Reconciliation
 
 /// The job's own value parsers beside the generic ones: ages and instants (civil time) and shards.
 extension ValueParsers {
@@ -71,18 +71,27 @@ public enum Instant {
             index += 1
             return true
         }
-        guard let year = number(4), skip(0x2D), let month = number(2), skip(0x2D), let day = number(2),
-              (1...12).contains(month), (1...31).contains(day)
-        else { return nil }
-        guard CivilCalendar.daysInMonth(year: Int64(year), month: Int64(month)) >= day else { return nil }
-        let days = Int(CivilCalendar.days(fromCivil: Int64(year), Int64(month), Int64(day)))
+        guard let year = number(4), skip(0x2D), let month = number(2), skip(0x2D), let day = number(2) else {
+            return nil
+        }
+        let date = CivilDate(year: Int64(year), month: Int64(month), day: Int64(day))
+        guard date.isValid else { return nil }
+        let days = date.daysSince1970
         if index == bytes.count { return Date(timeIntervalSince1970: Double(days) * 86_400) }
-        guard skip(0x54) || skip(0x74) || skip(0x20), let hour = number(2), skip(0x3A), let minute = number(2),
-              hour < 24, minute < 60
-        else { return nil }
+        guard skip(0x54) || skip(0x74) || skip(0x20), let hour = number(2), skip(0x3A), let minute = number(2) else {
+            return nil
+        }
+        let hasSecond = skip(0x3A)
+        var second = 0
+        if hasSecond {
+            guard let value = number(2) else { return nil }
+            second = value
+        }
+        guard CivilDateTime(date: date, hour: Int64(hour), minute: Int64(minute), second: Int64(second)).isValid else {
+            return nil
+        }
         var seconds = Double(hour * 3600 + minute * 60)
-        if skip(0x3A) {
-            guard let second = number(2), second < 61 else { return nil }
+        if hasSecond {
             seconds += Double(second)
             if skip(0x2E) || skip(0x2C) {
                 var scale = 0.1
@@ -115,14 +124,8 @@ public enum Instant {
     }
 
 
-    /// `2026-11-22T03:00:00Z` (milliseconds added only when present).
+    /// `2026-11-22T03:00:00Z`, with `.SSS` only when the instant, rounded to the millisecond, has them.
     public static func format(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        let whole = date.timeIntervalSince1970.rounded(.down)
-        if date.timeIntervalSince1970 - whole >= 0.0005 {
-            formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        }
-        return formatter.string(from: date)
+        CivilDateTime(unixMilliseconds: Int64((date.timeIntervalSince1970 * 1000).rounded())).iso8601
     }
 }

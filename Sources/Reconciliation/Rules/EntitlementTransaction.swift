@@ -1,4 +1,5 @@
 import AppStoreReceipts
+import CivilTime
 import Foundation
 
 /// One transaction of a counted receipt, as it bears on one entitlement.
@@ -56,7 +57,7 @@ public struct EntitlementTransaction: Hashable, Sendable {
             accessEnd = .never
         case .nonRenewing:
             if let purchase = transaction.purchaseDate, let duration = product.duration {
-                accessEnd = Expiry(duration.end(from: purchase))
+                accessEnd = Expiry(duration.added(to: purchase))
             } else {
                 accessEnd = nil
             }

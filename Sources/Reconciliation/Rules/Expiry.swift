@@ -1,3 +1,4 @@
+import CivilTime
 import Foundation
 
 /// An entitlement's end, ordered the way docs/reconciliation-rules.md compares expiries: at
@@ -24,8 +25,8 @@ public enum Expiry: Hashable, Sendable, Comparable, CustomStringConvertible {
     /// Milliseconds since 1970, truncated toward the past, after rounding to the microsecond so
     /// that binary floating point (`1.123` stored as `1.12299999...`) cannot lose a millisecond.
     public static func milliseconds(of date: Date) -> Int64 {
-        let micros = Int64((date.timeIntervalSince1970 * 1_000_000).rounded())
-        return micros.floorDiv(1_000)
+        let (milliseconds, remainder) = date.unixMicroseconds.quotientAndRemainder(dividingBy: 1_000)
+        return remainder < 0 ? milliseconds - 1 : milliseconds
     }
 
     /// As `entitlements.expires_at`: nil for `.never`.

@@ -1,3 +1,5 @@
+import CivilTime
+
 /// One row of `products` (CONTRACT §4).
 public struct Product: Hashable, Sendable {
     public var productID: String
@@ -5,9 +7,9 @@ public struct Product: Hashable, Sendable {
     /// What the product unlocks; nil for consumables (and then it grants nothing).
     public var entitlement: String?
     /// Access length from purchase; `non_renewing` only.
-    public var duration: ProductDuration?
+    public var duration: CalendarDuration?
 
-    public init(productID: String, kind: ProductKind, entitlement: String?, duration: ProductDuration? = nil) {
+    public init(productID: String, kind: ProductKind, entitlement: String?, duration: CalendarDuration? = nil) {
         self.productID = productID
         self.kind = kind
         self.entitlement = entitlement

@@ -1,3 +1,4 @@
+import CivilTime
 import Postgres
 
 extension ProductCatalog {
@@ -7,9 +8,9 @@ extension ProductCatalog {
         let rows = try connection.query("SELECT product_id, kind, entitlement, duration FROM products")
         return ProductCatalog(try rows.compactMap { row in
             guard let kind = ProductKind(rawValue: try row.decode("kind")) else { return nil }
-            let duration: PostgresInterval? = try row.decode("duration")
+            let duration: CalendarDuration? = try row.decode("duration")
             return Product(productID: try row.decode("product_id"), kind: kind, entitlement: try row.decode("entitlement"),
-                           duration: duration.map { ProductDuration(months: $0.months, days: $0.days, microseconds: $0.microseconds) })
+                           duration: duration)
         })
     }
 }

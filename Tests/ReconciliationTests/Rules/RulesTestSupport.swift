@@ -1,4 +1,5 @@
 import AppStoreReceipts
+import CivilTime
 import Foundation
 import Reconciliation
 
@@ -18,7 +19,7 @@ enum World {
         Product(productID: monthly, kind: .autoRenewable, entitlement: "premium"),
         Product(productID: yearly, kind: .autoRenewable, entitlement: "premium"),
         Product(productID: lifetime, kind: .nonConsumable, entitlement: "lifetime"),
-        Product(productID: pass30, kind: .nonRenewing, entitlement: "pass", duration: ProductDuration(days: 30)),
+        Product(productID: pass30, kind: .nonRenewing, entitlement: "pass", duration: CalendarDuration(days: 30)),
         Product(productID: coins, kind: .consumable, entitlement: nil),
     ])
 

@@ -1,4 +1,5 @@
 import AppStoreReceipts
+import CivilTime
 import Foundation
 import Reconciliation
 import Testing
@@ -33,6 +34,18 @@ struct UserTruthTests {
         let catalog = ProductCatalog([Product(productID: W.pass30, kind: .nonRenewing, entitlement: "pass")])
         let truth = try #require(Self.truth([W.receipt([W.purchase("4000", product: W.pass30, bought: -1)])], catalog: catalog)["pass"])
         #expect(!truth.isActive && truth.expiry == nil)
+    }
+
+    @Test("non-renewing access of a month bought on January 31 ends on the last day of February")
+    func nonRenewingMonthClampsToMonthEnd() throws {
+        let catalog = ProductCatalog([
+            Product(productID: "com.app.pass.month", kind: .nonRenewing, entitlement: "pass",
+                    duration: CalendarDuration(months: 1)),
+        ])
+        var purchase = W.purchase("4000", product: "com.app.pass.month", bought: 0)
+        purchase.purchaseDate = Date(timeIntervalSince1970: 1_706_695_200)  // 2024-01-31T10:00:00Z
+        let truth = try #require(Self.truth([W.receipt([purchase])], catalog: catalog)["pass"])
+        #expect(truth.expiry == Expiry(Date(timeIntervalSince1970: 1_709_200_800)))  // 2024-02-29T10:00:00Z
     }
 
     @Test("a subscription period without expires_date grants nothing")

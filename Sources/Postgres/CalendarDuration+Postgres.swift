@@ -1,43 +1,8 @@
-/// A PostgreSQL `interval`, stored the way the server stores it: months, days and microseconds are
-/// independent (a month is not 30 days, a day is not always 24 hours across a DST change).
-public struct PostgresInterval: Sendable, Hashable, CustomStringConvertible {
-    public var months: Int32
-    public var days: Int32
-    public var microseconds: Int64
+import CivilTime
 
-    public init(months: Int32 = 0, days: Int32 = 0, microseconds: Int64 = 0) {
-        self.months = months
-        self.days = days
-        self.microseconds = microseconds
-    }
-
-    public static func seconds(_ seconds: Int64) -> PostgresInterval {
-        PostgresInterval(microseconds: seconds * 1_000_000)
-    }
-
-    /// ISO 8601 with designators, `P1Y2M3DT4H5M6.5S`, the form `IntervalStyle = iso_8601` prints and
-    /// that PostgreSQL reads under any IntervalStyle.
-    public var description: String {
-        var text = "P"
-        if months != 0 { text += "\(months)M" }
-        if days != 0 { text += "\(days)D" }
-        if microseconds != 0 || (months == 0 && days == 0) {
-            let sign = microseconds < 0 ? "-" : ""
-            let magnitude = microseconds.magnitude
-            let whole = magnitude / 1_000_000
-            let fraction = magnitude % 1_000_000
-            var seconds = "\(sign)\(whole)"
-            if fraction != 0 {
-                var digits = String(fraction)
-                digits = String(repeating: "0", count: 6 - digits.count) + digits
-                while digits.hasSuffix("0") { digits.removeLast() }
-                seconds += ".\(digits)"
-            }
-            text += "T\(seconds)S"
-        }
-        return text
-    }
-
+/// `interval` values: bound as their ISO 8601 `description`, read back from the `iso_8601`
+/// IntervalStyle every connection sets.
+extension CalendarDuration {
     /// Parses the `iso_8601` IntervalStyle output: `P1Y2M3DT4H5M6.789S`, `PT0S`, `P-1Y-2M`, `PT-4H-5M-6.5S`.
     public init(iso8601 text: String) throws {
         var months: Int64 = 0
@@ -97,23 +62,10 @@ public struct PostgresInterval: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-extension PostgresInterval: PostgresEncodable, PostgresDecodable {
+extension CalendarDuration: PostgresEncodable, PostgresDecodable {
     public var postgresBind: PostgresBind { PostgresBind(text: description, typeOID: PostgresTypeOID.interval) }
 
-    public static func decode(postgresText text: String?) throws -> PostgresInterval {
-        try PostgresInterval(iso8601: try requireText(text))
-    }
-}
-
-/// A `jsonb` value carried as its JSON text.
-public struct PostgresJSON: Sendable, Hashable, PostgresEncodable, PostgresDecodable {
-    public var text: String
-
-    public init(_ text: String) { self.text = text }
-
-    public var postgresBind: PostgresBind { PostgresBind(text: text, typeOID: PostgresTypeOID.jsonb) }
-
-    public static func decode(postgresText text: String?) throws -> PostgresJSON {
-        PostgresJSON(try requireText(text))
+    public static func decode(postgresText text: String?) throws -> CalendarDuration {
+        try CalendarDuration(iso8601: try requireText(text))
     }
 }
