@@ -112,7 +112,10 @@ let package = Package(
         ),
         .testTarget(
             name: "ReceiptReconCLITests",
-            dependencies: ["receipt-recon", "receipt-recon-bench", "ReceiptReconCLI", "ReconSchema", "Postgres", "TestSupport", "AppStoreSimulator"],
+            dependencies: [
+                "receipt-recon", "receipt-recon-bench", "ReceiptReconCLI", "ReconSchema", "Postgres", "TestSupport",
+                "AppStoreSimulator",
+            ],
             swiftSettings: strict
         ),
     ]

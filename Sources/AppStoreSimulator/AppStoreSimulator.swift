@@ -48,8 +48,9 @@ public final class AppStoreSimulator: Sendable, HTTPHandler {
         let created = try server.withLock { server throws(HTTPServerError) -> HTTPServer in
             guard server == nil else { throw .alreadyStarted }
             // Bodies carry receipts of up to 4 MB of base64 (the decoder's own limit), plus JSON.
-            let new = HTTPServer(host: host, port: port, maxBodyBytes: LocalReceiptDecoder.maxBase64Length + 65_536,
-                                 configuration: HTTPServer.Configuration(stopGracePeriod: .seconds(1)), handler: self)
+            let new = HTTPServer(
+                host: host, port: port, maxBodyBytes: LocalReceiptDecoder.maxBase64Length + 65_536,
+                configuration: HTTPServer.Configuration(stopGracePeriod: .seconds(1)), handler: self)
             server = new
             return new
         }
@@ -109,15 +110,18 @@ public final class AppStoreSimulator: Sendable, HTTPHandler {
         let decision = faults.decide(requestNumber: arrival.number)
         let delay = decision.delay > .zero ? decision.delay : nil
         func record(status: Int?, http: Int?, fault: FaultKind? = nil, limited: Bool = false, delay: Duration?) {
-            recorder.record(endpoint: endpoint.rawValue, arrivedAt: arrival.at, appleStatus: status, httpStatus: http,
-                            fault: fault, rateLimited: limited, delay: delay)
+            recorder.record(
+                endpoint: endpoint.rawValue, arrivedAt: arrival.at, appleStatus: status, httpStatus: http,
+                fault: fault, rateLimited: limited, delay: delay)
         }
 
         if let limiter, let wait = limiter.admit(now: arrival.at) {
             record(status: nil, http: 429, limited: true, delay: delay)
-            return HTTPResponse.error(429, "rate limit exceeded",
-                                      headers: [("Retry-After", String(RateLimiter.retryAfterSeconds(wait)))])
-                .withDelay(delay)
+            return HTTPResponse.error(
+                429, "rate limit exceeded",
+                headers: [("Retry-After", String(RateLimiter.retryAfterSeconds(wait)))]
+            )
+            .withDelay(delay)
         }
 
         if let fault = decision.fault {
@@ -130,7 +134,8 @@ public final class AppStoreSimulator: Sendable, HTTPHandler {
         // Apple answers a GET with a JSON status, not an HTTP error.
         let answer = request.method == "POST" ? self.answer(body: request.body, endpoint: endpoint) : .bare(21000)
         record(status: answer.status, http: 200, delay: delay)
-        return HTTPResponse(status: 200, headers: [("Content-Type", "application/json")], body: answer.jsonBytes, delay: delay)
+        return HTTPResponse(
+            status: 200, headers: [("Content-Type", "application/json")], body: answer.jsonBytes, delay: delay)
     }
 
     /// The answer to a request body, faults aside: the pure path, also for tests and benchmarks.
@@ -139,9 +144,10 @@ public final class AppStoreSimulator: Sendable, HTTPHandler {
         guard let receiptData = request.receiptData else { return .bare(21002) }
         let (identity, unit) = locator.resolve(receiptData)
         // The unit is rebuilt (or fetched) once per request and handed to the answerer.
-        return answerer.answer(identity, unit: { index in unit?.index == index ? unit! : locator.unit(index) },
-                               endpoint: endpoint, password: request.password,
-                               excludeOldTransactions: request.excludeOldTransactions)
+        return answerer.answer(
+            identity, unit: { index in unit?.index == index ? unit! : locator.unit(index) },
+            endpoint: endpoint, password: request.password,
+            excludeOldTransactions: request.excludeOldTransactions)
     }
 
     /// An injected fault's response, the Apple status it carries and its HTTP status (nil: none is sent).
@@ -156,11 +162,16 @@ public final class AppStoreSimulator: Sendable, HTTPHandler {
         case .status21199NotRetryable:
             return (.json(Data(AppleAnswer.bare(21199, isRetryable: false).jsonBytes)), 21199, 200)
         case .serviceUnavailable:
-            let page = "<html><head><title>503 Service Unavailable</title></head><body><h1>Service Unavailable</h1>"
+            let page =
+                "<html><head><title>503 Service Unavailable</title></head><body><h1>Service Unavailable</h1>"
                 + "<p>The server is temporarily unable to service your request.</p></body></html>"
-            let response = HTTPResponse(status: 503, headers: [("Content-Type", "text/html"),
-                                                               ("Retry-After", String(options.serviceUnavailableRetryAfterSeconds))],
-                                        body: Array(page.utf8))
+            let response = HTTPResponse(
+                status: 503,
+                headers: [
+                    ("Content-Type", "text/html"),
+                    ("Retry-After", String(options.serviceUnavailableRetryAfterSeconds)),
+                ],
+                body: Array(page.utf8))
             return (response, nil, 503)
         case .connectionReset:
             return (.reset(), nil, nil)

@@ -103,7 +103,8 @@ public enum ChildProcess {
             if let timeout, readers.wait(timeout: .now() + timeout) == .timedOut {
                 kill(pid, SIGKILL)
                 _ = waitForExit(pid)
-                throw Failure(message: "\((executable as NSString).lastPathComponent) did not finish within \(Int(timeout)) s")
+                throw Failure(
+                    message: "\((executable as NSString).lastPathComponent) did not finish within \(Int(timeout)) s")
             }
             readers.wait()
             let (status, usage) = waitForExit(pid)
@@ -184,7 +185,8 @@ public enum ChildProcess {
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         for descriptor: Int32 in 0...2 {
-            posix_spawn_file_actions_addopen(&actions, descriptor, "/dev/null", descriptor == 0 ? O_RDONLY : O_WRONLY, 0)
+            posix_spawn_file_actions_addopen(
+                &actions, descriptor, "/dev/null", descriptor == 0 ? O_RDONLY : O_WRONLY, 0)
         }
         _ = try spawn(executable, arguments, environment: nil, actions: &actions, newSession: true)
     }
@@ -214,8 +216,8 @@ public enum ChildProcess {
         let environmentList = (environment ?? ProcessInfo.processInfo.environment).map { "\($0.key)=\($0.value)" }
         let envp = environmentList.map { strdup($0) } + [nil]
         defer {
-            argv.forEach { free($0) }
-            envp.forEach { free($0) }
+            for pointer in argv { free(pointer) }
+            for pointer in envp { free(pointer) }
         }
         var pid = pid_t()
         let result = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)

@@ -69,7 +69,8 @@ public struct ParsedArguments: Sendable {
                 }
                 value = ""
             }
-            if case .repeatable = spec.arity {} else if values[name] != nil {
+            if case .repeatable = spec.arity {
+            } else if values[name] != nil {
                 throw usageError("option '--\(name)' given more than once")
             }
             values[name, default: []].append(value)

@@ -72,7 +72,7 @@ public struct ValueParsers: Sendable {
     /// An http or https URL with a host.
     public func url(_ option: String, _ text: String) throws(OptionError) -> URL {
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
-              url.host != nil
+            url.host != nil
         else { throw fail(option, "an http:// or https:// URL", text) }
         return url
     }

@@ -1,5 +1,5 @@
-import Foundation
 import CLibPQ
+import Foundation
 
 /// A parsed libpq connection string (`key=value …` or a `postgresql://` URI).
 ///

@@ -1,5 +1,5 @@
-import Foundation
 import CLibPQ
+import Foundation
 
 extension PostgresConnection {
     /// Writes many rows with one `COPY … FROM STDIN` (text format).
@@ -32,7 +32,8 @@ extension PostgresConnection {
         var failure: (any Error)?
         for row in rows {
             guard row.count == columns.count else {
-                failure = PostgresError(kind: .client, message: "COPY row has \(row.count) values for \(columns.count) columns")
+                failure = PostgresError(
+                    kind: .client, message: "COPY row has \(row.count) values for \(columns.count) columns")
                 break
             }
             for (position, value) in row.enumerated() {
@@ -41,7 +42,10 @@ extension PostgresConnection {
             }
             buffer.append(0x0A)
             if buffer.count >= 1 << 18 {
-                guard sendCopyData(buffer) else { failure = connectionError(); break }
+                guard sendCopyData(buffer) else {
+                    failure = connectionError()
+                    break
+                }
                 buffer.removeAll(keepingCapacity: true)
             }
         }

@@ -16,19 +16,23 @@ extension PostgresConnection {
     ///   - rows: each row's values in `columns` order.
     /// - Returns: the number of rows inserted or updated.
     @discardableResult
-    public func insert(into table: String, columns: [String], rows: [[any PostgresEncodable]], suffix: String = "") throws
-        -> Int {
+    public func insert(into table: String, columns: [String], rows: [[any PostgresEncodable]], suffix: String = "")
+        throws
+        -> Int
+    {
         guard let first = rows.first else { return 0 }
         let types = first.map { PostgresArrayLiteral.elementType($0.postgresBind.typeOID) }
         var literals = [PostgresArrayLiteral](repeating: PostgresArrayLiteral(), count: columns.count)
         for row in rows {
             guard row.count == columns.count else {
-                throw PostgresError(kind: .client, message: "insert row has \(row.count) values for \(columns.count) columns")
+                throw PostgresError(
+                    kind: .client, message: "insert row has \(row.count) values for \(columns.count) columns")
             }
             for (column, value) in row.enumerated() { literals[column].append(value.postgresBind.text) }
         }
-        return try executePrepared(sql: Self.unnestInsertSQL(table: table, columns: columns, types: types, suffix: suffix),
-                                   texts: literals.map(\.closed))
+        return try executePrepared(
+            sql: Self.unnestInsertSQL(table: table, columns: columns, types: types, suffix: suffix),
+            texts: literals.map(\.closed))
     }
 
     /// Inserts the rows of `columns`, the same statement as `insert(into:columns:rows:suffix:)`
@@ -44,8 +48,9 @@ extension PostgresConnection {
         guard columns.allSatisfy({ $0.count == rows }) else {
             throw PostgresError(kind: .client, message: "insert columns of different lengths: \(columns.map(\.count))")
         }
-        let sql = Self.unnestInsertSQL(table: table, columns: columns.map(\.name), types: columns.map(\.elementType),
-                                       suffix: suffix)
+        let sql = Self.unnestInsertSQL(
+            table: table, columns: columns.map(\.name), types: columns.map(\.elementType),
+            suffix: suffix)
         return try executePrepared(sql: sql, cStrings: columns.map(\.cStringBytes))
     }
 

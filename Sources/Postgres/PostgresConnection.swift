@@ -75,7 +75,9 @@ public final class PostgresConnection {
             try execute("SET DateStyle = 'ISO, YMD'")
             try execute("SET IntervalStyle = 'iso_8601'")
             if let statementTimeout {
-                let ms = statementTimeout.components.seconds * 1000 + statementTimeout.components.attoseconds / 1_000_000_000_000_000
+                let ms =
+                    statementTimeout.components.seconds * 1000 + statementTimeout.components.attoseconds
+                    / 1_000_000_000_000_000
                 try execute(PostgresQuery(unsafeSQL: "SET statement_timeout = \(ms)"))
             }
         } catch {
@@ -92,8 +94,8 @@ public final class PostgresConnection {
         let keywords = pairs.map { strdup($0.0) }
         let values = pairs.map { strdup($0.1) }
         defer {
-            keywords.forEach { free($0) }
-            values.forEach { free($0) }
+            for pointer in keywords { free(pointer) }
+            for pointer in values { free(pointer) }
         }
         let keywordPointers = keywords.map { UnsafePointer($0) } + [nil]
         let valuePointers = values.map { UnsafePointer($0) } + [nil]
@@ -156,7 +158,7 @@ public final class PostgresConnection {
     func executePrepared(sql: String, texts: [String?]) throws -> Int {
         let name = try prepare(sql, parameterCount: texts.count)
         let values = texts.map { text in text.map { strdup($0) } ?? nil }
-        defer { values.forEach { free($0) } }
+        defer { for pointer in values { free(pointer) } }
         return try executePrepared(name: name, pointers: values.map { UnsafePointer($0) })
     }
 
@@ -182,7 +184,9 @@ public final class PostgresConnection {
     private func prepare(_ sql: String, parameterCount: Int) throws -> String {
         if let known = preparedStatements[sql] { return known }
         let name = "receipt_recon_\(preparedStatements.count + 1)"
-        guard let prepared = timed({ PQprepare(handle, name, sql, Int32(parameterCount), nil) }) else { throw connectionError() }
+        guard let prepared = timed({ PQprepare(handle, name, sql, Int32(parameterCount), nil) }) else {
+            throw connectionError()
+        }
         defer { PQclear(prepared) }
         try check(prepared)
         preparedStatements[sql] = name
@@ -191,7 +195,9 @@ public final class PostgresConnection {
 
     private func executePrepared(name: String, pointers: [UnsafePointer<CChar>?]) throws -> Int {
         let result = timed {
-            pointers.withUnsafeBufferPointer { PQexecPrepared(handle, name, Int32(pointers.count), $0.baseAddress, nil, nil, 0) }
+            pointers.withUnsafeBufferPointer {
+                PQexecPrepared(handle, name, Int32(pointers.count), $0.baseAddress, nil, nil, 0)
+            }
         }
         guard let result else { throw connectionError() }
         defer { PQclear(result) }
@@ -203,13 +209,14 @@ public final class PostgresConnection {
         let count = query.binds.count
         // Each value is copied into memory owned for the whole call (PQexecParams reads it synchronously).
         let values = query.binds.map { bind in bind.text.map { strdup($0) } ?? nil }
-        defer { values.forEach { free($0) } }
+        defer { for pointer in values { free(pointer) } }
         let types = query.binds.map { Oid($0.typeOID) }
         let pointers = values.map { UnsafePointer($0) }
         let result = timed {
             pointers.withUnsafeBufferPointer { valueBuffer in
                 types.withUnsafeBufferPointer { typeBuffer in
-                    PQexecParams(handle, query.sql, Int32(count), typeBuffer.baseAddress, valueBuffer.baseAddress, nil, nil, 0)
+                    PQexecParams(
+                        handle, query.sql, Int32(count), typeBuffer.baseAddress, valueBuffer.baseAddress, nil, nil, 0)
                 }
             }
         }

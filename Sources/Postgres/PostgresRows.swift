@@ -20,7 +20,8 @@ public struct PostgresRow: Sendable {
     ///     let expiresAt: Date? = try row.decode("expires_at")
     public func decode<T: PostgresDecodable>(_ column: String, as type: T.Type = T.self) throws -> T {
         guard let index = columnIndex.position(of: column) else {
-            throw PostgresError.decoding("no column '\(column)' in the result (columns: \(columnIndex.names.joined(separator: ", ")))")
+            throw PostgresError.decoding(
+                "no column '\(column)' in the result (columns: \(columnIndex.names.joined(separator: ", ")))")
         }
         return try decode(at: index, as: type)
     }

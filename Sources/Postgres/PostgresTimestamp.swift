@@ -21,7 +21,8 @@ public enum PostgresTimestamp {
         let (year, month, day) = (civil.date.year, civil.date.month, civil.date.day)
         guard (0...9999).contains(year) else {
             // Outside what a run writes; kept exactly as it always was, padding and all.
-            let text = "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2)) "
+            let text =
+                "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2)) "
                 + "\(pad(civil.hour, 2)):\(pad(civil.minute, 2)):\(pad(civil.second, 2))"
                 + ".\(pad(civil.microsecond, 6))+00"
             return bytes.append(contentsOf: text.utf8)
@@ -54,11 +55,11 @@ public enum PostgresTimestamp {
     public static func parse(_ text: String) throws -> Date {
         var scanner = DigitScanner(text)
         guard let year = scanner.number(), scanner.skip("-"),
-              let month = scanner.number(count: 2), scanner.skip("-"),
-              let day = scanner.number(count: 2), scanner.skip(" ") || scanner.skip("T"),
-              let hour = scanner.number(count: 2), scanner.skip(":"),
-              let minute = scanner.number(count: 2), scanner.skip(":"),
-              let second = scanner.number(count: 2)
+            let month = scanner.number(count: 2), scanner.skip("-"),
+            let day = scanner.number(count: 2), scanner.skip(" ") || scanner.skip("T"),
+            let hour = scanner.number(count: 2), scanner.skip(":"),
+            let minute = scanner.number(count: 2), scanner.skip(":"),
+            let second = scanner.number(count: 2)
         else { throw PostgresError.decoding("'\(text)' is not a timestamptz in ISO style") }
         var micros: Int64 = 0
         if scanner.skip(".") {
@@ -68,7 +69,8 @@ public enum PostgresTimestamp {
             micros = fraction * Int64(pow(10.0, Double(6 - digits)))
         }
         var offsetSeconds: Int64 = 0
-        if let next = scanner.peek, next == UInt8(ascii: "+") || next == UInt8(ascii: "-") || next == UInt8(ascii: "Z") {
+        if let next = scanner.peek, next == UInt8(ascii: "+") || next == UInt8(ascii: "-") || next == UInt8(ascii: "Z")
+        {
             let sign: Int64 = next == UInt8(ascii: "-") ? -1 : 1
             if scanner.skip("Z") {
                 offsetSeconds = 0

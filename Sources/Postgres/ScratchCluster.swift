@@ -36,12 +36,20 @@ public final class ScratchCluster: Sendable {
         Self.startWatchdog(directory: directory, owner: getpid())
         let data = directory + "/data"
         do {
-            try Self.run(binDirectory + "/initdb", ["-D", data, "-A", "trust", "-U", "recon", "-E", "UTF8",
-                                                     "--locale=C", "--no-sync"], asPostgres: runAsPostgres)
+            try Self.run(
+                binDirectory + "/initdb",
+                [
+                    "-D", data, "-A", "trust", "-U", "recon", "-E", "UTF8",
+                    "--locale=C", "--no-sync",
+                ], asPostgres: runAsPostgres)
             var options = "-k \(directory) -c listen_addresses='' -c max_connections=200"
             for (name, value) in settings.sorted(by: { $0.key < $1.key }) { options += " -c \(name)=\(value)" }
-            try Self.run(binDirectory + "/pg_ctl", ["-D", data, "-o", options, "-l", directory + "/server.log", "-w",
-                                                     "-t", "60", "start"], asPostgres: runAsPostgres)
+            try Self.run(
+                binDirectory + "/pg_ctl",
+                [
+                    "-D", data, "-o", options, "-l", directory + "/server.log", "-w",
+                    "-t", "60", "start",
+                ], asPostgres: runAsPostgres)
         } catch {
             let log = (try? String(contentsOfFile: directory + "/server.log", encoding: .utf8)) ?? ""
             try? FileManager.default.removeItem(atPath: directory)
@@ -99,23 +107,27 @@ public final class ScratchCluster: Sendable {
         if let found = candidates.first(where: { fileManager.isExecutableFile(atPath: $0 + "/initdb") }) {
             return found
         }
-        throw Failure(message: "PostgreSQL server binaries (initdb, pg_ctl) not found: install them with "
-            + "'apt-get install -y postgresql libpq-dev' (Debian), or set RECON_TEST_DATABASE_URL / DATABASE_URL "
-            + "to an existing server, or RECON_PG_BINDIR to the directory holding initdb")
+        throw Failure(
+            message: "PostgreSQL server binaries (initdb, pg_ctl) not found: install them with "
+                + "'apt-get install -y postgresql libpq-dev' (Debian), or set RECON_TEST_DATABASE_URL / DATABASE_URL "
+                + "to an existing server, or RECON_PG_BINDIR to the directory holding initdb")
     }
 
     private static func makeDirectory(owner: String?) throws -> String {
-        var template = Array((NSTemporaryDirectory().hasSuffix("/") ? NSTemporaryDirectory() : NSTemporaryDirectory() + "/")
-            .appending("recon-pg-XXXXXX").utf8CString)
+        var template = Array(
+            (NSTemporaryDirectory().hasSuffix("/") ? NSTemporaryDirectory() : NSTemporaryDirectory() + "/")
+                .appending("recon-pg-XXXXXX").utf8CString)
         guard let made = mkdtemp(&template) else {
-            throw Failure(message: "cannot create a temporary directory for PostgreSQL: \(String(cString: strerror(errno)))")
+            throw Failure(
+                message: "cannot create a temporary directory for PostgreSQL: \(String(cString: strerror(errno)))")
         }
         let path = String(cString: made)
         if let owner {
             guard let account = getpwnam(owner) else {
                 try? FileManager.default.removeItem(atPath: path)
-                throw Failure(message: "running as root, PostgreSQL must run as the 'postgres' user, which does not exist: "
-                    + "install the server with 'apt-get install -y postgresql'")
+                throw Failure(
+                    message: "running as root, PostgreSQL must run as the 'postgres' user, which does not exist: "
+                        + "install the server with 'apt-get install -y postgresql'")
             }
             chown(path, account.pointee.pw_uid, account.pointee.pw_gid)
         }
@@ -142,7 +154,9 @@ public final class ScratchCluster: Sendable {
         guard result.status == 0 else {
             let command = arguments.first == "-u" ? (arguments.dropFirst(3).first ?? executable) : executable
             let output = (result.stdoutText + result.stderrText).trimmingCharacters(in: .whitespacesAndNewlines)
-            throw Failure(message: "\((command as NSString).lastPathComponent) failed (exit \(result.status)): \(output.suffix(800))")
+            throw Failure(
+                message:
+                    "\((command as NSString).lastPathComponent) failed (exit \(result.status)): \(output.suffix(800))")
         }
         return result.stdoutText
     }
@@ -150,7 +164,8 @@ public final class ScratchCluster: Sendable {
     /// SIGQUIT is PostgreSQL's immediate shutdown: nothing to flush in a throwaway cluster.
     static func killPostmaster(dataDirectory: String) {
         guard let pidFile = try? String(contentsOfFile: dataDirectory + "/postmaster.pid", encoding: .utf8),
-              let line = pidFile.split(separator: "\n").first, let pid = pid_t(line) else { return }
+            let line = pidFile.split(separator: "\n").first, let pid = pid_t(line)
+        else { return }
         kill(pid, SIGQUIT)
         for _ in 0..<100 where kill(pid, 0) == 0 {
             usleep(20_000)

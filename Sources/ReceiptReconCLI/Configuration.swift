@@ -1,7 +1,7 @@
-import CommandLineOptions
-import Reconciliation
 import AppStoreReceipts
+import CommandLineOptions
 import Foundation
+import Reconciliation
 
 /// Settings shared by the commands that talk to the database or to Apple (CONTRACT §2): environment
 /// variables first, then flags of the same meaning on top.
@@ -32,21 +32,28 @@ public struct Configuration: Sendable {
     ]
 
     public static let databaseOptions: [OptionSpec] = [
-        OptionSpec("database-url", .value(placeholder: "URL"), "libpq conninfo string or postgresql:// URI (overrides DATABASE_URL)",
-                   default: "libpq defaults"),
+        OptionSpec(
+            "database-url", .value(placeholder: "URL"),
+            "libpq conninfo string or postgresql:// URI (overrides DATABASE_URL)",
+            default: "libpq defaults")
     ]
 
     public static let appleOptions: [OptionSpec] = [
-        OptionSpec("shared-secret-file", .value(placeholder: "PATH"),
-                   "read the App Store shared secret from PATH (overrides APPLE_SHARED_SECRET)"),
-        OptionSpec("bundle-id", .repeatable(placeholder: "ID"), "accepted bundle id; repeatable (overrides APPLE_BUNDLE_IDS)",
-                   default: "no check"),
-        OptionSpec("production-url", .value(placeholder: "URL"), "verifyReceipt production endpoint",
-                   default: defaultProductionURL.absoluteString),
-        OptionSpec("sandbox-url", .value(placeholder: "URL"), "verifyReceipt sandbox endpoint",
-                   default: defaultSandboxURL.absoluteString),
-        OptionSpec("environment", .value(placeholder: "production|sandbox"),
-                   "the App Store environment this database serves (overrides RECON_ENVIRONMENT)", default: "production"),
+        OptionSpec(
+            "shared-secret-file", .value(placeholder: "PATH"),
+            "read the App Store shared secret from PATH (overrides APPLE_SHARED_SECRET)"),
+        OptionSpec(
+            "bundle-id", .repeatable(placeholder: "ID"), "accepted bundle id; repeatable (overrides APPLE_BUNDLE_IDS)",
+            default: "no check"),
+        OptionSpec(
+            "production-url", .value(placeholder: "URL"), "verifyReceipt production endpoint",
+            default: defaultProductionURL.absoluteString),
+        OptionSpec(
+            "sandbox-url", .value(placeholder: "URL"), "verifyReceipt sandbox endpoint",
+            default: defaultSandboxURL.absoluteString),
+        OptionSpec(
+            "environment", .value(placeholder: "production|sandbox"),
+            "the App Store environment this database serves (overrides RECON_ENVIRONMENT)", default: "production"),
     ]
 
     /// Reads the configuration.
@@ -79,13 +86,16 @@ public struct Configuration: Sendable {
         }
 
         let flagBundles = arguments.all("bundle-id")
-        configuration.bundleIDs = flagBundles.isEmpty
+        configuration.bundleIDs =
+            flagBundles.isEmpty
             ? (variable("APPLE_BUNDLE_IDS") ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
                 .filter { !$0.isEmpty }
             : flagBundles
 
-        for (flag, name, keyPath) in [("production-url", "APPLE_VERIFY_URL_PRODUCTION", \Configuration.productionURL),
-                                      ("sandbox-url", "APPLE_VERIFY_URL_SANDBOX", \Configuration.sandboxURL)] {
+        for (flag, name, keyPath) in [
+            ("production-url", "APPLE_VERIFY_URL_PRODUCTION", \Configuration.productionURL),
+            ("sandbox-url", "APPLE_VERIFY_URL_SANDBOX", \Configuration.sandboxURL),
+        ] {
             if let url = try read.url(flag) {
                 configuration[keyPath: keyPath] = url
             } else if let text = variable(name) {
@@ -121,7 +131,8 @@ public struct Secret: Sendable, CustomStringConvertible, CustomDebugStringConver
     /// Reads a secret file (surrounding whitespace and the final newline are dropped).
     static func read(fromFile path: String) throws(CommandError) -> Secret {
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw .configuration("cannot read the shared secret file '\(path)': check that it exists and is readable by this user")
+            throw .configuration(
+                "cannot read the shared secret file '\(path)': check that it exists and is readable by this user")
         }
         let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         guard !text.isEmpty else {

@@ -60,8 +60,9 @@ public enum ReceiptRecon {
                     console.write(SimulatorSeedCommand.spec.helpText + "\n" + SimulatorServeCommand.spec.helpText)
                     return .success
                 }
-                throw CommandError.usage("'simulator' needs 'seed' or 'serve'"
-                    + (rest.first.map { ", not '\($0)'" } ?? ""), command: "simulator")
+                throw CommandError.usage(
+                    "'simulator' needs 'seed' or 'serve'"
+                        + (rest.first.map { ", not '\($0)'" } ?? ""), command: "simulator")
             }
             name = "simulator \(sub)"
             rest.removeFirst()
@@ -103,8 +104,12 @@ public enum ReceiptRecon {
         ]
         lines += HelpText.Section("COMMANDS:", rows: summaries, columnWidth: 12).lines
         let variables = Configuration.variables.map { ($0.name, $0.meaning) }
-        lines += [""] + HelpText.Section("CONFIGURATION (environment; a flag of the same meaning overrides it):",
-                                         rows: variables, columnWidth: 28).lines
+        lines +=
+            [""]
+            + HelpText.Section(
+                "CONFIGURATION (environment; a flag of the same meaning overrides it):",
+                rows: variables, columnWidth: 28
+            ).lines
         lines += [""] + ExitCode.helpSection(ExitCode.allCases).lines
         lines += ["", "Run 'receipt-recon COMMAND --help' for a command's options. --version prints the version."]
         return lines.joined(separator: "\n") + "\n"

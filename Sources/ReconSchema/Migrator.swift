@@ -29,7 +29,8 @@ public struct Migrator {
     /// - Throws: `PostgresError`; a failing migration leaves nothing of itself behind (its transaction
     ///   rolls back) and the ones before it stay applied.
     public func apply(on connection: PostgresConnection) throws -> Report {
-        try connection.execute("""
+        try connection.execute(
+            """
             CREATE TABLE IF NOT EXISTS recon_schema_migrations (
                 version    text PRIMARY KEY,
                 applied_at timestamptz NOT NULL DEFAULT now()
@@ -50,7 +51,8 @@ public struct Migrator {
                 // DDL on a large receipts table can take longer than the session's statement_timeout.
                 try connection.execute("SET LOCAL statement_timeout = 0")
                 try connection.executeScript(migration.sql)
-                try connection.execute("""
+                try connection.execute(
+                    """
                     INSERT INTO recon_schema_migrations (version, name, applied_at)
                     VALUES (\(migration.version), \(migration.name), now())
                     """)

@@ -6,16 +6,20 @@ import Foundation
 public enum Conformance {
     public static let directory: URL? = {
         let environment = ProcessInfo.processInfo.environment["RECON_CONFORMANCE_DIR"]
-        let candidate = environment.map { URL(fileURLWithPath: $0) }
+        let candidate =
+            environment.map { URL(fileURLWithPath: $0) }
             ?? URL(fileURLWithPath: #filePath)
-                .deletingLastPathComponent()  // TestSupport
-                .deletingLastPathComponent()  // Sources
-                .deletingLastPathComponent()  // repository root
-                .appendingPathComponent("../shared/conformance")
-                .standardizedFileURL
+            .deletingLastPathComponent()  // TestSupport
+            .deletingLastPathComponent()  // Sources
+            .deletingLastPathComponent()  // repository root
+            .appendingPathComponent("../shared/conformance")
+            .standardizedFileURL
         var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDirectory), isDirectory.boolValue else {
-            print("NOTICE: conformance corpus not found at \(candidate.path) (set RECON_CONFORMANCE_DIR); conformance tests are skipped")
+        guard FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDirectory), isDirectory.boolValue
+        else {
+            print(
+                "NOTICE: conformance corpus not found at \(candidate.path) (set RECON_CONFORMANCE_DIR); conformance tests are skipped"
+            )
             return nil
         }
         return candidate

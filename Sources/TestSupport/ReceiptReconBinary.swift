@@ -48,8 +48,9 @@ public enum ReceiptReconBinary {
         for name in ["PATH", "HOME", "LANG", "TMPDIR", "RECON_PG_BINDIR"] {
             if let value = ProcessInfo.processInfo.environment[name] { base[name] = value }
         }
-        return try ChildProcess.start(url.path, arguments, environment: base.merging(environment) { _, new in new },
-                                      stdin: stdin)
+        return try ChildProcess.start(
+            url.path, arguments, environment: base.merging(environment) { _, new in new },
+            stdin: stdin)
     }
 
 }

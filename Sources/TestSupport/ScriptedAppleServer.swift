@@ -39,10 +39,12 @@ public final class ScriptedAppleServer: Sendable {
 
         var json: String {
             func ms(_ date: Date) -> String { String(Int64(date.timeIntervalSince1970 * 1000)) }
-            var fields = [#""product_id":"\#(product)""#, #""transaction_id":"\#(transactionID)""#,
-                          #""original_transaction_id":"\#(originalTransactionID)""#, #""quantity":"1""#,
-                          #""purchase_date_ms":"\#(ms(purchased))""#,
-                          #""original_purchase_date_ms":"\#(ms(purchased))""#, #""in_app_ownership_type":"PURCHASED""#]
+            var fields = [
+                #""product_id":"\#(product)""#, #""transaction_id":"\#(transactionID)""#,
+                #""original_transaction_id":"\#(originalTransactionID)""#, #""quantity":"1""#,
+                #""purchase_date_ms":"\#(ms(purchased))""#,
+                #""original_purchase_date_ms":"\#(ms(purchased))""#, #""in_app_ownership_type":"PURCHASED""#,
+            ]
             if let expires { fields.append(#""expires_date_ms":"\#(ms(expires))""#) }
             if let cancelled { fields.append(#""cancellation_date_ms":"\#(ms(cancelled))","cancellation_reason":"0""#) }
             if upgraded { fields.append(#""is_upgraded":"true""#) }
@@ -88,9 +90,10 @@ public final class ScriptedAppleServer: Sendable {
         func answer(to body: [UInt8], at endpoint: String) -> Answer {
             let byReceipt = self.byReceipt.withLock { $0 }
             if !byReceipt.isEmpty,
-               let object = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any],
-               let receipt = object["receipt-data"] as? String,
-               let answer = byReceipt[receipt] {
+                let object = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any],
+                let receipt = object["receipt-data"] as? String,
+                let answer = byReceipt[receipt]
+            {
                 return answer
             }
             return scripts.withLock { scripts in
@@ -138,8 +141,10 @@ public final class ScriptedAppleServer: Sendable {
 
     /// The environment for the built binary: this server as both endpoints.
     public var environment: [String: String] {
-        ["APPLE_VERIFY_URL_PRODUCTION": productionURL.absoluteString,
-         "APPLE_VERIFY_URL_SANDBOX": sandboxURL.absoluteString]
+        [
+            "APPLE_VERIFY_URL_PRODUCTION": productionURL.absoluteString,
+            "APPLE_VERIFY_URL_SANDBOX": sandboxURL.absoluteString,
+        ]
     }
 
     public var received: [Received] { state.log.withLock { $0 } }
@@ -172,11 +177,14 @@ public final class ScriptedAppleServer: Sendable {
                 return .json(Data(#"{"status":\#(environment == "Sandbox" ? 21007 : 21008)}"#.utf8))
             }
             let list = purchases.map(\.json).joined(separator: ",")
-            return .json(Data((#"{"status":0,"environment":"\#(environment)","receipt":{"bundle_id":"com.example.app","#
-                + #""in_app":[\#(list)]},"latest_receipt_info":[\#(list)]}"#).utf8))
+            return .json(
+                Data(
+                    (#"{"status":0,"environment":"\#(environment)","receipt":{"bundle_id":"com.example.app","#
+                        + #""in_app":[\#(list)]},"latest_receipt_info":[\#(list)]}"#).utf8))
         case .status(let status, let extra):
             let environment = endpoint == "sandbox" ? "Sandbox" : "Production"
-            let body = status == 0
+            let body =
+                status == 0
                 ? #"{"status":0,"environment":"\#(environment)","receipt":{"bundle_id":"com.example.app","in_app":[]}"#
                     + #"\#(extra)}"#
                 : #"{"status":\#(status)\#(extra)}"#

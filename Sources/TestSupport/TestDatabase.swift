@@ -77,12 +77,15 @@ final class TestServer: Sendable {
             do {
                 // Durability is pointless for a cluster deleted at exit; turning it off makes
                 // CREATE DATABASE and commits fast. (The benchmark keeps the defaults.)
-                cluster = try ScratchCluster(settings: ["fsync": "off", "synchronous_commit": "off",
-                                                        "full_page_writes": "off"])
+                cluster = try ScratchCluster(settings: [
+                    "fsync": "off", "synchronous_commit": "off",
+                    "full_page_writes": "off",
+                ])
             } catch {
-                throw TestServerFailure(message: "database tests need PostgreSQL and could not start a throwaway "
-                    + "cluster: \(error). Install it with 'apt-get install -y postgresql libpq-dev', or point "
-                    + "RECON_TEST_DATABASE_URL at a server where this user may CREATE DATABASE.")
+                throw TestServerFailure(
+                    message: "database tests need PostgreSQL and could not start a throwaway "
+                        + "cluster: \(error). Install it with 'apt-get install -y postgresql libpq-dev', or point "
+                        + "RECON_TEST_DATABASE_URL at a server where this user may CREATE DATABASE.")
             }
             base = try ConnectionString(cluster!.conninfo)
         }
@@ -107,7 +110,8 @@ final class TestServer: Sendable {
     }
 
     func dropDatabase(_ name: String) {
-        guard let admin = try? PostgresConnection(conninfo: base.rendered, applicationName: "receipt-recon-tests") else {
+        guard let admin = try? PostgresConnection(conninfo: base.rendered, applicationName: "receipt-recon-tests")
+        else {
             return
         }
         _ = try? admin.execute(PostgresQuery(unsafeSQL: "DROP DATABASE IF EXISTS \(name) WITH (FORCE)"))
@@ -120,7 +124,8 @@ final class TestServer: Sendable {
             return
         }
         guard let admin = try? PostgresConnection(conninfo: base.rendered) else { return }
-        let names = (try? admin.query("SELECT datname FROM pg_database WHERE datname LIKE \(prefix + "\\_%")"))?
+        let names =
+            (try? admin.query("SELECT datname FROM pg_database WHERE datname LIKE \(prefix + "\\_%")"))?
             .compactMap { try? $0.decode("datname", as: String.self) } ?? []
         for name in names {
             _ = try? admin.execute(PostgresQuery(unsafeSQL: "DROP DATABASE IF EXISTS \(name) WITH (FORCE)"))

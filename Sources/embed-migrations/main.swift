@@ -20,7 +20,8 @@ for path in arguments.dropFirst() {
     // A raw string delimiter that the SQL cannot close early.
     var hashes = "#"
     while sql.contains("\"" + hashes) { hashes += "#" }
-    entries.append("""
+    entries.append(
+        """
             Migration(
                 version: "\(parts[0])",
                 name: "\(parts[1])",

@@ -27,60 +27,78 @@ struct BenchOptions: Sendable, Equatable {
     var wantsHelp = false
 
     static let options: [OptionSpec] = [
-        OptionSpec("receipts", .value(placeholder: "N"), "receipts to seed (about; the world is built in whole users)",
-                   default: "100000"),
-        OptionSpec("rate", .value(placeholder: "R"),
-                   "the job's --rate and the simulator's --rate-limit, requests/s; 0: no limit", default: "400"),
+        OptionSpec(
+            "receipts", .value(placeholder: "N"), "receipts to seed (about; the world is built in whole users)",
+            default: "100000"),
+        OptionSpec(
+            "rate", .value(placeholder: "R"),
+            "the job's --rate and the simulator's --rate-limit, requests/s; 0: no limit", default: "400"),
         OptionSpec("concurrency", .value(placeholder: "C"), "the job's --concurrency", default: "64"),
         OptionSpec("latency-ms", .value(placeholder: "L"), "the simulator's fixed latency", default: "100"),
-        OptionSpec("jitter-ms", .value(placeholder: "J"), "the simulator's extra latency, uniform in [0, J]",
-                   default: "20"),
+        OptionSpec(
+            "jitter-ms", .value(placeholder: "J"), "the simulator's extra latency, uniform in [0, J]",
+            default: "20"),
         OptionSpec("seed", .value(placeholder: "S"), "the world's seed", default: "1"),
-        OptionSpec("as-of", .value(placeholder: "T"), "the world's instant and the job's --as-of (ISO 8601)",
-                   default: "2026-11-01T00:00:00Z"),
+        OptionSpec(
+            "as-of", .value(placeholder: "T"), "the world's instant and the job's --as-of (ISO 8601)",
+            default: "2026-11-01T00:00:00Z"),
         OptionSpec("http-client", .value(placeholder: "X"), "pass --http-client X to 'run'", default: "not passed"),
         OptionSpec("job-arg", .repeatable(placeholder: "ARG"), "pass ARG to 'run' (repeatable, in order)"),
-        OptionSpec("job-binary", .value(placeholder: "PATH"), "the receipt-recon to measure",
-                   default: "receipt-recon beside this executable"),
+        OptionSpec(
+            "job-binary", .value(placeholder: "PATH"), "the receipt-recon to measure",
+            default: "receipt-recon beside this executable"),
         OptionSpec("keep", .flag, "keep the cluster and the bench's files; print how to stop and remove them"),
     ]
 
     static let help = HelpText(
         usage: HelpText.synopsis("receipt-recon-bench", options),
-        paragraphs: ["""
+        paragraphs: [
+            """
             Measures 'receipt-recon run' end to end: starts a throwaway PostgreSQL cluster (default durability:
             fsync and synchronous_commit on), seeds about N receipts with 'receipt-recon simulator seed', starts
             'receipt-recon simulator serve' (latency L ms + uniform jitter up to J ms, no faults, rate limit R:
             any request above R/s is answered 429 and counted), runs 'receipt-recon run --older-than 0 --rate R
             --concurrency C --json' as a separate process, then prints one key=value per line on stdout.
             Progress goes to stderr. Everything it started is stopped and removed at the end, also on failure.
-            """, """
+            """,
+            """
             With --rate 0 the simulator has no rate limit and the job gets --rate \(unlimitedJobRateText), far above
             what it can send, so that only C, L and J bound it.
-            """],
+            """,
+        ],
         options: options,
         sections: [
-            HelpText.Section("KEYS, in this order (the first eight on every measured run, throughput_ratio only with "
-                                + "a rate limit; then extras, see README.md):", rows: [
-                ("throughput_ratio", "receipts_per_second / R"),
-                ("receipts_per_second", "receipts the job processed / wall_seconds"),
-                ("cpu_ms_per_1k_receipts", "the job process's user + system CPU, ms per 1000 receipts processed"),
-                ("peak_rss_mb", "the job process's own peak resident memory, MiB (never the bench's)"),
-                ("apple_requests_per_receipt", "verifyReceipt requests the simulator received / receipts processed"),
-                ("over_limit_429", "requests the simulator answered 429 (above R/s)"),
-                ("db_seconds", "seconds the job spent waiting on PostgreSQL ('run --json' databaseSeconds)"),
-                ("wall_seconds", "the 'run' process, from spawn to exit"),
-                ("ideal_receipts_per_second", "min(R, C / (L + J/2)), L and J in seconds: the rate limit or what C "
-                    + "requests in flight allow at the simulator's mean latency (C / (L + J/2) alone with --rate 0)"),
-                ("ideal_ratio", "receipts_per_second / ideal_receipts_per_second"),
-            ]),
-            HelpText.Section("EXIT CODES:", rows: [
-                ("0", "measured"),
-                ("1", "the job failed (exit other than 0 or 1) or a required key could not be measured"),
-                ("64", "usage error"),
-                ("69", "PostgreSQL, the receipt-recon executable or the simulator unavailable"),
-                ("70", "internal error"),
-            ], columnWidth: 3),
+            HelpText.Section(
+                "KEYS, in this order (the first eight on every measured run, throughput_ratio only with "
+                    + "a rate limit; then extras, see README.md):",
+                rows: [
+                    ("throughput_ratio", "receipts_per_second / R"),
+                    ("receipts_per_second", "receipts the job processed / wall_seconds"),
+                    ("cpu_ms_per_1k_receipts", "the job process's user + system CPU, ms per 1000 receipts processed"),
+                    ("peak_rss_mb", "the job process's own peak resident memory, MiB (never the bench's)"),
+                    (
+                        "apple_requests_per_receipt",
+                        "verifyReceipt requests the simulator received / receipts processed"
+                    ),
+                    ("over_limit_429", "requests the simulator answered 429 (above R/s)"),
+                    ("db_seconds", "seconds the job spent waiting on PostgreSQL ('run --json' databaseSeconds)"),
+                    ("wall_seconds", "the 'run' process, from spawn to exit"),
+                    (
+                        "ideal_receipts_per_second",
+                        "min(R, C / (L + J/2)), L and J in seconds: the rate limit or what C "
+                            + "requests in flight allow at the simulator's mean latency (C / (L + J/2) alone with --rate 0)"
+                    ),
+                    ("ideal_ratio", "receipts_per_second / ideal_receipts_per_second"),
+                ]),
+            HelpText.Section(
+                "EXIT CODES:",
+                rows: [
+                    ("0", "measured"),
+                    ("1", "the job failed (exit other than 0 or 1) or a required key could not be measured"),
+                    ("64", "usage error"),
+                    ("69", "PostgreSQL, the receipt-recon executable or the simulator unavailable"),
+                    ("70", "internal error"),
+                ], columnWidth: 3),
         ]
     ).text
 
@@ -97,12 +115,13 @@ struct BenchOptions: Sendable, Equatable {
         latencyMilliseconds = try read.integer("latency-ms", in: 0...600_000) ?? latencyMilliseconds
         jitterMilliseconds = try read.integer("jitter-ms", in: 0...600_000) ?? jitterMilliseconds
         seed = try read.unsignedInteger("seed") ?? seed
-        asOf = try read.value("as-of") { parse, text throws(OptionError) in
-            guard Self.isInstant(text) else {
-                throw parse.fail("as-of", "an ISO 8601 instant such as 2026-11-01T00:00:00Z", text)
-            }
-            return text
-        } ?? asOf
+        asOf =
+            try read.value("as-of") { parse, text throws(OptionError) in
+                guard Self.isInstant(text) else {
+                    throw parse.fail("as-of", "an ISO 8601 instant such as 2026-11-01T00:00:00Z", text)
+                }
+                return text
+            } ?? asOf
         httpClient = try read.nonEmpty("http-client", "a client name")
         jobArguments = parsed.all("job-arg")
         jobBinary = try read.nonEmpty("job-binary", "a path")
@@ -141,8 +160,8 @@ struct BenchOptions: Sendable, Equatable {
         let meanLatencySeconds = (Double(latencyMilliseconds) + Double(jitterMilliseconds) / 2) / 1000
         let inFlightBound = meanLatencySeconds > 0 ? Double(concurrency) / meanLatencySeconds : nil
         switch (rateLimit, inFlightBound) {
-        case let (rate?, bound?): return min(rate, bound)
-        case let (rate, bound): return rate ?? bound
+        case (let rate?, let bound?): return min(rate, bound)
+        case (let rate, let bound): return rate ?? bound
         }
     }
 

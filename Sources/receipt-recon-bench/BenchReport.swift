@@ -51,18 +51,23 @@ struct BenchReport: Sendable {
             add("receipts_per_second", Self.fixed(perSecond, 1))
             add("cpu_ms_per_1k_receipts", Self.fixed(usage.cpuSeconds * 1000 / perReceipt * 1000, 1))
         } else {
-            let keys = (rateLimit == nil ? [] : ["throughput_ratio"]) + ["receipts_per_second", "cpu_ms_per_1k_receipts"]
+            let keys =
+                (rateLimit == nil ? [] : ["throughput_ratio"]) + ["receipts_per_second", "cpu_ms_per_1k_receipts"]
             for key in keys { miss(key, noReceipts) }
         }
         if inputs.jobPeakMemory.kilobytes > 0 {
             add("peak_rss_mb", Self.fixed(Double(inputs.jobPeakMemory.kilobytes) / 1024, 1))
         } else {
-            miss("peak_rss_mb", "the job's peak memory could not be read (no wait4 figure above the bench's own, no sample)")
+            miss(
+                "peak_rss_mb",
+                "the job's peak memory could not be read (no wait4 figure above the bench's own, no sample)")
         }
         if let perReceipt, let simulator = inputs.simulator {
             add("apple_requests_per_receipt", Self.fixed(Double(simulator.requests) / perReceipt, 3))
         } else {
-            miss("apple_requests_per_receipt", inputs.simulator == nil ? "the simulator's /stats could not be read" : noReceipts)
+            miss(
+                "apple_requests_per_receipt",
+                inputs.simulator == nil ? "the simulator's /stats could not be read" : noReceipts)
         }
         if let simulator = inputs.simulator {
             add("over_limit_429", String(simulator.rateLimited))
@@ -72,8 +77,12 @@ struct BenchReport: Sendable {
         if let seconds = inputs.summary?.databaseSeconds {
             add("db_seconds", Self.fixed(seconds, 2))
         } else {
-            miss("db_seconds", inputs.summary == nil ? noSummary
-                : "'run --json' has no databaseSeconds: this receipt-recon does not measure its time waiting on PostgreSQL")
+            miss(
+                "db_seconds",
+                inputs.summary == nil
+                    ? noSummary
+                    : "'run --json' has no databaseSeconds: this receipt-recon does not measure its time waiting on PostgreSQL"
+            )
         }
         add("wall_seconds", Self.fixed(wall, 2))
 
@@ -116,7 +125,9 @@ struct BenchReport: Sendable {
         add("simulator_cpu_seconds", inputs.simulatorUsage.map { Self.fixed($0.cpuSeconds, 2) })
         add("simulator_peak_rss_mb", inputs.simulatorPeakMemory.map { Self.fixed(Double($0.kilobytes) / 1024, 1) })
         // The bench's own peak: a job figure from wait4 is exact only above this (PeakMemoryWatch).
-        add("bench_peak_rss_mb", PeakMemoryWatch.highWaterKilobytes(of: "self").map { Self.fixed(Double($0) / 1024, 1) })
+        add(
+            "bench_peak_rss_mb", PeakMemoryWatch.highWaterKilobytes(of: "self").map { Self.fixed(Double($0) / 1024, 1) }
+        )
         add("seed_seconds", Self.fixed(inputs.seedSeconds, 2))
         add("bench_seconds", Self.fixed(inputs.benchSeconds, 2))
         add("job_binary", inputs.jobBinary)

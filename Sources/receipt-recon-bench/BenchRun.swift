@@ -26,7 +26,9 @@ final class BenchRun {
     /// Runs the bench and returns its report (possibly with missing keys, see `BenchReport.missing`).
     /// - Throws: `BenchError` when a step before the measurement fails, or the job did.
     func run() throws -> BenchReport {
-        progress("PostgreSQL: starting a throwaway cluster (default durability: fsync and synchronous_commit as the server ships them)")
+        progress(
+            "PostgreSQL: starting a throwaway cluster (default durability: fsync and synchronous_commit as the server ships them)"
+        )
         let cluster: ScratchCluster
         do {
             cluster = try ScratchCluster()
@@ -37,8 +39,9 @@ final class BenchRun {
         defer {
             if options.keep {
                 cluster.keep()
-                progress("kept: DATABASE_URL='\(conninfo(cluster))'; bench files in \(cluster.directory)/bench; "
-                    + "stop and remove with: \(cluster.stopCommand)")
+                progress(
+                    "kept: DATABASE_URL='\(conninfo(cluster))'; bench files in \(cluster.directory)/bench; "
+                        + "stop and remove with: \(cluster.stopCommand)")
             } else {
                 cluster.stop()
             }
@@ -57,8 +60,9 @@ final class BenchRun {
         defer { if !simulatorStopped { simulator.stop(registry: registry) } }
 
         let activeBefore = activeSeconds(conninfo(cluster))
-        let (job, wall, jobPeak) = try runJob(databaseURL: conninfo(cluster), simulatorPort: simulator.port, bundleIDs: bundleIDs,
-                                     stderrFile: workDirectory + "/job.stderr")
+        let (job, wall, jobPeak) = try runJob(
+            databaseURL: conninfo(cluster), simulatorPort: simulator.port, bundleIDs: bundleIDs,
+            stderrFile: workDirectory + "/job.stderr")
         let summary = JobSummary(stdout: job.stdoutText)
         let simulatorStats: SimulatorProcess.Stats?
         do {
@@ -70,7 +74,8 @@ final class BenchRun {
         let simulatorEnd = simulator.stop(registry: registry)
         simulatorStopped = true
         let activeAfter = activeSeconds(conninfo(cluster))
-        try? (simulatorEnd?.result.stderr ?? Data()).write(to: URL(fileURLWithPath: workDirectory + "/simulator.stderr"))
+        try? (simulatorEnd?.result.stderr ?? Data()).write(
+            to: URL(fileURLWithPath: workDirectory + "/simulator.stderr"))
         var activeDuringJob: Double?
         if let activeBefore, let activeAfter { activeDuringJob = activeAfter - activeBefore }
 
@@ -103,13 +108,16 @@ final class BenchRun {
     private func seed(databaseURL: String, expectedFile: String) throws -> Seeded {
         progress("seeding about \(options.receipts) receipts (seed \(options.seed), as of \(options.asOf))…")
         let clock = ContinuousClock.now
-        let arguments = ["simulator", "seed", "--database-url", databaseURL, "--receipts", String(options.receipts),
-                         "--seed", String(options.seed), "--as-of", options.asOf, "--expected", expectedFile]
+        let arguments = [
+            "simulator", "seed", "--database-url", databaseURL, "--receipts", String(options.receipts),
+            "--seed", String(options.seed), "--as-of", options.asOf, "--expected", expectedFile,
+        ]
         let result = try runToEnd(arguments, environment: baseEnvironment())
         let seconds = Self.seconds(ContinuousClock.now - clock)
         guard result.status == 0 else {
-            throw BenchError.internalError("'receipt-recon simulator seed' failed (exit \(result.status)): "
-                + Self.tail(result.stderrText))
+            throw BenchError.internalError(
+                "'receipt-recon simulator seed' failed (exit \(result.status)): "
+                    + Self.tail(result.stderrText))
         }
         // "seeded 1234 users, 5678 receipts, …"
         let line = result.stdoutText.split(separator: "\n").first { $0.hasPrefix("seeded ") } ?? ""
@@ -120,8 +128,9 @@ final class BenchRun {
         }
         var seeded = Seeded(receipts: count(before: "receipts"), users: count(before: "users"), seconds: seconds)
         seeded.expected = Self.readExpected(expectedFile)
-        progress("seeded \(seeded.users.map(String.init) ?? "?") users, \(seeded.receipts.map(String.init) ?? "?") receipts "
-            + "in \(BenchReport.fixed(seconds, 1)) s")
+        progress(
+            "seeded \(seeded.users.map(String.init) ?? "?") users, \(seeded.receipts.map(String.init) ?? "?") receipts "
+                + "in \(BenchReport.fixed(seconds, 1)) s")
         return seeded
     }
 
@@ -138,11 +147,15 @@ final class BenchRun {
         var carry: [UInt8] = []
         while let chunk = try? handle.read(upToCount: 1 << 20), !chunk.isEmpty {
             let bytes = carry + chunk
-            if bundleIDs == nil, let line = String(decoding: bytes.prefix(65_536), as: UTF8.self)
-                .split(separator: "\n").first(where: { $0.contains(#""bundle_ids": "#) }) {
+            if bundleIDs == nil,
+                let line = String(decoding: bytes.prefix(65_536), as: UTF8.self)
+                    .split(separator: "\n").first(where: { $0.contains(#""bundle_ids": "#) })
+            {
                 let value = line.drop { $0 != ":" }.dropFirst().trimmingCharacters(in: .whitespaces)
                     .trimmingCharacters(in: CharacterSet(charactersIn: ","))
-                bundleIDs = (try? JSONSerialization.jsonObject(with: Data(value.utf8), options: .fragmentsAllowed)) as? [String] ?? []
+                bundleIDs =
+                    (try? JSONSerialization.jsonObject(with: Data(value.utf8), options: .fragmentsAllowed)) as? [String]
+                    ?? []
             }
             var index = 0
             while index + marker.count <= bytes.count {
@@ -160,23 +173,27 @@ final class BenchRun {
     }
 
     private func startSimulator() throws -> SimulatorProcess {
-        var arguments = ["simulator", "serve", "--port", "0", "--receipts", String(options.receipts),
-                         "--seed", String(options.seed), "--as-of", options.asOf,
-                         "--latency-ms", String(options.latencyMilliseconds), "--jitter-ms", String(options.jitterMilliseconds),
-                         "--fault-rate", "0"]
+        var arguments = [
+            "simulator", "serve", "--port", "0", "--receipts", String(options.receipts),
+            "--seed", String(options.seed), "--as-of", options.asOf,
+            "--latency-ms", String(options.latencyMilliseconds), "--jitter-ms", String(options.jitterMilliseconds),
+            "--fault-rate", "0",
+        ]
         if options.rateLimit != nil { arguments += ["--rate-limit", options.rateText] }
         let clock = ContinuousClock.now
         let simulator: SimulatorProcess
         do {
-            simulator = try SimulatorProcess.start(executable: jobBinary, arguments: arguments,
-                                                   environment: baseEnvironment(), registry: registry)
+            simulator = try SimulatorProcess.start(
+                executable: jobBinary, arguments: arguments,
+                environment: baseEnvironment(), registry: registry)
         } catch let error as ChildProcess.Failure {
             throw BenchError.unavailable("cannot start 'receipt-recon simulator serve': \(error)")
         }
-        progress("simulator serve started on 127.0.0.1:\(simulator.port) (pid \(simulator.running.pid)) in "
-            + "\(BenchReport.fixed(Self.seconds(ContinuousClock.now - clock), 1)) s: latency \(options.latencyMilliseconds) ms "
-            + "+ jitter up to \(options.jitterMilliseconds) ms, "
-            + (options.rateLimit == nil ? "no rate limit" : "rate limit \(options.rateText)/s") + ", no faults")
+        progress(
+            "simulator serve started on 127.0.0.1:\(simulator.port) (pid \(simulator.running.pid)) in "
+                + "\(BenchReport.fixed(Self.seconds(ContinuousClock.now - clock), 1)) s: latency \(options.latencyMilliseconds) ms "
+                + "+ jitter up to \(options.jitterMilliseconds) ms, "
+                + (options.rateLimit == nil ? "no rate limit" : "rate limit \(options.rateText)/s") + ", no faults")
         return simulator
     }
 
@@ -187,8 +204,10 @@ final class BenchRun {
         bundleIDs: [String],
         stderrFile: String
     ) throws -> (ChildProcess.Result, Double, PeakMemoryWatch.Peak) {
-        var arguments = ["run", "--older-than", "0", "--rate", options.jobRateText, "--concurrency", String(options.concurrency),
-                         "--as-of", options.asOf, "--json"]
+        var arguments = [
+            "run", "--older-than", "0", "--rate", options.jobRateText, "--concurrency", String(options.concurrency),
+            "--as-of", options.asOf, "--json",
+        ]
         arguments += bundleIDs.flatMap { ["--bundle-id", $0] }
         if let client = options.httpClient { arguments += ["--http-client", client] }
         arguments += options.jobArguments
@@ -206,8 +225,9 @@ final class BenchRun {
         memory.watch(running.pid)
         let reporter = ProgressReporter(every: 30) { [port = simulatorPort] in
             guard let body = try? LoopbackHTTP.get(port: port, path: "/stats", timeoutSeconds: 5),
-                  let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any],
-                  let requests = object["requests"] as? Int else { return nil }
+                let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any],
+                let requests = object["requests"] as? Int
+            else { return nil }
             return "… \(requests) verifyReceipt requests so far (\(object["rateLimited"] as? Int ?? 0) answered 429)"
         }
         reporter.start()
@@ -218,8 +238,9 @@ final class BenchRun {
         try? result.stderr.write(to: URL(fileURLWithPath: stderrFile))
         progress("run finished: exit \(result.status) in \(BenchReport.fixed(wall, 1)) s")
         guard [0, 1].contains(result.status) else {
-            throw BenchError.measurement("the job failed: 'receipt-recon run' exited \(result.status) after "
-                + "\(BenchReport.fixed(wall, 1)) s: " + Self.tail(result.stderrText))
+            throw BenchError.measurement(
+                "the job failed: 'receipt-recon run' exited \(result.status) after "
+                    + "\(BenchReport.fixed(wall, 1)) s: " + Self.tail(result.stderrText))
         }
         return (result, wall, peak)
     }
@@ -249,7 +270,8 @@ final class BenchRun {
         }
         var settings: [String: String] = [:]
         for name in ["fsync", "synchronous_commit"] {
-            settings[name] = try connection.query(PostgresQuery(unsafeSQL: "SHOW \(name)")).first?.decode(at: 0, as: String.self)
+            settings[name] = try connection.query(PostgresQuery(unsafeSQL: "SHOW \(name)")).first?.decode(
+                at: 0, as: String.self)
         }
         return settings
     }

@@ -48,7 +48,8 @@ final class ChildRegistry: Sendable {
 
     private func interrupted(by number: Int32) {
         let (pids, cluster) = state.withLock { ($0.pids, $0.cluster) }
-        FileHandle.standardError.write(Data("receipt-recon-bench: interrupted; stopping \(pids.count) child process(es) and the cluster\n".utf8))
+        FileHandle.standardError.write(
+            Data("receipt-recon-bench: interrupted; stopping \(pids.count) child process(es) and the cluster\n".utf8))
         // Newest first, one at a time: the job stops before the simulator it is talking to (else its
         // in-flight requests fail and it reports Apple unavailable instead of an interrupted run).
         for pid in pids.reversed() {
@@ -64,7 +65,8 @@ final class ChildRegistry: Sendable {
     /// succeeds for those, and the thread that reaps them may be busy waiting for another child).
     static func isRunning(_ pid: pid_t) -> Bool {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let close = stat.lastIndex(of: ")") else { return false }
+            let close = stat.lastIndex(of: ")")
+        else { return false }
         // "pid (comm) S …": the state follows the command name, which may itself hold spaces or ')'.
         let state = stat[stat.index(after: close)...].drop { $0 == " " }.first
         return state != nil && state != "Z" && state != "X"

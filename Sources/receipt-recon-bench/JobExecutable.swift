@@ -13,8 +13,9 @@ enum JobExecutable {
             }
             let directory = (path as NSString).deletingLastPathComponent
             let configuration = directory.hasSuffix("/debug") ? "debug" : "release"
-            throw .unavailable("no receipt-recon executable at \(path): build it first with "
-                + "'swift build -c \(configuration) --product receipt-recon' (or pass --job-binary PATH)")
+            throw .unavailable(
+                "no receipt-recon executable at \(path): build it first with "
+                    + "'swift build -c \(configuration) --product receipt-recon' (or pass --job-binary PATH)")
         }
         return path
     }

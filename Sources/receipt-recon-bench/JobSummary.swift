@@ -19,7 +19,7 @@ struct JobSummary: Sendable {
     /// The last line of `stdout` that is a JSON object; nil when there is none.
     init?(stdout: String) {
         guard let line = stdout.split(separator: "\n").last(where: { $0.hasPrefix("{") }),
-              let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
         else { return nil }
         func integer(_ key: String) -> Int? { (object[key] as? NSNumber)?.intValue }
         status = object["status"] as? String

@@ -20,7 +20,9 @@ enum LoopbackHTTP {
         address.sin_port = port.bigEndian
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard connected == 0 else {
             throw Failure(description: "cannot connect to 127.0.0.1:\(port): \(String(cString: strerror(errno)))")
@@ -41,7 +43,8 @@ enum LoopbackHTTP {
             } else if count == 0 {
                 break
             } else if errno != EINTR {
-                throw Failure(description: "no answer from 127.0.0.1:\(port)\(path): \(String(cString: strerror(errno)))")
+                throw Failure(
+                    description: "no answer from 127.0.0.1:\(port)\(path): \(String(cString: strerror(errno)))")
             }
         }
         guard let split = response.firstRange(of: Data("\r\n\r\n".utf8)) else {

@@ -65,7 +65,7 @@ final class PeakMemoryWatch: Sendable {
     /// `VmHWM` of /proc/`process`/status, kilobytes.
     static func highWaterKilobytes(of process: String) -> Int? {
         guard let status = try? String(contentsOfFile: "/proc/\(process)/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") })
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") })
         else { return nil }
         return Int(line.dropFirst("VmHWM:".count).filter(\.isNumber))
     }

@@ -57,16 +57,19 @@ final class SimulatorProcess: Sendable {
         _ = memory.finish(result?.resourceUsage ?? ChildProcess.ResourceUsage())
         registry.remove(running.pid)
         let said = (result?.stderrText ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
-        throw BenchError.unavailable("'receipt-recon simulator serve' did not start listening"
-            + (result.map { " (exit \($0.status))" } ?? " within \(Int(startTimeout)) s")
-            + (said.isEmpty ? "" : ": " + said.suffix(600)))
+        throw BenchError.unavailable(
+            "'receipt-recon simulator serve' did not start listening"
+                + (result.map { " (exit \($0.status))" } ?? " within \(Int(startTimeout)) s")
+                + (said.isEmpty ? "" : ": " + said.suffix(600)))
     }
 
     /// The port of `listening on http://127.0.0.1:PORT …`, once that line is complete.
     static func listeningPort(in output: String) -> UInt16? {
-        guard let line = output.split(separator: "\n", omittingEmptySubsequences: false).dropLast().first(where: {
-            $0.hasPrefix("listening on http://")
-        }) else { return nil }
+        guard
+            let line = output.split(separator: "\n", omittingEmptySubsequences: false).dropLast().first(where: {
+                $0.hasPrefix("listening on http://")
+            })
+        else { return nil }
         let authority = line.dropFirst("listening on http://".count).prefix { $0 != " " && $0 != "/" }
         return authority.split(separator: ":").last.flatMap { UInt16($0) }
     }
@@ -74,13 +77,14 @@ final class SimulatorProcess: Sendable {
     func stats() throws -> Stats {
         let body = try LoopbackHTTP.get(port: port, path: "/stats")
         guard let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any],
-              let requests = object["requests"] as? Int,
-              let rateLimited = object["rateLimited"] as? Int
+            let requests = object["requests"] as? Int,
+            let rateLimited = object["rateLimited"] as? Int
         else {
             throw BenchError.internalError("the simulator's /stats has no 'requests' or 'rateLimited' count")
         }
-        return Stats(requests: requests, rateLimited: rateLimited,
-                     maxRequestsInOneSecond: object["maxRequestsInOneSecond"] as? Int ?? 0)
+        return Stats(
+            requests: requests, rateLimited: rateLimited,
+            maxRequestsInOneSecond: object["maxRequestsInOneSecond"] as? Int ?? 0)
     }
 
     /// Stops the server and reaps it; what it printed and consumed when it exited in time, nil when it

@@ -1,4 +1,6 @@
 import Foundation
 import ReceiptReconCLI
 
-exit(ReceiptRecon.main(arguments: Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment))
+exit(
+    ReceiptRecon.main(
+        arguments: Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment))

@@ -3,11 +3,12 @@ import Foundation
 import Testing
 
 @Suite struct CivilDateTests {
-    @Test(arguments: [
-        (1970, 1, 1, 0), (1969, 12, 31, -1), (2000, 2, 29, 11_016), (2000, 3, 1, 11_017),
-        (1900, 3, 1, -25_508), (1600, 3, 1, -135_080), (1, 1, 1, -719_162), (0, 3, 1, -719_468),
-        (0, 1, 1, -719_528), (-1, 12, 31, -719_529), (9999, 12, 31, 2_932_896),
-    ] as [(Int64, Int64, Int64, Int64)])
+    @Test(
+        arguments: [
+            (1970, 1, 1, 0), (1969, 12, 31, -1), (2000, 2, 29, 11_016), (2000, 3, 1, 11_017),
+            (1900, 3, 1, -25_508), (1600, 3, 1, -135_080), (1, 1, 1, -719_162), (0, 3, 1, -719_468),
+            (0, 1, 1, -719_528), (-1, 12, 31, -719_529), (9999, 12, 31, 2_932_896),
+        ] as [(Int64, Int64, Int64, Int64)])
     func daysSince1970(year: Int64, month: Int64, day: Int64, days: Int64) {
         let date = CivilDate(year: year, month: month, day: day)
         #expect(date.daysSince1970 == days)
@@ -59,29 +60,32 @@ import Testing
         #expect(disagreements.isEmpty)
     }
 
-    @Test(arguments: [
-        (2024, 2, 29, true), (2023, 2, 29, false), (2000, 2, 29, true), (1900, 2, 29, false), (0, 2, 29, true),
-        (-4, 2, 29, true), (2024, 4, 30, true), (2024, 4, 31, false), (2024, 12, 31, true), (2024, 13, 1, false),
-        (2024, 0, 10, false), (2024, 1, 0, false), (2024, 1, 32, false),
-    ] as [(Int64, Int64, Int64, Bool)])
+    @Test(
+        arguments: [
+            (2024, 2, 29, true), (2023, 2, 29, false), (2000, 2, 29, true), (1900, 2, 29, false), (0, 2, 29, true),
+            (-4, 2, 29, true), (2024, 4, 30, true), (2024, 4, 31, false), (2024, 12, 31, true), (2024, 13, 1, false),
+            (2024, 0, 10, false), (2024, 1, 0, false), (2024, 1, 32, false),
+        ] as [(Int64, Int64, Int64, Bool)])
     func validity(year: Int64, month: Int64, day: Int64, valid: Bool) {
         #expect(CivilDate(year: year, month: month, day: day).isValid == valid)
     }
 
-    @Test(arguments: [
-        (1970, 1, 1, 4), (1969, 12, 28, 0), (2024, 3, 10, 0), (2000, 1, 1, 6), (1600, 1, 1, 6), (1, 1, 1, 1),
-    ] as [(Int64, Int64, Int64, Int64)])
+    @Test(
+        arguments: [
+            (1970, 1, 1, 4), (1969, 12, 28, 0), (2024, 3, 10, 0), (2000, 1, 1, 6), (1600, 1, 1, 6), (1, 1, 1, 1),
+        ] as [(Int64, Int64, Int64, Int64)])
     func weekday(year: Int64, month: Int64, day: Int64, weekday: Int64) {
         #expect(CivilDate(year: year, month: month, day: day).weekday == weekday)
     }
 
     /// The day of the month is kept when the month has it and clamped to the month's end otherwise.
-    @Test(arguments: [
-        ((2024, 1, 31), 1, (2024, 2, 29)), ((2023, 1, 31), 1, (2023, 2, 28)), ((2024, 3, 31), -1, (2024, 2, 29)),
-        ((2024, 2, 29), 12, (2025, 2, 28)), ((2024, 12, 15), 1, (2025, 1, 15)), ((2024, 1, 15), -1, (2023, 12, 15)),
-        ((2024, 5, 31), 13, (2025, 6, 30)), ((2024, 8, 31), -26, (2022, 6, 30)), ((0, 1, 31), -1, (-1, 12, 31)),
-        ((2024, 1, 31), 0, (2024, 1, 31)),
-    ] as [((Int64, Int64, Int64), Int64, (Int64, Int64, Int64))])
+    @Test(
+        arguments: [
+            ((2024, 1, 31), 1, (2024, 2, 29)), ((2023, 1, 31), 1, (2023, 2, 28)), ((2024, 3, 31), -1, (2024, 2, 29)),
+            ((2024, 2, 29), 12, (2025, 2, 28)), ((2024, 12, 15), 1, (2025, 1, 15)), ((2024, 1, 15), -1, (2023, 12, 15)),
+            ((2024, 5, 31), 13, (2025, 6, 30)), ((2024, 8, 31), -26, (2022, 6, 30)), ((0, 1, 31), -1, (-1, 12, 31)),
+            ((2024, 1, 31), 0, (2024, 1, 31)),
+        ] as [((Int64, Int64, Int64), Int64, (Int64, Int64, Int64))])
     func addingMonths(start: (Int64, Int64, Int64), months: Int64, end: (Int64, Int64, Int64)) {
         let date = CivilDate(year: start.0, month: start.1, day: start.2).addingMonths(months)
         #expect(date == CivilDate(year: end.0, month: end.1, day: end.2))

@@ -2,15 +2,16 @@ import CivilTime
 import Testing
 
 @Suite struct CivilDateTimeTests {
-    @Test(arguments: [
-        (0, CivilDateTime(year: 1970, month: 1, day: 1)),
-        (-1, CivilDateTime(year: 1969, month: 12, day: 31, hour: 23, minute: 59, second: 59)),
-        (86_399, CivilDateTime(year: 1970, month: 1, day: 1, hour: 23, minute: 59, second: 59)),
-        (951_782_400, CivilDateTime(year: 2000, month: 2, day: 29)),
-        (1_335_798_355, CivilDateTime(year: 2012, month: 4, day: 30, hour: 15, minute: 5, second: 55)),
-        (253_402_300_799, CivilDateTime(year: 9999, month: 12, day: 31, hour: 23, minute: 59, second: 59)),
-        (-62_135_596_800, CivilDateTime(year: 1, month: 1, day: 1)),
-    ] as [(Int64, CivilDateTime)])
+    @Test(
+        arguments: [
+            (0, CivilDateTime(year: 1970, month: 1, day: 1)),
+            (-1, CivilDateTime(year: 1969, month: 12, day: 31, hour: 23, minute: 59, second: 59)),
+            (86_399, CivilDateTime(year: 1970, month: 1, day: 1, hour: 23, minute: 59, second: 59)),
+            (951_782_400, CivilDateTime(year: 2000, month: 2, day: 29)),
+            (1_335_798_355, CivilDateTime(year: 2012, month: 4, day: 30, hour: 15, minute: 5, second: 55)),
+            (253_402_300_799, CivilDateTime(year: 9999, month: 12, day: 31, hour: 23, minute: 59, second: 59)),
+            (-62_135_596_800, CivilDateTime(year: 1, month: 1, day: 1)),
+        ] as [(Int64, CivilDateTime)])
     func unixSeconds(seconds: Int64, civil: CivilDateTime) {
         #expect(CivilDateTime(unixSeconds: seconds) == civil)
         #expect(civil.unixSeconds == seconds)
@@ -51,16 +52,17 @@ import Testing
         #expect(civil.isValid == valid)
     }
 
-    @Test(arguments: [
-        (1_335_798_355_868, "2012-04-30 15:05:55", "2012-04-30T15:05:55.868Z"),
-        (1_335_798_355_000, "2012-04-30 15:05:55", "2012-04-30T15:05:55Z"),
-        (1_335_798_355_005, "2012-04-30 15:05:55", "2012-04-30T15:05:55.005Z"),
-        (-1, "1969-12-31 23:59:59", "1969-12-31T23:59:59.999Z"),
-        (-62_135_596_800_000, "0001-01-01 00:00:00", "0001-01-01T00:00:00Z"),
-        (253_402_300_799_999, "9999-12-31 23:59:59", "9999-12-31T23:59:59.999Z"),
-        (253_402_300_800_000, "10000-01-01 00:00:00", "10000-01-01T00:00:00Z"),
-        (-62_167_219_200_001, "-0001-12-31 23:59:59", "-0001-12-31T23:59:59.999Z"),
-    ] as [(Int64, String, String)])
+    @Test(
+        arguments: [
+            (1_335_798_355_868, "2012-04-30 15:05:55", "2012-04-30T15:05:55.868Z"),
+            (1_335_798_355_000, "2012-04-30 15:05:55", "2012-04-30T15:05:55Z"),
+            (1_335_798_355_005, "2012-04-30 15:05:55", "2012-04-30T15:05:55.005Z"),
+            (-1, "1969-12-31 23:59:59", "1969-12-31T23:59:59.999Z"),
+            (-62_135_596_800_000, "0001-01-01 00:00:00", "0001-01-01T00:00:00Z"),
+            (253_402_300_799_999, "9999-12-31 23:59:59", "9999-12-31T23:59:59.999Z"),
+            (253_402_300_800_000, "10000-01-01 00:00:00", "10000-01-01T00:00:00Z"),
+            (-62_167_219_200_001, "-0001-12-31 23:59:59", "-0001-12-31T23:59:59.999Z"),
+        ] as [(Int64, String, String)])
     func text(milliseconds: Int64, text: String, iso8601: String) {
         let civil = CivilDateTime(unixMilliseconds: milliseconds)
         #expect(civil.text(separator: " ") == text)

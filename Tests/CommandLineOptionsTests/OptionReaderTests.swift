@@ -54,7 +54,8 @@ import Testing
     @Test func integersStayInTheirRange() throws {
         let parse = ValueParsers(invocation: "tool")
         #expect(try parse.integer("n", "7", in: 1...10) == 7)
-        let tooBig = OptionError("--n expects a whole number of at least 1 and at most 10, got '11'", invocation: "tool")
+        let tooBig = OptionError(
+            "--n expects a whole number of at least 1 and at most 10, got '11'", invocation: "tool")
         #expect(throws: tooBig) { try parse.integer("n", "11", in: 1...10) }
         #expect(throws: OptionError("--n expects a whole number of at least 1, got '0'", invocation: "tool")) {
             try parse.integer("n", "0", in: 1...Int.max)
@@ -71,22 +72,23 @@ import Testing
             options: Self.options,
             sections: [HelpText.Section("EXIT CODES:", rows: [("0", "done"), ("64", "usage error")], columnWidth: 3)]
         ).text
-        #expect(help == """
-            USAGE: tool [--rate R] [--mode a|b] [--keep] [--tag T]...
+        #expect(
+            help == """
+                USAGE: tool [--rate R] [--mode a|b] [--keep] [--tag T]...
 
-            Does one thing.
+                Does one thing.
 
-            OPTIONS:
-              --rate R    requests per second (default: 20)
-              --mode a|b  how
-              --keep      keep everything
-              --tag T     a tag
-              --help      show this help
+                OPTIONS:
+                  --rate R    requests per second (default: 20)
+                  --mode a|b  how
+                  --keep      keep everything
+                  --tag T     a tag
+                  --help      show this help
 
-            EXIT CODES:
-              0    done
-              64   usage error
+                EXIT CODES:
+                  0    done
+                  64   usage error
 
-            """)
+                """)
     }
 }

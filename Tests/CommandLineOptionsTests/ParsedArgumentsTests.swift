@@ -52,16 +52,17 @@ import Testing
         #expect(Self.error(["--help", "--bogus"]) != nil, "the other arguments are still checked")
     }
 
-    @Test(arguments: [
-        (["--bogus"], "unknown option '--bogus' for 'run'"),
-        (["--bogus=1"], "unknown option '--bogus' for 'run'"),
-        (["-x"], "unknown option '-x' for 'run'; options are spelled --name"),
-        (["--rate"], "option '--rate R' needs a value"),
-        (["--rate", "--dry-run"], "option '--rate R' needs a value"),
-        (["--dry-run=yes"], "option '--dry-run' is a flag and takes no value"),
-        (["--rate", "5", "--rate", "6"], "option '--rate' given more than once"),
-        (["--dry-run", "--dry-run"], "option '--dry-run' given more than once"),
-    ] as [([String], String)])
+    @Test(
+        arguments: [
+            (["--bogus"], "unknown option '--bogus' for 'run'"),
+            (["--bogus=1"], "unknown option '--bogus' for 'run'"),
+            (["-x"], "unknown option '-x' for 'run'; options are spelled --name"),
+            (["--rate"], "option '--rate R' needs a value"),
+            (["--rate", "--dry-run"], "option '--rate R' needs a value"),
+            (["--dry-run=yes"], "option '--dry-run' is a flag and takes no value"),
+            (["--rate", "5", "--rate", "6"], "option '--rate' given more than once"),
+            (["--dry-run", "--dry-run"], "option '--dry-run' given more than once"),
+        ] as [([String], String)])
     func refusalsNameTheFlagAndTheWayOut(arguments: [String], message: String) throws {
         let error = try #require(Self.error(arguments))
         #expect(error.message == message)

@@ -1,7 +1,8 @@
 import Foundation
-@testable import Postgres
-import Testing
 import TestSupport
+import Testing
+
+@testable import Postgres
 
 /// The writers' typed columns (`PostgresArrayColumn`) must send exactly what the row-of-values
 /// insert sent: the same literal bytes for every value, and so the same rows, NULLs and types.
@@ -12,8 +13,10 @@ import TestSupport
     ]
 
     static let hostileDates: [Date?] = [
-        Date(timeIntervalSince1970: 0), Date(timeIntervalSince1970: -0.000_001), Date(timeIntervalSince1970: 1_732_233_600.123_456),
-        Date(timeIntervalSince1970: 1_732_233_600.999_999_6), Date(timeIntervalSince1970: -62_135_596_800),  // 0001-01-01
+        Date(timeIntervalSince1970: 0), Date(timeIntervalSince1970: -0.000_001),
+        Date(timeIntervalSince1970: 1_732_233_600.123_456),
+        Date(timeIntervalSince1970: 1_732_233_600.999_999_6),
+        Date(timeIntervalSince1970: -62_135_596_800),  // 0001-01-01
         Date(timeIntervalSince1970: 253_402_300_799.999_999),  // 9999-12-31 23:59:59.999999
         Date(timeIntervalSince1970: 253_402_300_800),  // year 10000: the slow path
         Date(timeIntervalSince1970: -62_167_219_200 - 86_400),  // year -1: the slow path
@@ -57,7 +60,9 @@ import TestSupport
             PostgresTimestamp.append(date, to: &bytes)
             #expect(String(decoding: bytes, as: UTF8.self) == "prefix" + PostgresTimestamp.format(date))
         }
-        #expect(PostgresTimestamp.format(Date(timeIntervalSince1970: 1_732_233_600.123_456)) == "2024-11-22 00:00:00.123456+00")
+        #expect(
+            PostgresTimestamp.format(Date(timeIntervalSince1970: 1_732_233_600.123_456))
+                == "2024-11-22 00:00:00.123456+00")
         #expect(PostgresTimestamp.format(Date(timeIntervalSince1970: -0.000_001)) == "1969-12-31 23:59:59.999999+00")
     }
 
@@ -66,7 +71,8 @@ import TestSupport
         try TestDatabase.with(migrated: false) { database in
             let connection = try database.connect()
             for table in ["by_rows", "by_columns"] {
-                try connection.execute("""
+                try connection.execute(
+                    """
                     CREATE TABLE \(unescaped: table) (id bigint PRIMARY KEY, t text, n int, b bigint, f boolean,
                         ts timestamptz, note text NOT NULL DEFAULT 'none')
                     """)
@@ -77,7 +83,8 @@ import TestSupport
             let storable = Self.hostileDates.filter { ($0?.timeIntervalSince1970 ?? 0) >= -62_135_596_800 }
             let dates: [Date?] = (0..<count).map { storable[$0 % storable.count] }
             let ints: [Int?] = (0..<count).map { (i: Int) -> Int? in i % 5 == 4 ? nil : i * 7 - 20 }
-            let bigints: [Int64?] = (0..<count).map { (i: Int) -> Int64? in i % 3 == 1 ? nil : Int64(i) * 1_000_000_007 }
+            let bigints: [Int64?] = (0..<count).map { (i: Int) -> Int64? in i % 3 == 1 ? nil : Int64(i) * 1_000_000_007
+            }
             let bools: [Bool?] = (0..<count).map { (i: Int) -> Bool? in i % 4 == 3 ? nil : i % 2 == 0 }
             let rows: [[any PostgresEncodable]] = (0..<count).map { i in
                 [Int64(i), texts[i], ints[i], bigints[i], bools[i], dates[i]]
@@ -85,11 +92,18 @@ import TestSupport
             let names = ["id", "t", "n", "b", "f", "ts"]
             #expect(try connection.insert(into: "by_rows", columns: names, rows: rows) == count)
 
-            var id = PostgresArrayColumn<Int64>("id"), t = PostgresArrayColumn<String>("t")
-            var n = PostgresArrayColumn<Int>("n"), b = PostgresArrayColumn<Int64>("b")
-            var f = PostgresArrayColumn<Bool>("f"), ts = PostgresArrayColumn<Date>("ts")
+            var id = PostgresArrayColumn<Int64>("id")
+            var t = PostgresArrayColumn<String>("t")
+            var n = PostgresArrayColumn<Int>("n")
+            var b = PostgresArrayColumn<Int64>("b")
+            var f = PostgresArrayColumn<Bool>("f")
+            var ts = PostgresArrayColumn<Date>("ts")
             for i in 0..<count {
-                id.append(Int64(i)); t.append(texts[i]); n.append(ints[i]); b.append(bigints[i]); f.append(bools[i])
+                id.append(Int64(i))
+                t.append(texts[i])
+                n.append(ints[i])
+                b.append(bigints[i])
+                f.append(bools[i])
                 ts.append(dates[i])
             }
             #expect(try connection.insert(into: "by_columns", columns: [id, t, n, b, f, ts]) == count)
@@ -109,11 +123,19 @@ import TestSupport
             #expect(try byColumns.map { try $0.decode("t", as: String?.self) } == texts)
 
             // The same statement for another row count, with the conflict clause applied per row.
-            var id2 = PostgresArrayColumn<Int64>("id"), t2 = PostgresArrayColumn<String>("t")
-            id2.append(0); t2.append("changed"); id2.append(1000); t2.append(nil)
-            #expect(try connection.insert(into: "by_columns", columns: [id2, t2],
-                                          suffix: "ON CONFLICT (id) DO UPDATE SET t = EXCLUDED.t") == 2)
-            #expect(try connection.query("SELECT t FROM by_columns WHERE id = 0").first!.decode("t", as: String.self) == "changed")
+            var id2 = PostgresArrayColumn<Int64>("id")
+            var t2 = PostgresArrayColumn<String>("t")
+            id2.append(0)
+            t2.append("changed")
+            id2.append(1000)
+            t2.append(nil)
+            #expect(
+                try connection.insert(
+                    into: "by_columns", columns: [id2, t2],
+                    suffix: "ON CONFLICT (id) DO UPDATE SET t = EXCLUDED.t") == 2)
+            #expect(
+                try connection.query("SELECT t FROM by_columns WHERE id = 0").first!.decode("t", as: String.self)
+                    == "changed")
         }
     }
 
@@ -121,8 +143,13 @@ import TestSupport
         try TestDatabase.with(migrated: false) { database in
             let connection = try database.connect()
             try connection.execute("CREATE TABLE sample (id bigint PRIMARY KEY, t text)")
-            #expect(try connection.insert(into: "sample", columns: [PostgresArrayColumn<Int64>("id"),
-                                                                    PostgresArrayColumn<String>("t")]) == 0)
+            #expect(
+                try connection.insert(
+                    into: "sample",
+                    columns: [
+                        PostgresArrayColumn<Int64>("id"),
+                        PostgresArrayColumn<String>("t"),
+                    ]) == 0)
             var id = PostgresArrayColumn<Int64>("id")
             id.append(1)
             #expect(throws: PostgresError.self) {

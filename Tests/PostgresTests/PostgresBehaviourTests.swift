@@ -1,8 +1,8 @@
 import CivilTime
 import Foundation
 import Postgres
-import Testing
 import TestSupport
+import Testing
 
 /// Errors, transactions, advisory locks and bulk writes against a real PostgreSQL.
 @Suite struct PostgresBehaviourTests {
@@ -48,7 +48,9 @@ import TestSupport
             #expect(receipts == 0)
             #expect(testers == 0)
             // And a committed one stays.
-            try connection.transaction { try connection.execute("INSERT INTO sandbox_testers (user_id) VALUES ('kept')") }
+            try connection.transaction {
+                try connection.execute("INSERT INTO sandbox_testers (user_id) VALUES ('kept')")
+            }
             #expect(try other.query("SELECT count(*) AS n FROM sandbox_testers").first!.decode("n") == 1)
         }
     }
@@ -95,7 +97,8 @@ import TestSupport
             let rows: [[any PostgresEncodable]] = notes.enumerated().map { index, note in
                 [Int64(index), note, when, index % 2 == 0]
             }
-            #expect(try connection.copy(into: "bulk", columns: ["id", "note", "at", "flag"], rows: rows) == notes.count)
+            #expect(
+                try connection.copy(into: "bulk", columns: ["id", "note", "at", "flag"], rows: rows) == notes.count)
             let back = try connection.query("SELECT id, note, at, flag FROM bulk ORDER BY id")
             #expect(try back.map { try $0.decode("note", as: String?.self) } == notes)
             #expect(try back.allSatisfy { try $0.decode("at", as: Date.self) == when })

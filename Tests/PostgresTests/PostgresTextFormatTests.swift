@@ -26,10 +26,12 @@ import Testing
         let date = Date(unixMicroseconds: 1_709_276_696_000_007)
         #expect(PostgresTimestamp.format(date) == "2024-03-01 07:04:56.000007+00")
         // Both sides of the four-digit fast path, and the instants around midnight and epoch.
-        for (micros, text) in [(Int64(-62_135_596_800_000_000), "0001-01-01 00:00:00.000000+00"),
-                               (-1, "1969-12-31 23:59:59.999999+00"), (0, "1970-01-01 00:00:00.000000+00"),
-                               (253_402_300_799_000_000, "9999-12-31 23:59:59.000000+00"),
-                               (253_402_300_800_000_000, "10000-01-01 00:00:00.000000+00")] {
+        for (micros, text) in [
+            (Int64(-62_135_596_800_000_000), "0001-01-01 00:00:00.000000+00"),
+            (-1, "1969-12-31 23:59:59.999999+00"), (0, "1970-01-01 00:00:00.000000+00"),
+            (253_402_300_799_000_000, "9999-12-31 23:59:59.000000+00"),
+            (253_402_300_800_000_000, "10000-01-01 00:00:00.000000+00"),
+        ] {
             #expect(PostgresTimestamp.format(Date(unixMicroseconds: micros)) == text)
             #expect(try! PostgresTimestamp.parse(text).unixMicroseconds == micros)
         }
@@ -47,7 +49,9 @@ import Testing
     }
 
     @Test func intervalDescriptionReadsBack() throws {
-        let intervals = [CalendarDuration(months: 1, days: -2, microseconds: -1_500_000), .seconds(86_400), CalendarDuration()]
+        let intervals = [
+            CalendarDuration(months: 1, days: -2, microseconds: -1_500_000), .seconds(86_400), CalendarDuration(),
+        ]
         for interval in intervals {
             #expect(try CalendarDuration(iso8601: interval.description) == interval)
         }
@@ -57,6 +61,7 @@ import Testing
         // FNV-1a 64 of the name: the same key in every process and release (Swift's hashValue is not).
         #expect(AdvisoryLockKey(name: "").value == Int64(bitPattern: 0xcbf2_9ce4_8422_2325))
         #expect(AdvisoryLockKey(name: "a").value == Int64(bitPattern: 0xaf63_dc4c_8601_ec8c))
-        #expect(AdvisoryLockKey(name: "receipt-recon:nightly:0/1") != AdvisoryLockKey(name: "receipt-recon:nightly:1/2"))
+        #expect(
+            AdvisoryLockKey(name: "receipt-recon:nightly:0/1") != AdvisoryLockKey(name: "receipt-recon:nightly:1/2"))
     }
 }

@@ -1,26 +1,29 @@
 import CivilTime
 import Foundation
 import Postgres
-import Testing
 import TestSupport
+import Testing
 
 /// Every supported type goes to a real PostgreSQL and comes back unchanged.
 @Suite struct PostgresTypeTests {
     @Test func everySupportedTypeRoundTripsIncludingNull() throws {
         try TestDatabase.with(migrated: false) { database in
             let connection = try database.connect()
-            try connection.execute("""
+            try connection.execute(
+                """
                 CREATE TABLE sample (t text, b bigint, i int, f boolean, d double precision,
                                      ts timestamptz, iv interval, j jsonb)
                 """)
             let date = Date(timeIntervalSince1970: 1_732_233_600.123_456)
             let interval = CalendarDuration(months: 14, days: -3, microseconds: 3_723_500_001)
             let json = PostgresJSON(#"{"a": [1, 2.5, "x"], "b": null}"#)
-            try connection.execute("""
+            try connection.execute(
+                """
                 INSERT INTO sample VALUES (\("hello"), \(Int64.max), \(Int32.min), \(true), \(-0.1),
                                            \(date), \(interval), \(json))
                 """)
-            try connection.execute("""
+            try connection.execute(
+                """
                 INSERT INTO sample VALUES (\(String?.none), \(Int64?.none), \(Int32?.none), \(Bool?.none),
                     \(Double?.none), \(Date?.none), \(CalendarDuration?.none), \(PostgresJSON?.none))
                 """)
@@ -55,16 +58,24 @@ import TestSupport
     @Test func textArraysKeepEveryElementWhateverItHolds() throws {
         try TestDatabase.with(migrated: false) { database in
             let connection = try database.connect()
-            let values = ["plain", "", "NULL", "with,comma", "{braces}", #"quote " and \ backslash"#, "  spaced  ",
-                          "unicode é 日本 👍", "tab\tnewline\n"]
-            let back: [String] = try connection.query("SELECT v FROM unnest(\(values)) WITH ORDINALITY AS u(v, n) ORDER BY n")
-                .map { try $0.decode("v") }
+            let values = [
+                "plain", "", "NULL", "with,comma", "{braces}", #"quote " and \ backslash"#, "  spaced  ",
+                "unicode é 日本 👍", "tab\tnewline\n",
+            ]
+            let back: [String] = try connection.query(
+                "SELECT v FROM unnest(\(values)) WITH ORDINALITY AS u(v, n) ORDER BY n"
+            )
+            .map { try $0.decode("v") }
             #expect(back == values)
-            #expect(try connection.query("SELECT cardinality(\([String]())) AS n").first!.decode("n", as: Int64.self) == 0)
+            #expect(
+                try connection.query("SELECT cardinality(\([String]())) AS n").first!.decode("n", as: Int64.self) == 0)
             // The form the writers use: membership through the index, not a hashed VALUES list.
             try connection.execute("CREATE TABLE members (id text PRIMARY KEY)")
             try connection.execute("INSERT INTO members SELECT unnest(\(values))")
-            #expect(try connection.query("SELECT count(*) AS n FROM members WHERE id = ANY(\([values[3], values[5], "absent"]))")
+            #expect(
+                try connection.query(
+                    "SELECT count(*) AS n FROM members WHERE id = ANY(\([values[3], values[5], "absent"]))"
+                )
                 .first!.decode("n", as: Int64.self) == 2)
         }
     }
@@ -72,12 +83,14 @@ import TestSupport
     @Test func arrayInsertsKeepEveryValueAndReuseOnePreparedStatement() throws {
         try TestDatabase.with(migrated: false) { database in
             let connection = try database.connect()
-            try connection.execute("CREATE TABLE sample (id bigint PRIMARY KEY, t text, n int, f boolean, ts timestamptz)")
+            try connection.execute(
+                "CREATE TABLE sample (id bigint PRIMARY KEY, t text, n int, f boolean, ts timestamptz)")
             let date = Date(timeIntervalSince1970: 1_732_233_600.123_456)
             let hostile = [#"quote " backslash \ comma , braces {}"#, "NULL", "", "日本 👍", "line\nbreak\ttab"]
-            let rows: [[any PostgresEncodable]] = hostile.enumerated().map { index, text in
-                [Int64(index), text, Int32(index), index % 2 == 0, date]
-            } + [[Int64(99), String?.none, Int32?.none, Bool?.none, Date?.none]]
+            let rows: [[any PostgresEncodable]] =
+                hostile.enumerated().map { index, text in
+                    [Int64(index), text, Int32(index), index % 2 == 0, date]
+                } + [[Int64(99), String?.none, Int32?.none, Bool?.none, Date?.none]]
             #expect(try connection.insert(into: "sample", columns: ["id", "t", "n", "f", "ts"], rows: rows) == 6)
             let back = try connection.query("SELECT id, t, n, f, ts FROM sample ORDER BY id")
             #expect(try back.prefix(5).map { try $0.decode("t", as: String.self) } == hostile)
@@ -86,14 +99,23 @@ import TestSupport
             #expect(try back[5].decode("t", as: String?.self) == nil && back[5].decode("ts", as: Date?.self) == nil)
 
             // Another row count, the same statement: the conflict clause applies per row.
-            let update: [[any PostgresEncodable]] = [[Int64(0), "changed", Int32(7), false, date], [Int64(100), "new", Int32(1), true, date]]
-            #expect(try connection.insert(into: "sample", columns: ["id", "t", "n", "f", "ts"], rows: update,
-                                          suffix: "ON CONFLICT (id) DO UPDATE SET t = EXCLUDED.t") == 2)
-            #expect(try connection.query("SELECT t FROM sample WHERE id = 0").first!.decode("t", as: String.self) == "changed")
+            let update: [[any PostgresEncodable]] = [
+                [Int64(0), "changed", Int32(7), false, date], [Int64(100), "new", Int32(1), true, date],
+            ]
+            #expect(
+                try connection.insert(
+                    into: "sample", columns: ["id", "t", "n", "f", "ts"], rows: update,
+                    suffix: "ON CONFLICT (id) DO UPDATE SET t = EXCLUDED.t") == 2)
+            #expect(
+                try connection.query("SELECT t FROM sample WHERE id = 0").first!.decode("t", as: String.self)
+                    == "changed")
             #expect(try connection.query("SELECT count(*) AS n FROM sample").first!.decode("n", as: Int64.self) == 7)
-            try connection.insert(into: "sample", columns: ["id", "t", "n", "f", "ts"], rows: [[Int64(200), "x", Int32(0), true, date]])
+            try connection.insert(
+                into: "sample", columns: ["id", "t", "n", "f", "ts"], rows: [[Int64(200), "x", Int32(0), true, date]])
             // Three inserts, two statement texts: each prepared once on this connection.
-            #expect(try connection.query("SELECT count(*) AS n FROM pg_prepared_statements").first!.decode("n", as: Int64.self) == 2)
+            #expect(
+                try connection.query("SELECT count(*) AS n FROM pg_prepared_statements").first!.decode(
+                    "n", as: Int64.self) == 2)
             #expect(throws: PostgresError.self) {
                 try connection.insert(into: "sample", columns: ["id", "t"], rows: [[Int64(5)]])
             }
@@ -113,24 +135,28 @@ import TestSupport
     }
 
     /// Zones with odd offsets, including historical local mean time with seconds in its offset.
-    @Test(arguments: ["UTC", "Asia/Kathmandu", "America/St_Johns", "Pacific/Chatham", "Europe/Amsterdam", "America/Los_Angeles"])
+    @Test(arguments: [
+        "UTC", "Asia/Kathmandu", "America/St_Johns", "Pacific/Chatham", "Europe/Amsterdam", "America/Los_Angeles",
+    ])
     func timestampsKeepMicrosecondsInAnySessionTimeZone(zone: String) throws {
         try TestDatabase.with(migrated: false) { database in
             let connection = try database.connect()
             try connection.execute(PostgresQuery(unsafeSQL: "SET TimeZone = '\(zone)'"))
             let instants: [Int64] = [
-                1_732_233_600_123_456,   // 2024-11-22, six fraction digits
-                1_700_000_000_000_001,   // one microsecond past a whole second
+                1_732_233_600_123_456,  // 2024-11-22, six fraction digits
+                1_700_000_000_000_001,  // one microsecond past a whole second
                 -3_786_825_600_000_000 + 7,  // 1850, when Amsterdam ran on LMT (+00:19:32)
-                951_782_400_999_999,     // 2000-02-29, leap day
+                951_782_400_999_999,  // 2000-02-29, leap day
                 0,
             ]
             for micros in instants {
                 let date = Date(unixMicroseconds: micros)
-                let row = try connection.query("""
+                let row = try connection.query(
+                    """
                     SELECT \(date)::timestamptz AS ts,
                            (extract(epoch FROM \(date)::timestamptz) * 1000000)::bigint AS server_micros
-                    """).first!
+                    """
+                ).first!
                 // The server understood the bind exactly, and the session's rendering reads back exactly.
                 #expect(try row.decode("server_micros") == micros)
                 #expect(try row.decode("ts", as: Date.self).unixMicroseconds == micros)
@@ -167,7 +193,8 @@ import TestSupport
             let connection = try database.connect()
             let hostile = "x'; DROP TABLE receipts; --"
             try connection.execute("INSERT INTO receipts (user_id, receipt_data) VALUES (\(hostile), \(hostile))")
-            let count: Int = try connection.query("SELECT count(*) AS n FROM receipts WHERE user_id = \(hostile)").first!.decode("n")
+            let count: Int = try connection.query("SELECT count(*) AS n FROM receipts WHERE user_id = \(hostile)")
+                .first!.decode("n")
             #expect(count == 1)
         }
     }

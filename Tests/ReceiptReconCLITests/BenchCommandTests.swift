@@ -1,13 +1,15 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `receipt-recon-bench` through its built binary, as a developer runs it: every key it promises, with
 /// a sane value, and nothing left running or on disk afterwards. No timing thresholds: the figures
 /// depend on the machine; what is checked is that they are there and mean what they say.
 @Suite struct BenchCommandTests {
-    static let required = ["throughput_ratio", "receipts_per_second", "cpu_ms_per_1k_receipts", "peak_rss_mb",
-                           "apple_requests_per_receipt", "over_limit_429", "db_seconds", "wall_seconds"]
+    static let required = [
+        "throughput_ratio", "receipts_per_second", "cpu_ms_per_1k_receipts", "peak_rss_mb",
+        "apple_requests_per_receipt", "over_limit_429", "db_seconds", "wall_seconds",
+    ]
 
     /// Runs the bench with the test process's PATH, HOME and LANG only, and a temporary directory of its
     /// own: its cluster must not appear among the `recon-pg-*` directories other tests watch (the demo
@@ -49,8 +51,9 @@ import TestSupport
         let ratio = try #require(values["ideal_ratio"].flatMap(Double.init), "\(values)")
         let perSecond = try #require(values["receipts_per_second"].flatMap(Double.init))
         #expect(abs(ideal - formula) <= 0.05 + 1e-9, "ideal_receipts_per_second \(ideal), formula \(formula)")
-        #expect(abs(ratio - perSecond / ideal) <= 0.0005 + 0.15 / ideal,
-                "ideal_ratio \(ratio), receipts_per_second \(perSecond), ideal \(ideal)")
+        #expect(
+            abs(ratio - perSecond / ideal) <= 0.0005 + 0.15 / ideal,
+            "ideal_ratio \(ratio), receipts_per_second \(perSecond), ideal \(ideal)")
     }
 
     /// stdout's `key=value` lines; a key printed twice keeps its last value (the first test checks there is none).
@@ -65,8 +68,10 @@ import TestSupport
 
     @Test func aSmallBenchPrintsEveryKeyWithASaneValueAndLeavesNothingBehind() throws {
         var leftInTemporary: [String] = []
-        let result = try Self.bench(["--receipts", "300", "--rate", "200", "--concurrency", "8",
-                                     "--latency-ms", "5", "--jitter-ms", "2", "--seed", "3"]) { temporary in
+        let result = try Self.bench([
+            "--receipts", "300", "--rate", "200", "--concurrency", "8",
+            "--latency-ms", "5", "--jitter-ms", "2", "--seed", "3",
+        ]) { temporary in
             leftInTemporary = try FileManager.default.contentsOfDirectory(atPath: temporary.path)
         }
         let stderr = result.stderrText
@@ -93,24 +98,31 @@ import TestSupport
         // Not ≥ 1: the world holds receipts the job rules on locally (empty, not base64, Xcode) and
         // duplicates it verifies once. With no faults, what the simulator received is what the job sent.
         #expect(try #require(number("apple_requests_per_receipt")) > 0)
-        #expect(values["apple_requests"] != nil && values["apple_requests"] == values["job_apple_requests"],
-                "simulator received \(values["apple_requests"] ?? "?"), job sent \(values["job_apple_requests"] ?? "?")")
+        #expect(
+            values["apple_requests"] != nil && values["apple_requests"] == values["job_apple_requests"],
+            "simulator received \(values["apple_requests"] ?? "?"), job sent \(values["job_apple_requests"] ?? "?")")
         let over = try #require(values["over_limit_429"])
         #expect(Int(over).map { $0 >= 0 } == true, "over_limit_429 is a count: '\(over)'")
         #expect(try #require(number("wall_seconds")) > 0)
         // The job waited on PostgreSQL for at least its own writes, and the figure is a number.
         #expect(try #require(number("db_seconds")) > 0, "db_seconds: \(values["db_seconds"] ?? "missing")")
         // Here the rate limit binds: C / (L + J/2) = 8 / 0.006 s is far above R = 200.
-        try Self.expectIdealKeys(values, formula: Self.ideal(rate: 200, concurrency: 8, latencyMilliseconds: 5,
-                                                             jitterMilliseconds: 2))
+        try Self.expectIdealKeys(
+            values,
+            formula: Self.ideal(
+                rate: 200, concurrency: 8, latencyMilliseconds: 5,
+                jitterMilliseconds: 2))
 
         // Extras a reader relies on: what was run, and that PostgreSQL kept its default durability.
         #expect(try #require(Int(values["receipts"] ?? "")) > 0)
         #expect(values["rate"] == "200")
         #expect(values["concurrency"] == "8")
         #expect(values["job_exit_code"].flatMap(Int32.init).map { [0, 1].contains($0) } == true)
-        #expect(["wait4", "sampled"].contains(values["peak_rss_source"] ?? ""), "\(values["peak_rss_source"] ?? "missing")")
-        #expect(try #require(Int(values["expected_corrections"] ?? "")) > 0, "the seeded world's expected corrections were read")
+        #expect(
+            ["wait4", "sampled"].contains(values["peak_rss_source"] ?? ""), "\(values["peak_rss_source"] ?? "missing")")
+        #expect(
+            try #require(Int(values["expected_corrections"] ?? "")) > 0,
+            "the seeded world's expected corrections were read")
         #expect(values["pg_fsync"] == "on")
         #expect(values["pg_synchronous_commit"] == "on")
         #expect(values["job_binary"] == ReceiptReconBinary.url.path)
@@ -119,14 +131,17 @@ import TestSupport
         // simulator has exited.
         #expect(try #require(stderr.firstMatch(of: /cluster in (\S+)/)).1.contains("/bench-test-"), "\(stderr)")
         #expect(leftInTemporary.isEmpty, "left behind: \(leftInTemporary)")
-        let serve = try #require(stderr.firstMatch(of: /simulator serve started on \S+ \(pid (\d+)\)/).flatMap { pid_t($0.1) })
+        let serve = try #require(
+            stderr.firstMatch(of: /simulator serve started on \S+ \(pid (\d+)\)/).flatMap { pid_t($0.1) })
         #expect(kill(serve, 0) == -1 && errno == ESRCH, "simulator process \(serve) still exists")
         #expect(!stderr.contains("MII"), "no receipt data in the bench's output")
     }
 
     @Test func rateZeroMeansNoLimitAndTheIdealFollowsConcurrencyAndLatency() throws {
-        let result = try Self.bench(["--receipts", "300", "--rate", "0", "--concurrency", "4",
-                                     "--latency-ms", "20", "--jitter-ms", "10", "--seed", "3"])
+        let result = try Self.bench([
+            "--receipts", "300", "--rate", "0", "--concurrency", "4",
+            "--latency-ms", "20", "--jitter-ms", "10", "--seed", "3",
+        ])
         #expect(result.status == 0, "exit \(result.status): \(result.stderrText)")
         let values = Self.keyValues(result.stdoutText)
         for key in Self.required where key != "throughput_ratio" {
@@ -138,8 +153,11 @@ import TestSupport
         #expect(jobRate >= 1_000_000, "the job's own rate must never bind")
         #expect(values["over_limit_429"] == "0")
         #expect(result.stderrText.contains("no rate limit"), "\(result.stderrText)")
-        try Self.expectIdealKeys(values, formula: Self.ideal(rate: nil, concurrency: 4, latencyMilliseconds: 20,
-                                                             jitterMilliseconds: 10))
+        try Self.expectIdealKeys(
+            values,
+            formula: Self.ideal(
+                rate: nil, concurrency: 4, latencyMilliseconds: 20,
+                jitterMilliseconds: 10))
     }
 
     @Test(arguments: [
@@ -163,7 +181,8 @@ import TestSupport
     }
 
     @Test func withoutTheJobBinaryBesideItTheBenchSaysHowToBuildIt() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bench-alone-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "bench-alone-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let copy = directory.appendingPathComponent("receipt-recon-bench")

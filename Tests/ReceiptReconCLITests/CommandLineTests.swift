@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// The command line as cron and operators meet it: help, version, usage errors and exit codes.
 @Suite struct CommandLineTests {
@@ -15,13 +15,17 @@ import TestSupport
         for code in [0, 1, 64, 65, 69, 70, 75, 78] {
             #expect(result.stdout.contains("\n  \(code) "), "help lacks exit code \(code)")
         }
-        for variable in ["DATABASE_URL", "APPLE_SHARED_SECRET", "APPLE_BUNDLE_IDS", "APPLE_VERIFY_URL_PRODUCTION",
-                         "APPLE_VERIFY_URL_SANDBOX", "RECON_ENVIRONMENT", "RECON_HTTP_CLIENT"] {
+        for variable in [
+            "DATABASE_URL", "APPLE_SHARED_SECRET", "APPLE_BUNDLE_IDS", "APPLE_VERIFY_URL_PRODUCTION",
+            "APPLE_VERIFY_URL_SANDBOX", "RECON_ENVIRONMENT", "RECON_HTTP_CLIENT",
+        ] {
             #expect(result.stdout.contains(variable))
         }
     }
 
-    @Test(arguments: ["migrate", "run", "verify-user", "export", "report", "demo", "inspect", "simulator seed", "simulator serve"])
+    @Test(arguments: [
+        "migrate", "run", "verify-user", "export", "report", "demo", "inspect", "simulator seed", "simulator serve",
+    ])
     func everyCommandHasHelpWithItsExitCodes(command: String) throws {
         let result = try ReceiptReconBinary.run(command.split(separator: " ").map(String.init) + ["--help"])
         #expect(result.status == 0)
@@ -32,10 +36,12 @@ import TestSupport
 
     @Test func runHelpDocumentsEveryContractOption() throws {
         let help = try ReceiptReconBinary.run(["run", "--help"]).stdout
-        for option in ["--dry-run", "--as-of", "--rate", "--concurrency", "--timeout", "--max-attempts", "--older-than",
-                       "--limit", "--shard", "--sandbox-policy", "--max-unverified-ratio", "--max-revoke-ratio", "--json",
-                       "--metrics-file", "--database-url", "--shared-secret-file", "--bundle-id", "--production-url",
-                       "--sandbox-url", "--environment", "--http-client"] {
+        for option in [
+            "--dry-run", "--as-of", "--rate", "--concurrency", "--timeout", "--max-attempts", "--older-than",
+            "--limit", "--shard", "--sandbox-policy", "--max-unverified-ratio", "--max-revoke-ratio", "--json",
+            "--metrics-file", "--database-url", "--shared-secret-file", "--bundle-id", "--production-url",
+            "--sandbox-url", "--environment", "--http-client",
+        ] {
             #expect(help.contains(option + " "), "run --help lacks \(option)")
         }
     }
@@ -48,38 +54,39 @@ import TestSupport
     }
 
     /// Each bad invocation exits 64 with one line that names what was wrong.
-    @Test(arguments: [
-        (["bogus"], "bogus"),
-        (["run", "--rate", "abc"], "--rate"),
-        (["run", "--rate", "0"], "--rate"),
-        (["run", "--concurrency", "-3"], "--concurrency"),
-        (["run", "--older-than", "20"], "--older-than"),
-        (["run", "--shard", "2/2"], "--shard"),
-        (["run", "--as-of", "yesterday"], "--as-of"),
-        (["run", "--as-of", "2026-02-30"], "--as-of"),
-        (["run", "--sandbox-policy", "ignore"], "--sandbox-policy"),
-        (["run", "--max-revoke-ratio", "1.5"], "--max-revoke-ratio"),
-        (["run", "--dry-run=yes"], "--dry-run"),
-        (["run", "--frobnicate"], "--frobnicate"),
-        (["run", "--rate"], "--rate"),
-        (["run", "--rate", "5", "--rate", "6"], "--rate"),
-        (["run", "--environment", "staging"], "--environment"),
-        (["run", "--production-url", "ftp://apple"], "--production-url"),
-        (["run", "--http-client", "wget"], "--http-client expects 'curl' or 'urlsession', got 'wget'"),
-        (["verify-user", "u1", "--http-client", "URLSession"], "--http-client expects 'curl' or 'urlsession'"),
-        (["verify-user"], "USER_ID"),
-        (["export", "ledger", "--from", "2026-01-01", "--to", "2026-02-01"], "ledger"),
-        (["export", "flags", "--from", "2026-02-01", "--to", "2026-01-01"], "reversed"),
-        (["export", "flags", "--from", "2026-02-01", "--to", "2026-02-01"], "empty"),
-        (["export", "flags", "--from", "01/02/2026", "--to", "2026-03-01"], "--from"),
-        (["export", "flags", "--to", "2026-03-01"], "--from"),
-        (["report", "--run", "x"], "--run"),
-        (["report", "--json", "--html", "r.html"], "--html"),
-        (["inspect"], "FILE"),
-        (["simulator"], "seed"),
-        (["simulator", "serve", "--port", "70000"], "--port"),
-        (["-x"], "-x"),
-    ] as [([String], String)])
+    @Test(
+        arguments: [
+            (["bogus"], "bogus"),
+            (["run", "--rate", "abc"], "--rate"),
+            (["run", "--rate", "0"], "--rate"),
+            (["run", "--concurrency", "-3"], "--concurrency"),
+            (["run", "--older-than", "20"], "--older-than"),
+            (["run", "--shard", "2/2"], "--shard"),
+            (["run", "--as-of", "yesterday"], "--as-of"),
+            (["run", "--as-of", "2026-02-30"], "--as-of"),
+            (["run", "--sandbox-policy", "ignore"], "--sandbox-policy"),
+            (["run", "--max-revoke-ratio", "1.5"], "--max-revoke-ratio"),
+            (["run", "--dry-run=yes"], "--dry-run"),
+            (["run", "--frobnicate"], "--frobnicate"),
+            (["run", "--rate"], "--rate"),
+            (["run", "--rate", "5", "--rate", "6"], "--rate"),
+            (["run", "--environment", "staging"], "--environment"),
+            (["run", "--production-url", "ftp://apple"], "--production-url"),
+            (["run", "--http-client", "wget"], "--http-client expects 'curl' or 'urlsession', got 'wget'"),
+            (["verify-user", "u1", "--http-client", "URLSession"], "--http-client expects 'curl' or 'urlsession'"),
+            (["verify-user"], "USER_ID"),
+            (["export", "ledger", "--from", "2026-01-01", "--to", "2026-02-01"], "ledger"),
+            (["export", "flags", "--from", "2026-02-01", "--to", "2026-01-01"], "reversed"),
+            (["export", "flags", "--from", "2026-02-01", "--to", "2026-02-01"], "empty"),
+            (["export", "flags", "--from", "01/02/2026", "--to", "2026-03-01"], "--from"),
+            (["export", "flags", "--to", "2026-03-01"], "--from"),
+            (["report", "--run", "x"], "--run"),
+            (["report", "--json", "--html", "r.html"], "--html"),
+            (["inspect"], "FILE"),
+            (["simulator"], "seed"),
+            (["simulator", "serve", "--port", "70000"], "--port"),
+            (["-x"], "-x"),
+        ] as [([String], String)])
     func usageErrorsExit64NamingTheProblem(arguments: [String], named: String) throws {
         let result = try ReceiptReconBinary.run(arguments)
         #expect(result.status == 64, "\(arguments): \(result.output)")

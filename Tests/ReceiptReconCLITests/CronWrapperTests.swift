@@ -1,8 +1,8 @@
 import AppStoreSimulator
 import Foundation
 import Postgres
-import Testing
 import TestSupport
+import Testing
 
 /// `cron/receipt-recon-nightly.sh` as cron runs it: env file, flock, dated log, one-line verdict.
 @Suite struct CronWrapperTests {
@@ -14,9 +14,13 @@ import TestSupport
         let directory: URL
         let environment: [String: String]
         var log: String {
-            let logs = (try? FileManager.default.contentsOfDirectory(atPath: directory.appendingPathComponent("logs").path)) ?? []
-            return logs.compactMap { try? String(contentsOf: directory.appendingPathComponent("logs/\($0)"), encoding: .utf8) }
-                .joined()
+            let logs =
+                (try? FileManager.default.contentsOfDirectory(atPath: directory.appendingPathComponent("logs").path))
+                ?? []
+            return logs.compactMap {
+                try? String(contentsOf: directory.appendingPathComponent("logs/\($0)"), encoding: .utf8)
+            }
+            .joined()
         }
     }
 
@@ -25,23 +29,26 @@ import TestSupport
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let envFile = directory.appendingPathComponent("env")
         try """
-            DATABASE_URL="\(database.conninfo)"
-            APPLE_VERIFY_URL_PRODUCTION=\(simulator.productionURL.absoluteString)
-            APPLE_VERIFY_URL_SANDBOX=\(simulator.sandboxURL.absoluteString)
-            APPLE_BUNDLE_IDS=\(WorldCatalog.appBundleID)
-            """.write(to: envFile, atomically: true, encoding: .utf8)
-        return Setup(directory: directory, environment: [
-            "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
-            "RECEIPT_RECON_ENV": envFile.path,
-            "RECEIPT_RECON_BIN": ReceiptReconBinary.url.path,
-            "RECEIPT_RECON_LOG_DIR": directory.appendingPathComponent("logs").path,
-            "RECEIPT_RECON_LOCK_FILE": directory.appendingPathComponent("lock").path,
-            "RECEIPT_RECON_METRICS_FILE": directory.appendingPathComponent("receipt_recon.prom").path,
-        ])
+        DATABASE_URL="\(database.conninfo)"
+        APPLE_VERIFY_URL_PRODUCTION=\(simulator.productionURL.absoluteString)
+        APPLE_VERIFY_URL_SANDBOX=\(simulator.sandboxURL.absoluteString)
+        APPLE_BUNDLE_IDS=\(WorldCatalog.appBundleID)
+        """.write(to: envFile, atomically: true, encoding: .utf8)
+        return Setup(
+            directory: directory,
+            environment: [
+                "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
+                "RECEIPT_RECON_ENV": envFile.path,
+                "RECEIPT_RECON_BIN": ReceiptReconBinary.url.path,
+                "RECEIPT_RECON_LOG_DIR": directory.appendingPathComponent("logs").path,
+                "RECEIPT_RECON_LOCK_FILE": directory.appendingPathComponent("lock").path,
+                "RECEIPT_RECON_METRICS_FILE": directory.appendingPathComponent("receipt_recon.prom").path,
+            ])
     }
 
     @Test func aCleanNightAndAHeldLockAreReportedInOneLine() throws {
-        let world = SimulatedWorld(users: 150, seed: 3, asOf: ISO8601DateFormatter().date(from: "2026-11-01T00:00:00Z")!)
+        let world = SimulatedWorld(
+            users: 150, seed: 3, asOf: ISO8601DateFormatter().date(from: "2026-11-01T00:00:00Z")!)
         let simulator = AppStoreSimulator(world: world)
         try simulator.start(port: 0)
         defer { simulator.stop() }

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `receipt-recon demo`: the whole job end to end on its own throwaway cluster and the simulator.
 @Suite struct DemoCommandTests {
@@ -15,11 +15,14 @@ import TestSupport
         #expect(result.stdout.contains("match the simulator's expectation exactly"))
         #expect(result.stdout.contains("verify-user"))
         #expect(result.stdout.contains("Open next:"))
-        for file in ["transactions.csv", "corrections.csv", "flags.csv", "transactions.csv.manifest.json",
-                     "corrections.csv.manifest.json", "flags.csv.manifest.json", "report.html"] {
+        for file in [
+            "transactions.csv", "corrections.csv", "flags.csv", "transactions.csv.manifest.json",
+            "corrections.csv.manifest.json", "flags.csv.manifest.json", "report.html",
+        ] {
             #expect(FileManager.default.fileExists(atPath: output.appendingPathComponent(file).path), "\(file) missing")
         }
-        let summary = try JSONSerialization.jsonObject(with: Data(contentsOf: output.appendingPathComponent("run-summary.json")))
+        let summary = try JSONSerialization.jsonObject(
+            with: Data(contentsOf: output.appendingPathComponent("run-summary.json")))
         #expect((summary as? [String: Any])?["status"] != nil)
         // Its throwaway cluster is gone once it exits.
         #expect(try Self.clusterDirectories().subtracting(clustersBefore).isEmpty)

@@ -1,7 +1,7 @@
 import Foundation
 import Postgres
-import Testing
 import TestSupport
+import Testing
 
 /// `receipt-recon export` through the built binary on a hostile dataset, read back with Python's csv module.
 @Suite struct ExportCommandTests {
@@ -37,14 +37,16 @@ import TestSupport
     }
 
     static func export(_ database: TestDatabase, _ arguments: [String]) throws -> ReceiptReconBinary.Result {
-        let result = try ReceiptReconBinary.run(["export"] + arguments + ["--from", "2026-01-01", "--to", "2026-02-01"],
-                                                environment: ["DATABASE_URL": database.conninfo])
+        let result = try ReceiptReconBinary.run(
+            ["export"] + arguments + ["--from", "2026-01-01", "--to", "2026-02-01"],
+            environment: ["DATABASE_URL": database.conninfo])
         #expect(result.status == 0, "\(result.stderr)")
         return result
     }
 
     static func readCSV(_ path: String) throws -> [[String]] {
-        let script = "import csv,json,sys; print(json.dumps(list(csv.reader(open(sys.argv[1], newline='', encoding='utf-8')))))"
+        let script =
+            "import csv,json,sys; print(json.dumps(list(csv.reader(open(sys.argv[1], newline='', encoding='utf-8')))))"
         let result = try ChildProcess.run("/usr/bin/python3", ["-c", script, path])
         #expect(result.status == 0, "\(result.stderrText)")
         return try JSONDecoder().decode([[String]].self, from: result.stdout)
@@ -55,16 +57,26 @@ import TestSupport
             let path = directory.appendingPathComponent("tx.csv").path
             _ = try Self.export(database, ["transactions", "--output", path])
             let rows = try Self.readCSV(path)
-            #expect(rows == [
-                ["transaction_id", "original_transaction_id", "user_id", "product_id", "product_kind", "entitlement",
-                 "environment", "ownership_type", "purchased_at", "original_purchased_at", "expires_at", "cancelled_at",
-                 "cancellation_reason", "is_trial", "is_intro_offer", "is_upgraded", "quantity",
-                 "web_order_line_item_id", "last_run_id"],
-                ["T1", "'-minus", "a,b \"q\"\r\nline", "prod.one", "auto_renewable", "'=pro", "production", "",
-                 "2026-01-01T00:00:00Z", "", "", "", "", "true", "", "", "-1", "", "1"],
-                ["T2", "O2", "ünïcødé 🧾", "prod.none", "", "", "production", "'+plus", "2026-01-15T10:20:30Z", "", "",
-                 "", "", "false", "", "", "1", "'@at", ""],
-            ])
+            #expect(
+                rows == [
+                    [
+                        "transaction_id", "original_transaction_id", "user_id", "product_id", "product_kind",
+                        "entitlement",
+                        "environment", "ownership_type", "purchased_at", "original_purchased_at", "expires_at",
+                        "cancelled_at",
+                        "cancellation_reason", "is_trial", "is_intro_offer", "is_upgraded", "quantity",
+                        "web_order_line_item_id", "last_run_id",
+                    ],
+                    [
+                        "T1", "'-minus", "a,b \"q\"\r\nline", "prod.one", "auto_renewable", "'=pro", "production", "",
+                        "2026-01-01T00:00:00Z", "", "", "", "", "true", "", "", "-1", "", "1",
+                    ],
+                    [
+                        "T2", "O2", "ünïcødé 🧾", "prod.none", "", "", "production", "'+plus", "2026-01-15T10:20:30Z",
+                        "", "",
+                        "", "", "false", "", "", "1", "'@at", "",
+                    ],
+                ])
             let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
             let text = String(decoding: bytes, as: UTF8.self)
             #expect(text.hasSuffix("\r\n"))
@@ -73,7 +85,9 @@ import TestSupport
             #expect(text.contains(",production,\"\",2026-01-01T00:00:00Z,,,,,true,,,-1,,1\r\n"))
 
             // Manifest: rows and sha256 of the file bytes.
-            let manifest = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path + ".manifest.json"))) as? [String: Any]
+            let manifest =
+                try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path + ".manifest.json")))
+                as? [String: Any]
             #expect(manifest?["view"] as? String == "transactions")
             #expect(manifest?["from"] as? String == "2026-01-01T00:00:00Z")
             #expect(manifest?["to"] as? String == "2026-02-01T00:00:00Z")
@@ -108,20 +122,29 @@ import TestSupport
         try Self.withData { database, directory in
             let corrections = directory.appendingPathComponent("c.csv").path
             _ = try Self.export(database, ["corrections", "--output", corrections])
-            #expect(try Self.readCSV(corrections) == [
-                ["id", "run_id", "created_at", "user_id", "entitlement", "action", "reason", "applied", "before_active",
-                 "before_expires_at", "after_active", "after_expires_at", "product_id", "original_transaction_id"],
-                ["1", "1", "2026-01-05T08:00:00Z", "'=HYPERLINK(\"x\")", "'\ttab", "revoke", "refund", "true", "", "",
-                 "false", "2026-03-01T12:00:00Z", "", ""],
-            ])
+            #expect(
+                try Self.readCSV(corrections) == [
+                    [
+                        "id", "run_id", "created_at", "user_id", "entitlement", "action", "reason", "applied",
+                        "before_active",
+                        "before_expires_at", "after_active", "after_expires_at", "product_id",
+                        "original_transaction_id",
+                    ],
+                    [
+                        "1", "1", "2026-01-05T08:00:00Z", "'=HYPERLINK(\"x\")", "'\ttab", "revoke", "refund", "true",
+                        "", "",
+                        "false", "2026-03-01T12:00:00Z", "", "",
+                    ],
+                ])
             let flags = directory.appendingPathComponent("f.csv").path
             _ = try Self.export(database, ["flags", "--output", flags])
-            #expect(try Self.readCSV(flags) == [
-                ["id", "run_id", "created_at", "user_id", "receipt_id", "kind", "detail"],
-                ["1", "1", "2026-01-20T00:00:00Z", "'\rcr", "", "refunded", "line1\nline2, \"q\""],
-                ["2", "1", "2026-01-20T00:00:00Z", "u2", "7", "unverified", ""],
-                ["3", "1", "2026-01-20T00:00:00Z", "u3", "8", "unverified", ""],
-            ])
+            #expect(
+                try Self.readCSV(flags) == [
+                    ["id", "run_id", "created_at", "user_id", "receipt_id", "kind", "detail"],
+                    ["1", "1", "2026-01-20T00:00:00Z", "'\rcr", "", "refunded", "line1\nline2, \"q\""],
+                    ["2", "1", "2026-01-20T00:00:00Z", "u2", "7", "unverified", ""],
+                    ["3", "1", "2026-01-20T00:00:00Z", "u3", "8", "unverified", ""],
+                ])
             let text = try String(contentsOfFile: flags, encoding: .utf8)
             #expect(text.contains(",7,unverified,\"\"\r\n"))
             #expect(text.contains(",8,unverified,\r\n"))
@@ -129,8 +152,9 @@ import TestSupport
     }
 
     @Test func unreachableDatabaseExits69() throws {
-        let result = try ReceiptReconBinary.run(["export", "flags", "--from", "2026-01-01", "--to", "2026-02-01"],
-                                                environment: ["DATABASE_URL": "postgresql://127.0.0.1:1/none?connect_timeout=2"])
+        let result = try ReceiptReconBinary.run(
+            ["export", "flags", "--from", "2026-01-01", "--to", "2026-02-01"],
+            environment: ["DATABASE_URL": "postgresql://127.0.0.1:1/none?connect_timeout=2"])
         #expect(result.status == 69, "\(result.output)")
         #expect(result.stdout.isEmpty)
     }

@@ -1,8 +1,8 @@
 import Foundation
 import Postgres
 import ReconSchema
-import Testing
 import TestSupport
+import Testing
 
 /// `receipt-recon migrate` against real, throwaway databases, through the built binary.
 @Suite struct MigrateCommandTests {
@@ -10,24 +10,36 @@ import TestSupport
     static let contractColumns: [String: [String]] = [
         "products": ["product_id", "kind", "entitlement", "duration"],
         "receipts": ["id", "user_id", "receipt_data", "created_at"],
-        "entitlements": ["user_id", "entitlement", "active", "expires_at", "product_id", "original_transaction_id",
-                         "source", "updated_at"],
+        "entitlements": [
+            "user_id", "entitlement", "active", "expires_at", "product_id", "original_transaction_id",
+            "source", "updated_at",
+        ],
         "sandbox_testers": ["user_id", "note"],
         "recon_schema_migrations": ["version", "applied_at"],
-        "recon_runs": ["id", "kind", "status", "dry_run", "as_of", "started_at", "finished_at", "options",
-                       "receipts_selected", "apple_requests", "abort_reason"],
-        "recon_receipt_state": ["receipt_id", "last_verified_at", "last_outcome", "last_apple_status", "last_environment",
-                                "last_run_id"],
-        "recon_results": ["run_id", "receipt_id", "user_id", "outcome", "apple_status", "environment", "attempts",
-                          "verified_at", "detail"],
-        "recon_transactions": ["transaction_id", "original_transaction_id", "product_id", "user_id", "receipt_id",
-                               "environment", "purchased_at", "original_purchased_at", "expires_at", "cancelled_at",
-                               "cancellation_reason", "is_trial", "is_intro_offer", "is_upgraded", "ownership_type",
-                               "quantity", "web_order_line_item_id", "first_run_id", "last_run_id", "updated_at"],
+        "recon_runs": [
+            "id", "kind", "status", "dry_run", "as_of", "started_at", "finished_at", "options",
+            "receipts_selected", "apple_requests", "abort_reason",
+        ],
+        "recon_receipt_state": [
+            "receipt_id", "last_verified_at", "last_outcome", "last_apple_status", "last_environment",
+            "last_run_id",
+        ],
+        "recon_results": [
+            "run_id", "receipt_id", "user_id", "outcome", "apple_status", "environment", "attempts",
+            "verified_at", "detail",
+        ],
+        "recon_transactions": [
+            "transaction_id", "original_transaction_id", "product_id", "user_id", "receipt_id",
+            "environment", "purchased_at", "original_purchased_at", "expires_at", "cancelled_at",
+            "cancellation_reason", "is_trial", "is_intro_offer", "is_upgraded", "ownership_type",
+            "quantity", "web_order_line_item_id", "first_run_id", "last_run_id", "updated_at",
+        ],
         "recon_flags": ["id", "run_id", "receipt_id", "user_id", "kind", "detail", "created_at"],
-        "recon_corrections": ["id", "run_id", "user_id", "entitlement", "action", "reason", "before_active",
-                              "before_expires_at", "after_active", "after_expires_at", "product_id",
-                              "original_transaction_id", "applied", "created_at"],
+        "recon_corrections": [
+            "id", "run_id", "user_id", "entitlement", "action", "reason", "before_active",
+            "before_expires_at", "after_active", "after_expires_at", "product_id",
+            "original_transaction_id", "applied", "created_at",
+        ],
     ]
 
     @Test func migrateCreatesEveryContractTableThenIsANoOp() throws {
@@ -38,21 +50,28 @@ import TestSupport
 
             let connection = try database.connect()
             for (table, columns) in Self.contractColumns {
-                let present = try Set(connection.query("""
-                    SELECT column_name FROM information_schema.columns
-                    WHERE table_schema = current_schema() AND table_name = \(table)
-                    """).map { try $0.decode("column_name", as: String.self) })
-                #expect(Set(columns).isSubset(of: present), "\(table) lacks \(Set(columns).subtracting(present).sorted())")
+                let present = try Set(
+                    connection.query(
+                        """
+                        SELECT column_name FROM information_schema.columns
+                        WHERE table_schema = current_schema() AND table_name = \(table)
+                        """
+                    ).map { try $0.decode("column_name", as: String.self) })
+                #expect(
+                    Set(columns).isSubset(of: present), "\(table) lacks \(Set(columns).subtracting(present).sorted())")
             }
-            let recorded: [String] = try connection.query("SELECT version FROM recon_schema_migrations ORDER BY version")
-                .map { try $0.decode("version") }
+            let recorded: [String] = try connection.query(
+                "SELECT version FROM recon_schema_migrations ORDER BY version"
+            )
+            .map { try $0.decode("version") }
             #expect(recorded == Migration.all.map(\.version))
 
             let second = try ReceiptReconBinary.run(["migrate", "--database-url", database.conninfo])
             #expect(second.status == 0, "\(second.output)")
             #expect(second.stdout.contains("up to date"))
-            #expect(try connection.query("SELECT count(*) AS n FROM recon_schema_migrations").first!.decode("n")
-                == Migration.all.count)
+            #expect(
+                try connection.query("SELECT count(*) AS n FROM recon_schema_migrations").first!.decode("n")
+                    == Migration.all.count)
         }
     }
 
@@ -60,7 +79,8 @@ import TestSupport
         try TestDatabase.with(migrated: false) { database in
             let connection = try database.connect()
             // The app's own schema, created before receipt-recon ever ran, with rows.
-            try connection.executeScript("""
+            try connection.executeScript(
+                """
                 CREATE TABLE receipts (id bigserial PRIMARY KEY, user_id text NOT NULL, receipt_data text NOT NULL,
                                        created_at timestamptz NOT NULL DEFAULT now(), device text);
                 CREATE TABLE entitlements (user_id text NOT NULL, entitlement text NOT NULL, active boolean NOT NULL,
@@ -72,12 +92,15 @@ import TestSupport
                 """)
             let result = try ReceiptReconBinary.run(["migrate"], environment: ["DATABASE_URL": database.conninfo])
             #expect(result.status == 0, "\(result.output)")
-            let receipts: [String] = try connection.query("SELECT user_id || ':' || receipt_data || ':' || device AS r FROM receipts ORDER BY id")
-                .map { try $0.decode("r") }
+            let receipts: [String] = try connection.query(
+                "SELECT user_id || ':' || receipt_data || ':' || device AS r FROM receipts ORDER BY id"
+            )
+            .map { try $0.decode("r") }
             #expect(receipts == ["alice:MIIaa:iPhone", "bob:MIIbb:iPad"])
             #expect(try connection.query("SELECT count(*) AS n FROM entitlements WHERE active").first!.decode("n") == 1)
             // The job's tables now exist beside them and reference the existing receipts.
-            try connection.execute("""
+            try connection.execute(
+                """
                 INSERT INTO recon_runs (kind, status, dry_run, as_of) VALUES ('nightly', 'completed', false, now())
                 """)
         }
@@ -86,19 +109,22 @@ import TestSupport
     @Test func aFailingMigrationLeavesItselfUnrecordedAndTheDatabaseUnchanged() throws {
         try TestDatabase.with(migrated: false) { database in
             let connection = try database.connect()
-            let broken = Migrator(migrations: Migration.all + [
-                Migration(version: "9999", name: "broken", sql: "CREATE TABLE half_done (id int); SELECT 1/0;"),
-            ])
+            let broken = Migrator(
+                migrations: Migration.all + [
+                    Migration(version: "9999", name: "broken", sql: "CREATE TABLE half_done (id int); SELECT 1/0;")
+                ])
             #expect(throws: PostgresError.self) { try broken.apply(on: connection) }
             #expect(try broken.appliedVersions(on: connection) == Set(Migration.all.map(\.version)))
-            #expect(try connection.query("SELECT to_regclass('half_done') IS NULL AS gone").first!.decode("gone") == true)
+            #expect(
+                try connection.query("SELECT to_regclass('half_done') IS NULL AS gone").first!.decode("gone") == true)
         }
     }
 
     @Test func vocabulariesAreEnforcedByTheDatabase() throws {
         try TestDatabase.with { database in
             let connection = try database.connect()
-            try connection.execute("INSERT INTO recon_runs (kind, status, dry_run, as_of) VALUES ('nightly', 'running', false, now())")
+            try connection.execute(
+                "INSERT INTO recon_runs (kind, status, dry_run, as_of) VALUES ('nightly', 'running', false, now())")
             let invalid: [PostgresQuery] = [
                 "INSERT INTO recon_runs (kind, status, dry_run, as_of) VALUES ('weekly', 'running', false, now())",
                 "INSERT INTO recon_runs (kind, status, dry_run, as_of) VALUES ('nightly', 'done', false, now())",
@@ -121,14 +147,18 @@ import TestSupport
     }
 
     @Test func unreachableDatabaseExits69NamingTheHostAndNeverThePassword() throws {
-        let result = try ReceiptReconBinary.run(["migrate", "--database-url", "host=/nonexistent user=x password=hunter2"])
+        let result = try ReceiptReconBinary.run([
+            "migrate", "--database-url", "host=/nonexistent user=x password=hunter2",
+        ])
         #expect(result.status == 69)
         #expect(result.stderr.contains("/nonexistent"))
         #expect(!result.output.contains("hunter2"))
 
-        let fromEnvironment = try ReceiptReconBinary.run(["migrate"], environment: [
-            "DATABASE_URL": "postgresql://app:hunter2@127.0.0.1:1/shop?connect_timeout=3",
-        ])
+        let fromEnvironment = try ReceiptReconBinary.run(
+            ["migrate"],
+            environment: [
+                "DATABASE_URL": "postgresql://app:hunter2@127.0.0.1:1/shop?connect_timeout=3"
+            ])
         #expect(fromEnvironment.status == 69)
         #expect(fromEnvironment.stderr.contains("127.0.0.1"))
         #expect(!fromEnvironment.output.contains("hunter2"))

@@ -24,18 +24,21 @@ struct ReportHTMLTests {
             for id in 1...3 {
                 let json = Self.summaryJSON(id: id, unverified: id == 3 ? 4 : 0, exitCode: id == 3 ? 1 : 0)
                     .replacingOccurrences(of: "'", with: "''")
-                try connection.executeScript("""
+                try connection.executeScript(
+                    """
                     INSERT INTO recon_runs (id, kind, status, dry_run, as_of, summary, finished_at)
                     VALUES (\(id), 'nightly', 'completed', false, now(), '\(json)', now());
                     """)
             }
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("report-html-\(UUID().uuidString)")
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "report-html-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: directory) }
             let path = directory.appendingPathComponent("report.html").path
 
-            let result = try ReceiptReconBinary.run(["report", "--html", path, "--last"],
-                                                    environment: ["DATABASE_URL": database.conninfo])
+            let result = try ReceiptReconBinary.run(
+                ["report", "--html", path, "--last"],
+                environment: ["DATABASE_URL": database.conninfo])
             #expect(result.status == 0, "\(result.output)")
             #expect(result.stdout == path + "\n")
             let html = try String(contentsOfFile: path, encoding: .utf8)

@@ -1,21 +1,22 @@
 import Foundation
 import Postgres
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 /// `run` and `verify-user` end to end: the built binary, a real PostgreSQL, and a loopback Apple.
 @Suite struct RunCommandTests {
     static let asOf = "2026-11-01T00:00:00Z"
-    static let now = Instant(asOf)
+    static let now = instant(asOf)
 
-    static func Instant(_ text: String) -> Date { ISO8601DateFormatter().date(from: text)! }
+    static func instant(_ text: String) -> Date { ISO8601DateFormatter().date(from: text)! }
     static func day(_ offset: Double) -> Date { now.addingTimeInterval(offset * 86_400) }
 
     /// A small app database that drifted from Apple in every basic way, and Apple's answers for it.
     static func seed(_ database: TestDatabase, _ apple: ScriptedAppleServer) throws {
         let db = try database.connect()
-        try db.executeScript("""
+        try db.executeScript(
+            """
             INSERT INTO products VALUES ('monthly', 'auto_renewable', 'premium', NULL),
                                         ('lifetime', 'non_consumable', 'pro', NULL),
                                         ('pass', 'non_renewing', 'season_pass', '30 days'),
@@ -24,8 +25,11 @@ import TestSupport
         func receipt(_ user: String, _ data: String) throws {
             try db.execute("INSERT INTO receipts (user_id, receipt_data) VALUES (\(user), \(data))")
         }
-        func entitlement(_ user: String, _ name: String, active: Bool, expires: Date?, source: String = "app_store") throws {
-            try db.execute("""
+        func entitlement(_ user: String, _ name: String, active: Bool, expires: Date?, source: String = "app_store")
+            throws
+        {
+            try db.execute(
+                """
                 INSERT INTO entitlements (user_id, entitlement, active, expires_at, source)
                 VALUES (\(user), \(name), \(active), \(expires), \(source))
                 """)
@@ -33,33 +37,66 @@ import TestSupport
         typealias P = ScriptedAppleServer.Purchase
         // Bought, never granted.
         try receipt("u-grant", "UkVDRUlQVC1HUkFOVA==")
-        apple.answer("UkVDRUlQVC1HUkFOVA==", with: .valid([P(product: "lifetime", transactionID: "t1", originalTransactionID: "t1", purchased: day(-40))]))
+        apple.answer(
+            "UkVDRUlQVC1HUkFOVA==",
+            with: .valid([P(product: "lifetime", transactionID: "t1", originalTransactionID: "t1", purchased: day(-40))]
+            ))
         // Expired a month ago, still active.
         try receipt("u-revoke", "UkVDRUlQVC1SRVZPS0U=")
         try entitlement("u-revoke", "premium", active: true, expires: day(30))
-        apple.answer("UkVDRUlQVC1SRVZPS0U=", with: .valid([P(product: "monthly", transactionID: "t2", originalTransactionID: "t2", purchased: day(-60), expires: day(-30))]))
+        apple.answer(
+            "UkVDRUlQVC1SRVZPS0U=",
+            with: .valid([
+                P(
+                    product: "monthly", transactionID: "t2", originalTransactionID: "t2", purchased: day(-60),
+                    expires: day(-30))
+            ]))
         // Renewed; the app missed it.
         try receipt("u-extend", "UkVDRUlQVC1FWFRFTkQ=")
         try entitlement("u-extend", "premium", active: true, expires: day(-10))
-        apple.answer("UkVDRUlQVC1FWFRFTkQ=", with: .valid([
-            P(product: "monthly", transactionID: "t3", originalTransactionID: "t3", purchased: day(-40), expires: day(-10)),
-            P(product: "monthly", transactionID: "t3b", originalTransactionID: "t3", purchased: day(-10), expires: day(20)),
-        ]))
+        apple.answer(
+            "UkVDRUlQVC1FWFRFTkQ=",
+            with: .valid([
+                P(
+                    product: "monthly", transactionID: "t3", originalTransactionID: "t3", purchased: day(-40),
+                    expires: day(-10)),
+                P(
+                    product: "monthly", transactionID: "t3b", originalTransactionID: "t3", purchased: day(-10),
+                    expires: day(20)),
+            ]))
         // The latest renewal was refunded; access ends with the one before.
         try receipt("u-shorten", "UkVDRUlQVC1TSE9SVEVO")
         try entitlement("u-shorten", "premium", active: true, expires: day(40))
-        apple.answer("UkVDRUlQVC1TSE9SVEVO", with: .valid([
-            P(product: "monthly", transactionID: "t4", originalTransactionID: "t4", purchased: day(-20), expires: day(10)),
-            P(product: "monthly", transactionID: "t4b", originalTransactionID: "t4", purchased: day(10), expires: day(40), cancelled: day(-1)),
-        ]))
+        apple.answer(
+            "UkVDRUlQVC1TSE9SVEVO",
+            with: .valid([
+                P(
+                    product: "monthly", transactionID: "t4", originalTransactionID: "t4", purchased: day(-20),
+                    expires: day(10)),
+                P(
+                    product: "monthly", transactionID: "t4b", originalTransactionID: "t4", purchased: day(10),
+                    expires: day(40), cancelled: day(-1)),
+            ]))
         // Refunded lifetime purchase.
         try receipt("u-refund", "UkVDRUlQVC1SRUZVTkQ=")
         try entitlement("u-refund", "pro", active: true, expires: nil)
-        apple.answer("UkVDRUlQVC1SRUZVTkQ=", with: .valid([P(product: "lifetime", transactionID: "t5", originalTransactionID: "t5", purchased: day(-90), cancelled: day(-2))]))
+        apple.answer(
+            "UkVDRUlQVC1SRUZVTkQ=",
+            with: .valid([
+                P(
+                    product: "lifetime", transactionID: "t5", originalTransactionID: "t5", purchased: day(-90),
+                    cancelled: day(-2))
+            ]))
         // In agreement: nothing to do.
         try receipt("u-ok", "UkVDRUlQVC1PSw==")
         try entitlement("u-ok", "premium", active: true, expires: day(15))
-        apple.answer("UkVDRUlQVC1PSw==", with: .valid([P(product: "monthly", transactionID: "t6", originalTransactionID: "t6", purchased: day(-15), expires: day(15))]))
+        apple.answer(
+            "UkVDRUlQVC1PSw==",
+            with: .valid([
+                P(
+                    product: "monthly", transactionID: "t6", originalTransactionID: "t6", purchased: day(-15),
+                    expires: day(15))
+            ]))
         // Granted by another source: never touched.
         try receipt("u-promo", "UkVDRUlQVC1QUk9NTw==")
         try entitlement("u-promo", "premium", active: true, expires: day(100), source: "promo")
@@ -79,20 +116,27 @@ import TestSupport
 
     static func corrections(_ db: PostgresConnection, run: Int64? = nil, applied: Bool? = nil) throws -> Set<String> {
         let rows = try db.query("SELECT user_id, entitlement, action, applied, run_id FROM recon_corrections")
-        return Set(try rows.compactMap { row -> String? in
-            if let run, try row.decode("run_id", as: Int64.self) != run { return nil }
-            if let applied, try row.decode("applied", as: Bool.self) != applied { return nil }
-            return "\(try row.decode("user_id", as: String.self)) \(try row.decode("entitlement", as: String.self)) \(try row.decode("action", as: String.self))"
-        })
+        return Set(
+            try rows.compactMap { row -> String? in
+                if let run, try row.decode("run_id", as: Int64.self) != run { return nil }
+                if let applied, try row.decode("applied", as: Bool.self) != applied { return nil }
+                return
+                    "\(try row.decode("user_id", as: String.self)) \(try row.decode("entitlement", as: String.self)) \(try row.decode("action", as: String.self))"
+            })
     }
 
     static func entitlementsDump(_ db: PostgresConnection) throws -> [String] {
-        try db.query("SELECT row(e.*)::text AS r FROM entitlements e ORDER BY user_id, entitlement").map { try $0.decode("r") }
+        try db.query("SELECT row(e.*)::text AS r FROM entitlements e ORDER BY user_id, entitlement").map {
+            try $0.decode("r")
+        }
     }
 
-    static func run(_ database: TestDatabase, _ apple: ScriptedAppleServer, _ extra: [String] = []) throws -> ReceiptReconBinary.Result {
-        try ReceiptReconBinary.run(["run", "--older-than", "0", "--as-of", asOf, "--rate", "200", "--max-attempts", "1"] + extra,
-                                   environment: apple.environment.merging(["DATABASE_URL": database.conninfo]) { $1 })
+    static func run(_ database: TestDatabase, _ apple: ScriptedAppleServer, _ extra: [String] = []) throws
+        -> ReceiptReconBinary.Result
+    {
+        try ReceiptReconBinary.run(
+            ["run", "--older-than", "0", "--as-of", asOf, "--rate", "200", "--max-attempts", "1"] + extra,
+            environment: apple.environment.merging(["DATABASE_URL": database.conninfo]) { $1 })
     }
 
     @Test func correctsDriftThenASecondRunChangesNothing() throws {
@@ -107,8 +151,16 @@ import TestSupport
             #expect(summary?["status"] as? String == "completed")
 
             // The entitlements now say what Apple says.
-            let rows = try Dictionary(uniqueKeysWithValues: db.query("SELECT user_id || '/' || entitlement AS k, active, expires_at FROM entitlements")
-                .map { (try $0.decode("k", as: String.self), (try $0.decode("active", as: Bool.self), try $0.decode("expires_at", as: Date?.self))) })
+            let rows = try Dictionary(
+                uniqueKeysWithValues: db.query(
+                    "SELECT user_id || '/' || entitlement AS k, active, expires_at FROM entitlements"
+                )
+                .map {
+                    (
+                        try $0.decode("k", as: String.self),
+                        (try $0.decode("active", as: Bool.self), try $0.decode("expires_at", as: Date?.self))
+                    )
+                })
             #expect(rows["u-grant/pro"]?.0 == true)
             #expect(rows["u-revoke/premium"]?.0 == false)
             #expect(rows["u-extend/premium"]?.1 == Self.day(20))
@@ -116,7 +168,10 @@ import TestSupport
             #expect(rows["u-promo/premium"]?.0 == true)
             #expect(rows["u-noreceipt/premium"]?.0 == true)
 
-            let flags = Set(try db.query("SELECT user_id || ' ' || kind AS f FROM recon_flags").map { try $0.decode("f", as: String.self) })
+            let flags = Set(
+                try db.query("SELECT user_id || ' ' || kind AS f FROM recon_flags").map {
+                    try $0.decode("f", as: String.self)
+                })
             #expect(flags.contains("u-noreceipt entitlement_without_receipt"))
             #expect(flags.contains("u-refund refunded"))
             #expect(flags.contains("u-shorten refunded"))
@@ -147,11 +202,16 @@ import TestSupport
             try Self.seed(database, apple)
             let db = try database.connect()
             try db.execute("INSERT INTO receipts (user_id, receipt_data) VALUES ('u-gift', 'UkVDRUlQVC1HSUZU')")
-            try db.execute("""
+            try db.execute(
+                """
                 INSERT INTO entitlements (user_id, entitlement, active, source) VALUES ('u-gift', 'pro', false, 'gift')
                 """)
-            apple.answer("UkVDRUlQVC1HSUZU", with: .valid([
-                ScriptedAppleServer.Purchase(product: "lifetime", transactionID: "g1", originalTransactionID: "g1", purchased: Self.day(-5))]))
+            apple.answer(
+                "UkVDRUlQVC1HSUZU",
+                with: .valid([
+                    ScriptedAppleServer.Purchase(
+                        product: "lifetime", transactionID: "g1", originalTransactionID: "g1", purchased: Self.day(-5))
+                ]))
             let result = try Self.run(database, apple)
             #expect(result.status == 0, "\(result.output)")
             #expect(try Self.corrections(db) == Self.expected)
@@ -200,7 +260,9 @@ import TestSupport
     static func seedMany(_ database: TestDatabase, users: Int) throws {
         let db = try database.connect()
         try db.execute("INSERT INTO products VALUES ('lifetime', 'non_consumable', 'pro', NULL)")
-        let rows: [[any PostgresEncodable]] = (0..<users).map { ["user-\($0)", Data("receipt-\($0)".utf8).base64EncodedString()] }
+        let rows: [[any PostgresEncodable]] = (0..<users).map {
+            ["user-\($0)", Data("receipt-\($0)".utf8).base64EncodedString()]
+        }
         try db.copy(into: "receipts", columns: ["user_id", "receipt_data"], rows: rows)
         let active: [[any PostgresEncodable]] = (0..<users).map { ["user-\($0)", "pro", true] }
         try db.copy(into: "entitlements", columns: ["user_id", "entitlement", "active"], rows: active)
@@ -230,8 +292,12 @@ import TestSupport
             try Self.seedMany(database, users: 150)
             let db = try database.connect()
             try db.execute("UPDATE entitlements SET active = false WHERE user_id IN ('user-1', 'user-2')")
-            apple.answer(Data("receipt-1".utf8).base64EncodedString(), with: .valid([
-                ScriptedAppleServer.Purchase(product: "lifetime", transactionID: "x1", originalTransactionID: "x1", purchased: Self.day(-3))]))
+            apple.answer(
+                Data("receipt-1".utf8).base64EncodedString(),
+                with: .valid([
+                    ScriptedAppleServer.Purchase(
+                        product: "lifetime", transactionID: "x1", originalTransactionID: "x1", purchased: Self.day(-3))
+                ]))
             let result = try Self.run(database, apple, ["--concurrency", "4"])
             #expect(result.status == 78, "\(result.output)")
             #expect(try db.query("SELECT count(*) AS n FROM recon_corrections").first!.decode("n") == 0)
@@ -244,10 +310,13 @@ import TestSupport
         try TestDatabase.with { database in
             try Self.seed(database, apple)
             let db = try database.connect()
-            try db.execute("INSERT INTO recon_runs (kind, status, dry_run, as_of) VALUES ('nightly', 'running', false, now())")
+            try db.execute(
+                "INSERT INTO recon_runs (kind, status, dry_run, as_of) VALUES ('nightly', 'running', false, now())")
             let result = try Self.run(database, apple)
             #expect(result.status == 0, "\(result.output)")
-            let statuses: [String] = try db.query("SELECT status FROM recon_runs ORDER BY id").map { try $0.decode("status") }
+            let statuses: [String] = try db.query("SELECT status FROM recon_runs ORDER BY id").map {
+                try $0.decode("status")
+            }
             #expect(statuses == ["interrupted", "completed"])
         }
     }
@@ -260,19 +329,24 @@ import TestSupport
             try Self.seed(database, apple)
             let db = try database.connect()
             func lastClient() throws -> String? {
-                try db.query("SELECT options->>'httpClient' AS c FROM recon_runs ORDER BY id DESC LIMIT 1").first!.decode("c")
+                try db.query("SELECT options->>'httpClient' AS c FROM recon_runs ORDER BY id DESC LIMIT 1").first!
+                    .decode("c")
             }
             let urlSession = try Self.run(database, apple, ["--http-client", "urlsession"])
             #expect(urlSession.status == 0, "\(urlSession.output)")
             #expect(try Self.corrections(db, applied: true) == Self.expected)
             #expect(try lastClient() == "urlsession")
 
-            let environment = apple.environment.merging(["DATABASE_URL": database.conninfo, "RECON_HTTP_CLIENT": "urlsession"]) { $1 }
-            let overridden = try ReceiptReconBinary.run(["verify-user", "u-extend", "--as-of", Self.asOf, "--http-client", "curl"],
-                                                        environment: environment)
+            let environment = apple.environment.merging([
+                "DATABASE_URL": database.conninfo, "RECON_HTTP_CLIENT": "urlsession",
+            ]) { $1 }
+            let overridden = try ReceiptReconBinary.run(
+                ["verify-user", "u-extend", "--as-of", Self.asOf, "--http-client", "curl"],
+                environment: environment)
             #expect(overridden.status == 0, "\(overridden.output)")
             #expect(try lastClient() == "curl")
-            let fromVariable = try ReceiptReconBinary.run(["verify-user", "u-extend", "--as-of", Self.asOf], environment: environment)
+            let fromVariable = try ReceiptReconBinary.run(
+                ["verify-user", "u-extend", "--as-of", Self.asOf], environment: environment)
             #expect(fromVariable.status == 0, "\(fromVariable.output)")
             #expect(try lastClient() == "urlsession")
 
@@ -287,7 +361,8 @@ import TestSupport
         try TestDatabase.with { database in
             try Self.seed(database, apple)
             let environment = apple.environment.merging(["DATABASE_URL": database.conninfo]) { $1 }
-            let result = try ReceiptReconBinary.run(["verify-user", "u-extend", "--as-of", Self.asOf], environment: environment)
+            let result = try ReceiptReconBinary.run(
+                ["verify-user", "u-extend", "--as-of", Self.asOf], environment: environment)
             #expect(result.status == 0, "\(result.output)")
             #expect(result.stdout.contains("Before:"))
             #expect(result.stdout.contains("After:"))
@@ -297,7 +372,8 @@ import TestSupport
             #expect(unknown.status == 65)
             #expect(unknown.stderr.contains("no receipts and no entitlements"))
 
-            let hostile = try ReceiptReconBinary.run(["verify-user", "x'; DROP TABLE receipts; --"], environment: environment)
+            let hostile = try ReceiptReconBinary.run(
+                ["verify-user", "x'; DROP TABLE receipts; --"], environment: environment)
             #expect(hostile.status == 65)
             let db = try database.connect()
             #expect(try db.query("SELECT count(*) AS n FROM receipts").first!.decode("n") == 8)

@@ -1,7 +1,7 @@
 import Foundation
 import Postgres
-import Testing
 import TestSupport
+import Testing
 
 /// SIGINT/SIGTERM against a scripted loopback Apple (CONTRACT §6). kill -9, concurrent runs, support
 /// beside the nightly run and the rate limit are checked against the simulator in SimulatorRunTests.
@@ -22,9 +22,16 @@ import TestSupport
             let data = Data("receipt-\(index)".utf8).base64EncodedString()
             receipts.append([user, data])
             let refunded = index % 10 == 0
-            apple.answer(data, with: .delayed(delay, .valid([ScriptedAppleServer.Purchase(
-                product: "lifetime", transactionID: "t\(index)", originalTransactionID: "t\(index)", purchased: purchased,
-                cancelled: refunded ? purchased.addingTimeInterval(86_400) : nil)])))
+            apple.answer(
+                data,
+                with: .delayed(
+                    delay,
+                    .valid([
+                        ScriptedAppleServer.Purchase(
+                            product: "lifetime", transactionID: "t\(index)", originalTransactionID: "t\(index)",
+                            purchased: purchased,
+                            cancelled: refunded ? purchased.addingTimeInterval(86_400) : nil)
+                    ])))
             if refunded || index % 3 != 0 { entitlements.append([user, "pro", true]) }
         }
         try db.copy(into: "receipts", columns: ["user_id", "receipt_data"], rows: receipts)
@@ -35,15 +42,19 @@ import TestSupport
         apple.environment.merging(["DATABASE_URL": database.conninfo]) { $1 }
     }
 
-    static let runArguments = ["run", "--older-than", "0", "--as-of", asOf, "--rate", "1000", "--concurrency", "8",
-                               "--max-attempts", "1"]
+    static let runArguments = [
+        "run", "--older-than", "0", "--as-of", asOf, "--rate", "1000", "--concurrency", "8",
+        "--max-attempts", "1",
+    ]
 
     @Test(arguments: [SIGTERM, SIGINT])
     func aSignalDrainsInFlightWorkAndExits75(signal: Int32) throws {
         let apple = try ScriptedAppleServer()
         try TestDatabase.with { database in
             try Self.seed(database, apple, delay: .milliseconds(100))
-            let environment = Self.environment(database, apple).merging(["APPLE_SHARED_SECRET": "0123-shared-secret"]) { $1 }
+            let environment = Self.environment(database, apple).merging(["APPLE_SHARED_SECRET": "0123-shared-secret"]) {
+                $1
+            }
             let run = try ReceiptReconBinary.start(Self.runArguments, environment: environment)
             Thread.sleep(forTimeInterval: 1.8)
             run.signal(signal)
@@ -52,7 +63,9 @@ import TestSupport
             let db = try database.connect()
             let row = try db.query("SELECT status, abort_reason FROM recon_runs").first!
             #expect(try row.decode("status") == "interrupted")
-            #expect(try row.decode("abort_reason", as: String?.self)?.contains(signal == SIGTERM ? "SIGTERM" : "SIGINT") == true)
+            #expect(
+                try row.decode("abort_reason", as: String?.self)?.contains(signal == SIGTERM ? "SIGTERM" : "SIGINT")
+                    == true)
             // Every user it wrote is whole: a result for each receipt and the user's corrections with it.
             let written: Int = try db.query("SELECT count(*) AS n FROM recon_results").first!.decode("n")
             let states: Int = try db.query("SELECT count(*) AS n FROM recon_receipt_state").first!.decode("n")

@@ -1,7 +1,7 @@
 import Foundation
 import Postgres
-import Testing
 import TestSupport
+import Testing
 
 /// The job against the simulator's drifted world: what it applies and flags must equal, exactly, the
 /// expectation the simulator derived from the same world and docs/reconciliation-rules.md, without
@@ -17,8 +17,12 @@ import TestSupport
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
-        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+        _ = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
+        }
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
         return UInt16(bigEndian: address.sin_port)
     }
 
@@ -31,7 +35,9 @@ import TestSupport
             address.sin_port = port.bigEndian
             address.sin_addr.s_addr = inet_addr("127.0.0.1")
             let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
             }
             close(fd)
             if connected == 0 { return }
@@ -45,7 +51,10 @@ import TestSupport
             let expectedFile = FileManager.default.temporaryDirectory.appendingPathComponent("expected-\(UUID()).json")
             defer { try? FileManager.default.removeItem(at: expectedFile) }
             let seeded = try ReceiptReconBinary.run(
-                ["simulator", "seed", "--users", "2000", "--seed", "7", "--as-of", Self.asOf, "--expected", expectedFile.path],
+                [
+                    "simulator", "seed", "--users", "2000", "--seed", "7", "--as-of", Self.asOf, "--expected",
+                    expectedFile.path,
+                ],
                 environment: ["DATABASE_URL": database.conninfo], timeout: 300)
             #expect(seeded.status == 0, "\(seeded.output)")
 
@@ -60,9 +69,11 @@ import TestSupport
             let base = "http://127.0.0.1:\(port)"
             try Self.waitForListening(port: port)
 
-            let expected = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: expectedFile)) as? [String: Any])
+            let expected = try #require(
+                try JSONSerialization.jsonObject(with: Data(contentsOf: expectedFile)) as? [String: Any])
             let bundleIDs = expected["bundle_ids"] as? [String] ?? []
-            let arguments = ["run", "--older-than", "0", "--as-of", Self.asOf, "--rate", "2000", "--concurrency", "32"]
+            let arguments =
+                ["run", "--older-than", "0", "--as-of", Self.asOf, "--rate", "2000", "--concurrency", "32"]
                 + bundleIDs.flatMap { ["--bundle-id", $0] }
             let environment = [
                 "DATABASE_URL": database.conninfo,
@@ -74,26 +85,42 @@ import TestSupport
 
             let corrections = try #require(expected["corrections"] as? [[String: Any]])
             let flags = try #require(expected["flags"] as? [[String: Any]])
-            let wantCorrections = Set(corrections.map {
-                "\($0["user_id"] as? String ?? "?") \($0["entitlement"] as? String ?? "?") \($0["action"] as? String ?? "?")"
-            })
+            let wantCorrections = Set(
+                corrections.map {
+                    "\($0["user_id"] as? String ?? "?") \($0["entitlement"] as? String ?? "?") \($0["action"] as? String ?? "?")"
+                })
             let wantFlags = Set(flags.map { "\($0["user_id"] as? String ?? "?") \($0["kind"] as? String ?? "?")" })
-            #expect(Set(["grant", "revoke", "extend", "shorten"]) == Set(wantCorrections.map { String($0.split(separator: " ")[2]) }))
+            #expect(
+                Set(["grant", "revoke", "extend", "shorten"])
+                    == Set(wantCorrections.map { String($0.split(separator: " ")[2]) }))
 
             let db = try database.connect()
-            let gotCorrections = Set(try db.query("""
-                SELECT user_id || ' ' || entitlement || ' ' || action AS c FROM recon_corrections WHERE applied
-                """).map { try $0.decode("c", as: String.self) })
-            let gotFlags = Set(try db.query("SELECT user_id || ' ' || kind AS f FROM recon_flags")
-                .map { try $0.decode("f", as: String.self) })
-            #expect(gotCorrections.subtracting(wantCorrections).isEmpty, "extra: \(gotCorrections.subtracting(wantCorrections).sorted().prefix(10))")
-            #expect(wantCorrections.subtracting(gotCorrections).isEmpty, "missing: \(wantCorrections.subtracting(gotCorrections).sorted().prefix(10))")
-            #expect(gotFlags == wantFlags, "extra: \(gotFlags.subtracting(wantFlags).sorted().prefix(10)), missing: \(wantFlags.subtracting(gotFlags).sorted().prefix(10))")
+            let gotCorrections = Set(
+                try db.query(
+                    """
+                    SELECT user_id || ' ' || entitlement || ' ' || action AS c FROM recon_corrections WHERE applied
+                    """
+                ).map { try $0.decode("c", as: String.self) })
+            let gotFlags = Set(
+                try db.query("SELECT user_id || ' ' || kind AS f FROM recon_flags")
+                    .map { try $0.decode("f", as: String.self) })
+            #expect(
+                gotCorrections.subtracting(wantCorrections).isEmpty,
+                "extra: \(gotCorrections.subtracting(wantCorrections).sorted().prefix(10))")
+            #expect(
+                wantCorrections.subtracting(gotCorrections).isEmpty,
+                "missing: \(wantCorrections.subtracting(gotCorrections).sorted().prefix(10))")
+            #expect(
+                gotFlags == wantFlags,
+                "extra: \(gotFlags.subtracting(wantFlags).sorted().prefix(10)), missing: \(wantFlags.subtracting(gotFlags).sorted().prefix(10))"
+            )
 
             let second = try ReceiptReconBinary.run(arguments, environment: environment, timeout: 600)
             #expect([0, 1].contains(second.status), "\(second.output)")
             let secondRun: Int64 = try db.query("SELECT max(id) AS id FROM recon_runs").first!.decode("id")
-            #expect(try db.query("SELECT count(*) AS n FROM recon_corrections WHERE run_id = \(secondRun)").first!.decode("n") == 0)
+            #expect(
+                try db.query("SELECT count(*) AS n FROM recon_corrections WHERE run_id = \(secondRun)").first!.decode(
+                    "n") == 0)
         }
     }
 }

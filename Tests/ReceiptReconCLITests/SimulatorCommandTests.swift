@@ -1,11 +1,12 @@
 import AppStoreReceipts
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Postgres
-import Testing
 import TestSupport
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// `simulator seed` and `simulator serve` through the built binary, as a staging rehearsal uses them:
 /// seed a database, serve the same world, and every stored receipt is one the simulated Apple issued.
@@ -14,7 +15,8 @@ import TestSupport
 
     @Test func seedWritesTheDatabaseAndTheExpectedFile() throws {
         try TestDatabase.with(migrated: false) { database in
-            let file = FileManager.default.temporaryDirectory.appendingPathComponent("expected-\(UUID().uuidString).json")
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "expected-\(UUID().uuidString).json")
             defer { try? FileManager.default.removeItem(at: file) }
             let result = try ReceiptReconBinary.run(
                 ["simulator", "seed", "--database-url", database.conninfo, "--expected", file.path] + Self.world)
@@ -31,7 +33,8 @@ import TestSupport
             #expect(!result.output.contains("MII"), "no receipt data in the output")
 
             // A second seed refuses to mix worlds.
-            let again = try ReceiptReconBinary.run(["simulator", "seed", "--database-url", database.conninfo] + Self.world)
+            let again = try ReceiptReconBinary.run(
+                ["simulator", "seed", "--database-url", database.conninfo] + Self.world)
             #expect(again.status == 65, "\(again.output)")
             #expect(again.stderr.contains("not empty"))
         }
@@ -39,7 +42,8 @@ import TestSupport
 
     @Test func serveAnswersTheSeededReceiptsAndStopsOnSIGTERM() throws {
         let receipts = try TestDatabase.with(migrated: false) { database -> [String] in
-            let result = try ReceiptReconBinary.run(["simulator", "seed", "--database-url", database.conninfo] + Self.world)
+            let result = try ReceiptReconBinary.run(
+                ["simulator", "seed", "--database-url", database.conninfo] + Self.world)
             #expect(result.status == 0, "\(result.output)")
             let rows = try database.connect().query("SELECT receipt_data FROM receipts ORDER BY id LIMIT 40")
             return try rows.map { try $0.decode(at: 0, as: String.self) }
@@ -47,7 +51,8 @@ import TestSupport
 
         // Not Foundation.Process: once used, its SIGCHLD handling reaps children that ChildProcess (the
         // other tests' runner) waits for, and those tests hang.
-        let server = try BackgroundProcess(ReceiptReconBinary.url.path, ["simulator", "serve", "--port", "0"] + Self.world)
+        let server = try BackgroundProcess(
+            ReceiptReconBinary.url.path, ["simulator", "serve", "--port", "0"] + Self.world)
         defer { server.kill() }
 
         let line = try server.firstLine(within: .seconds(60))
@@ -63,10 +68,11 @@ import TestSupport
         var statuses: [Int] = []
         for receipt in receipts {
             let body = (try? JSONSerialization.data(withJSONObject: ["receipt-data": receipt])) ?? Data()
-            let result = transport.post(url, body: body, headers: ["Content-Type": "application/json"], timeout: .seconds(30))
+            let result = transport.post(
+                url, body: body, headers: ["Content-Type": "application/json"], timeout: .seconds(30))
             guard case .response(let reply) = result, reply.statusCode == 200,
-                  let json = try? JSONSerialization.jsonObject(with: reply.body) as? [String: Any],
-                  let status = json["status"] as? Int
+                let json = try? JSONSerialization.jsonObject(with: reply.body) as? [String: Any],
+                let status = json["status"] as? Int
             else {
                 switch result {
                 case .failed(let failure): throw ServeFailure(detail: "\(failure)")
@@ -90,9 +96,11 @@ import TestSupport
     }
 
     @Test func serveRefusesBadKnobs() throws {
-        for (arguments, named) in [(["--fault-rate", "1.5"], "--fault-rate"), (["--rate-limit", "0"], "--rate-limit"),
-                                   (["--users", "5", "--receipts", "10"], "--receipts"),
-                                   (["--environment", "staging"], "--environment")] {
+        for (arguments, named) in [
+            (["--fault-rate", "1.5"], "--fault-rate"), (["--rate-limit", "0"], "--rate-limit"),
+            (["--users", "5", "--receipts", "10"], "--receipts"),
+            (["--environment", "staging"], "--environment"),
+        ] {
             let result = try ReceiptReconBinary.run(["simulator", "serve"] + arguments)
             #expect(result.status == 64, "\(arguments): \(result.output)")
             #expect(result.stderr.contains(named))
@@ -118,15 +126,17 @@ final class BackgroundProcess: Sendable {
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, directory.appendingPathComponent("out").path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_addopen(&actions, 2, directory.appendingPathComponent("err").path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_addopen(
+            &actions, 1, directory.appendingPathComponent("out").path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_addopen(
+            &actions, 2, directory.appendingPathComponent("err").path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
         let entry: String = "PATH=" + path
         let envp: [UnsafeMutablePointer<CChar>?] = [strdup(entry), nil]
         defer {
-            argv.forEach { free($0) }
-            envp.forEach { free($0) }
+            for pointer in argv { free(pointer) }
+            for pointer in envp { free(pointer) }
         }
         var pid = pid_t()
         let result = posix_spawn(&pid, executable, &actions, nil, argv, envp)

@@ -2,8 +2,8 @@ import AppStoreReceipts
 import AppStoreSimulator
 import Foundation
 import Postgres
-import Testing
 import TestSupport
+import Testing
 
 /// CONTRACT §6 and §7 against the simulator's world and fault knobs: kill -9, outages, a wrong
 /// shared secret, the rate limit, concurrent runs and support beside the nightly run.
@@ -21,7 +21,9 @@ import TestSupport
         try WorldSeeder.seed(world, into: database.connect()).expected
     }
 
-    static func environment(_ database: TestDatabase, _ simulator: AppStoreSimulator, secret: String? = nil) -> [String: String] {
+    static func environment(_ database: TestDatabase, _ simulator: AppStoreSimulator, secret: String? = nil) -> [String:
+        String]
+    {
         var environment = [
             "DATABASE_URL": database.conninfo,
             "APPLE_VERIFY_URL_PRODUCTION": simulator.productionURL.absoluteString,
@@ -32,7 +34,9 @@ import TestSupport
         return environment
     }
 
-    static func started(_ world: SimulatedWorld, _ options: SimulatorOptions = SimulatorOptions()) throws -> AppStoreSimulator {
+    static func started(_ world: SimulatedWorld, _ options: SimulatorOptions = SimulatorOptions()) throws
+        -> AppStoreSimulator
+    {
         let simulator = AppStoreSimulator(world: world, options: options)
         try simulator.start(port: 0)
         return simulator
@@ -41,16 +45,20 @@ import TestSupport
     static let run = ["run", "--older-than", "0", "--as-of", asOf, "--rate", "1000", "--concurrency", "8"]
 
     static func applied(_ db: PostgresConnection) throws -> [String] {
-        try db.query("""
+        try db.query(
+            """
             SELECT user_id || ' ' || entitlement || ' ' || action AS c FROM recon_corrections WHERE applied ORDER BY 1
-            """).map { try $0.decode("c") }
+            """
+        ).map { try $0.decode("c") }
     }
 
     static func entitlements(_ db: PostgresConnection) throws -> [String] {
-        try db.query("""
+        try db.query(
+            """
             SELECT user_id || ' ' || entitlement || ' ' || active || ' ' || coalesce(expires_at::text, '-') || ' ' || source AS e
             FROM entitlements ORDER BY user_id, entitlement
-            """).map { try $0.decode("e") }
+            """
+        ).map { try $0.decode("e") }
     }
 
     @Test func killedAtFiveMomentsAgainstASlowSimulatorEndsLikeOneUninterruptedRun() throws {
@@ -83,7 +91,9 @@ import TestSupport
             let applied = try Self.applied(db)
             #expect(applied == reference, "applied corrections differ from an uninterrupted run")
             #expect(try Self.entitlements(db) == referenceRows)
-            let statuses: [String] = try db.query("SELECT status FROM recon_runs ORDER BY id").map { try $0.decode("status") }
+            let statuses: [String] = try db.query("SELECT status FROM recon_runs ORDER BY id").map {
+                try $0.decode("status")
+            }
             #expect(Array(statuses.prefix(5)) == Array(repeating: "interrupted", count: 5))
         }
     }
@@ -95,14 +105,18 @@ import TestSupport
         try TestDatabase.with { database in
             let expected = try Self.seed(world, into: database)
             let db = try database.connect()
-            let dump = "SELECT string_agg(row(e.*)::text, E'\\n' ORDER BY user_id, entitlement) AS d FROM entitlements e"
+            let dump =
+                "SELECT string_agg(row(e.*)::text, E'\\n' ORDER BY user_id, entitlement) AS d FROM entitlements e"
             let before: String = try db.query(PostgresQuery(unsafeSQL: dump)).first!.decode("d")
-            let dry = try ReceiptReconBinary.run(Self.run + ["--dry-run"], environment: Self.environment(database, simulator))
+            let dry = try ReceiptReconBinary.run(
+                Self.run + ["--dry-run"], environment: Self.environment(database, simulator))
             #expect([0, 1].contains(dry.status), "\(dry.output)")
             #expect(try db.query(PostgresQuery(unsafeSQL: dump)).first!.decode("d") == before)
-            let planned: [String] = try db.query("""
+            let planned: [String] = try db.query(
+                """
                 SELECT user_id || ' ' || entitlement || ' ' || action AS c FROM recon_corrections WHERE NOT applied ORDER BY 1
-                """).map { try $0.decode("c") }
+                """
+            ).map { try $0.decode("c") }
             let wet = try ReceiptReconBinary.run(Self.run, environment: Self.environment(database, simulator))
             #expect([0, 1].contains(wet.status), "\(wet.output)")
             #expect(try Self.applied(db) == planned)
@@ -111,7 +125,9 @@ import TestSupport
     }
 
     /// On a terminal, stderr carries a progress line; in cron (not a terminal) it never appears.
-    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script"), "util-linux script(1) not installed"))
+    @Test(
+        .enabled(
+            if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script"), "util-linux script(1) not installed"))
     func aProgressLineIsDrawnOnlyOnATerminal() throws {
         let world = Self.world(users: 150)
         let simulator = try Self.started(world, SimulatorOptions(latency: .milliseconds(50)))
@@ -122,8 +138,9 @@ import TestSupport
             environment["PATH"] = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
             let command = ([ReceiptReconBinary.url.path] + Self.run).joined(separator: " ")
             // script(1) runs the job on a pseudo-terminal, as an operator's shell would.
-            let onTerminal = try ChildProcess.run("/usr/bin/script", ["-qec", command, "/dev/null"],
-                                                  environment: environment, timeout: 120)
+            let onTerminal = try ChildProcess.run(
+                "/usr/bin/script", ["-qec", command, "/dev/null"],
+                environment: environment, timeout: 120)
             #expect(onTerminal.stdoutText.contains("receipts, "), "\(onTerminal.stdoutText.suffix(400))")
             #expect(onTerminal.stdoutText.contains("ETA"))
             #expect(onTerminal.stdoutText.contains("unverified"))
@@ -141,8 +158,12 @@ import TestSupport
             try Self.seed(world, into: database)
             let db = try database.connect()
             let before = try Self.entitlements(db)
-            let result = try ReceiptReconBinary.run(["run", "--older-than", "0", "--as-of", Self.asOf, "--rate", "1000", "--max-attempts", "1", "--concurrency", "16"],
-                                                    environment: Self.environment(database, simulator))
+            let result = try ReceiptReconBinary.run(
+                [
+                    "run", "--older-than", "0", "--as-of", Self.asOf, "--rate", "1000", "--max-attempts", "1",
+                    "--concurrency", "16",
+                ],
+                environment: Self.environment(database, simulator))
             #expect(result.status == 69, "\(result.output)")
             #expect(try Self.entitlements(db) == before)
             let row = try db.query("SELECT status, abort_reason FROM recon_runs").first!
@@ -157,7 +178,8 @@ import TestSupport
         defer { simulator.stop() }
         try TestDatabase.with { database in
             try Self.seed(world, into: database)
-            let result = try ReceiptReconBinary.run(Self.run, environment: Self.environment(database, simulator, secret: "a-rotated-one"))
+            let result = try ReceiptReconBinary.run(
+                Self.run, environment: Self.environment(database, simulator, secret: "a-rotated-one"))
             #expect(result.status == 78, "\(result.output)")
             #expect(!result.output.contains("a-rotated-one"))
             let db = try database.connect()
@@ -175,11 +197,14 @@ import TestSupport
             // users, 30 of all 197), so whether 0.20 is crossed mid-run depended on which requests of the
             // window finished first, and this test is about the rate.
             let result = try ReceiptReconBinary.run(
-                ["run", "--older-than", "0", "--as-of", Self.asOf, "--rate", "50", "--concurrency", "16", "--json",
-                 "--max-revoke-ratio", "1"],
+                [
+                    "run", "--older-than", "0", "--as-of", Self.asOf, "--rate", "50", "--concurrency", "16", "--json",
+                    "--max-revoke-ratio", "1",
+                ],
                 environment: Self.environment(database, simulator))
             #expect([0, 1].contains(result.status), "\(result.output)")
-            let summary = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+            let summary = try #require(
+                try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
             let requests = simulator.stats.requests
             #expect(summary["appleRequests"] as? Int == requests)
             let receipts = try database.connect().query("SELECT count(DISTINCT receipt_data) AS n FROM receipts").first!
@@ -204,7 +229,8 @@ import TestSupport
             // even 10% too many through would show there. The exact send-side bound is proved on a fake
             // clock (ThrottleTests).
             #expect(busiest(.seconds(1)) <= 50 * 12 / 10 + 2, "busiest second held \(busiest(.seconds(1))) requests")
-            #expect(busiest(.seconds(5)) <= 5 * 50 + 2 + 10, "busiest five seconds held \(busiest(.seconds(5))) requests")
+            #expect(
+                busiest(.seconds(5)) <= 5 * 50 + 2 + 10, "busiest five seconds held \(busiest(.seconds(5))) requests")
             #expect(log.count > 5 * 50, "the run should last long enough to judge five-second windows")
         }
     }
@@ -223,7 +249,8 @@ import TestSupport
             let users: [String] = try db.query("SELECT DISTINCT user_id FROM receipts ORDER BY user_id DESC LIMIT 3")
                 .map { try $0.decode("user_id") }
             for user in users {
-                let support = try ReceiptReconBinary.run(["verify-user", user, "--as-of", Self.asOf], environment: environment)
+                let support = try ReceiptReconBinary.run(
+                    ["verify-user", user, "--as-of", Self.asOf], environment: environment)
                 #expect([0, 1].contains(support.status), "\(support.output)")
             }
             let statuses = [try first.wait(timeout: 120).status, try second.wait(timeout: 120).status].sorted()

@@ -12,8 +12,10 @@ public struct BackoffPolicy: Sendable {
     public var maxRetryAfter: Duration
     private let random: RandomSource
 
-    public init(base: Duration = .milliseconds(500), cap: Duration = .seconds(30), maxRetryAfter: Duration = .seconds(60),
-                seed: UInt64? = nil) {
+    public init(
+        base: Duration = .milliseconds(500), cap: Duration = .seconds(30), maxRetryAfter: Duration = .seconds(60),
+        seed: UInt64? = nil
+    ) {
         self.base = base
         self.cap = cap
         self.maxRetryAfter = maxRetryAfter

@@ -77,7 +77,7 @@ final class CurlMultiLoop: @unchecked Sendable {
         let epoll = recon_epoll_create()
         let wakeFD = recon_eventfd_create()
         guard CurlGlobal.isInitialized, epoll >= 0, wakeFD >= 0, recon_epoll_watch(epoll, wakeFD, CURL_POLL_IN, 0) == 0,
-              let multi = curl_multi_init()
+            let multi = curl_multi_init()
         else {
             if epoll >= 0 { close(epoll) }
             if wakeFD >= 0 { close(wakeFD) }
@@ -198,7 +198,8 @@ final class CurlMultiLoop: @unchecked Sendable {
             if awake < gathering {
                 SystemThrottleClock().sleep(for: gathering - awake)
             }
-            let ready = recon_epoll_wait(epoll, &descriptors, &flags, Int32(capacity), Self.milliseconds(until: wakesAt))
+            let ready = recon_epoll_wait(
+                epoll, &descriptors, &flags, Int32(capacity), Self.milliseconds(until: wakesAt))
             inbox.withLock { $0.loop = .awake }
             lastWake = .now
             for index in 0..<max(0, Int(ready)) {
@@ -230,7 +231,8 @@ final class CurlMultiLoop: @unchecked Sendable {
         let remaining = instant - .now
         guard remaining > .zero else { return 0 }
         let components = remaining.components
-        let milliseconds = components.seconds * 1000 + (components.attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
+        let milliseconds =
+            components.seconds * 1000 + (components.attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
         return Int32(clamping: milliseconds)
     }
 
@@ -309,10 +311,14 @@ final class CurlMultiLoop: @unchecked Sendable {
             easy = reused
         } else if let created = curl_easy_init() {
             let closeContext = Unmanaged.passUnretained(self).toOpaque()
-            guard CurlTransfer.prepare(created, closeContext: closeContext, close: { context, socket in
-                guard let context else { return close(socket) }
-                return Unmanaged<CurlMultiLoop>.fromOpaque(context).takeUnretainedValue().closeSocket(socket)
-            }) == CURLE_OK else {
+            guard
+                CurlTransfer.prepare(
+                    created, closeContext: closeContext,
+                    close: { context, socket in
+                        guard let context else { return close(socket) }
+                        return Unmanaged<CurlMultiLoop>.fromOpaque(context).takeUnretainedValue().closeSocket(socket)
+                    }) == CURLE_OK
+            else {
                 curl_easy_cleanup(created)
                 request.completion.finish(.failed(.connectionFailed(detail: "libcurl could not prepare a transfer")))
                 return
@@ -346,11 +352,12 @@ final class CurlMultiLoop: @unchecked Sendable {
         var queued: Int32 = 0
         while let message = curl_multi_info_read(multi, &queued) {
             guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle,
-                  let transfer = active[easy]
+                let transfer = active[easy]
             else { continue }
             // Read the result before removing the handle: the message belongs to the handle.
             let code = recon_curl_message_result(message)
-            let result: HTTPExchangeResult = code == CURLE_OK ? .response(transfer.reply()) : .failed(transfer.failure(code))
+            let result: HTTPExchangeResult =
+                code == CURLE_OK ? .response(transfer.reply()) : .failed(transfer.failure(code))
             curl_multi_remove_handle(multi, easy)
             retire(easy)
             transfer.completion.finish(result)

@@ -57,20 +57,29 @@ public final class CurlMultiTransport: HTTPTransport {
 
     /// The loop starts the request when `wait` has passed, so the lane sleeps once (for the answer)
     /// instead of twice.
-    public func post(_ url: URL, body: Data, headers: [String: String], timeout: Duration, startingIn wait: Duration,
-                     clock: any ThrottleClock) -> HTTPExchangeResult {
-        post(url, body: body, headers: headers, timeout: timeout, start: Self.start(after: wait, on: clock),
-             waitedForToken: wait > .zero)
+    public func post(
+        _ url: URL, body: Data, headers: [String: String], timeout: Duration, startingIn wait: Duration,
+        clock: any ThrottleClock
+    ) -> HTTPExchangeResult {
+        post(
+            url, body: body, headers: headers, timeout: timeout, start: Self.start(after: wait, on: clock),
+            waitedForToken: wait > .zero)
     }
 
     /// The loop starts the request when `wait` has passed and calls `completion` from its thread. No
     /// backstop here: nobody blocks on the answer, and libcurl enforces the timeout itself.
-    public func send(_ url: URL, body: Data, headers: [String: String], timeout: Duration, startingIn wait: Duration,
-                     clock: any ThrottleClock, completion: @escaping @Sendable (HTTPExchangeResult) -> Void) {
-        guard let loop else { return completion(.failed(.connectionFailed(detail: "libcurl could not be initialised"))) }
-        loop.submit(CurlRequest(url: url, body: body, headers: headers, timeout: timeout,
-                                start: Self.start(after: wait, on: clock), waitedForToken: wait > .zero,
-                                completion: CurlCompletion(handler: completion)))
+    public func send(
+        _ url: URL, body: Data, headers: [String: String], timeout: Duration, startingIn wait: Duration,
+        clock: any ThrottleClock, completion: @escaping @Sendable (HTTPExchangeResult) -> Void
+    ) {
+        guard let loop else {
+            return completion(.failed(.connectionFailed(detail: "libcurl could not be initialised")))
+        }
+        loop.submit(
+            CurlRequest(
+                url: url, body: body, headers: headers, timeout: timeout,
+                start: Self.start(after: wait, on: clock), waitedForToken: wait > .zero,
+                completion: CurlCompletion(handler: completion)))
     }
 
     /// When the loop may start a request told to wait `wait` on `clock`. Only on the real clock: a
@@ -83,12 +92,15 @@ public final class CurlMultiTransport: HTTPTransport {
         return .now + max(.zero, wait)
     }
 
-    private func post(_ url: URL, body: Data, headers: [String: String], timeout: Duration,
-                      start: ContinuousClock.Instant, waitedForToken: Bool) -> HTTPExchangeResult {
+    private func post(
+        _ url: URL, body: Data, headers: [String: String], timeout: Duration,
+        start: ContinuousClock.Instant, waitedForToken: Bool
+    ) -> HTTPExchangeResult {
         guard let loop else { return .failed(.connectionFailed(detail: "libcurl could not be initialised")) }
         let completion = CurlCompletion()
-        let request = CurlRequest(url: url, body: body, headers: headers, timeout: timeout, start: start,
-                                  waitedForToken: waitedForToken, completion: completion)
+        let request = CurlRequest(
+            url: url, body: body, headers: headers, timeout: timeout, start: start,
+            waitedForToken: waitedForToken, completion: completion)
         loop.submit(request)
         let startsIn = start - .now
         let delay = max(0, startsIn.components.seconds * 1000 + startsIn.components.attoseconds / 1_000_000_000_000_000)

@@ -13,15 +13,20 @@ struct CurlRequest: Sendable {
     let waitedForToken: Bool
     let completion: CurlCompletion
 
-    init(url: URL, body: Data, headers: [String: String], timeout: Duration, start: ContinuousClock.Instant,
-         waitedForToken: Bool, completion: CurlCompletion) {
+    init(
+        url: URL, body: Data, headers: [String: String], timeout: Duration, start: ContinuousClock.Instant,
+        waitedForToken: Bool, completion: CurlCompletion
+    ) {
         self.url = url.absoluteString
         self.body = body
         self.headers = headers
         // Rounded up (libcurl counts whole milliseconds) and capped at a year, far from overflow.
         let components = timeout.components
-        timeoutMilliseconds = max(1, Int(min(components.seconds, 365 * 86_400) * 1000
-            + (components.attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000))
+        timeoutMilliseconds = max(
+            1,
+            Int(
+                min(components.seconds, 365 * 86_400) * 1000
+                    + (components.attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000))
         self.start = start
         self.waitedForToken = waitedForToken
         self.completion = completion

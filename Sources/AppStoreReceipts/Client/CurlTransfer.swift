@@ -18,7 +18,8 @@ final class CurlTransfer {
     private var headerBlock: [UInt8] = []
     private var body = Data()
 
-    init(easy: UnsafeMutableRawPointer, completion: CurlCompletion, ownedHeaderList: UnsafeMutablePointer<curl_slist>?) {
+    init(easy: UnsafeMutableRawPointer, completion: CurlCompletion, ownedHeaderList: UnsafeMutablePointer<curl_slist>?)
+    {
         self.easy = easy
         self.completion = completion
         self.ownedHeaderList = ownedHeaderList
@@ -30,8 +31,10 @@ final class CurlTransfer {
     /// reused without `curl_easy_reset`, which cost more than the request's own options).
     /// - Parameter close: how the handle's connections close their sockets (the loop forgets them
     ///   first), called with `closeContext`.
-    static func prepare(_ easy: UnsafeMutableRawPointer, closeContext: UnsafeMutableRawPointer,
-                        close: curl_closesocket_callback) -> CURLcode {
+    static func prepare(
+        _ easy: UnsafeMutableRawPointer, closeContext: UnsafeMutableRawPointer,
+        close: curl_closesocket_callback
+    ) -> CURLcode {
         var code = CURLE_OK
         func set(_ step: @autoclosure () -> CURLcode) {
             if code == CURLE_OK { code = step() }
@@ -44,20 +47,22 @@ final class CurlTransfer {
         set(recon_curl_setopt_long(easy, CURLOPT_HTTP_VERSION, recon_curl_http_version_1_1))
         set(recon_curl_setopt_closesocket_callback(easy, close))
         set(recon_curl_setopt_ptr(easy, CURLOPT_CLOSESOCKETDATA, closeContext))
-        set(recon_curl_setopt_data_callback(easy, CURLOPT_WRITEFUNCTION) { data, size, count, context in
-            let length = size * count
-            guard let data, let context else { return length }
-            Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
-                .body.append(UnsafeRawPointer(data).assumingMemoryBound(to: UInt8.self), count: length)
-            return length
-        })
-        set(recon_curl_setopt_data_callback(easy, CURLOPT_HEADERFUNCTION) { data, size, count, context in
-            let length = size * count
-            guard let data, let context else { return length }
-            Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
-                .receivedHeaderLine(UnsafeRawBufferPointer(start: data, count: length))
-            return length
-        })
+        set(
+            recon_curl_setopt_data_callback(easy, CURLOPT_WRITEFUNCTION) { data, size, count, context in
+                let length = size * count
+                guard let data, let context else { return length }
+                Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
+                    .body.append(UnsafeRawPointer(data).assumingMemoryBound(to: UInt8.self), count: length)
+                return length
+            })
+        set(
+            recon_curl_setopt_data_callback(easy, CURLOPT_HEADERFUNCTION) { data, size, count, context in
+                let length = size * count
+                guard let data, let context else { return length }
+                Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
+                    .receivedHeaderLine(UnsafeRawBufferPointer(start: data, count: length))
+                return length
+            })
         return code
     }
 
@@ -76,9 +81,11 @@ final class CurlTransfer {
         if request.body.isEmpty {
             set(recon_curl_setopt_str(easy, CURLOPT_COPYPOSTFIELDS, ""))
         } else {
-            set(request.body.withUnsafeBytes {
-                recon_curl_setopt_ptr(easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: $0.baseAddress))
-            })
+            set(
+                request.body.withUnsafeBytes {
+                    recon_curl_setopt_ptr(
+                        easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: $0.baseAddress))
+                })
         }
         set(recon_curl_setopt_ptr(easy, CURLOPT_WRITEDATA, context))
         set(recon_curl_setopt_ptr(easy, CURLOPT_HEADERDATA, context))
@@ -105,8 +112,10 @@ final class CurlTransfer {
         // The blank line ends the headers: the body is sized once from `Content-Length`, where
         // appending chunk by chunk grew it (a new buffer and a copy) a few times per answer.
         if line.allSatisfy({ $0 == UInt8(ascii: "\r") || $0 == UInt8(ascii: "\n") }) {
-            if body.isEmpty, let length = HTTPHeaderFields.value(of: "content-length", in: headerBlock).flatMap(Int.init),
-               (1...Self.largestPresizedBody).contains(length) {
+            if body.isEmpty,
+                let length = HTTPHeaderFields.value(of: "content-length", in: headerBlock).flatMap(Int.init),
+                (1...Self.largestPresizedBody).contains(length)
+            {
                 body = Data(capacity: length)
             }
             return

@@ -21,7 +21,9 @@ enum HTTPHeaderFields: Sendable {
         var found: String?
         let wanted = Array(lowercasedName.utf8)
         forEachField(in: block) { name, value in
-            guard name.count == wanted.count, zip(name, wanted).allSatisfy({ lowercased($0) == $1 }) else { return true }
+            guard name.count == wanted.count, zip(name, wanted).allSatisfy({ lowercased($0) == $1 }) else {
+                return true
+            }
             found = String(decoding: value, as: UTF8.self)
             return false
         }

@@ -14,27 +14,34 @@ public protocol HTTPTransport: Sendable {
     /// counts from the start. The default sleeps the calling lane, then posts; a transport with a
     /// thread of its own can start the request at that time instead, and spare the lane a sleep and a
     /// wake-up per request.
-    func post(_ url: URL, body: Data, headers: [String: String], timeout: Duration, startingIn wait: Duration,
-              clock: any ThrottleClock) -> HTTPExchangeResult
+    func post(
+        _ url: URL, body: Data, headers: [String: String], timeout: Duration, startingIn wait: Duration,
+        clock: any ThrottleClock
+    ) -> HTTPExchangeResult
 
     /// Like `post(…startingIn:clock:)`, but returns at once and hands the outcome to `completion`,
     /// called exactly once on a thread of the transport's. `completion` must return quickly: it runs
     /// where the transport's other exchanges are waiting. The default runs the blocking `post` on a
     /// thread of its own per exchange; a transport with a thread of its own calls back from there, and
     /// spares the caller a thread per exchange in flight.
-    func send(_ url: URL, body: Data, headers: [String: String], timeout: Duration, startingIn wait: Duration,
-              clock: any ThrottleClock, completion: @escaping @Sendable (HTTPExchangeResult) -> Void)
+    func send(
+        _ url: URL, body: Data, headers: [String: String], timeout: Duration, startingIn wait: Duration,
+        clock: any ThrottleClock, completion: @escaping @Sendable (HTTPExchangeResult) -> Void)
 }
 
 extension HTTPTransport {
-    public func post(_ url: URL, body: Data, headers: [String: String], timeout: Duration, startingIn wait: Duration,
-                     clock: any ThrottleClock) -> HTTPExchangeResult {
+    public func post(
+        _ url: URL, body: Data, headers: [String: String], timeout: Duration, startingIn wait: Duration,
+        clock: any ThrottleClock
+    ) -> HTTPExchangeResult {
         if wait > .zero { clock.sleep(for: wait) }
         return post(url, body: body, headers: headers, timeout: timeout)
     }
 
-    public func send(_ url: URL, body: Data, headers: [String: String], timeout: Duration, startingIn wait: Duration,
-                     clock: any ThrottleClock, completion: @escaping @Sendable (HTTPExchangeResult) -> Void) {
+    public func send(
+        _ url: URL, body: Data, headers: [String: String], timeout: Duration, startingIn wait: Duration,
+        clock: any ThrottleClock, completion: @escaping @Sendable (HTTPExchangeResult) -> Void
+    ) {
         // A thread of its own, never the global queue's: the exchange blocks it (DESIGN, "Concurrency on Linux").
         Thread.detachNewThread {
             completion(post(url, body: body, headers: headers, timeout: timeout, startingIn: wait, clock: clock))
@@ -56,7 +63,8 @@ public struct HTTPReply: Sendable {
 
     public init(statusCode: Int, headers: [String: String], body: Data) {
         self.statusCode = statusCode
-        fields = .parsed(Dictionary(headers.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { first, _ in first }))
+        fields = .parsed(
+            Dictionary(headers.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { first, _ in first }))
         self.body = body
     }
 

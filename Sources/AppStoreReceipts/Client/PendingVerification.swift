@@ -12,9 +12,11 @@ final class PendingVerification: @unchecked Sendable {
     private let executor: @Sendable (_ work: @escaping @Sendable () -> Void) -> Void
     private let completion: @Sendable (VerificationReport) -> Void
 
-    init(client: VerifyReceiptClient, progress: VerificationProgress, shouldStop: @escaping @Sendable () -> Bool,
-         executor: @escaping @Sendable (_ work: @escaping @Sendable () -> Void) -> Void,
-         completion: @escaping @Sendable (VerificationReport) -> Void) {
+    init(
+        client: VerifyReceiptClient, progress: VerificationProgress, shouldStop: @escaping @Sendable () -> Bool,
+        executor: @escaping @Sendable (_ work: @escaping @Sendable () -> Void) -> Void,
+        completion: @escaping @Sendable (VerificationReport) -> Void
+    ) {
         self.client = client
         self.progress = progress
         self.shouldStop = shouldStop
@@ -41,8 +43,10 @@ final class PendingVerification: @unchecked Sendable {
     }
 
     private func received(_ result: HTTPExchangeResult, latency: Duration) {
-        switch progress.record(result, latency: latency, configuration: client.configuration,
-                               now: client.clock.wallClock(), shouldStop: shouldStop) {
+        switch progress.record(
+            result, latency: latency, configuration: client.configuration,
+            now: client.clock.wallClock(), shouldStop: shouldStop)
+        {
         case .finished(let report): completion(report)
         case .send(after: let backoff): client.after(backoff) { self.send() }
         }

@@ -1,8 +1,9 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Synchronization
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// `HTTPTransport` over one long-lived `URLSession` (the only file that sees URLSession).
 ///
@@ -43,7 +44,9 @@ public final class URLSessionTransport: HTTPTransport {
             let result: HTTPExchangeResult
             if let http = response as? HTTPURLResponse {
                 var replyHeaders: [String: String] = [:]
-                for case let (name as String, value as String) in http.allHeaderFields { replyHeaders[name] = value }
+                for case (let name as String, let value as String) in http.allHeaderFields {
+                    replyHeaders[name] = value
+                }
                 result = .response(HTTPReply(statusCode: http.statusCode, headers: replyHeaders, body: data ?? Data()))
             } else {
                 result = .failed(Self.failure(error))
@@ -77,7 +80,7 @@ public final class URLSessionTransport: HTTPTransport {
         case .networkConnectionLost: return .connectionFailed(detail: "connection lost")
         case .cannotFindHost, .dnsLookupFailed: return .connectionFailed(detail: "host not found")
         case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate,
-             .serverCertificateNotYetValid, .serverCertificateHasUnknownRoot:
+            .serverCertificateNotYetValid, .serverCertificateHasUnknownRoot:
             return .connectionFailed(detail: "TLS failure (URLError \(error.code.rawValue))")
         default: return .connectionFailed(detail: "URLError \(error.code.rawValue)")
         }

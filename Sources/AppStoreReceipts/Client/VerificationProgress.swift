@@ -18,15 +18,20 @@ struct VerificationProgress {
 
     /// The progress before the first request, or the finished report when no request can be built.
     static func begin(receiptData: String, configuration: VerifyReceiptClient.Configuration)
-        -> Result<VerificationProgress, FinishedEarly> {
+        -> Result<VerificationProgress, FinishedEarly>
+    {
         do {
-            let body = try VerifyReceiptRequest(receiptData: receiptData, password: configuration.sharedSecret).jsonBody()
-            return .success(VerificationProgress(
-                body: body, attempt: VerifyReceiptAttempt(endpoint: configuration.environment, budget: configuration.budget)))
+            let body = try VerifyReceiptRequest(receiptData: receiptData, password: configuration.sharedSecret)
+                .jsonBody()
+            return .success(
+                VerificationProgress(
+                    body: body,
+                    attempt: VerifyReceiptAttempt(endpoint: configuration.environment, budget: configuration.budget)))
         } catch {
             var report = VerificationReport()
-            report.finish(.unverified(.retriesExhausted(.transport(.connectionFailed(detail: "request could not be encoded")))),
-                          detail: "request could not be encoded")
+            report.finish(
+                .unverified(.retriesExhausted(.transport(.connectionFailed(detail: "request could not be encoded")))),
+                detail: "request could not be encoded")
             return .failure(FinishedEarly(report: report))
         }
     }
@@ -39,8 +44,10 @@ struct VerificationProgress {
     /// Records the outcome of the request sent for `attempt`, which took `latency` (the throttle's wait
     /// excluded), and says what comes next.
     /// - Parameter shouldStop: asked before a retry; true ends the verification `unverified` instead.
-    mutating func record(_ result: HTTPExchangeResult, latency: Duration, configuration: VerifyReceiptClient.Configuration,
-                         now: Date, shouldStop: () -> Bool) -> Next {
+    mutating func record(
+        _ result: HTTPExchangeResult, latency: Duration, configuration: VerifyReceiptClient.Configuration,
+        now: Date, shouldStop: () -> Bool
+    ) -> Next {
         report.requests += 1
         report.latencies.append(latency)
         report.answeredBy = attempt.endpoint
@@ -52,8 +59,9 @@ struct VerificationProgress {
             exchange = .transportFailed(failure)
             detail = "\(attempt.endpoint): \(failure)"
         case .response(let reply):
-            exchange = .httpResponse(statusCode: reply.statusCode, retryAfter: reply.header("retry-after"),
-                                     bodyData: reply.body, keepingLatestReceipt: configuration.keepsLatestReceipt)
+            exchange = .httpResponse(
+                statusCode: reply.statusCode, retryAfter: reply.header("retry-after"),
+                bodyData: reply.body, keepingLatestReceipt: configuration.keepsLatestReceipt)
             if reply.statusCode == 429 { report.throttled += 1 }
             if let response = exchange.response, (200..<300).contains(reply.statusCode) {
                 report.response = response

@@ -73,7 +73,9 @@ public final class VerifyReceiptClient: Sendable {
         self.transport = transport
         self.throttle = throttle
         self.clock = clock
-        requestHeaders = ["Content-Type": "application/json", "Accept": "application/json", "User-Agent": configuration.userAgent]
+        requestHeaders = [
+            "Content-Type": "application/json", "Accept": "application/json", "User-Agent": configuration.userAgent,
+        ]
     }
 
     /// Verifies `receiptData` (base64 as stored) and returns the final verdict with everything that
@@ -93,11 +95,14 @@ public final class VerifyReceiptClient: Sendable {
             var tokenWait = Duration.zero
             let result = throttle.withDeferredPermit { wait in
                 tokenWait = wait
-                return transport.post(configuration.url(for: progress.attempt.endpoint), body: progress.body,
-                                      headers: requestHeaders, timeout: configuration.timeout, startingIn: wait, clock: clock)
+                return transport.post(
+                    configuration.url(for: progress.attempt.endpoint), body: progress.body,
+                    headers: requestHeaders, timeout: configuration.timeout, startingIn: wait, clock: clock)
             }
-            switch progress.record(result, latency: clock.now() - started - tokenWait, configuration: configuration,
-                                   now: clock.wallClock(), shouldStop: shouldStop) {
+            switch progress.record(
+                result, latency: clock.now() - started - tokenWait, configuration: configuration,
+                now: clock.wallClock(), shouldStop: shouldStop)
+            {
             case .finished(let report): return report
             case .send(after: let backoff): delay = backoff
             }
@@ -121,8 +126,10 @@ public final class VerifyReceiptClient: Sendable {
         case .failure(let early):
             executor { completion(early.report) }
         case .success(let progress):
-            PendingVerification(client: self, progress: progress, shouldStop: shouldStop, executor: executor,
-                                completion: completion).send()
+            PendingVerification(
+                client: self, progress: progress, shouldStop: shouldStop, executor: executor,
+                completion: completion
+            ).send()
         }
     }
 
@@ -135,8 +142,12 @@ public final class VerifyReceiptClient: Sendable {
             return work()
         }
         let components = delay.components
-        retries.asyncAfter(deadline: .now() + .nanoseconds(Int(components.seconds * 1_000_000_000
-            + components.attoseconds / 1_000_000_000)), execute: work)
+        retries.asyncAfter(
+            deadline: .now()
+                + .nanoseconds(
+                    Int(
+                        components.seconds * 1_000_000_000
+                            + components.attoseconds / 1_000_000_000)), execute: work)
     }
 }
 

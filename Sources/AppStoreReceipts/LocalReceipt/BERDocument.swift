@@ -86,12 +86,12 @@ struct BERDocument: Sendable {
     func isOctetString(at index: Int) -> Bool {
         guard nodes[index].tag.isUniversal(BERTag.octetStringNumber) else { return false }
         guard nodes[index].tag.isConstructed else { return true }
-        return nodes[(index + 1) ..< nodes[index].subtreeEnd].allSatisfy { $0.tag.isUniversal(BERTag.octetStringNumber) }
+        return nodes[(index + 1)..<nodes[index].subtreeEnd].allSatisfy { $0.tag.isUniversal(BERTag.octetStringNumber) }
     }
 
     /// The content octets of a primitive node (for a constructed node: its children's encoding).
     func content(of index: Int) -> ArraySlice<UInt8> {
-        bytes[nodes[index].contentStart ..< nodes[index].contentEnd]
+        bytes[nodes[index].contentStart..<nodes[index].contentEnd]
     }
 
     /// The value of an OCTET STRING node, concatenating the chunks of a constructed one; nil
@@ -105,11 +105,11 @@ struct BERDocument: Sendable {
         guard node.tag.isConstructed else { return content(of: index) }
         var joined: [UInt8] = []
         joined.reserveCapacity(node.contentEnd - node.contentStart)
-        for descendant in index + 1 ..< node.subtreeEnd {
+        for descendant in index + 1..<node.subtreeEnd {
             let chunk = nodes[descendant]
             guard chunk.tag.isUniversal(BERTag.octetStringNumber) else { return nil }
             if !chunk.tag.isConstructed {
-                joined.append(contentsOf: bytes[chunk.contentStart ..< chunk.contentEnd])
+                joined.append(contentsOf: bytes[chunk.contentStart..<chunk.contentEnd])
             }
         }
         return joined[...]
@@ -160,13 +160,14 @@ struct BERDocument: Sendable {
             }
             guard nodes.count < Self.maxElements else { throw .tooManyElements(limit: Self.maxElements) }
             let contentEnd = header.length.map { header.contentStart + $0 }
-            nodes.append(BERNode(
-                tag: header.tag,
-                headerStart: position,
-                contentStart: header.contentStart,
-                contentEnd: contentEnd ?? header.contentStart,
-                subtreeEnd: nodes.count + 1
-            ))
+            nodes.append(
+                BERNode(
+                    tag: header.tag,
+                    headerStart: position,
+                    contentStart: header.contentStart,
+                    contentEnd: contentEnd ?? header.contentStart,
+                    subtreeEnd: nodes.count + 1
+                ))
             if header.tag.isConstructed {
                 guard open.count < Self.maxDepth else { throw .nestingTooDeep(limit: Self.maxDepth) }
                 open.append(OpenElement(node: nodes.count - 1, end: contentEnd, bound: contentEnd ?? bound))
@@ -224,7 +225,7 @@ struct BERHeader: Sendable {
 
         let declared: UInt64
         switch lengthOctet {
-        case 0 ..< 0x80:
+        case 0..<0x80:
             declared = UInt64(lengthOctet)
         case 0x80:
             guard isConstructed else {
@@ -238,7 +239,7 @@ struct BERHeader: Sendable {
             guard count <= 8 else { throw .malformedDER(offset: headerOffset, problem: .lengthFieldTooLong) }
             guard bound - cursor >= count else { throw .truncatedHeader(offset: headerOffset) }
             var value: UInt64 = 0
-            for octet in bytes[cursor ..< cursor + count] {
+            for octet in bytes[cursor..<cursor + count] {
                 value = value << 8 | UInt64(octet)  // at most 8 octets: cannot overflow
             }
             cursor += count
@@ -257,9 +258,9 @@ struct BERHeader: Sendable {
         _ bytes: ArraySlice<UInt8>
     ) -> (tag: BERTag, content: ArraySlice<UInt8>)? {
         guard let header = try? read(bytes, at: bytes.startIndex, bound: bytes.endIndex),
-              !header.isEndOfContents, !header.tag.isConstructed, let length = header.length,
-              header.contentStart + length == bytes.endIndex
+            !header.isEndOfContents, !header.tag.isConstructed, let length = header.length,
+            header.contentStart + length == bytes.endIndex
         else { return nil }
-        return (header.tag, bytes[header.contentStart ..< bytes.endIndex])
+        return (header.tag, bytes[header.contentStart..<bytes.endIndex])
     }
 }

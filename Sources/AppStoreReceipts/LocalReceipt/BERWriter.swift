@@ -37,7 +37,8 @@ enum BERWriter {
         // Shortest two's complement: drop leading octets that only repeat the sign.
         var octets = withUnsafeBytes(of: value.bigEndian, Array.init)
         while octets.count > 1,
-              (octets[0] == 0x00 && octets[1] & 0x80 == 0) || (octets[0] == 0xFF && octets[1] & 0x80 != 0) {
+            (octets[0] == 0x00 && octets[1] & 0x80 == 0) || (octets[0] == 0xFF && octets[1] & 0x80 != 0)
+        {
             octets.removeFirst()
         }
         return element(.integer, octets)

@@ -115,7 +115,7 @@ private indirect enum LocalReceiptJSON {
             case "\t": output += "\\t"
             case "\u{08}": output += "\\b"
             case "\u{0C}": output += "\\f"
-            case "\u{00}" ... "\u{1F}", "\u{7F}", "\u{2028}", "\u{2029}":
+            case "\u{00}"..."\u{1F}", "\u{7F}", "\u{2028}", "\u{2029}":
                 // DEL and the JavaScript line separators are legal JSON but confuse terminals and
                 // `eval`-style consumers; escaping them costs nothing.
                 let hex = String(scalar.value, radix: 16, uppercase: false)

@@ -33,33 +33,34 @@ enum LocalReceiptAttributeType {
 
     /// " (bundle id)" for error messages, or "" for a type without a known name.
     static func label(for type: Int) -> String {
-        let name: String? = switch type {
-        case receiptType: "receipt type"
-        case appItemID: "app item id"
-        case bundleID: "bundle id"
-        case applicationVersion: "application version"
-        case opaqueValue: "opaque value"
-        case sha1Hash: "SHA-1 hash"
-        case creationDate: "creation date"
-        case inAppPurchase: "in-app purchase"
-        case originalPurchaseDate: "original purchase date"
-        case originalApplicationVersion: "original application version"
-        case expirationDate: "expiration date"
-        case quantity: "quantity"
-        case productID: "product id"
-        case transactionID: "transaction id"
-        case purchaseDate: "purchase date"
-        case originalTransactionID: "original transaction id"
-        case inAppOriginalPurchaseDate: "original purchase date"
-        case productType: "product type"
-        case expiresDate: "expires date"
-        case webOrderLineItemID: "web order line item id"
-        case cancellationDate: "cancellation date"
-        case isTrialPeriod: "is trial period"
-        case isInIntroOfferPeriod: "is in intro offer period"
-        case promotionalOfferID: "promotional offer id"
-        default: nil
-        }
+        let name: String? =
+            switch type {
+            case receiptType: "receipt type"
+            case appItemID: "app item id"
+            case bundleID: "bundle id"
+            case applicationVersion: "application version"
+            case opaqueValue: "opaque value"
+            case sha1Hash: "SHA-1 hash"
+            case creationDate: "creation date"
+            case inAppPurchase: "in-app purchase"
+            case originalPurchaseDate: "original purchase date"
+            case originalApplicationVersion: "original application version"
+            case expirationDate: "expiration date"
+            case quantity: "quantity"
+            case productID: "product id"
+            case transactionID: "transaction id"
+            case purchaseDate: "purchase date"
+            case originalTransactionID: "original transaction id"
+            case inAppOriginalPurchaseDate: "original purchase date"
+            case productType: "product type"
+            case expiresDate: "expires date"
+            case webOrderLineItemID: "web order line item id"
+            case cancellationDate: "cancellation date"
+            case isTrialPeriod: "is trial period"
+            case isInIntroOfferPeriod: "is in intro offer period"
+            case promotionalOfferID: "promotional offer id"
+            default: nil
+            }
         return name.map { " (\($0))" } ?? ""
     }
 }

@@ -63,10 +63,14 @@ enum LocalReceiptBase64 {
                     // Two groups a step while both are plain: one test and one branch for eight
                     // characters (the receipt's four kilobytes are almost all such steps).
                     while position + 8 <= text.count {
-                        let a = table[Int(text[position])], b = table[Int(text[position + 1])]
-                        let c = table[Int(text[position + 2])], d = table[Int(text[position + 3])]
-                        let e = table[Int(text[position + 4])], f = table[Int(text[position + 5])]
-                        let g = table[Int(text[position + 6])], h = table[Int(text[position + 7])]
+                        let a = table[Int(text[position])]
+                        let b = table[Int(text[position + 1])]
+                        let c = table[Int(text[position + 2])]
+                        let d = table[Int(text[position + 3])]
+                        let e = table[Int(text[position + 4])]
+                        let f = table[Int(text[position + 5])]
+                        let g = table[Int(text[position + 6])]
+                        let h = table[Int(text[position + 7])]
                         guard a | b | c | d | e | f | g | h < 64 else { break }
                         let high = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
                         let low = UInt32(e) << 18 | UInt32(f) << 12 | UInt32(g) << 6 | UInt32(h)
@@ -83,8 +87,10 @@ enum LocalReceiptBase64 {
                     if position == text.count { break }
                 }
                 if symbols & 3 == 0, paddingCount == 0, position + 4 <= text.count {
-                    let first = table[Int(text[position])], second = table[Int(text[position + 1])]
-                    let third = table[Int(text[position + 2])], fourth = table[Int(text[position + 3])]
+                    let first = table[Int(text[position])]
+                    let second = table[Int(text[position + 1])]
+                    let third = table[Int(text[position + 2])]
+                    let fourth = table[Int(text[position + 3])]
                     if first | second | third | fourth < 64 {
                         let group = UInt32(first) << 18 | UInt32(second) << 12 | UInt32(third) << 6 | UInt32(fourth)
                         output[written] = UInt8(truncatingIfNeeded: group >> 16)
@@ -144,7 +150,7 @@ enum LocalReceiptBase64 {
     /// (`ew…`, the encoding of `{`): the sign of a receipt that was base64-encoded twice.
     static func isNestedReceiptText(_ bytes: [UInt8]) -> Bool {
         guard let first = bytes.firstIndex(where: { table[Int($0)] != whitespace }),
-              bytes.count - first >= 4
+            bytes.count - first >= 4
         else { return false }
         let prefix = (bytes[first], bytes[first + 1])
         guard prefix == (UInt8(ascii: "M"), UInt8(ascii: "I")) || prefix == (UInt8(ascii: "e"), UInt8(ascii: "w"))

@@ -8,7 +8,8 @@ extension LocalReceiptDecoder {
     static let dataOID: [UInt8] = [0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x07, 0x01]
 
     static func decodeAppReceipt(_ bytes: ArraySlice<UInt8>, purchases: Bool = true) throws(ReceiptDecodingError)
-        -> LocalReceipt {
+        -> LocalReceipt
+    {
         let container = try BERDocument(parsing: bytes)
         let payload = try payload(of: container)
         var receipt = try decodePayload(payload, purchases: purchases)
@@ -23,28 +24,30 @@ extension LocalReceiptDecoder {
         // ContentInfo ::= SEQUENCE { contentType OID, content [0] EXPLICIT ANY }
         let root = BERDocument.root
         guard container[root].tag == .sequence,
-              let contentType = container.child(0, of: root), let content = container.child(1, of: root),
-              container[contentType].tag == .objectIdentifier,
-              container.content(of: contentType).elementsEqual(signedDataOID),
-              container[content].tag == .contextSpecific(0),
-              let signedData = container.child(0, of: content)
+            let contentType = container.child(0, of: root), let content = container.child(1, of: root),
+            container[contentType].tag == .objectIdentifier,
+            container.content(of: contentType).elementsEqual(signedDataOID),
+            container[content].tag == .contextSpecific(0),
+            let signedData = container.child(0, of: content)
         else { throw .notSignedData }
 
         // SignedData ::= SEQUENCE { version, digestAlgorithms SET, encapContentInfo, [0] certs,
         //                           [1] crls, signerInfos SET }. Only encapContentInfo matters here.
         guard container[signedData].tag == .sequence,
-              let version = container.child(0, of: signedData), let digestAlgorithms = container.child(1, of: signedData),
-              let encapsulated = container.child(2, of: signedData),
-              container[version].tag == .integer, container[digestAlgorithms].tag == .set
-        else { throw .malformedSignedData(problem: "not a SEQUENCE { version, digestAlgorithms, encapContentInfo, … }") }
+            let version = container.child(0, of: signedData), let digestAlgorithms = container.child(1, of: signedData),
+            let encapsulated = container.child(2, of: signedData),
+            container[version].tag == .integer, container[digestAlgorithms].tag == .set
+        else {
+            throw .malformedSignedData(problem: "not a SEQUENCE { version, digestAlgorithms, encapContentInfo, … }")
+        }
 
         // EncapsulatedContentInfo ::= SEQUENCE { eContentType OID, eContent [0] EXPLICIT OCTET STRING OPTIONAL }
         guard container[encapsulated].tag == .sequence, let eContentType = container.child(0, of: encapsulated),
-              container[eContentType].tag == .objectIdentifier,
-              container.content(of: eContentType).elementsEqual(dataOID)
+            container[eContentType].tag == .objectIdentifier,
+            container.content(of: eContentType).elementsEqual(dataOID)
         else { throw .malformedSignedData(problem: "the encapsulated content is not PKCS#7 data") }
         guard let eContent = container.child(1, of: encapsulated), container[eContent].tag == .contextSpecific(0),
-              let octets = container.child(0, of: eContent)
+            let octets = container.child(0, of: eContent)
         else { throw .malformedSignedData(problem: "no encapsulated content (a detached signature)") }
         guard let payload = container.octetString(at: octets) else {
             throw .malformedSignedData(problem: "the encapsulated content is not an OCTET STRING")
@@ -53,7 +56,8 @@ extension LocalReceiptDecoder {
     }
 
     private static func decodePayload(_ payload: ArraySlice<UInt8>, purchases: Bool) throws(ReceiptDecodingError)
-        -> LocalReceipt {
+        -> LocalReceipt
+    {
         guard !payload.isEmpty else { throw .malformedPayload(problem: "the payload is empty") }
         let document = try BERDocument(parsing: payload)
         guard document[BERDocument.root].tag == .set else {
@@ -156,9 +160,10 @@ extension LocalReceiptDecoder {
         of set: Int, in document: BERDocument
     ) throws(ReceiptDecodingError) -> ReceiptAttributes {
         for attribute in document.childIndices(of: set) {
-            guard document[attribute].tag == .sequence, case let (type, version, value)? = document.threeChildren(of: attribute),
-                  document[type].tag == .integer, document[version].tag == .integer,
-                  document.isOctetString(at: value)
+            guard document[attribute].tag == .sequence,
+                case (let type, let version, let value)? = document.threeChildren(of: attribute),
+                document[type].tag == .integer, document[version].tag == .integer,
+                document.isOctetString(at: value)
             else {
                 throw .malformedPayload(problem: "an attribute is not a SEQUENCE { type, version, value }")
             }
@@ -178,7 +183,8 @@ extension LocalReceiptDecoder {
             while let attribute = children.next() {
                 let (type, _, value) = document.threeChildren(of: attribute)!  // checked: see attributes(of:in:)
                 let typeBytes = document.content(of: type)
-                guard typeBytes.count <= 4, let number = Int32(exactly: LocalReceiptDecoder.twosComplement(typeBytes)) else { continue }
+                guard typeBytes.count <= 4, let number = Int32(exactly: LocalReceiptDecoder.twosComplement(typeBytes))
+                else { continue }
                 return (Int(number), document.octetString(at: value)!)
             }
             return nil
@@ -196,9 +202,11 @@ extension LocalReceiptDecoder {
     /// UTF8String, IA5String, PrintableString or VisibleString; empty reads as absent.
     private static func string(_ value: ArraySlice<UInt8>, type: Int) throws(ReceiptDecodingError) -> String? {
         guard let (tag, content) = BERHeader.singlePrimitive(value), tag.tagClass == .universal,
-              [BERTag.utf8StringNumber, BERTag.ia5StringNumber, BERTag.printableStringNumber,
-               BERTag.visibleStringNumber].contains(tag.number),
-              let text = String(validating: content, as: UTF8.self)
+            [
+                BERTag.utf8StringNumber, BERTag.ia5StringNumber, BERTag.printableStringNumber,
+                BERTag.visibleStringNumber,
+            ].contains(tag.number),
+            let text = String(validating: content, as: UTF8.self)
         else { throw .invalidAttribute(type: type, expected: "a UTF-8 string") }
         return text.isEmpty ? nil : text
     }
@@ -206,7 +214,7 @@ extension LocalReceiptDecoder {
     /// An INTEGER of at most 8 octets.
     private static func integer(_ value: ArraySlice<UInt8>, type: Int) throws(ReceiptDecodingError) -> Int64 {
         guard let (tag, content) = BERHeader.singlePrimitive(value), tag == .integer,
-              (1 ... 8).contains(content.count)
+            (1...8).contains(content.count)
         else { throw .invalidAttribute(type: type, expected: "an INTEGER of at most 64 bits") }
         return twosComplement(content)
     }
@@ -214,7 +222,7 @@ extension LocalReceiptDecoder {
     /// An IA5String (or UTF8String) date; empty reads as absent (e.g. 1708 of a consumable).
     private static func date(_ value: ArraySlice<UInt8>, type: Int) throws(ReceiptDecodingError) -> Date? {
         guard let (tag, content) = BERHeader.singlePrimitive(value), tag.tagClass == .universal,
-              tag.number == BERTag.ia5StringNumber || tag.number == BERTag.utf8StringNumber
+            tag.number == BERTag.ia5StringNumber || tag.number == BERTag.utf8StringNumber
         else { throw .invalidAttribute(type: type, expected: "an RFC 3339 date string") }
         if content.isEmpty { return nil }
         guard let date = LocalReceiptTimestamp.parse(content) else {

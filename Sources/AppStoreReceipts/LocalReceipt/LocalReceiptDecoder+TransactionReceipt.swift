@@ -9,7 +9,7 @@ extension LocalReceiptDecoder {
             throw .missingTransactionReceiptField("purchase-info")
         }
         guard let purchaseInfoText = purchaseInfoValue.string,
-              let purchaseInfoBytes = try? LocalReceiptBase64.decode(purchaseInfoText.utf8)
+            let purchaseInfoBytes = try? LocalReceiptBase64.decode(purchaseInfoText.utf8)
         else { throw .invalidTransactionReceiptField("purchase-info", expected: "base64 text") }
         let info: [String: LocalReceiptPlistValue]
         do {
@@ -96,8 +96,9 @@ private struct TransactionReceiptFields {
     func date(milliseconds msKey: String, text textKey: String) throws(ReceiptDecodingError) -> Date? {
         for key in [msKey, textKey] {
             guard let text = try string(key) else { continue }
-            guard let date = LocalReceiptTimestamp.parseMilliseconds(text)
-                ?? LocalReceiptTimestamp.parse(text.utf8)
+            guard
+                let date = LocalReceiptTimestamp.parseMilliseconds(text)
+                    ?? LocalReceiptTimestamp.parse(text.utf8)
             else { throw .invalidTransactionReceiptField(key, expected: "a date") }
             return date
         }

@@ -32,7 +32,8 @@ public enum LocalReceiptDecoder {
     }
 
     private static func decode(base64Text: some Collection<UInt8>, purchases: Bool) throws(ReceiptDecodingError)
-        -> LocalReceipt {
+        -> LocalReceipt
+    {
         guard base64Text.count <= maxBase64Length else {
             throw .tooLarge(byteCount: base64Text.count, limit: maxBase64Length)
         }
@@ -61,12 +62,13 @@ public enum LocalReceiptDecoder {
     }
 
     private static func decode(receiptBytes bytes: [UInt8], purchases: Bool = true) throws(ReceiptDecodingError)
-        -> LocalReceipt {
+        -> LocalReceipt
+    {
         guard let first = bytes.first else { throw .emptyInput }
         // A PKCS#7 receipt is a SEQUENCE (0x30); a transaction receipt is text opening with `{`.
         if first == 0x30 { return try decodeAppReceipt(bytes[...], purchases: purchases) }
         let start = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
-        let text = bytes[start...].drop { $0 == 0x20 || (0x09 ... 0x0D).contains($0) }
+        let text = bytes[start...].drop { $0 == 0x20 || (0x09...0x0D).contains($0) }
         if text.first == UInt8(ascii: "{") { return try decodeTransactionReceipt(bytes) }
         throw .unrecognizedFormat
     }

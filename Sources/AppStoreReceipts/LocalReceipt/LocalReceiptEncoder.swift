@@ -38,10 +38,12 @@ public enum LocalReceiptEncoder {
 
     /// A SignedData ContentInfo around arbitrary payload bytes.
     static func container(payload: [UInt8], encoding: ContainerEncoding) -> [UInt8] {
-        let sha256 = BERWriter.element(.sequence, children: [
-            BERWriter.objectIdentifier([0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x01]),
-            BERWriter.element(.null, []),
-        ])
+        let sha256 = BERWriter.element(
+            .sequence,
+            children: [
+                BERWriter.objectIdentifier([0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x01]),
+                BERWriter.element(.null, []),
+            ])
         let digestAlgorithms = BERWriter.element(.set, children: [sha256])
         let version = BERWriter.integer(1)
         let signerInfos = BERWriter.element(.set, [])
@@ -50,26 +52,36 @@ public enum LocalReceiptEncoder {
 
         switch encoding {
         case .der:
-            let encapsulated = BERWriter.element(.sequence, children: [
-                dataOID, BERWriter.element(.contextSpecific(0), children: [BERWriter.octetString(payload)]),
-            ])
-            let signedData = BERWriter.element(.sequence, children: [version, digestAlgorithms, encapsulated, signerInfos])
-            return BERWriter.element(.sequence, children: [
-                signedDataOID, BERWriter.element(.contextSpecific(0), children: [signedData]),
-            ])
+            let encapsulated = BERWriter.element(
+                .sequence,
+                children: [
+                    dataOID, BERWriter.element(.contextSpecific(0), children: [BERWriter.octetString(payload)]),
+                ])
+            let signedData = BERWriter.element(
+                .sequence, children: [version, digestAlgorithms, encapsulated, signerInfos])
+            return BERWriter.element(
+                .sequence,
+                children: [
+                    signedDataOID, BERWriter.element(.contextSpecific(0), children: [signedData]),
+                ])
         case .indefiniteLengthBER(let chunkSize):
             let size = max(1, chunkSize)
             let chunks = stride(from: 0, to: payload.count, by: size).map {
-                BERWriter.octetString(Array(payload[$0 ..< min($0 + size, payload.count)]))
+                BERWriter.octetString(Array(payload[$0..<min($0 + size, payload.count)]))
             }
             let octets = BERWriter.indefinite(.universal(BERTag.octetStringNumber, constructed: true), children: chunks)
-            let encapsulated = BERWriter.indefinite(.sequence, children: [
-                dataOID, BERWriter.indefinite(.contextSpecific(0), children: [octets]),
-            ])
-            let signedData = BERWriter.indefinite(.sequence, children: [version, digestAlgorithms, encapsulated, signerInfos])
-            return BERWriter.indefinite(.sequence, children: [
-                signedDataOID, BERWriter.indefinite(.contextSpecific(0), children: [signedData]),
-            ])
+            let encapsulated = BERWriter.indefinite(
+                .sequence,
+                children: [
+                    dataOID, BERWriter.indefinite(.contextSpecific(0), children: [octets]),
+                ])
+            let signedData = BERWriter.indefinite(
+                .sequence, children: [version, digestAlgorithms, encapsulated, signerInfos])
+            return BERWriter.indefinite(
+                .sequence,
+                children: [
+                    signedDataOID, BERWriter.indefinite(.contextSpecific(0), children: [signedData]),
+                ])
         }
     }
 
@@ -121,9 +133,11 @@ public enum LocalReceiptEncoder {
     }
 
     private static func attribute(_ type: Int, _ value: [UInt8], version: Int64) -> [UInt8] {
-        BERWriter.element(.sequence, children: [
-            BERWriter.integer(Int64(type)), BERWriter.integer(version), BERWriter.octetString(value),
-        ])
+        BERWriter.element(
+            .sequence,
+            children: [
+                BERWriter.integer(Int64(type)), BERWriter.integer(version), BERWriter.octetString(value),
+            ])
     }
 
     private static func dateValue(_ date: Date) -> [UInt8] {

@@ -45,7 +45,7 @@ struct LocalReceiptPlistParser {
     }
 
     private mutating func skipWhitespace() {
-        while let byte = peek, byte == 0x20 || (0x09 ... 0x0D).contains(byte) { position += 1 }
+        while let byte = peek, byte == 0x20 || (0x09...0x0D).contains(byte) { position += 1 }
     }
 
     private mutating func expect(_ character: Character) throws(ReceiptDecodingError) {
@@ -88,21 +88,22 @@ struct LocalReceiptPlistParser {
         let start = position
         while let byte = peek, Self.isUnquotedCharacter(byte) { position += 1 }
         guard position > start else {
-            throw failure(first == UInt8(ascii: "(") || first == UInt8(ascii: "<")
-                ? "arrays and data do not occur in transaction receipts"
-                : "expected a string")
+            throw failure(
+                first == UInt8(ascii: "(") || first == UInt8(ascii: "<")
+                    ? "arrays and data do not occur in transaction receipts"
+                    : "expected a string")
         }
         // Unquoted tokens are ASCII by construction.
-        return String(decoding: bytes[start ..< position], as: UTF8.self)
+        return String(decoding: bytes[start..<position], as: UTF8.self)
     }
 
     private static func isUnquotedCharacter(_ byte: UInt8) -> Bool {
         switch byte {
-        case UInt8(ascii: "a") ... UInt8(ascii: "z"), UInt8(ascii: "A") ... UInt8(ascii: "Z"),
-             UInt8(ascii: "0") ... UInt8(ascii: "9"):
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"):
             true
         case UInt8(ascii: "_"), UInt8(ascii: "$"), UInt8(ascii: "+"), UInt8(ascii: "/"),
-             UInt8(ascii: ":"), UInt8(ascii: "."), UInt8(ascii: "-"):
+            UInt8(ascii: ":"), UInt8(ascii: "."), UInt8(ascii: "-"):
             true
         default:
             false
@@ -139,34 +140,36 @@ struct LocalReceiptPlistParser {
             throw .malformedTransactionReceipt(offset: escapeOffset, problem: "unterminated string")
         }
         position += 1
-        let simple: UInt8? = switch letter {
-        case UInt8(ascii: "a"): 0x07
-        case UInt8(ascii: "b"): 0x08
-        case UInt8(ascii: "f"): 0x0C
-        case UInt8(ascii: "n"): 0x0A
-        case UInt8(ascii: "r"): 0x0D
-        case UInt8(ascii: "t"): 0x09
-        case UInt8(ascii: "v"): 0x0B
-        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "'"): letter
-        default: nil
-        }
+        let simple: UInt8? =
+            switch letter {
+            case UInt8(ascii: "a"): 0x07
+            case UInt8(ascii: "b"): 0x08
+            case UInt8(ascii: "f"): 0x0C
+            case UInt8(ascii: "n"): 0x0A
+            case UInt8(ascii: "r"): 0x0D
+            case UInt8(ascii: "t"): 0x09
+            case UInt8(ascii: "v"): 0x0B
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "'"): letter
+            default: nil
+            }
         if let simple {
             utf8.append(simple)
             return
         }
         var scalarValue: UInt32 = 0
         if letter == UInt8(ascii: "U") {
-            for _ in 0 ..< 4 {
+            for _ in 0..<4 {
                 guard let byte = peek, let digit = Self.hexDigit(byte) else {
-                    throw .malformedTransactionReceipt(offset: escapeOffset, problem: "a \\U escape without 4 hex digits")
+                    throw .malformedTransactionReceipt(
+                        offset: escapeOffset, problem: "a \\U escape without 4 hex digits")
                 }
                 position += 1
                 scalarValue = scalarValue << 4 | digit
             }
-        } else if (UInt8(ascii: "0") ... UInt8(ascii: "7")).contains(letter) {
+        } else if (UInt8(ascii: "0")...UInt8(ascii: "7")).contains(letter) {
             scalarValue = UInt32(letter - UInt8(ascii: "0"))
-            for _ in 0 ..< 2 {
-                guard let byte = peek, (UInt8(ascii: "0") ... UInt8(ascii: "7")).contains(byte) else { break }
+            for _ in 0..<2 {
+                guard let byte = peek, (UInt8(ascii: "0")...UInt8(ascii: "7")).contains(byte) else { break }
                 position += 1
                 scalarValue = scalarValue << 3 | UInt32(byte - UInt8(ascii: "0"))
             }
@@ -181,9 +184,9 @@ struct LocalReceiptPlistParser {
 
     private static func hexDigit(_ byte: UInt8) -> UInt32? {
         switch byte {
-        case UInt8(ascii: "0") ... UInt8(ascii: "9"): UInt32(byte - UInt8(ascii: "0"))
-        case UInt8(ascii: "a") ... UInt8(ascii: "f"): UInt32(byte - UInt8(ascii: "a") + 10)
-        case UInt8(ascii: "A") ... UInt8(ascii: "F"): UInt32(byte - UInt8(ascii: "A") + 10)
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt32(byte - UInt8(ascii: "0"))
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): UInt32(byte - UInt8(ascii: "a") + 10)
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): UInt32(byte - UInt8(ascii: "A") + 10)
         default: nil
         }
     }

@@ -18,12 +18,12 @@ enum LocalReceiptTimestamp {
         guard text.count <= 64 else { return nil }  // longer than any date format; never copied
         var scanner = Scanner(bytes: Array(text))
         guard let year = scanner.digits(4), scanner.skip(UInt8(ascii: "-")),
-              let month = scanner.digits(2), scanner.skip(UInt8(ascii: "-")),
-              let day = scanner.digits(2),
-              scanner.skip(UInt8(ascii: "T")) || scanner.skip(UInt8(ascii: " ")),
-              let hour = scanner.digits(2), scanner.skip(UInt8(ascii: ":")),
-              let minute = scanner.digits(2), scanner.skip(UInt8(ascii: ":")),
-              let second = scanner.digits(2)
+            let month = scanner.digits(2), scanner.skip(UInt8(ascii: "-")),
+            let day = scanner.digits(2),
+            scanner.skip(UInt8(ascii: "T")) || scanner.skip(UInt8(ascii: " ")),
+            let hour = scanner.digits(2), scanner.skip(UInt8(ascii: ":")),
+            let minute = scanner.digits(2), scanner.skip(UInt8(ascii: ":")),
+            let second = scanner.digits(2)
         else { return nil }
         var milliseconds: Int64 = 0
         if scanner.skip(UInt8(ascii: ".")) {
@@ -34,7 +34,7 @@ enum LocalReceiptTimestamp {
                 if count <= 3 { milliseconds = milliseconds * 10 + digit }
             }
             guard count > 0 else { return nil }
-            for _ in min(count, 3) ..< 3 { milliseconds *= 10 }
+            for _ in min(count, 3)..<3 { milliseconds *= 10 }
         }
         // Second 60 is a leap second, as RFC 3339 allows.
         let local = CivilDateTime(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
@@ -48,7 +48,7 @@ enum LocalReceiptTimestamp {
         let utf8 = text.utf8
         let digits = utf8.first == UInt8(ascii: "-") ? utf8.dropFirst() : utf8[...]
         guard !digits.isEmpty, digits.count <= 16, digits.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
-              let value = Int64(text)
+            let value = Int64(text)
         else { return nil }
         return date(milliseconds: value)
     }
@@ -73,7 +73,7 @@ enum LocalReceiptTimestamp {
     }
 
     private static func date(milliseconds: Int64) -> Date? {
-        guard (earliestMilliseconds ... latestMilliseconds).contains(milliseconds) else { return nil }
+        guard (earliestMilliseconds...latestMilliseconds).contains(milliseconds) else { return nil }
         return Date(timeIntervalSince1970: Double(milliseconds) / 1000)
     }
 
@@ -92,7 +92,7 @@ enum LocalReceiptTimestamp {
         mutating func skip(_ text: String) -> Bool {
             let literal = Array(text.utf8)
             guard bytes.count - position >= literal.count,
-                  bytes[position ..< position + literal.count].elementsEqual(literal)
+                bytes[position..<position + literal.count].elementsEqual(literal)
             else { return false }
             position += literal.count
             return true
@@ -106,7 +106,7 @@ enum LocalReceiptTimestamp {
 
         mutating func digits(_ count: Int) -> Int64? {
             var value: Int64 = 0
-            for _ in 0 ..< count {
+            for _ in 0..<count {
                 guard let digit = digit() else { return nil }
                 value = value * 10 + digit
             }

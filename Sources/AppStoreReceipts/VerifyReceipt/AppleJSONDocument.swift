@@ -141,7 +141,8 @@ final class AppleJSONDocument: Sendable {
         } else {
             head = ByteWords.word(utf8, from: 0).word
         }
-        let mixed = head ^ (tail &* 0x0000_0100_0000_01B3) ^ (UInt64(truncatingIfNeeded: count) &* 0x9E37_79B9_7F4A_7C15)
+        let mixed =
+            head ^ (tail &* 0x0000_0100_0000_01B3) ^ (UInt64(truncatingIfNeeded: count) &* 0x9E37_79B9_7F4A_7C15)
         return UInt32(truncatingIfNeeded: mixed ^ (mixed >> 32))
     }
 }

@@ -41,7 +41,9 @@ extension AppleJSONObject {
     /// A date, preferring the milliseconds key, then the text key, then `alternative` (which
     /// may also hold milliseconds, as iOS 6 `expires_date` does). Two fixed text keys rather
     /// than a variadic list: the list was an array allocated on every call.
-    func appleDate(milliseconds millisecondsKey: StaticString, text textKey: StaticString, _ alternative: StaticString? = nil) -> Date? {
+    func appleDate(
+        milliseconds millisecondsKey: StaticString, text textKey: StaticString, _ alternative: StaticString? = nil
+    ) -> Date? {
         if let milliseconds = appleInt64(millisecondsKey) {
             return AppleJSONDate.fromMilliseconds(milliseconds)
         }

@@ -228,10 +228,13 @@ struct AppleJSONParser {
         let (start, count) = try string()
         let fingerprint: UInt32
         if start < bytes.count {
-            fingerprint = AppleJSONDocument.fingerprint(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[start..<(start + count)])))
+            fingerprint = AppleJSONDocument.fingerprint(
+                UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[start..<(start + count)])))
         } else {
             let offset = start - bytes.count
-            fingerprint = decoded.withUnsafeBytes { AppleJSONDocument.fingerprint(UnsafeRawBufferPointer(rebasing: $0[offset..<(offset + count)])) }
+            fingerprint = decoded.withUnsafeBytes {
+                AppleJSONDocument.fingerprint(UnsafeRawBufferPointer(rebasing: $0[offset..<(offset + count)]))
+            }
         }
         tape.append(.init(kind: .string, start: start, count: count))
         return AppleJSONDocument.Member(fingerprint: fingerprint, key: tape.count - 1)

@@ -30,13 +30,16 @@ public enum RetryAfter {
         if let seconds = Int64(value) {
             return .seconds(seconds)
         }
-        guard value.utf8.allSatisfy({ ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9")) || $0 == UInt8(ascii: ".") }),
+        guard
+            value.utf8.allSatisfy({ ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9")) || $0 == UInt8(ascii: ".") }),
             let seconds = Double(value), seconds.isFinite, seconds < 1e15
         else { return nil }
         return .milliseconds(Int64((seconds * 1_000).rounded(.up)))
     }
 
-    private static let monthNames = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
+    private static let monthNames = [
+        "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
+    ]
 
     /// Reads the three HTTP date forms by their parts rather than their layout: a month name,
     /// a `HH:MM:SS` time, then the day and the year as the first and second remaining numbers

@@ -67,7 +67,8 @@ public enum VerifyReceiptClassifier {
         case .retryWithinMalformedReceiptBudget:
             return malformedReceiptRule(retryAfter: retryAfter, attempt: attempt)
         case .retryUnlessMarkedNotRetryable:
-            return appleInternalErrorRule(status, isRetryable: response.isRetryable, retryAfter: retryAfter, attempt: attempt)
+            return appleInternalErrorRule(
+                status, isRetryable: response.isRetryable, retryAfter: retryAfter, attempt: attempt)
         case .configurationError(let problem):
             return .configurationError(problem)
         case .unverified:

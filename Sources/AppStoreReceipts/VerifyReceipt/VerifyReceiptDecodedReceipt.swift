@@ -82,7 +82,8 @@ extension VerifyReceiptDecodedReceipt: AppleJSONDecodable {
     init(_ json: AppleJSONObject) {
         // `bid` only exists in transaction receipts; a flat `transaction_id` without `in_app`
         // is the same shape with `bid` missing.
-        let isTransactionReceipt = json.contains("bid")
+        let isTransactionReceipt =
+            json.contains("bid")
             || (!json.contains("in_app") && json.contains("transaction_id"))
         self.init(
             format: isTransactionReceipt ? .transactionReceipt : .appReceipt,

@@ -66,9 +66,12 @@ extension VerifyReceiptDecodingError {
             if byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r") { break }
             let isPrintable = byte >= 0x20 && byte < 0x7F
             characters.append(isPrintable ? Character(Unicode.Scalar(byte)) : "?")
-            let isBase64 = isPrintable && (Character(Unicode.Scalar(byte)).isLetter
-                || Character(Unicode.Scalar(byte)).isNumber || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "/")
-                || byte == UInt8(ascii: "="))
+            let isBase64 =
+                isPrintable
+                && (Character(Unicode.Scalar(byte)).isLetter
+                    || Character(Unicode.Scalar(byte)).isNumber || byte == UInt8(ascii: "+")
+                    || byte == UInt8(ascii: "/")
+                    || byte == UInt8(ascii: "="))
             base64Run = isBase64 ? base64Run + 1 : 0
             longestBase64Run = max(longestBase64Run, base64Run)
         }

@@ -9,11 +9,14 @@ public enum VerifyReceiptExchange: Hashable, Sendable {
     ///   - statusCode: the HTTP status.
     ///   - retryAfter: the `Retry-After` header as sent, if any.
     ///   - body: the decoded body, or why it could not be decoded. Only read for 2xx statuses.
-    case httpResponse(statusCode: Int, retryAfter: String?, body: Result<VerifyReceiptResponse, VerifyReceiptDecodingError>)
+    case httpResponse(
+        statusCode: Int, retryAfter: String?, body: Result<VerifyReceiptResponse, VerifyReceiptDecodingError>)
 
     /// An HTTP response whose body is decoded here; `keepingLatestReceipt` as in `VerifyReceiptResponse.decode`.
-    public static func httpResponse(statusCode: Int, retryAfter: String? = nil, bodyData: Data,
-                                    keepingLatestReceipt: Bool = true) -> Self {
+    public static func httpResponse(
+        statusCode: Int, retryAfter: String? = nil, bodyData: Data,
+        keepingLatestReceipt: Bool = true
+    ) -> Self {
         let body = Result { () throws(VerifyReceiptDecodingError) in
             try VerifyReceiptResponse.decode(bodyData, keepingLatestReceipt: keepingLatestReceipt)
         }

@@ -75,15 +75,16 @@ public struct VerifyReceiptResponse: Hashable, Sendable {
         pendingRenewalInfo: [VerifyReceiptPendingRenewalInfo] = [],
         isRetryable: Bool? = nil
     ) {
-        storage = CopyOnWrite(Fields(
-            rawStatus: rawStatus,
-            rawEnvironment: rawEnvironment,
-            receipt: receipt,
-            latestReceipt: latestReceipt,
-            latestReceiptInfo: latestReceiptInfo,
-            latestExpiredReceiptInfo: latestExpiredReceiptInfo,
-            pendingRenewalInfo: pendingRenewalInfo,
-            isRetryable: isRetryable))
+        storage = CopyOnWrite(
+            Fields(
+                rawStatus: rawStatus,
+                rawEnvironment: rawEnvironment,
+                receipt: receipt,
+                latestReceipt: latestReceipt,
+                latestReceiptInfo: latestReceiptInfo,
+                latestExpiredReceiptInfo: latestExpiredReceiptInfo,
+                pendingRenewalInfo: pendingRenewalInfo,
+                isRetryable: isRetryable))
     }
 
     /// `status`, typed.
@@ -116,7 +117,8 @@ extension VerifyReceiptResponse {
     ///   page), truncated or otherwise not strict JSON, not a JSON object, or has no numeric
     ///   `status`. The verification client treats all of these as transient.
     public static func decode(_ data: Data, keepingLatestReceipt: Bool = true) throws(VerifyReceiptDecodingError)
-        -> VerifyReceiptResponse {
+        -> VerifyReceiptResponse
+    {
         let body = VerifyReceiptDecodingError.stripByteOrderMark(data)
         if let problem = VerifyReceiptDecodingError.problemBeforeParsing(body) {
             throw problem

@@ -136,26 +136,27 @@ public struct VerifyReceiptTransaction: Hashable, Sendable {
         appAccountToken: String? = nil,
         itemID: String? = nil
     ) {
-        storage = CopyOnWrite(Fields(
-            productID: productID,
-            transactionID: transactionID,
-            originalTransactionID: originalTransactionID,
-            quantity: quantity,
-            purchaseDate: purchaseDate,
-            originalPurchaseDate: originalPurchaseDate,
-            expiresDate: expiresDate,
-            cancellationDate: cancellationDate,
-            cancellationReason: cancellationReason,
-            isTrialPeriod: isTrialPeriod,
-            isInIntroOfferPeriod: isInIntroOfferPeriod,
-            isUpgraded: isUpgraded,
-            webOrderLineItemID: webOrderLineItemID,
-            inAppOwnershipType: inAppOwnershipType,
-            subscriptionGroupIdentifier: subscriptionGroupIdentifier,
-            promotionalOfferID: promotionalOfferID,
-            offerCodeRefName: offerCodeRefName,
-            appAccountToken: appAccountToken,
-            itemID: itemID))
+        storage = CopyOnWrite(
+            Fields(
+                productID: productID,
+                transactionID: transactionID,
+                originalTransactionID: originalTransactionID,
+                quantity: quantity,
+                purchaseDate: purchaseDate,
+                originalPurchaseDate: originalPurchaseDate,
+                expiresDate: expiresDate,
+                cancellationDate: cancellationDate,
+                cancellationReason: cancellationReason,
+                isTrialPeriod: isTrialPeriod,
+                isInIntroOfferPeriod: isInIntroOfferPeriod,
+                isUpgraded: isUpgraded,
+                webOrderLineItemID: webOrderLineItemID,
+                inAppOwnershipType: inAppOwnershipType,
+                subscriptionGroupIdentifier: subscriptionGroupIdentifier,
+                promotionalOfferID: promotionalOfferID,
+                offerCodeRefName: offerCodeRefName,
+                appAccountToken: appAccountToken,
+                itemID: itemID))
     }
 
     /// Whether `in_app_ownership_type` says the purchase was shared by a family member.

@@ -28,19 +28,21 @@ extension VerifyReceiptTransportFailure {
         case CURLE_RECV_ERROR:
             self = .connectionFailed(detail: reset ? "connection reset" : "receive failed (errno \(osErrno))")
         case CURLE_SEND_ERROR:
-            self = .connectionFailed(detail: reset ? "connection reset while sending" : "send failed (errno \(osErrno))")
+            self = .connectionFailed(
+                detail: reset ? "connection reset while sending" : "send failed (errno \(osErrno))")
         case CURLE_WEIRD_SERVER_REPLY:
             self = .connectionFailed(detail: "malformed HTTP response")
         case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CACERT_BADFILE, CURLE_SSL_CERTPROBLEM,
-             CURLE_SSL_CIPHER, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_INVALIDCERTSTATUS, CURLE_SSL_PINNEDPUBKEYNOTMATCH,
-             CURLE_SSL_CRL_BADFILE, CURLE_SSL_SHUTDOWN_FAILED, CURLE_SSL_ENGINE_INITFAILED, CURLE_SSL_ENGINE_NOTFOUND,
-             CURLE_SSL_ENGINE_SETFAILED, CURLE_SSL_CLIENTCERT:
+            CURLE_SSL_CIPHER, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_INVALIDCERTSTATUS, CURLE_SSL_PINNEDPUBKEYNOTMATCH,
+            CURLE_SSL_CRL_BADFILE, CURLE_SSL_SHUTDOWN_FAILED, CURLE_SSL_ENGINE_INITFAILED, CURLE_SSL_ENGINE_NOTFOUND,
+            CURLE_SSL_ENGINE_SETFAILED, CURLE_SSL_CLIENTCERT:
             self = .connectionFailed(detail: "TLS failure (curl \(curlCode.rawValue))")
         case CURLE_UNSUPPORTED_PROTOCOL, CURLE_URL_MALFORMAT:
             self = .connectionFailed(detail: "unsupported or malformed URL")
         default:
             // curl_easy_strerror is a fixed English phrase per code, safe to show.
-            self = .connectionFailed(detail: "curl \(curlCode.rawValue): \(String(cString: curl_easy_strerror(curlCode)))")
+            self = .connectionFailed(
+                detail: "curl \(curlCode.rawValue): \(String(cString: curl_easy_strerror(curlCode)))")
         }
     }
 }

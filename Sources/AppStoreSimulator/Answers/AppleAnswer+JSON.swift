@@ -7,8 +7,9 @@ import AppStoreReceipts
 extension AppleAnswer {
     /// The response body.
     public var jsonBytes: [UInt8] {
-        var json = AppleJSONWriter(capacity: 1024 + 700 * ((receipt?.inApp.count ?? 0) + (latestReceiptInfo?.count ?? 0))
-            + (latestReceipt?.utf8.count ?? 0))
+        var json = AppleJSONWriter(
+            capacity: 1024 + 700 * ((receipt?.inApp.count ?? 0) + (latestReceiptInfo?.count ?? 0))
+                + (latestReceipt?.utf8.count ?? 0))
         json.beginObject()
         if let environment { json.member("environment", literal: environment == .sandbox ? "Sandbox" : "Production") }
         if let transactionReceipt {
@@ -102,7 +103,8 @@ extension AppleAnswer {
         json.member("is_trial_period", literal: transaction.isTrialPeriod ? "true" : "false")
         json.member("is_in_intro_offer_period", literal: transaction.isInIntroOfferPeriod ? "true" : "false")
         if view.isUpgraded { json.member("is_upgraded", literal: "true") }
-        json.member("in_app_ownership_type", literal: transaction.ownership == .familyShared ? "FAMILY_SHARED" : "PURCHASED")
+        json.member(
+            "in_app_ownership_type", literal: transaction.ownership == .familyShared ? "FAMILY_SHARED" : "PURCHASED")
         if inLatestInfo, WorldCatalog.product(transaction.productID)?.kind == .autoRenewable {
             json.member("subscription_group_identifier", WorldCatalog.premiumGroupID)
         }
@@ -113,7 +115,9 @@ extension AppleAnswer {
         json.beginObject()
         if let intent = renewal.expirationIntent { json.member("expiration_intent", quotedNumber: Int64(intent)) }
         json.member("auto_renew_product_id", renewal.autoRenewProductID)
-        if let retry = renewal.isInBillingRetryPeriod { json.member("is_in_billing_retry_period", literal: retry ? "1" : "0") }
+        if let retry = renewal.isInBillingRetryPeriod {
+            json.member("is_in_billing_retry_period", literal: retry ? "1" : "0")
+        }
         if let grace = renewal.gracePeriodExpiresMs { json.dateMembers("grace_period_expires_date", grace) }
         json.member("product_id", renewal.productID)
         json.member("original_transaction_id", renewal.originalTransactionID)
@@ -123,7 +127,9 @@ extension AppleAnswer {
 
     /// An iOS 6 purchase: flat, with `bid`/`bvrs`/`item_id`, `expires_date` in milliseconds and the
     /// text forms under `expires_date_formatted`.
-    private static func writeFlat(_ view: WorldTransaction.View, of receipt: TransactionReceipt, into json: inout AppleJSONWriter) {
+    private static func writeFlat(
+        _ view: WorldTransaction.View, of receipt: TransactionReceipt, into json: inout AppleJSONWriter
+    ) {
         let transaction = view.transaction
         json.beginObject()
         json.member("bid", receipt.bundleID)

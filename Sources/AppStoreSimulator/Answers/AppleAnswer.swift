@@ -49,7 +49,9 @@ public struct AppleAnswer: Sendable, Hashable {
     public var pendingRenewalInfo: [WorldAccount.RenewalInfo]?
 
     /// A bare status answer such as `{"status":21007}`.
-    public static func bare(_ status: Int, environment: AppStoreEnvironment? = nil, isRetryable: Bool? = nil) -> AppleAnswer {
+    public static func bare(_ status: Int, environment: AppStoreEnvironment? = nil, isRetryable: Bool? = nil)
+        -> AppleAnswer
+    {
         AppleAnswer(status: status, environment: environment, isRetryable: isRetryable)
     }
 

@@ -38,7 +38,9 @@ public struct AppleAnswerer: Sendable {
             return .bare(21003)
         case .app(let unitIndex, let accountSlot, let created):
             let owner = unit(unitIndex).accounts[accountSlot]
-            if let refusal = refusal(for: owner, endpoint: endpoint, password: password, subscribed: owner.hasAutoRenewables(by: asOf)) {
+            if let refusal = refusal(
+                for: owner, endpoint: endpoint, password: password, subscribed: owner.hasAutoRenewables(by: asOf))
+            {
                 return refusal
             }
             var answer = AppleAnswer(status: 0, environment: owner.environment)
@@ -55,7 +57,9 @@ public struct AppleAnswerer: Sendable {
                     .filter { WorldCatalog.product($0.productID)?.kind != .consumable }
                 if excludeOldTransactions { latest = Self.newestPerOriginalTransaction(latest) }
                 answer.latestReceiptInfo = latest.map { $0.view(at: asOf) }
-                if includeLatestReceipt { answer.latestReceipt = unit(unitIndex).latestReceiptData(account: accountSlot) }
+                if includeLatestReceipt {
+                    answer.latestReceipt = unit(unitIndex).latestReceiptData(account: accountSlot)
+                }
                 answer.pendingRenewalInfo = owner.renewals
             }
             return answer
@@ -75,16 +79,22 @@ public struct AppleAnswerer: Sendable {
                 uniqueIdentifier: owner.deviceIdentifier, uniqueVendorIdentifier: owner.vendorIdentifier,
                 transaction: transaction.view(at: asOf))
             guard isSubscription else { return answer }
-            let chain = owner.transactions(purchasedBy: asOf).filter { $0.originalTransactionID == transaction.originalTransactionID }
-            let newest = chain.max { ($0.purchaseMs, $0.transactionID) < ($1.purchaseMs, $1.transactionID) } ?? transaction
-            answer.pendingRenewalInfo = owner.renewals.filter { $0.originalTransactionID == transaction.originalTransactionID }
+            let chain = owner.transactions(purchasedBy: asOf).filter {
+                $0.originalTransactionID == transaction.originalTransactionID
+            }
+            let newest =
+                chain.max { ($0.purchaseMs, $0.transactionID) < ($1.purchaseMs, $1.transactionID) } ?? transaction
+            answer.pendingRenewalInfo = owner.renewals.filter {
+                $0.originalTransactionID == transaction.originalTransactionID
+            }
             if (newest.expiresMs ?? .max) <= asOf {
                 answer.status = 21006
                 answer.latestExpiredReceiptInfo = newest.view(at: asOf)
             } else {
                 answer.latestReceiptInfo = [newest.view(at: asOf)]
                 if includeLatestReceipt {
-                    answer.latestReceipt = unit(unitIndex).latestTransactionReceiptData(account: accountSlot, transactionID: newest.transactionID)
+                    answer.latestReceipt = unit(unitIndex).latestTransactionReceiptData(
+                        account: accountSlot, transactionID: newest.transactionID)
                 }
             }
             return answer
@@ -122,7 +132,8 @@ public struct AppleAnswerer: Sendable {
         var newest: [String: WorldTransaction] = [:]
         for transaction in transactions {
             if let current = newest[transaction.originalTransactionID],
-               (current.purchaseMs, current.transactionID) >= (transaction.purchaseMs, transaction.transactionID) {
+                (current.purchaseMs, current.transactionID) >= (transaction.purchaseMs, transaction.transactionID)
+            {
                 continue
             }
             newest[transaction.originalTransactionID] = transaction

@@ -112,7 +112,8 @@ struct AppleJSONWriter {
         key(name, suffix: "_pst")
         separate()
         bytes.append(UInt8(ascii: "\""))
-        AppleDateText.appendCivil(milliseconds, offsetSeconds: AppleDateText.pacificOffset(milliseconds: milliseconds), into: &bytes)
+        AppleDateText.appendCivil(
+            milliseconds, offsetSeconds: AppleDateText.pacificOffset(milliseconds: milliseconds), into: &bytes)
         appendStatic(" America/Los_Angeles\"")
     }
 
@@ -137,9 +138,12 @@ struct AppleJSONWriter {
     private mutating func appendDecimal(_ value: Int64) {
         if value < 0 { bytes.append(UInt8(ascii: "-")) }
         var magnitude = value.magnitude
-        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var digits:
+            (
+                UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8
+            ) =
+                (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
         var count = 0
         withUnsafeMutableBytes(of: &digits) { buffer in
             repeat {
@@ -168,7 +172,9 @@ struct AppleJSONWriter {
                 case 0x09: bytes.append(contentsOf: [0x5C, 0x74])
                 case 0x00..<0x20:
                     let hex = Array("0123456789abcdef".utf8)
-                    bytes.append(contentsOf: [0x5C, UInt8(ascii: "u"), 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]])
+                    bytes.append(contentsOf: [
+                        0x5C, UInt8(ascii: "u"), 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0x0F)],
+                    ])
                 default: bytes.append(byte)
                 }
             }

@@ -48,7 +48,8 @@ final class SimulatorRecorder: Sendable {
             state.stats.requests += 1
             state.stats.requestsByEndpoint[endpoint, default: 0] += 1
             if state.stats.requestsPerSecond.count <= second {
-                state.stats.requestsPerSecond += Array(repeating: 0, count: second + 1 - state.stats.requestsPerSecond.count)
+                state.stats.requestsPerSecond += Array(
+                    repeating: 0, count: second + 1 - state.stats.requestsPerSecond.count)
             }
             state.stats.requestsPerSecond[second] += 1
             if state.log.count < logCapacity {

@@ -2,8 +2,8 @@ import Foundation
 
 /// The HTTP version of a request line; the server answers both as HTTP/1.1.
 public enum HTTPVersion: String, Sendable, Equatable {
-    case http1_0 = "HTTP/1.0"
-    case http1_1 = "HTTP/1.1"
+    case http10 = "HTTP/1.0"
+    case http11 = "HTTP/1.1"
 }
 
 /// One parsed request with its whole body.
@@ -29,7 +29,7 @@ public struct HTTPRequest: Sendable {
     public init(
         method: String,
         target: String,
-        version: HTTPVersion = .http1_1,
+        version: HTTPVersion = .http11,
         headers: HTTPHeaders = [:],
         body: [UInt8] = [],
         remoteAddress: String = "127.0.0.1:0",

@@ -56,7 +56,9 @@ enum HTTPRequestParser {
             i += 1
         }
         scanFrom = limit
-        if buffer.count - start >= maxHeadBytes { throw HTTPParseError(431, "request head exceeds \(maxHeadBytes) bytes") }
+        if buffer.count - start >= maxHeadBytes {
+            throw HTTPParseError(431, "request head exceeds \(maxHeadBytes) bytes")
+        }
         return nil
     }
 
@@ -97,17 +99,22 @@ enum HTTPRequestParser {
             throw HTTPParseError(400, "malformed request line")
         }
         guard parts[0].allSatisfy(isTokenByte) else { throw HTTPParseError(400, "invalid method") }
-        guard parts[1].allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else { throw HTTPParseError(400, "invalid request target") }
+        guard parts[1].allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+            throw HTTPParseError(400, "invalid request target")
+        }
         let target = String(decoding: parts[1], as: UTF8.self)
-        guard target.hasPrefix("/") || target == "*" || target.hasPrefix("http://") || target.hasPrefix("https://") else {
+        guard target.hasPrefix("/") || target == "*" || target.hasPrefix("http://") || target.hasPrefix("https://")
+        else {
             throw HTTPParseError(400, "invalid request target")
         }
         let versionText = String(decoding: parts[2], as: UTF8.self)
         guard let version = HTTPVersion(rawValue: versionText) else {
             let digits = Array(parts[2])
-            let looksLikeHTTP = digits.count == 8 && versionText.hasPrefix("HTTP/") && digits[6] == 0x2E
+            let looksLikeHTTP =
+                digits.count == 8 && versionText.hasPrefix("HTTP/") && digits[6] == 0x2E
                 && isDigit(digits[5]) && isDigit(digits[7])
-            throw looksLikeHTTP ? HTTPParseError(505, "unsupported version") : HTTPParseError(400, "malformed request line")
+            throw looksLikeHTTP
+                ? HTTPParseError(505, "unsupported version") : HTTPParseError(400, "malformed request line")
         }
         return (String(decoding: parts[0], as: UTF8.self), target, version)
     }
@@ -118,7 +125,9 @@ enum HTTPRequestParser {
         }
         guard let colon = line.firstIndex(of: 0x3A) else { throw HTTPParseError(400, "header field without colon") }
         let name = line[line.startIndex..<colon]
-        guard !name.isEmpty, name.allSatisfy(isTokenByte) else { throw HTTPParseError(400, "invalid header field name") }
+        guard !name.isEmpty, name.allSatisfy(isTokenByte) else {
+            throw HTTPParseError(400, "invalid header field name")
+        }
         var value = line[(colon + 1)...]
         while let first = value.first, first == 0x20 || first == 0x09 { value = value.dropFirst() }
         while let last = value.last, last == 0x20 || last == 0x09 { value = value.dropLast() }
@@ -130,9 +139,11 @@ enum HTTPRequestParser {
     }
 
     /// Decides body length and connection reuse from the fields (RFC 9112 §6, §9.3).
-    static func frame(method: String, target: String, version: HTTPVersion, headers: HTTPHeaders) throws(HTTPParseError) -> HTTPRequestHead {
+    static func frame(method: String, target: String, version: HTTPVersion, headers: HTTPHeaders) throws(HTTPParseError)
+        -> HTTPRequestHead
+    {
         let hosts = headers.values(for: "Host")
-        if version == .http1_1 && hosts.count != 1 || hosts.count > 1 {
+        if version == .http11 && hosts.count != 1 || hosts.count > 1 {
             throw HTTPParseError(400, hosts.isEmpty ? "missing Host header" : "more than one Host header")
         }
 
@@ -156,15 +167,18 @@ enum HTTPRequestParser {
         }
 
         let connection = headers.values(for: "Connection").flatMap(tokens)
-        let keepAlive = switch version {
-        case .http1_1: !connection.contains("close")
-        case .http1_0: connection.contains("keep-alive") && !connection.contains("close")
-        }
+        let keepAlive =
+            switch version {
+            case .http11: !connection.contains("close")
+            case .http10: connection.contains("keep-alive") && !connection.contains("close")
+            }
 
         var expectsContinue = false
         if let expectation = headers["Expect"] {
-            guard expectation.lowercased() == "100-continue" else { throw HTTPParseError(417, "unsupported expectation") }
-            expectsContinue = version == .http1_1  // an HTTP/1.0 client cannot understand 100 Continue
+            guard expectation.lowercased() == "100-continue" else {
+                throw HTTPParseError(417, "unsupported expectation")
+            }
+            expectsContinue = version == .http11  // an HTTP/1.0 client cannot understand 100 Continue
         }
 
         return HTTPRequestHead(

@@ -39,7 +39,9 @@ public struct HTTPResponse: Sendable {
         self.action = action
     }
 
-    public init(status: Int, headers: [(String, String)] = [], body: Data, delay: Duration? = nil, action: Action = .respond) {
+    public init(
+        status: Int, headers: [(String, String)] = [], body: Data, delay: Duration? = nil, action: Action = .respond
+    ) {
         self.init(status: status, headers: headers, body: [UInt8](body), delay: delay, action: action)
     }
 

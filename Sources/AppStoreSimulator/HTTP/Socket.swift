@@ -19,7 +19,8 @@ enum Socket {
     /// `host` is resolved with `getaddrinfo`, so numeric IPv4/IPv6 addresses and names both work; the
     /// first address that binds wins. The socket is non-blocking so that the accept loop can `poll` it
     /// together with the stop pipe and never block in `accept` after a connection vanished.
-    static func listen(host: String, port: UInt16, backlog: Int32) throws(HTTPServerError) -> (fd: Int32, port: UInt16) {
+    static func listen(host: String, port: UInt16, backlog: Int32) throws(HTTPServerError) -> (fd: Int32, port: UInt16)
+    {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
@@ -75,7 +76,9 @@ enum Socket {
         return withUnsafePointer(to: &storage) { pointer -> UInt16? in
             switch Int32(pointer.pointee.ss_family) {
             case AF_INET:
-                return pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { UInt16(bigEndian: $0.pointee.sin_port) }
+                return pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) {
+                    UInt16(bigEndian: $0.pointee.sin_port)
+                }
             case AF_INET6:
                 return pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) {
                     UInt16(bigEndian: $0.pointee.sin6_port)
@@ -125,7 +128,8 @@ enum Socket {
 
     /// Bounds how long one blocking `send` may wait for the peer to make room.
     static func setSendTimeout(_ fd: Int32, _ timeout: Duration) {
-        var tv = timeval(tv_sec: Int(timeout.components.seconds), tv_usec: Int(timeout.components.attoseconds / 1_000_000_000_000))
+        var tv = timeval(
+            tv_sec: Int(timeout.components.seconds), tv_usec: Int(timeout.components.attoseconds / 1_000_000_000_000))
         if tv.tv_sec == 0 && tv.tv_usec == 0 { tv.tv_usec = 1000 }  // 0 would mean "block forever"
         _ = setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
     }

@@ -30,7 +30,8 @@ public enum ExpectationDeriver {
     }
 
     /// The expectation for a whole world (streams units; for worlds that fit a test, and for the CLI).
-    public static func derive(world: SimulatedWorld, assumptions: RunAssumptions = RunAssumptions()) -> ExpectedOutcome {
+    public static func derive(world: SimulatedWorld, assumptions: RunAssumptions = RunAssumptions()) -> ExpectedOutcome
+    {
         var accumulator = Accumulator(world: world, assumptions: assumptions)
         var nextReceiptID: Int64 = 1
         let answerer = AppleAnswerer(world: world)
@@ -67,7 +68,9 @@ public enum ExpectationDeriver {
         // Original transaction ids on each user's answered receipts, for shared_transaction.
         let originalIDs: [Set<String>] = outcomes.map { rows in
             var ids = Set<String>()
-            for outcome in rows { ids.formUnion(answered(outcome)?.transactions.map(\.transaction.originalTransactionID) ?? []) }
+            for outcome in rows {
+                ids.formUnion(answered(outcome)?.transactions.map(\.transaction.originalTransactionID) ?? [])
+            }
             return ids
         }
 
@@ -107,7 +110,8 @@ public enum ExpectationDeriver {
             let storeRows = user.entitlements.filter { $0.source == "app_store" }
             guard !user.receipts.isEmpty else {
                 if storeRows.contains(where: \.active) {
-                    result.flags.append(ExpectedOutcome.Flag(userID: user.id, kind: "entitlement_without_receipt", receiptID: nil))
+                    result.flags.append(
+                        ExpectedOutcome.Flag(userID: user.id, kind: "entitlement_without_receipt", receiptID: nil))
                 }
                 result.users.append((0, 0, false))
                 continue
@@ -118,7 +122,8 @@ public enum ExpectationDeriver {
             for outcome in rows {
                 switch outcome {
                 case .valid(let answer): counting.append(answer)
-                case .misrouted(let answer) where assumptions.sandboxPolicy == .flag || user.isSandboxTester: counting.append(answer)
+                case .misrouted(let answer) where assumptions.sandboxPolicy == .flag || user.isSandboxTester:
+                    counting.append(answer)
                 default: break
                 }
             }
@@ -144,7 +149,8 @@ public enum ExpectationDeriver {
                 }
                 if let action {
                     if action == "revoke" { revoked = true }
-                    result.corrections.append(ExpectedOutcome.Correction(userID: user.id, entitlement: entitlement, action: action))
+                    result.corrections.append(
+                        ExpectedOutcome.Correction(userID: user.id, entitlement: entitlement, action: action))
                 }
             }
             result.users.append((user.receipts.count, unverified, revoked))
@@ -179,20 +185,23 @@ public enum ExpectationDeriver {
 
         let identity = unit.identity(ofSlot: slot)
         var endpoint = assumptions.environment
-        var answer = answerer.answer(identity, unit: { _ in unit }, endpoint: endpoint, password: answerer.sharedSecret,
-                                     excludeOldTransactions: assumptions.excludeOldTransactions, includeLatestReceipt: false)
+        var answer = answerer.answer(
+            identity, unit: { _ in unit }, endpoint: endpoint, password: answerer.sharedSecret,
+            excludeOldTransactions: assumptions.excludeOldTransactions, includeLatestReceipt: false)
         // Routing: at most one hop.
         if (answer.status == 21007 && endpoint == .production) || (answer.status == 21008 && endpoint == .sandbox) {
             endpoint = endpoint.other
-            answer = answerer.answer(identity, unit: { _ in unit }, endpoint: endpoint, password: answerer.sharedSecret,
-                                     excludeOldTransactions: assumptions.excludeOldTransactions, includeLatestReceipt: false)
+            answer = answerer.answer(
+                identity, unit: { _ in unit }, endpoint: endpoint, password: answerer.sharedSecret,
+                excludeOldTransactions: assumptions.excludeOldTransactions, includeLatestReceipt: false)
         }
         switch answer.status {
         case 0, 21006:
             if let accepted = assumptions.bundleIDs, !accepted.contains(answer.bundleID ?? "") {
                 return .invalid(flag: "bundle_mismatch")
             }
-            let otherEnvironment = endpoint != assumptions.environment
+            let otherEnvironment =
+                endpoint != assumptions.environment
                 || (answer.environment.map { $0 != assumptions.environment } ?? false)
             return otherEnvironment ? .misrouted(answer) : .valid(answer)
         case 21003, 21010:
@@ -239,12 +248,15 @@ public enum ExpectationDeriver {
         for view in transactions {
             // A refund counts as never purchased; an upgraded period grants nothing by itself.
             guard !view.isUpgraded, view.cancellationMs == nil,
-                  let product = WorldCatalog.tableProduct(view.transaction.productID), let entitlement = product.entitlement
+                let product = WorldCatalog.tableProduct(view.transaction.productID),
+                let entitlement = product.entitlement
             else { continue }
             let transaction = view.transaction
             switch product.kind {
             case .autoRenewable:
-                if let current = autoRenewable[entitlement], (current.expiresMs ?? 0) >= (transaction.expiresMs ?? 0) { continue }
+                if let current = autoRenewable[entitlement], (current.expiresMs ?? 0) >= (transaction.expiresMs ?? 0) {
+                    continue
+                }
                 autoRenewable[entitlement] = transaction
             case .nonConsumable:
                 nonConsumable.insert(entitlement)
@@ -278,7 +290,7 @@ public enum ExpectationDeriver {
         case (nil, nil): .same
         case (nil, _): .later
         case (_, nil): .earlier
-        case let (apple?, row?): apple > row ? .later : (apple < row ? .earlier : .same)
+        case (let apple?, let row?): apple > row ? .later : (apple < row ? .earlier : .same)
         }
     }
 
@@ -308,17 +320,20 @@ public enum ExpectationDeriver {
                 counts.unverifiedReceipts += user.unverified
                 if user.revoked { counts.usersWithRevoke += 1 }
                 if counts.receipts >= 100 {
-                    counts.peakUnverifiedRatio = max(counts.peakUnverifiedRatio,
-                                                     Double(counts.unverifiedReceipts) / Double(counts.receipts))
-                    counts.peakRevokeRatio = max(counts.peakRevokeRatio,
-                                                 Double(counts.usersWithRevoke) / Double(counts.usersWithReceipts))
+                    counts.peakUnverifiedRatio = max(
+                        counts.peakUnverifiedRatio,
+                        Double(counts.unverifiedReceipts) / Double(counts.receipts))
+                    counts.peakRevokeRatio = max(
+                        counts.peakRevokeRatio,
+                        Double(counts.usersWithRevoke) / Double(counts.usersWithReceipts))
                 }
             }
         }
 
         func outcome() -> ExpectedOutcome {
-            ExpectedOutcome(asOfMs: world.asOfMs, world: world.parameters, assumptions: assumptions,
-                            corrections: corrections.sorted(), flags: flags.sorted(), counts: counts)
+            ExpectedOutcome(
+                asOfMs: world.asOfMs, world: world.parameters, assumptions: assumptions,
+                corrections: corrections.sorted(), flags: flags.sorted(), counts: counts)
         }
     }
 }

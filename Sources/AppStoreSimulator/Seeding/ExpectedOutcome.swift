@@ -57,12 +57,16 @@ extension ExpectedOutcome {
     public func jsonData() -> Data {
         var text = "{\n"
         text += "  \"as_of\": \(quoted(Self.iso8601(asOfMs))),\n"
-        text += "  \"world\": {\"users\": \(world.users), \"seed\": \(world.seed), \"environment\": \(quoted(world.environment.rawValue))},\n"
+        text +=
+            "  \"world\": {\"users\": \(world.users), \"seed\": \(world.seed), \"environment\": \(quoted(world.environment.rawValue))},\n"
         text += "  \"run\": \(quoted(runCommand)),\n"
         text += "  \"environment\": \(quoted(assumptions.environment.rawValue)),\n"
-        text += "  \"bundle_ids\": " + (assumptions.bundleIDs.map { "[" + $0.map(quoted).joined(separator: ", ") + "]" } ?? "null") + ",\n"
+        text +=
+            "  \"bundle_ids\": "
+            + (assumptions.bundleIDs.map { "[" + $0.map(quoted).joined(separator: ", ") + "]" } ?? "null") + ",\n"
         text += "  \"sandbox_policy\": \(quoted(assumptions.sandboxPolicy.rawValue)),\n"
-        text += "  \"counts\": {\"users\": \(counts.users), \"users_with_receipts\": \(counts.usersWithReceipts), "
+        text +=
+            "  \"counts\": {\"users\": \(counts.users), \"users_with_receipts\": \(counts.usersWithReceipts), "
             + "\"receipts\": \(counts.receipts), \"unverified_receipts\": \(counts.unverifiedReceipts), "
             + "\"users_with_revoke\": \(counts.usersWithRevoke), "
             + "\"peak_unverified_ratio\": \(Self.decimal(counts.peakUnverifiedRatio)), "
@@ -87,7 +91,9 @@ extension ExpectedOutcome {
         var parts = ["receipt-recon run --older-than 0 --as-of \(Self.iso8601(asOfMs))"]
         if assumptions.environment != .production { parts.append("--environment \(assumptions.environment.rawValue)") }
         for bundle in assumptions.bundleIDs ?? [] { parts.append("--bundle-id \(bundle)") }
-        if assumptions.sandboxPolicy != .revoke { parts.append("--sandbox-policy \(assumptions.sandboxPolicy.rawValue)") }
+        if assumptions.sandboxPolicy != .revoke {
+            parts.append("--sandbox-policy \(assumptions.sandboxPolicy.rawValue)")
+        }
         return parts.joined(separator: " ")
     }
 

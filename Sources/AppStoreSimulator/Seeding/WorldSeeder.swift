@@ -55,9 +55,11 @@ public enum WorldSeeder {
                 if try rows.first?.decode(at: 0, as: Bool.self) == true { throw SeedError.tableNotEmpty(table) }
             }
 
-            var summary = Summary(expected: ExpectedOutcome(asOfMs: world.asOfMs, world: world.parameters,
-                                                            assumptions: assumptions, corrections: [], flags: [],
-                                                            counts: ExpectedOutcome.Counts()))
+            var summary = Summary(
+                expected: ExpectedOutcome(
+                    asOfMs: world.asOfMs, world: world.parameters,
+                    assumptions: assumptions, corrections: [], flags: [],
+                    counts: ExpectedOutcome.Counts()))
             summary.products = try connection.copy(
                 into: "products", columns: ["product_id", "kind", "entitlement", "duration"],
                 rows: WorldCatalog.productsTable.map(productRow))
@@ -90,15 +92,20 @@ public enum WorldSeeder {
                     into: "receipts", columns: ["id", "user_id", "receipt_data", "created_at"], rows: batch.receipts)
                 summary.entitlements += try connection.copy(
                     into: "entitlements",
-                    columns: ["user_id", "entitlement", "active", "expires_at", "product_id", "original_transaction_id",
-                              "source", "updated_at"],
+                    columns: [
+                        "user_id", "entitlement", "active", "expires_at", "product_id", "original_transaction_id",
+                        "source", "updated_at",
+                    ],
                     rows: batch.entitlements)
-                summary.sandboxTesters += try connection.copy(into: "sandbox_testers", columns: ["user_id", "note"], rows: batch.testers)
+                summary.sandboxTesters += try connection.copy(
+                    into: "sandbox_testers", columns: ["user_id", "note"], rows: batch.testers)
                 progress?(summary.users)
             }
             let (expected, nextReceiptID) = outcome.withLock { $0 }
             // Explicit ids were written: move the sequence past them, so the app's next receipt gets a new id.
-            _ = try connection.query("SELECT setval(pg_get_serial_sequence('receipts', 'id'), \(max(1, nextReceiptID - 1)), \(nextReceiptID > 1))")
+            _ = try connection.query(
+                "SELECT setval(pg_get_serial_sequence('receipts', 'id'), \(max(1, nextReceiptID - 1)), \(nextReceiptID > 1))"
+            )
             summary.expected = expected!
             return summary
         }
@@ -124,7 +131,8 @@ public enum WorldSeeder {
         var batch = Batch()
         world.forEachUnit(in: range) { unit in
             let ids = ExpectationDeriver.receiptIDs(for: unit, startingAt: &nextReceiptID)
-            accumulator.add(ExpectationDeriver.derive(unit: unit, receiptIDs: ids, answerer: answerer, assumptions: assumptions))
+            accumulator.add(
+                ExpectationDeriver.derive(unit: unit, receiptIDs: ids, answerer: answerer, assumptions: assumptions))
             var data: [Int: String] = [:]  // a receipt stored twice is encoded once
             for (position, user) in unit.users.enumerated() {
                 for (row, receipt) in user.receipts.enumerated() {
@@ -133,10 +141,12 @@ public enum WorldSeeder {
                     batch.receipts.append([ids[position][row], user.id, text, date(receipt.createdMs)])
                 }
                 for entitlement in user.entitlements {
-                    batch.entitlements.append([user.id, entitlement.entitlement, entitlement.active,
-                                               entitlement.expiresMs.map(date), entitlement.productID,
-                                               entitlement.originalTransactionID, entitlement.source,
-                                               date(entitlement.updatedMs)])
+                    batch.entitlements.append([
+                        user.id, entitlement.entitlement, entitlement.active,
+                        entitlement.expiresMs.map(date), entitlement.productID,
+                        entitlement.originalTransactionID, entitlement.source,
+                        date(entitlement.updatedMs),
+                    ])
                 }
                 if user.isSandboxTester {
                     batch.testers.append([user.id, "TestFlight tester (\(user.scenario.rawValue))"])

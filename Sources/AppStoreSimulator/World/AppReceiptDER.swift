@@ -20,7 +20,9 @@ enum AppReceiptDER {
             attributes.append(attribute(type, version: version, tag: tag, value))
         }
         add(0, utf8, receipt.environment.map { Array($0.utf8) })
-        if let appItemID = receipt.appItemID { attributes.append(attribute(1, version: 1, tag: integerTag, integerContent(appItemID))) }
+        if let appItemID = receipt.appItemID {
+            attributes.append(attribute(1, version: 1, tag: integerTag, integerContent(appItemID)))
+        }
         add(2, utf8, receipt.bundleID.map { Array($0.utf8) })
         add(3, utf8, receipt.applicationVersion.map { Array($0.utf8) })
         if let opaque = receipt.opaqueValue { attributes.append(attribute(4, version: 2, tag: nil, opaque)) }
@@ -163,7 +165,9 @@ enum AppReceiptDER {
         var octets = withUnsafeBytes(of: value.bigEndian, Array.init)
         var start = 0
         while start < 7,
-              (octets[start] == 0x00 && octets[start + 1] & 0x80 == 0) || (octets[start] == 0xFF && octets[start + 1] & 0x80 != 0) {
+            (octets[start] == 0x00 && octets[start + 1] & 0x80 == 0)
+                || (octets[start] == 0xFF && octets[start + 1] & 0x80 != 0)
+        {
             start += 1
         }
         if start > 0 { octets.removeFirst(start) }
@@ -187,15 +191,15 @@ enum AppReceiptDER {
     static func opaqueValue(in bytes: [UInt8]) -> [UInt8]? {
         var reader = Reader(bytes: bytes, position: 0, end: bytes.count)
         guard var contentInfo = reader.enter(0x30),
-              contentInfo.skip(0x06),
-              var explicit = contentInfo.enter(0xA0),
-              var signedData = explicit.enter(0x30),
-              signedData.skip(0x02), signedData.skip(0x31),
-              var encapsulated = signedData.enter(0x30),
-              encapsulated.skip(0x06),
-              var content = encapsulated.enter(0xA0),
-              var payload = content.enter(0x04),
-              var attributes = payload.enter(0x31)
+            contentInfo.skip(0x06),
+            var explicit = contentInfo.enter(0xA0),
+            var signedData = explicit.enter(0x30),
+            signedData.skip(0x02), signedData.skip(0x31),
+            var encapsulated = signedData.enter(0x30),
+            encapsulated.skip(0x06),
+            var content = encapsulated.enter(0xA0),
+            var payload = content.enter(0x04),
+            var attributes = payload.enter(0x31)
         else { return nil }
         while !attributes.isAtEnd {
             guard var attribute = attributes.enter(0x30), let type = attribute.smallInteger() else { return nil }

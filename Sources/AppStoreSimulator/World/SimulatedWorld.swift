@@ -69,8 +69,9 @@ public struct SimulatedWorld: Sendable, Hashable {
     /// Unit `index` (users `2*index` and `2*index+1`), rebuilt from the parameters.
     public func unit(_ index: Int) -> WorldUnit {
         precondition(index >= 0 && index < unitCount, "no unit \(index) in a world of \(unitCount)")
-        var builder = WorldUnitBuilder(seed: parameters.seed, asOf: parameters.asOfMs, home: parameters.environment,
-                                       unitIndex: index)
+        var builder = WorldUnitBuilder(
+            seed: parameters.seed, asOf: parameters.asOfMs, home: parameters.environment,
+            unitIndex: index)
         let first = index * 2
         let hasSecond = first + 1 < parameters.users
         if isSharedUnit(index) {

@@ -16,7 +16,8 @@ public struct SplitMix64: Sendable, Hashable {
     }
 
     /// A generator for one purpose, keyed by up to three numbers (e.g. world seed, unit index, slot).
-    public static func derive(_ seed: UInt64, _ first: UInt64, _ second: UInt64 = 0, _ third: UInt64 = 0) -> SplitMix64 {
+    public static func derive(_ seed: UInt64, _ first: UInt64, _ second: UInt64 = 0, _ third: UInt64 = 0) -> SplitMix64
+    {
         var key = mix(seed &+ 0x9E37_79B9_7F4A_7C15)
         key = mix(key ^ (first &* 0xBF58_476D_1CE4_E5B9))
         key = mix(key ^ (second &* 0x94D0_49BB_1331_11EB))

@@ -65,13 +65,16 @@ public final class WorldReceiptLocator: Sendable {
     /// receipt re-encoded and compared. Anything else, a mismatch included, goes through the project's
     /// full decoder, which tells garbage (21002) from a receipt that is not ours (21003).
     public func identify(_ receiptData: String) -> ReceiptIdentity {
-        if let bytes = Data(base64Encoded: receiptData).map([UInt8].init), let opaque = AppReceiptDER.opaqueValue(in: bytes),
-           let tag = WorldReceiptTag(bytes: opaque, seed: world.parameters.seed), tag.unit < world.unitCount {
+        if let bytes = Data(base64Encoded: receiptData).map([UInt8].init),
+            let opaque = AppReceiptDER.opaqueValue(in: bytes),
+            let tag = WorldReceiptTag(bytes: opaque, seed: world.parameters.seed), tag.unit < world.unitCount
+        {
             let unit = unit(tag.unit)
             switch tag.kind {
             case .stored:
                 if tag.slot < unit.receipts.count, case .app(let account, let created) = unit.receipts[tag.slot],
-                   unit.genuineAppReceiptBytes(tag.slot) == bytes {
+                    unit.genuineAppReceiptBytes(tag.slot) == bytes
+                {
                     return .app(unit: tag.unit, account: account, createdMs: created)
                 }
             case .latest:
@@ -92,20 +95,21 @@ public final class WorldReceiptLocator: Sendable {
             return .malformed
         }
         if local.isXcodeTestReceipt { return .malformed }
-        let compact = receiptData.contains(where: \.isWhitespace) ? receiptData.filter { !$0.isWhitespace } : receiptData
+        let compact =
+            receiptData.contains(where: \.isWhitespace) ? receiptData.filter { !$0.isWhitespace } : receiptData
         guard let bytes = Data(base64Encoded: compact).map([UInt8].init) else { return .unauthenticated }
 
         switch local.format {
         case .appReceipt:
             guard let opaque = local.opaqueValue, let tag = WorldReceiptTag(bytes: opaque, seed: world.parameters.seed),
-                  tag.unit < world.unitCount
+                tag.unit < world.unitCount
             else { return .unauthenticated }
             let unit = unit(tag.unit)
             switch tag.kind {
             case .stored:
                 // A tampered slot is `.tamperedApp`: whatever was sent, it is not what Apple issued.
                 guard tag.slot < unit.receipts.count, case .app(let account, let created) = unit.receipts[tag.slot],
-                      unit.genuineAppReceiptBytes(tag.slot) == bytes
+                    unit.genuineAppReceiptBytes(tag.slot) == bytes
                 else { return .unauthenticated }
                 return .app(unit: tag.unit, account: account, createdMs: created)
             case .latest:
@@ -116,11 +120,12 @@ public final class WorldReceiptLocator: Sendable {
             }
         case .transactionReceipt:
             guard let id = local.inApp.first?.transactionID, let place = Self.place(ofTransactionID: id),
-                  place.unit < world.unitCount
+                place.unit < world.unitCount
             else { return .unauthenticated }
             let unit = unit(place.unit)
             guard place.account < unit.accounts.count, unit.accounts[place.account].transaction(withID: id) != nil,
-                  LocalReceiptEncoder.transactionReceipt(unit.transactionReceipt(account: place.account, transactionID: id)) == bytes
+                LocalReceiptEncoder.transactionReceipt(
+                    unit.transactionReceipt(account: place.account, transactionID: id)) == bytes
             else { return .unauthenticated }
             return .transaction(unit: place.unit, account: place.account, transactionID: id)
         }

@@ -21,18 +21,23 @@ struct WorldReceiptTag: Sendable, Hashable {
     func bytes(seed: UInt64) -> [UInt8] {
         var bytes = Self.magic + [1, kind.rawValue]
         let unit32 = UInt32(truncatingIfNeeded: unit)
-        bytes += [UInt8(unit32 >> 24), UInt8(truncatingIfNeeded: unit32 >> 16), UInt8(truncatingIfNeeded: unit32 >> 8),
-                  UInt8(truncatingIfNeeded: unit32)]
+        bytes += [
+            UInt8(unit32 >> 24), UInt8(truncatingIfNeeded: unit32 >> 16), UInt8(truncatingIfNeeded: unit32 >> 8),
+            UInt8(truncatingIfNeeded: unit32),
+        ]
         bytes += [UInt8(truncatingIfNeeded: slot), 0]
         let check = UInt32(truncatingIfNeeded: SplitMix64.mix(seed ^ UInt64(unit) &* 0x2545_F491_4F6C_DD1D))
-        bytes += [UInt8(check >> 24), UInt8(truncatingIfNeeded: check >> 16), UInt8(truncatingIfNeeded: check >> 8),
-                  UInt8(truncatingIfNeeded: check)]
+        bytes += [
+            UInt8(check >> 24), UInt8(truncatingIfNeeded: check >> 16), UInt8(truncatingIfNeeded: check >> 8),
+            UInt8(truncatingIfNeeded: check),
+        ]
         return bytes
     }
 
     /// Reads a tag written for `seed`; nil for anything else.
     init?(bytes: [UInt8], seed: UInt64) {
-        guard bytes.count == 16, Array(bytes[0..<4]) == Self.magic, bytes[4] == 1, let kind = Kind(rawValue: bytes[5]) else {
+        guard bytes.count == 16, Array(bytes[0..<4]) == Self.magic, bytes[4] == 1, let kind = Kind(rawValue: bytes[5])
+        else {
             return nil
         }
         let unit = Int(bytes[6]) << 24 | Int(bytes[7]) << 16 | Int(bytes[8]) << 8 | Int(bytes[9])

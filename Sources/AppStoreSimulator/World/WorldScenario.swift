@@ -159,14 +159,14 @@ public enum WorldScenario: String, Sendable, Hashable, CaseIterable {
     public var intended: (corrections: [String], flags: [String]) {
         switch self {
         case .subscriptionActive, .subscriptionYearly, .subscriptionTrial, .subscriptionAutoRenewOff,
-             .subscriptionDowngradePending, .subscriptionExpiredInactiveRow, .proActive, .seasonPassActive,
-             .seasonPassExpiredInactiveRow, .coinsOnly, .severalReceipts, .emptyReceiptNoRow, .ios6InSync,
-             .otherSourceOnly, .noReceiptInactiveRow, .otherSourceBesideReceipts:
+            .subscriptionDowngradePending, .subscriptionExpiredInactiveRow, .proActive, .seasonPassActive,
+            .seasonPassExpiredInactiveRow, .coinsOnly, .severalReceipts, .emptyReceiptNoRow, .ios6InSync,
+            .otherSourceOnly, .noReceiptInactiveRow, .otherSourceBesideReceipts:
             return ([], [])
         case .missedRenewal, .gracePeriod, .upgradedToYearly, .ios6MissedRenewal:
             return (["premium:extend"], [])
         case .missedRenewalInactiveRow, .gracePeriodInactiveRow, .refundReversed, .familyShared,
-             .purchaseNotGranted, .severalReceiptsMissingGrant:
+            .purchaseNotGranted, .severalReceiptsMissingGrant:
             return (["premium:grant"], [])
         case .expiredStillActive, .billingRetryWithoutGrace, .gracePeriodOver, .emptyReceiptWithRow, .ios6Expired:
             return (["premium:revoke"], [])

@@ -43,8 +43,9 @@ public struct WorldTransaction: Sendable, Hashable {
         } else if let refund, refund.at <= instant, !(refund.reversedAt.map { $0 <= instant } ?? false) {
             cancellation = (refund.at, refund.reason)
         }
-        return View(transaction: self, cancellationMs: cancellation?.at, cancellationReason: cancellation?.reason,
-                    isUpgraded: upgradedAt.map { $0 <= instant } ?? false)
+        return View(
+            transaction: self, cancellationMs: cancellation?.at, cancellationReason: cancellation?.reason,
+            isUpgraded: upgradedAt.map { $0 <= instant } ?? false)
     }
 
     /// A transaction's state at one instant: what an answer shows.

@@ -7,15 +7,18 @@ extension WorldUnit {
             lines.append("user \(user.id) \(user.scenario.rawValue) tester=\(user.isSandboxTester)")
             for row in user.receipts { lines.append("  receipt slot=\(row.slot) created=\(row.createdMs)") }
             for row in user.entitlements {
-                lines.append("  entitlement \(row.entitlement) active=\(row.active) expires=\(row.expiresMs.map(String.init) ?? "-") "
-                    + "product=\(row.productID ?? "-") original=\(row.originalTransactionID ?? "-") source=\(row.source) "
-                    + "updated=\(row.updatedMs)")
+                lines.append(
+                    "  entitlement \(row.entitlement) active=\(row.active) expires=\(row.expiresMs.map(String.init) ?? "-") "
+                        + "product=\(row.productID ?? "-") original=\(row.originalTransactionID ?? "-") source=\(row.source) "
+                        + "updated=\(row.updatedMs)")
             }
         }
         for account in accounts {
-            lines.append("account \(account.slot) \(account.environment) \(account.bundleID) item=\(account.appItemID) "
-                + "download=\(account.downloadID.map(String.init) ?? "-") version=\(account.applicationVersion)/"
-                + "\(account.originalApplicationVersion) downloaded=\(account.appDownloadMs) standing=\(account.standing)")
+            lines.append(
+                "account \(account.slot) \(account.environment) \(account.bundleID) item=\(account.appItemID) "
+                    + "download=\(account.downloadID.map(String.init) ?? "-") version=\(account.applicationVersion)/"
+                    + "\(account.originalApplicationVersion) downloaded=\(account.appDownloadMs) standing=\(account.standing)"
+            )
             for transaction in account.transactions {
                 lines.append("  transaction \(transaction)")
             }

@@ -23,22 +23,28 @@ extension WorldUnit {
     func receiptBytes(_ slot: Int) -> [UInt8]? {
         switch receipts[slot] {
         case .app(let account, let created):
-            return AppReceiptDER.encode(appReceipt(account: account, createdMs: created, tag: .init(kind: .stored, unit: index, slot: slot)))
+            return AppReceiptDER.encode(
+                appReceipt(account: account, createdMs: created, tag: .init(kind: .stored, unit: index, slot: slot)))
         case .tamperedApp(let account, let created):
-            var forged = appReceipt(account: account, createdMs: created, tag: .init(kind: .stored, unit: index, slot: slot))
+            var forged = appReceipt(
+                account: account, createdMs: created, tag: .init(kind: .stored, unit: index, slot: slot))
             // The forger adds a yearly subscription that runs for another year.
             let start = created - SubscriptionClock.millisecondsPerDay
             let forgedID = String(WorldUnitBuilder.transactionIDBase - 1)
-            forged.inApp.append(LocalReceipt.InAppPurchase(
-                quantity: 1, productID: WorldCatalog.premiumYearly.id, transactionID: forgedID, purchaseDate: Self.date(start),
-                originalTransactionID: forgedID, originalPurchaseDate: Self.date(start), productType: 3,
-                expiresDate: Self.date(start + 365 * SubscriptionClock.millisecondsPerDay),
-                webOrderLineItemID: String(WorldUnitBuilder.webOrderBase - 1), isTrialPeriod: false, isInIntroOfferPeriod: false))
+            forged.inApp.append(
+                LocalReceipt.InAppPurchase(
+                    quantity: 1, productID: WorldCatalog.premiumYearly.id, transactionID: forgedID,
+                    purchaseDate: Self.date(start),
+                    originalTransactionID: forgedID, originalPurchaseDate: Self.date(start), productType: 3,
+                    expiresDate: Self.date(start + 365 * SubscriptionClock.millisecondsPerDay),
+                    webOrderLineItemID: String(WorldUnitBuilder.webOrderBase - 1), isTrialPeriod: false,
+                    isInIntroOfferPeriod: false))
             return AppReceiptDER.encode(forged)
         case .transaction(let account, let id):
             return LocalReceiptEncoder.transactionReceipt(transactionReceipt(account: account, transactionID: id))
         case .xcode(let created):
-            return LocalReceiptEncoder.appReceipt(xcodeReceipt(createdMs: created, slot: slot), encoding: .indefiniteLengthBER(chunkSize: 512))
+            return LocalReceiptEncoder.appReceipt(
+                xcodeReceipt(createdMs: created, slot: slot), encoding: .indefiniteLengthBER(chunkSize: 512))
         case .garbage(let count):
             var rng = SplitMix64.derive(seed, UInt64(index), UInt64(slot), 0x6A5B)
             var bytes = rng.bytes(count)
@@ -55,7 +61,8 @@ extension WorldUnit {
     func genuineAppReceiptBytes(_ slot: Int) -> [UInt8]? {
         switch receipts[slot] {
         case .app(let account, let created), .tamperedApp(let account, let created):
-            return AppReceiptDER.encode(appReceipt(account: account, createdMs: created, tag: .init(kind: .stored, unit: index, slot: slot)))
+            return AppReceiptDER.encode(
+                appReceipt(account: account, createdMs: created, tag: .init(kind: .stored, unit: index, slot: slot)))
         case .transaction, .xcode, .garbage, .empty, .notBase64:
             return nil
         }
@@ -63,7 +70,8 @@ extension WorldUnit {
 
     /// The bytes of `latest_receipt` for an app receipt of `account`: issued at `asOf`, every transaction.
     func latestReceiptBytes(account: Int) -> [UInt8] {
-        AppReceiptDER.encode(appReceipt(account: account, createdMs: asOfMs, tag: .init(kind: .latest, unit: index, slot: account)))
+        AppReceiptDER.encode(
+            appReceipt(account: account, createdMs: asOfMs, tag: .init(kind: .latest, unit: index, slot: account)))
     }
 
     /// `latest_receipt` for an app receipt of `account`, base64.
@@ -87,8 +95,10 @@ extension WorldUnit {
             let view = transaction.view(at: createdMs)
             let kind = WorldCatalog.product(transaction.productID)?.kind ?? .nonConsumable
             return LocalReceipt.InAppPurchase(
-                quantity: transaction.quantity, productID: transaction.productID, transactionID: transaction.transactionID,
-                purchaseDate: Self.date(transaction.purchaseMs), originalTransactionID: transaction.originalTransactionID,
+                quantity: transaction.quantity, productID: transaction.productID,
+                transactionID: transaction.transactionID,
+                purchaseDate: Self.date(transaction.purchaseMs),
+                originalTransactionID: transaction.originalTransactionID,
                 originalPurchaseDate: Self.date(transaction.originalPurchaseMs), productType: kind.receiptProductType,
                 expiresDate: transaction.expiresMs.map(Self.date), webOrderLineItemID: transaction.webOrderLineItemID,
                 cancellationDate: view.cancellationMs.map(Self.date), isTrialPeriod: transaction.isTrialPeriod,
@@ -118,12 +128,17 @@ extension WorldUnit {
             appItemID: owner.appItemID,
             bundleID: owner.bundleID,
             applicationVersion: owner.applicationVersion,
-            inApp: [LocalReceipt.InAppPurchase(
-                quantity: transaction.quantity, productID: transaction.productID, transactionID: transaction.transactionID,
-                purchaseDate: Self.date(transaction.purchaseMs), originalTransactionID: transaction.originalTransactionID,
-                originalPurchaseDate: Self.date(transaction.originalPurchaseMs), expiresDate: transaction.expiresMs.map(Self.date),
-                webOrderLineItemID: transaction.webOrderLineItemID, isTrialPeriod: transaction.isTrialPeriod,
-                isInIntroOfferPeriod: transaction.isInIntroOfferPeriod)])
+            inApp: [
+                LocalReceipt.InAppPurchase(
+                    quantity: transaction.quantity, productID: transaction.productID,
+                    transactionID: transaction.transactionID,
+                    purchaseDate: Self.date(transaction.purchaseMs),
+                    originalTransactionID: transaction.originalTransactionID,
+                    originalPurchaseDate: Self.date(transaction.originalPurchaseMs),
+                    expiresDate: transaction.expiresMs.map(Self.date),
+                    webOrderLineItemID: transaction.webOrderLineItemID, isTrialPeriod: transaction.isTrialPeriod,
+                    isInIntroOfferPeriod: transaction.isInIntroOfferPeriod)
+            ])
     }
 
     /// A StoreKit-testing receipt: attribute 0 is `Xcode`, ids are small, the container is indefinite-length BER.
@@ -135,11 +150,14 @@ extension WorldUnit {
             sha1Hash: Array(repeating: 0, count: 20), creationDate: Self.date(createdMs),
             originalPurchaseDate: Self.date(createdMs - 60_000), originalApplicationVersion: "1",
             expirationDate: Self.date(createdMs + 86_400_000),
-            inApp: [LocalReceipt.InAppPurchase(
-                quantity: 1, productID: monthly.id, transactionID: "0", purchaseDate: Self.date(createdMs),
-                originalTransactionID: "0", originalPurchaseDate: Self.date(createdMs), productType: 3,
-                expiresDate: Self.date(createdMs + 30 * SubscriptionClock.millisecondsPerDay), webOrderLineItemID: "0",
-                isTrialPeriod: false, isInIntroOfferPeriod: false)])
+            inApp: [
+                LocalReceipt.InAppPurchase(
+                    quantity: 1, productID: monthly.id, transactionID: "0", purchaseDate: Self.date(createdMs),
+                    originalTransactionID: "0", originalPurchaseDate: Self.date(createdMs), productType: 3,
+                    expiresDate: Self.date(createdMs + 30 * SubscriptionClock.millisecondsPerDay),
+                    webOrderLineItemID: "0",
+                    isTrialPeriod: false, isInIntroOfferPeriod: false)
+            ])
     }
 
     static func date(_ milliseconds: Int64) -> Date {

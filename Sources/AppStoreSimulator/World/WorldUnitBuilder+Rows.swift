@@ -22,12 +22,14 @@ extension WorldUnitBuilder {
         _ entitlement: String, _ active: Bool, _ expires: Int64?, _ product: String?, _ original: String?,
         _ updated: Int64, source: String = "app_store"
     ) -> WorldUser.EntitlementRow {
-        WorldUser.EntitlementRow(entitlement: entitlement, active: active, expiresMs: expires, productID: product,
-                                 originalTransactionID: original, source: source, updatedMs: updated)
+        WorldUser.EntitlementRow(
+            entitlement: entitlement, active: active, expiresMs: expires, productID: product,
+            originalTransactionID: original, source: source, updatedMs: updated)
     }
 
     func premium(
-        _ active: Bool, _ expires: Int64?, _ chain: Chain, _ updated: Int64, product: WorldProduct = WorldCatalog.premiumMonthly
+        _ active: Bool, _ expires: Int64?, _ chain: Chain, _ updated: Int64,
+        product: WorldProduct = WorldCatalog.premiumMonthly
     ) -> WorldUser.EntitlementRow {
         row("premium", active, expires, product.id, chain.originalTransactionID, updated)
     }

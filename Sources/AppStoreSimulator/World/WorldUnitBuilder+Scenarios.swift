@@ -10,21 +10,23 @@ extension WorldUnitBuilder {
     private typealias Catalog = WorldCatalog
 
     mutating func addUser(index: Int, scenario: WorldScenario, rng: inout SplitMix64) {
-        var user = WorldUser(index: index, id: WorldUser.id(forIndex: index), scenario: scenario,
-                             isSandboxTester: false, receipts: [], entitlements: [])
+        var user = WorldUser(
+            index: index, id: WorldUser.id(forIndex: index), scenario: scenario,
+            isSandboxTester: false, receipts: [], entitlements: [])
         let monthly = Catalog.premiumMonthly
         let month = SubscriptionClock.length(.month, in: home)
 
         switch scenario {
         case .subscriptionActive, .subscriptionYearly, .subscriptionTrial, .subscriptionAutoRenewOff,
-             .subscriptionDowngradePending, .purchaseNotGranted, .subscriptionRowTooLong, .familyShared:
+            .subscriptionDowngradePending, .purchaseNotGranted, .subscriptionRowTooLong, .familyShared:
             let yearly = scenario == .subscriptionYearly || scenario == .subscriptionDowngradePending
             let product = yearly ? Catalog.premiumYearly : monthly
             let trial = scenario == .subscriptionTrial
             let plan = planActive(&rng, product, renewals: trial ? 0...0 : (yearly ? 0...2 : 0...11))
             let account = openAccount(&rng, environment: home, downloadedAt: plan.start - days(&rng, 1...60))
-            let chain = subscribe(account, product, start: plan.start, periods: plan.periods, trialFirst: trial,
-                                  ownership: scenario == .familyShared ? .familyShared : .purchased)
+            let chain = subscribe(
+                account, product, start: plan.start, periods: plan.periods, trialFirst: trial,
+                ownership: scenario == .familyShared ? .familyShared : .purchased)
             if scenario == .subscriptionAutoRenewOff { cancelAutoRenew(chain) }
             // A downgrade takes effect at the next renewal: access is unchanged until then.
             if scenario == .subscriptionDowngradePending { updateRenewal(chain) { $0.autoRenewProductID = monthly.id } }
@@ -35,7 +37,9 @@ extension WorldUnitBuilder {
                 break  // the app never granted it (a lost callback; a family member the app did not expect)
             case .subscriptionRowTooLong:
                 // The app granted a year for a month.
-                user.entitlements = [premium(true, chain.lastExpiry + 335 * SubscriptionClock.millisecondsPerDay, chain, created)]
+                user.entitlements = [
+                    premium(true, chain.lastExpiry + 335 * SubscriptionClock.millisecondsPerDay, chain, created)
+                ]
             default:
                 user.entitlements = [premium(true, chain.lastExpiry, chain, created, product: product)]
             }
@@ -60,7 +64,8 @@ extension WorldUnitBuilder {
             let chain = subscribe(account, monthly, start: plan.start, periods: plan.periods)
             let known = plan.periods - 1 - rng.int(in: 1...min(3, plan.periods - 1))
             let created = shortlyAfter(&rng, chain.purchases[known], in: home)
-            let stored: WorldReceipt = scenario == .ios6MissedRenewal
+            let stored: WorldReceipt =
+                scenario == .ios6MissedRenewal
                 ? .transaction(account: account, transactionID: chain.transactionIDs[known])
                 : .app(account: account, createdMs: created)
             user.receipts = [receipt(stored, created)]
@@ -97,8 +102,9 @@ extension WorldUnitBuilder {
         case .refundedSubscription, .familySharingRevoked, .refundReversed:
             let plan = planActive(&rng, monthly, renewals: 1...8, position: 0.3...0.95)
             let account = openAccount(&rng, environment: home, downloadedAt: plan.start - days(&rng, 1...60))
-            let chain = subscribe(account, monthly, start: plan.start, periods: plan.periods,
-                                  ownership: scenario == .familySharingRevoked ? .familyShared : .purchased)
+            let chain = subscribe(
+                account, monthly, start: plan.start, periods: plan.periods,
+                ownership: scenario == .familySharingRevoked ? .familyShared : .purchased)
             let created = shortlyAfter(&rng, chain.lastPurchase, in: home)
             // After the receipt was sent, Apple refunded the current period (or the family organizer
             // stopped sharing, which Apple reports the same way with reason 0), and maybe reversed it.
@@ -140,8 +146,11 @@ extension WorldUnitBuilder {
                 break
             case .proRowWithExpiry:
                 // A non-consumable never expires; the app stored an expiry anyway.
-                user.entitlements = [row("pro", true, purchase + 365 * SubscriptionClock.millisecondsPerDay,
-                                         Catalog.pro.id, id, created)]
+                user.entitlements = [
+                    row(
+                        "pro", true, purchase + 365 * SubscriptionClock.millisecondsPerDay,
+                        Catalog.pro.id, id, created)
+                ]
             case .otherSourceBesideReceipts:
                 // Support granted premium by hand: not the job's to touch, whatever Apple says.
                 user.entitlements = [
@@ -160,12 +169,14 @@ extension WorldUnitBuilder {
             let refundedAt = purchase + days(&rng, scenario == .proRefunded ? 1...9 : 1...5)
             let reversedAt = scenario == .proRefundReversed ? refundedAt + days(&rng, 1...5) : nil
             let reason = rng.int(in: 0...1)
-            updateTransaction(account, id) { $0.refund = WorldTransaction.Refund(at: refundedAt, reason: reason, reversedAt: reversedAt) }
+            updateTransaction(account, id) {
+                $0.refund = WorldTransaction.Refund(at: refundedAt, reason: reason, reversedAt: reversedAt)
+            }
             user.receipts = [receipt(.app(account: account, createdMs: created), created)]
             user.entitlements = [row("pro", scenario == .proRefunded, nil, Catalog.pro.id, id, created)]
 
         case .seasonPassActive, .seasonPassNotGranted, .seasonPassRowTooLong, .seasonPassExpiredInactiveRow,
-             .seasonPassExpiredStillActive, .seasonPassRefunded:
+            .seasonPassExpiredStillActive, .seasonPassRefunded:
             let expired = scenario == .seasonPassExpiredInactiveRow || scenario == .seasonPassExpiredStillActive
             let purchase = asOf - days(&rng, expired ? 95...400 : (scenario == .seasonPassRefunded ? 10...80 : 1...80))
             let account = openAccount(&rng, environment: home, downloadedAt: purchase - days(&rng, 0...90))
@@ -175,28 +186,39 @@ extension WorldUnitBuilder {
             if scenario == .seasonPassRefunded {
                 let refundedAt = purchase + days(&rng, 1...5)
                 let reason = rng.int(in: 0...1)
-                updateTransaction(account, id) { $0.refund = WorldTransaction.Refund(at: refundedAt, reason: reason, reversedAt: nil) }
+                updateTransaction(account, id) {
+                    $0.refund = WorldTransaction.Refund(at: refundedAt, reason: reason, reversedAt: nil)
+                }
             }
             user.receipts = [receipt(.app(account: account, createdMs: created), created)]
             let pass = Catalog.seasonPass.id
             switch scenario {
             case .seasonPassNotGranted: break
-            case .seasonPassRowTooLong: user.entitlements = [row("season_pass", true, ends + 30 * SubscriptionClock.millisecondsPerDay, pass, id, created)]
+            case .seasonPassRowTooLong:
+                user.entitlements = [
+                    row("season_pass", true, ends + 30 * SubscriptionClock.millisecondsPerDay, pass, id, created)
+                ]
             case .seasonPassExpiredInactiveRow: user.entitlements = [row("season_pass", false, ends, pass, id, created)]
             case .seasonPassExpiredStillActive: user.entitlements = [row("season_pass", true, nil, pass, id, created)]
             default: user.entitlements = [row("season_pass", true, ends, pass, id, created)]
             }
 
         case .coinsOnly, .coinsRefunded:
-            var purchases = (0..<(scenario == .coinsOnly ? rng.int(in: 1...3) : 1)).map { _ in asOf - days(&rng, 10...300) }
+            var purchases = (0..<(scenario == .coinsOnly ? rng.int(in: 1...3) : 1)).map { _ in
+                asOf - days(&rng, 10...300)
+            }
             purchases.sort()
             let account = openAccount(&rng, environment: home, downloadedAt: purchases[0] - days(&rng, 0...30))
             var ids: [String] = []
-            for purchase in purchases { ids.append(buy(account, Catalog.coins, at: purchase, quantity: rng.int(in: 1...3))) }
+            for purchase in purchases {
+                ids.append(buy(account, Catalog.coins, at: purchase, quantity: rng.int(in: 1...3)))
+            }
             let created = shortlyAfter(&rng, purchases.last!, in: home)
             if scenario == .coinsRefunded {
                 let refundedAt = purchases[0] + days(&rng, 1...5)
-                updateTransaction(account, ids[0]) { $0.refund = WorldTransaction.Refund(at: refundedAt, reason: 1, reversedAt: nil) }
+                updateTransaction(account, ids[0]) {
+                    $0.refund = WorldTransaction.Refund(at: refundedAt, reason: 1, reversedAt: nil)
+                }
             }
             user.receipts = [receipt(.app(account: account, createdMs: created), created)]
 
@@ -209,10 +231,14 @@ extension WorldUnitBuilder {
             let firstCreated = shortlyAfter(&rng, proPurchase, in: home)
             let chain = subscribe(account, monthly, start: plan.start, periods: plan.periods)
             let secondCreated = shortlyAfter(&rng, chain.lastPurchase, in: home)
-            user.receipts = [receipt(.app(account: account, createdMs: firstCreated), firstCreated),
-                             receipt(.app(account: account, createdMs: secondCreated), secondCreated)]
+            user.receipts = [
+                receipt(.app(account: account, createdMs: firstCreated), firstCreated),
+                receipt(.app(account: account, createdMs: secondCreated), secondCreated),
+            ]
             user.entitlements = [row("pro", true, nil, Catalog.pro.id, id, firstCreated)]
-            if scenario == .severalReceipts { user.entitlements.insert(premium(true, chain.lastExpiry, chain, secondCreated), at: 0) }
+            if scenario == .severalReceipts {
+                user.entitlements.insert(premium(true, chain.lastExpiry, chain, secondCreated), at: 0)
+            }
 
         case .emptyReceiptNoRow, .emptyReceiptWithRow:
             // A valid receipt with nothing bought; with a row, the app granted premium on it anyway.
@@ -242,78 +268,24 @@ extension WorldUnitBuilder {
             let id = buy(account, product, at: purchase)
             let created = shortlyAfter(&rng, purchase, in: home.other)
             user.receipts = [receipt(.app(account: account, createdMs: created), created)]
-            if scenario == .otherEnvironmentReceipt { user.entitlements = [row("pro", true, nil, Catalog.pro.id, id, created)] }
+            if scenario == .otherEnvironmentReceipt {
+                user.entitlements = [row("pro", true, nil, Catalog.pro.id, id, created)]
+            }
             user.isSandboxTester = scenario == .otherEnvironmentTester
 
         case .otherBundle:
             let plan = planActive(&rng, monthly, renewals: 0...6)
-            let account = openAccount(&rng, environment: home, bundleID: Catalog.cloneBundleID,
-                                      downloadedAt: plan.start - days(&rng, 1...60))
+            let account = openAccount(
+                &rng, environment: home, bundleID: Catalog.cloneBundleID,
+                downloadedAt: plan.start - days(&rng, 1...60))
             let chain = subscribe(account, monthly, start: plan.start, periods: plan.periods)
             let created = shortlyAfter(&rng, chain.lastPurchase, in: home)
             user.receipts = [receipt(.app(account: account, createdMs: created), created)]
             user.entitlements = [premium(true, chain.lastExpiry, chain, created)]
 
-        case .tamperedReceipt:
-            let purchase = asOf - days(&rng, 5...300)
-            let account = openAccount(&rng, environment: home, downloadedAt: purchase - days(&rng, 0...60))
-            let id = buy(account, Catalog.pro, at: purchase)
-            let created = shortlyAfter(&rng, purchase, in: home)
-            user.receipts = [receipt(.tamperedApp(account: account, createdMs: created), created)]
-            user.entitlements = [row("pro", true, nil, Catalog.pro.id, id, created)]
-
-        case .deletedAccount:
-            let deletedAt = asOf - days(&rng, 1...100)
-            let lastPurchase = deletedAt - fraction(&rng, 0.05...0.95, of: month)
-            let periods = rng.int(in: 1...7)
-            let start = lastPurchase - Int64(periods - 1) * month
-            let account = openAccount(&rng, environment: home, downloadedAt: start - days(&rng, 1...60),
-                                      standing: .deleted(at: deletedAt))
-            let chain = subscribe(account, monthly, start: start, periods: periods)
-            let created = shortlyAfter(&rng, chain.lastPurchase, in: home)
-            user.receipts = [receipt(.app(account: account, createdMs: created), created)]
-            user.entitlements = [premium(true, chain.lastExpiry, chain, created)]
-
-        case .xcodeReceipt:
-            // A developer's StoreKit-testing receipt that reached the production backend.
-            let created = asOf - days(&rng, 1...100)
-            user.receipts = [receipt(.xcode(createdMs: created), created)]
-            user.entitlements = [row("premium", true, created + 30 * SubscriptionClock.millisecondsPerDay, monthly.id, "0", created)]
-
-        case .garbageReceipt, .emptyReceiptData, .notBase64ReceiptData:
-            let created = asOf - days(&rng, 1...200)
-            switch scenario {
-            case .garbageReceipt:
-                user.receipts = [receipt(.garbage(byteCount: rng.int(in: 48...700)), created)]
-                user.entitlements = [row("pro", true, nil, Catalog.pro.id, nil, created)]
-            case .emptyReceiptData:
-                user.receipts = [receipt(.empty, created)]
-                user.entitlements = [row("pro", true, nil, Catalog.pro.id, nil, created)]
-            default:
-                user.receipts = [receipt(.notBase64, created)]
-                user.entitlements = [row("premium", true, asOf + days(&rng, 1...20), monthly.id, nil, created)]
-            }
-
-        case .appleInternalError:
-            // Two Apple IDs: Apple cannot serve the first (21199, not retryable); the second bought pro
-            // and let an old subscription lapse. The lapse must not revoke while a receipt is unverified.
-            let plan = planActive(&rng, monthly, renewals: 0...5)
-            let failing = openAccount(&rng, environment: home, downloadedAt: plan.start - days(&rng, 1...60),
-                                      standing: .internalError)
-            let chain = subscribe(failing, monthly, start: plan.start, periods: plan.periods)
-            let firstCreated = shortlyAfter(&rng, chain.lastPurchase, in: home)
-            let proPurchase = asOf - days(&rng, 200...500)
-            let lapsedExpiry = asOf - fraction(&rng, 0.5...4.0, of: month)
-            let lapsedPeriods = rng.int(in: 1...4)
-            let lapsedStart = lapsedExpiry - Int64(lapsedPeriods) * month
-            let second = openAccount(&rng, environment: home, downloadedAt: min(proPurchase, lapsedStart) - days(&rng, 1...30))
-            buy(second, Catalog.pro, at: proPurchase)
-            let lapsed = subscribe(second, monthly, start: lapsedStart, periods: lapsedPeriods)
-            cancelAutoRenew(lapsed)
-            let secondCreated = shortlyAfter(&rng, max(proPurchase, lapsed.lastPurchase), in: home)
-            user.receipts = [receipt(.app(account: failing, createdMs: firstCreated), firstCreated),
-                             receipt(.app(account: second, createdMs: secondCreated), secondCreated)]
-            user.entitlements = [premium(true, chain.lastExpiry, chain, firstCreated)]
+        case .tamperedReceipt, .deletedAccount, .xcodeReceipt, .garbageReceipt, .emptyReceiptData,
+            .notBase64ReceiptData, .appleInternalError:
+            addUnverifiableReceipts(to: &user, rng: &rng)
 
         case .ios6Expired, .ios6InSync:
             let chain: Chain
@@ -331,7 +303,9 @@ extension WorldUnitBuilder {
                 chain = subscribe(account, monthly, start: plan.start, periods: plan.periods)
             }
             let created = shortlyAfter(&rng, chain.lastPurchase, in: home)
-            user.receipts = [receipt(.transaction(account: account, transactionID: chain.transactionIDs.last!), created)]
+            user.receipts = [
+                receipt(.transaction(account: account, transactionID: chain.transactionIDs.last!), created)
+            ]
             user.entitlements = [premium(true, chain.lastExpiry, chain, created)]
 
         case .duplicateReceipts:
@@ -341,12 +315,16 @@ extension WorldUnitBuilder {
             let account = openAccount(&rng, environment: home, downloadedAt: coinPurchase - days(&rng, 0...30))
             let coin = buy(account, Catalog.coins, at: coinPurchase)
             let refundedAt = coinPurchase + days(&rng, 0.5...1.0)
-            updateTransaction(account, coin) { $0.refund = WorldTransaction.Refund(at: refundedAt, reason: 0, reversedAt: nil) }
+            updateTransaction(account, coin) {
+                $0.refund = WorldTransaction.Refund(at: refundedAt, reason: 0, reversedAt: nil)
+            }
             let chain = subscribe(account, monthly, start: plan.start, periods: plan.periods)
             let created = shortlyAfter(&rng, chain.lastPurchase, in: home)
             let slot = issue(.app(account: account, createdMs: created))
-            user.receipts = [WorldUser.ReceiptRow(slot: slot, createdMs: created),
-                             WorldUser.ReceiptRow(slot: slot, createdMs: min(asOf, created + 1000))]
+            user.receipts = [
+                WorldUser.ReceiptRow(slot: slot, createdMs: created),
+                WorldUser.ReceiptRow(slot: slot, createdMs: min(asOf, created + 1000)),
+            ]
             user.entitlements = [premium(true, chain.lastExpiry, chain, created)]
 
         case .entitlementWithoutReceipt:
@@ -372,22 +350,27 @@ extension WorldUnitBuilder {
     mutating func addSharedPair(firstIndex: Int, rng: inout SplitMix64) {
         let proPurchase = asOf - days(&rng, 30...500)
         let plan = planActive(&rng, Catalog.premiumMonthly, renewals: 0...11)
-        let account = openAccount(&rng, environment: home, downloadedAt: min(proPurchase, plan.start) - days(&rng, 1...30))
+        let account = openAccount(
+            &rng, environment: home, downloadedAt: min(proPurchase, plan.start) - days(&rng, 1...30))
         let proID = buy(account, Catalog.pro, at: proPurchase)
         let chain = subscribe(account, Catalog.premiumMonthly, start: plan.start, periods: plan.periods)
         let firstCreated = shortlyAfter(&rng, max(proPurchase, chain.lastPurchase), in: home)
         let secondCreated = shortlyAfter(&rng, firstCreated, in: home)
         let firstSlot = issue(.app(account: account, createdMs: firstCreated))
         let secondSlot = issue(.app(account: account, createdMs: secondCreated))
-        users.append(WorldUser(
-            index: firstIndex, id: WorldUser.id(forIndex: firstIndex), scenario: .sharedTransactionOwner,
-            isSandboxTester: false, receipts: [WorldUser.ReceiptRow(slot: firstSlot, createdMs: firstCreated)],
-            entitlements: [premium(true, chain.lastExpiry, chain, firstCreated),
-                           row("pro", true, nil, WorldCatalog.pro.id, proID, firstCreated)]))
+        users.append(
+            WorldUser(
+                index: firstIndex, id: WorldUser.id(forIndex: firstIndex), scenario: .sharedTransactionOwner,
+                isSandboxTester: false, receipts: [WorldUser.ReceiptRow(slot: firstSlot, createdMs: firstCreated)],
+                entitlements: [
+                    premium(true, chain.lastExpiry, chain, firstCreated),
+                    row("pro", true, nil, WorldCatalog.pro.id, proID, firstCreated),
+                ]))
         // The restoring account got pro from the app's restore flow, but not the subscription.
-        users.append(WorldUser(
-            index: firstIndex + 1, id: WorldUser.id(forIndex: firstIndex + 1), scenario: .sharedTransactionRestored,
-            isSandboxTester: false, receipts: [WorldUser.ReceiptRow(slot: secondSlot, createdMs: secondCreated)],
-            entitlements: [row("pro", true, nil, WorldCatalog.pro.id, proID, secondCreated)]))
+        users.append(
+            WorldUser(
+                index: firstIndex + 1, id: WorldUser.id(forIndex: firstIndex + 1), scenario: .sharedTransactionRestored,
+                isSandboxTester: false, receipts: [WorldUser.ReceiptRow(slot: secondSlot, createdMs: secondCreated)],
+                entitlements: [row("pro", true, nil, WorldCatalog.pro.id, proID, secondCreated)]))
     }
 }

@@ -36,7 +36,8 @@ struct WorldUnitBuilder {
                 ($0.purchaseMs, $0.transactionID) < ($1.purchaseMs, $1.transactionID)
             }
         }
-        return WorldUnit(index: unitIndex, asOfMs: asOf, seed: seed, accounts: accounts, receipts: receipts, users: users)
+        return WorldUnit(
+            index: unitIndex, asOfMs: asOf, seed: seed, accounts: accounts, receipts: receipts, users: users)
     }
 
     // MARK: Accounts and purchases
@@ -55,20 +56,21 @@ struct WorldUnitBuilder {
         let itemID = bundleID == WorldCatalog.appBundleID ? WorldCatalog.appItemID : WorldCatalog.cloneItemID
         let build = rng.int(in: 40...90)
         let original = rng.int(in: 10...build)
-        accounts.append(WorldAccount(
-            slot: slot,
-            environment: environment,
-            bundleID: bundleID,
-            appItemID: sandbox ? 0 : itemID,
-            downloadID: sandbox ? 0 : Int64(rng.int64(in: 10_000_000_000...99_999_999_999)),
-            versionExternalIdentifier: sandbox ? 0 : Int64(rng.int(in: 800_000_000...899_999_999)),
-            appDownloadMs: downloadedAt,
-            originalApplicationVersion: sandbox ? "1.0" : String(original),
-            applicationVersion: String(build),
-            transactions: [],
-            renewals: [],
-            standing: standing,
-            deviceSeed: rng.next()))
+        accounts.append(
+            WorldAccount(
+                slot: slot,
+                environment: environment,
+                bundleID: bundleID,
+                appItemID: sandbox ? 0 : itemID,
+                downloadID: sandbox ? 0 : Int64(rng.int64(in: 10_000_000_000...99_999_999_999)),
+                versionExternalIdentifier: sandbox ? 0 : Int64(rng.int(in: 800_000_000...899_999_999)),
+                appDownloadMs: downloadedAt,
+                originalApplicationVersion: sandbox ? "1.0" : String(original),
+                applicationVersion: String(build),
+                transactions: [],
+                renewals: [],
+                standing: standing,
+                deviceSeed: rng.next()))
         sequences.append(0)
         return slot
     }
@@ -77,7 +79,8 @@ struct WorldUnitBuilder {
         let sequence = sequences[account]
         precondition(sequence < Self.transactionsPerAccount, "too many transactions in one account")
         sequences[account] += 1
-        let local = UInt64(unitIndex) * Self.accountsPerUnit * Self.transactionsPerAccount
+        let local =
+            UInt64(unitIndex) * Self.accountsPerUnit * Self.transactionsPerAccount
             + UInt64(account) * Self.transactionsPerAccount + sequence
         return (String(Self.transactionIDBase + local), String(Self.webOrderBase + local))
     }
@@ -92,11 +95,12 @@ struct WorldUnitBuilder {
         quantity: Int = 1
     ) -> String {
         let ids = nextIdentifiers(account)
-        accounts[account].transactions.append(WorldTransaction(
-            productID: product.id, transactionID: ids.transactionID, originalTransactionID: ids.transactionID,
-            purchaseMs: instant, originalPurchaseMs: instant, expiresMs: nil, refund: nil, upgradedAt: nil,
-            isTrialPeriod: false, isInIntroOfferPeriod: false, webOrderLineItemID: nil, ownership: ownership,
-            quantity: quantity))
+        accounts[account].transactions.append(
+            WorldTransaction(
+                productID: product.id, transactionID: ids.transactionID, originalTransactionID: ids.transactionID,
+                purchaseMs: instant, originalPurchaseMs: instant, expiresMs: nil, refund: nil, upgradedAt: nil,
+                isTrialPeriod: false, isInIntroOfferPeriod: false, webOrderLineItemID: nil, ownership: ownership,
+                quantity: quantity))
         return ids.transactionID
     }
 
@@ -129,19 +133,22 @@ struct WorldUnitBuilder {
             let ids = nextIdentifiers(account)
             if period == 0 { chain.originalTransactionID = ids.transactionID }
             let purchase = start + Int64(period) * length
-            accounts[account].transactions.append(WorldTransaction(
-                productID: product.id, transactionID: ids.transactionID,
-                originalTransactionID: chain.originalTransactionID, purchaseMs: purchase, originalPurchaseMs: start,
-                expiresMs: purchase + length, refund: nil, upgradedAt: nil,
-                isTrialPeriod: trialFirst && period == 0, isInIntroOfferPeriod: false,
-                webOrderLineItemID: ids.webOrder, ownership: ownership, quantity: 1))
+            accounts[account].transactions.append(
+                WorldTransaction(
+                    productID: product.id, transactionID: ids.transactionID,
+                    originalTransactionID: chain.originalTransactionID, purchaseMs: purchase, originalPurchaseMs: start,
+                    expiresMs: purchase + length, refund: nil, upgradedAt: nil,
+                    isTrialPeriod: trialFirst && period == 0, isInIntroOfferPeriod: false,
+                    webOrderLineItemID: ids.webOrder, ownership: ownership, quantity: 1))
             chain.transactionIDs.append(ids.transactionID)
             chain.purchases.append(purchase)
             chain.expiries.append(purchase + length)
         }
-        accounts[account].renewals.append(WorldAccount.RenewalInfo(
-            originalTransactionID: chain.originalTransactionID, productID: product.id, autoRenewProductID: product.id,
-            autoRenewStatus: true, expirationIntent: nil, isInBillingRetryPeriod: nil, gracePeriodExpiresMs: nil))
+        accounts[account].renewals.append(
+            WorldAccount.RenewalInfo(
+                originalTransactionID: chain.originalTransactionID, productID: product.id,
+                autoRenewProductID: product.id,
+                autoRenewStatus: true, expirationIntent: nil, isInBillingRetryPeriod: nil, gracePeriodExpiresMs: nil))
         return chain
     }
 
@@ -151,15 +158,20 @@ struct WorldUnitBuilder {
         let length = SubscriptionClock.length(product.period!, in: accounts[account].environment)
         let ids = nextIdentifiers(account)
         let original = accounts[account].transactions.first { $0.transactionID == chain.originalTransactionID }!
-        accounts[account].transactions.append(WorldTransaction(
-            productID: product.id, transactionID: ids.transactionID, originalTransactionID: chain.originalTransactionID,
-            purchaseMs: instant, originalPurchaseMs: original.purchaseMs, expiresMs: instant + length, refund: nil,
-            upgradedAt: nil, isTrialPeriod: false, isInIntroOfferPeriod: false, webOrderLineItemID: ids.webOrder,
-            ownership: original.ownership, quantity: 1))
+        accounts[account].transactions.append(
+            WorldTransaction(
+                productID: product.id, transactionID: ids.transactionID,
+                originalTransactionID: chain.originalTransactionID,
+                purchaseMs: instant, originalPurchaseMs: original.purchaseMs, expiresMs: instant + length, refund: nil,
+                upgradedAt: nil, isTrialPeriod: false, isInIntroOfferPeriod: false, webOrderLineItemID: ids.webOrder,
+                ownership: original.ownership, quantity: 1))
         chain.transactionIDs.append(ids.transactionID)
         chain.purchases.append(instant)
         chain.expiries.append(instant + length)
-        updateRenewal(chain) { $0.productID = product.id; $0.autoRenewProductID = product.id }
+        updateRenewal(chain) {
+            $0.productID = product.id
+            $0.autoRenewProductID = product.id
+        }
     }
 
     mutating func updateTransaction(_ account: Int, _ id: String, _ change: (inout WorldTransaction) -> Void) {
@@ -168,7 +180,9 @@ struct WorldUnitBuilder {
     }
 
     mutating func updateRenewal(_ chain: Chain, _ change: (inout WorldAccount.RenewalInfo) -> Void) {
-        let index = accounts[chain.account].renewals.firstIndex { $0.originalTransactionID == chain.originalTransactionID }!
+        let index = accounts[chain.account].renewals.firstIndex {
+            $0.originalTransactionID == chain.originalTransactionID
+        }!
         change(&accounts[chain.account].renewals[index])
     }
 

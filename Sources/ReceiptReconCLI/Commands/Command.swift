@@ -1,5 +1,6 @@
 import CommandLineOptions
 import Reconciliation
+
 /// One subcommand of `receipt-recon`: declared options, a validating initializer, and `run`.
 ///
 /// `init` does every check that needs no I/O (flags, values, dates), so a usage error (64) is reported

@@ -1,5 +1,6 @@
 import CommandLineOptions
 import Reconciliation
+
 /// `receipt-recon demo`: the whole job end to end on a throwaway database and the simulator.
 struct DemoCommand: Command {
     static let spec = CommandSpec(
@@ -13,7 +14,8 @@ struct DemoCommand: Command {
             """,
         options: [
             OptionSpec("users", .value(placeholder: "N"), "users in the seeded world", default: "2000"),
-            OptionSpec("output-dir", .value(placeholder: "DIR"), "where the CSVs and the report go", default: "./demo-output"),
+            OptionSpec(
+                "output-dir", .value(placeholder: "DIR"), "where the CSVs and the report go", default: "./demo-output"),
         ] + Configuration.databaseOptions,
         environment: ["DATABASE_URL"],
         exitCodes: [.success, .usage, .unavailable, .internalError]
@@ -33,7 +35,9 @@ struct DemoCommand: Command {
     }
 
     func run(_ console: Console) throws -> ExitCode {
-        try DemoRunner(users: users, outputDirectory: outputDirectory, databaseURL: configuration.databaseURL,
-                       console: console).run()
+        try DemoRunner(
+            users: users, outputDirectory: outputDirectory, databaseURL: configuration.databaseURL,
+            console: console
+        ).run()
     }
 }

@@ -65,20 +65,26 @@ struct DemoRunner {
         options.httpClient = .curl
         let backend = VerifyReceiptBackend(
             client: Self.client(simulator: simulator, options: options),
-            context: ReceiptOutcomeContext(servedEnvironment: options.environment, acceptedBundleIDs: Set(options.bundleIDs)))
+            context: ReceiptOutcomeContext(
+                servedEnvironment: options.environment, acceptedBundleIDs: Set(options.bundleIDs)))
         say("\nRunning the nightly job (receipt-recon run --older-than 0 --bundle-id \(WorldCatalog.appBundleID))…\n")
-        let engine = ReconciliationEngine(options: options, databaseURL: conninfo, backend: backend,
-                                          shutdown: ShutdownSignal(), log: EventLog(enabled: false))
+        let engine = ReconciliationEngine(
+            options: options, databaseURL: conninfo, backend: backend,
+            shutdown: ShutdownSignal(), log: EventLog(enabled: false))
         let outcome = try engine.runNightly()
         console.write(outcome.summary.text)
 
         // 4. The check only a simulator allows: did the job do exactly what a correct job must?
-        let applied = Set(try connection.query("""
-            SELECT user_id || ' ' || entitlement || ' ' || action AS c FROM recon_corrections
-            WHERE applied AND run_id = \(outcome.summary.runID)
-            """).map { try $0.decode("c", as: String.self) })
+        let applied = Set(
+            try connection.query(
+                """
+                SELECT user_id || ' ' || entitlement || ' ' || action AS c FROM recon_corrections
+                WHERE applied AND run_id = \(outcome.summary.runID)
+                """
+            ).map { try $0.decode("c", as: String.self) })
         let expected = Set(seeded.expected.corrections.map { "\($0.userID) \($0.entitlement) \($0.action)" })
-        let verdict = applied == expected
+        let verdict =
+            applied == expected
             ? "match the simulator's expectation exactly (\(expected.count) corrections)"
             : "DIFFER from the simulator's expectation: \(expected.subtracting(applied).count) missing, "
                 + "\(applied.subtracting(expected).count) unexpected"
@@ -94,14 +100,21 @@ struct DemoRunner {
         for view in ["transactions", "corrections", "flags"] {
             let path = directory.appendingPathComponent("\(view).csv").path
             // The world's purchases go back years; the range covers all of them.
-            try run(ExportCommand.self, [view, "--from", "2000-01-01", "--to", String(tomorrow), "--output", path,
-                                         "--database-url", conninfo])
+            try run(
+                ExportCommand.self,
+                [
+                    view, "--from", "2000-01-01", "--to", String(tomorrow), "--output", path,
+                    "--database-url", conninfo,
+                ])
         }
         let reportFile = directory.appendingPathComponent("report.html").path
-        try run(ReportCommand.self, ["--run", String(outcome.summary.runID), "--html", reportFile, "--database-url", conninfo])
+        try run(
+            ReportCommand.self,
+            ["--run", String(outcome.summary.runID), "--html", reportFile, "--database-url", conninfo])
         // 6. Support re-verifies one user: the demo breaks one entitlement as an app bug would.
         if let user = seeded.expected.corrections.first(where: { $0.action == "grant" || $0.action == "extend" }) {
-            try connection.execute("""
+            try connection.execute(
+                """
                 UPDATE entitlements SET active = false, updated_at = now()
                 WHERE user_id = \(user.userID) AND entitlement = \(user.entitlement) AND source = 'app_store'
                 """)
@@ -109,17 +122,22 @@ struct DemoRunner {
             say("$ receipt-recon verify-user \(user.userID)\n")
             var userOptions = options
             userOptions.concurrency = 4
-            let support = ReconciliationEngine(options: userOptions, databaseURL: conninfo, backend: backend,
-                                               shutdown: ShutdownSignal(), log: EventLog(enabled: false))
+            let support = ReconciliationEngine(
+                options: userOptions, databaseURL: conninfo, backend: backend,
+                shutdown: ShutdownSignal(), log: EventLog(enabled: false))
             if let result = try support.verifyUser(user.userID) {
-                console.write(UserReport.render(userID: user.userID, before: result.before, after: result.after,
-                                                corrections: result.corrections, summary: result.outcome.summary))
+                console.write(
+                    UserReport.render(
+                        userID: user.userID, before: result.before, after: result.after,
+                        corrections: result.corrections, summary: result.outcome.summary))
             }
         }
 
         say("\nDone in \(String(format: "%.0f", Date().timeIntervalSince(started))) s. Open next:")
         say("  \(directory.appendingPathComponent("report.html").path)   the run at a glance (any browser)")
-        say("  \(directory.appendingPathComponent("corrections.csv").path)   every correction, for finance (and its .manifest.json)")
+        say(
+            "  \(directory.appendingPathComponent("corrections.csv").path)   every correction, for finance (and its .manifest.json)"
+        )
         say("  \(summaryFile.path)   the run's figures as JSON")
         say("  README.md, 'Running the job'   to point it at your own database")
         return applied == expected ? .success : .internalError
@@ -130,7 +148,8 @@ struct DemoRunner {
         let parsed = try command.spec.parse(arguments)
         let code = try command.init(parsed, environment: [:]).run(console)
         guard code == .success else {
-            throw CommandError(code, "demo: '\(command.spec.name) \(arguments.first ?? "")' ended with exit \(code.rawValue)")
+            throw CommandError(
+                code, "demo: '\(command.spec.name) \(arguments.first ?? "")' ended with exit \(code.rawValue)")
         }
     }
 
@@ -140,7 +159,8 @@ struct DemoRunner {
             timeout: .seconds(30), userAgent: "receipt-recon/\(ReceiptRecon.version) demo")
         return VerifyReceiptClient(
             configuration: configuration,
-            transport: (options.httpClient ?? .curl).makeTransport(maxConnectionsPerHost: options.concurrency, timeout: .seconds(30)),
+            transport: (options.httpClient ?? .curl).makeTransport(
+                maxConnectionsPerHost: options.concurrency, timeout: .seconds(30)),
             throttle: RequestThrottle(bucket: TokenBucket(rate: options.rate), maxInFlight: options.concurrency))
     }
 }

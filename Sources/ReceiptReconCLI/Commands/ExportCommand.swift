@@ -19,9 +19,12 @@ struct ExportCommand: Command {
         options: [
             OptionSpec("from", .value(placeholder: "T"), "start of the range, inclusive (required)"),
             OptionSpec("to", .value(placeholder: "T"), "end of the range, exclusive (required)"),
-            OptionSpec("output", .value(placeholder: "FILE"), "write the CSV to FILE and a manifest beside it", default: "stdout"),
-            OptionSpec("environment", .value(placeholder: "production|sandbox|all"),
-                       "transactions only: which App Store environment's rows", default: "production"),
+            OptionSpec(
+                "output", .value(placeholder: "FILE"), "write the CSV to FILE and a manifest beside it",
+                default: "stdout"),
+            OptionSpec(
+                "environment", .value(placeholder: "production|sandbox|all"),
+                "transactions only: which App Store environment's rows", default: "production"),
         ] + Configuration.databaseOptions,
         environment: ["DATABASE_URL"],
         exitCodes: [.success, .usage, .unavailable, .internalError]
@@ -39,7 +42,8 @@ struct ExportCommand: Command {
             throw .usage("missing VIEW: one of \(Self.views.joined(separator: ", "))", command: "export")
         }
         guard Self.views.contains(view) else {
-            throw .usage("unknown view '\(view)': expected one of \(Self.views.joined(separator: ", "))", command: "export")
+            throw .usage(
+                "unknown view '\(view)': expected one of \(Self.views.joined(separator: ", "))", command: "export")
         }
         guard arguments.positionals.count == 1 else {
             throw .usage("unexpected argument '\(arguments.positionals[1])'", command: "export")
@@ -48,8 +52,9 @@ struct ExportCommand: Command {
         guard let to = try arguments.read.instant("to") else { throw .usage("missing --to T", command: "export") }
         guard from < to else {
             let (fromText, toText) = (arguments.value("from") ?? "", arguments.value("to") ?? "")
-            throw .usage("the range [--from \(fromText), --to \(toText)) is \(from == to ? "empty" : "reversed"); "
-                + "--to must be after --from", command: "export")
+            throw .usage(
+                "the range [--from \(fromText), --to \(toText)) is \(from == to ? "empty" : "reversed"); "
+                    + "--to must be after --from", command: "export")
         }
         self.view = view
         self.from = from
@@ -65,7 +70,8 @@ struct ExportCommand: Command {
     func run(_ console: Console) throws -> ExitCode {
         guard let view = ReconciliationExport.View(rawValue: view) else { return .usage }
         let export = ReconciliationExport(view: view, from: from, to: to, environment: environment)
-        let connection = try PostgresConnection(conninfo: configuration.databaseURL, applicationName: "receipt-recon export")
+        let connection = try PostgresConnection(
+            conninfo: configuration.databaseURL, applicationName: "receipt-recon export")
         do {
             if let output {
                 try ExportFile.write(export, from: connection, toFile: output)

@@ -1,7 +1,7 @@
-import CommandLineOptions
-import Reconciliation
 import AppStoreReceipts
+import CommandLineOptions
 import Foundation
+import Reconciliation
 
 /// `receipt-recon inspect FILE|-`: decode one receipt locally and print it as JSON; no network.
 struct InspectCommand: Command {
@@ -19,8 +19,10 @@ struct InspectCommand: Command {
 
     init(_ arguments: ParsedArguments, environment: [String: String]) throws(CommandError) {
         guard arguments.positionals.count == 1 else {
-            throw .usage(arguments.positionals.isEmpty ? "missing FILE (or '-' for stdin)" : "expected one FILE, got \(arguments.positionals.count)",
-                         command: "inspect")
+            throw .usage(
+                arguments.positionals.isEmpty
+                    ? "missing FILE (or '-' for stdin)" : "expected one FILE, got \(arguments.positionals.count)",
+                command: "inspect")
         }
         path = arguments.positionals[0]
     }
@@ -31,7 +33,8 @@ struct InspectCommand: Command {
             input = FileHandle.standardInput.readDataToEndOfFile()
         } else {
             guard let data = FileManager.default.contents(atPath: path) else {
-                throw CommandError(.dataError, "inspect: cannot read '\(path)': check that the file exists and is readable")
+                throw CommandError(
+                    .dataError, "inspect: cannot read '\(path)': check that the file exists and is readable")
             }
             input = data
         }

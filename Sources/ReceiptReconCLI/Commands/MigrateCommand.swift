@@ -1,7 +1,7 @@
 import CommandLineOptions
-import Reconciliation
 import Postgres
 import ReconSchema
+import Reconciliation
 
 /// `receipt-recon migrate`: create or update the job's tables.
 struct MigrateCommand: Command {
@@ -32,17 +32,20 @@ struct MigrateCommand: Command {
         let connection = try PostgresConnection(conninfo: configuration.databaseURL)
         let report = try Migrator().apply(on: connection)
         if report.applied.isEmpty {
-            console.print("Schema is up to date: \(report.alreadyApplied.count) migrations already applied, none pending.")
+            console.print(
+                "Schema is up to date: \(report.alreadyApplied.count) migrations already applied, none pending.")
         } else {
             for migration in report.applied {
                 console.print("applied \(migration.version)_\(migration.name)")
             }
-            console.print("Applied \(report.applied.count) migration\(report.applied.count == 1 ? "" : "s") "
-                + "(\(report.alreadyApplied.count) already applied).")
+            console.print(
+                "Applied \(report.applied.count) migration\(report.applied.count == 1 ? "" : "s") "
+                    + "(\(report.alreadyApplied.count) already applied).")
         }
         if !report.unknownToThisBuild.isEmpty {
-            console.error("warning: the database has migrations this build does not know "
-                + "(\(report.unknownToThisBuild.joined(separator: ", "))): a newer receipt-recon migrated it")
+            console.error(
+                "warning: the database has migrations this build does not know "
+                    + "(\(report.unknownToThisBuild.joined(separator: ", "))): a newer receipt-recon migrated it")
         }
         return .success
     }

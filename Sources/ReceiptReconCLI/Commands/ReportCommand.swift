@@ -42,19 +42,27 @@ struct ReportCommand: Command {
     }
 
     func run(_ console: Console) throws -> ExitCode {
-        let connection = try PostgresConnection(conninfo: configuration.databaseURL, applicationName: "receipt-recon report")
-        let rows = try runID.map { id in
-            try connection.query("SELECT id, status, summary FROM recon_runs WHERE id = \(id)")
-        } ?? connection.query("SELECT id, status, summary FROM recon_runs WHERE kind = 'nightly' ORDER BY id DESC LIMIT 1")
+        let connection = try PostgresConnection(
+            conninfo: configuration.databaseURL, applicationName: "receipt-recon report")
+        let rows =
+            try runID.map { id in
+                try connection.query("SELECT id, status, summary FROM recon_runs WHERE id = \(id)")
+            }
+            ?? connection.query(
+                "SELECT id, status, summary FROM recon_runs WHERE kind = 'nightly' ORDER BY id DESC LIMIT 1")
         guard let row = rows.first else {
-            throw CommandError(.dataError, runID.map { "report: there is no run \($0) in recon_runs" }
-                ?? "report: no nightly run has been recorded yet; run 'receipt-recon run' first")
+            throw CommandError(
+                .dataError,
+                runID.map { "report: there is no run \($0) in recon_runs" }
+                    ?? "report: no nightly run has been recorded yet; run 'receipt-recon run' first")
         }
         let id: Int64 = try row.decode("id")
         guard let text: PostgresJSON = try row.decode("summary") else {
             let status: String = try row.decode("status")
-            throw CommandError(.dataError, "report: run \(id) is '\(status)' and has no summary yet "
-                + "(a run records its summary when it finishes)")
+            throw CommandError(
+                .dataError,
+                "report: run \(id) is '\(status)' and has no summary yet "
+                    + "(a run records its summary when it finishes)")
         }
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601

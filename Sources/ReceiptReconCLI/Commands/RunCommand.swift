@@ -1,5 +1,6 @@
 import CommandLineOptions
 import Reconciliation
+
 /// `receipt-recon run`: the nightly batch.
 struct RunCommand: Command {
     static let spec = CommandSpec(
@@ -43,8 +44,9 @@ struct RunCommand: Command {
         let outcome = try engine.runNightly()
         if showProgress { console.errorWrite("\r\u{1B}[K") }
         if outcome.lockHeld {
-            console.error("receipt-recon run: another run holds the nightly lock for shard \(options.shard.index)/\(options.shard.count); "
-                + "nothing was done")
+            console.error(
+                "receipt-recon run: another run holds the nightly lock for shard \(options.shard.index)/\(options.shard.count); "
+                    + "nothing was done")
             return .tempFail
         }
         console.write(options.json ? outcome.summary.json + "\n" : outcome.summary.text)
@@ -84,8 +86,10 @@ struct VerifyUserCommand: Command {
 
     init(_ arguments: ParsedArguments, environment: [String: String]) throws(CommandError) {
         guard arguments.positionals.count == 1, let userID = arguments.positionals.first, !userID.isEmpty else {
-            throw .usage(arguments.positionals.isEmpty ? "missing USER_ID" : "expected one USER_ID, got \(arguments.positionals.count) arguments",
-                         command: "verify-user")
+            throw .usage(
+                arguments.positionals.isEmpty
+                    ? "missing USER_ID" : "expected one USER_ID, got \(arguments.positionals.count) arguments",
+                command: "verify-user")
         }
         self.userID = userID
         options = try VerificationOptions(arguments, environment: environment)
@@ -97,14 +101,18 @@ struct VerifyUserCommand: Command {
             options: options.runOptions(configuration), databaseURL: configuration.databaseURL,
             backend: options.backend(configuration), shutdown: ShutdownSignal())
         guard let result = try engine.verifyUser(userID) else {
-            throw CommandError(.dataError, "verify-user: user '\(userID)' has no receipts and no entitlements; "
-                + "check the user id (it is matched exactly)")
+            throw CommandError(
+                .dataError,
+                "verify-user: user '\(userID)' has no receipts and no entitlements; "
+                    + "check the user id (it is matched exactly)")
         }
         if options.json {
             console.print(result.outcome.summary.json)
         } else {
-            console.write(UserReport.render(userID: userID, before: result.before, after: result.after,
-                                            corrections: result.corrections, summary: result.outcome.summary))
+            console.write(
+                UserReport.render(
+                    userID: userID, before: result.before, after: result.after,
+                    corrections: result.corrections, summary: result.outcome.summary))
         }
         return result.outcome.exitCode
     }

@@ -1,19 +1,22 @@
-import CommandLineOptions
-import Reconciliation
 import AppStoreReceipts
 import AppStoreSimulator
+import CommandLineOptions
 import Foundation
+import Reconciliation
 
 /// Options common to `simulator seed` and `simulator serve`: the same values give the same world.
 let simulatorWorldOptions: [OptionSpec] = [
     OptionSpec("users", .value(placeholder: "N"), "users in the world", default: "2000"),
     OptionSpec("receipts", .value(placeholder: "N"), "instead of --users: about N receipt rows (benchmarks)"),
     OptionSpec("seed", .value(placeholder: "S"), "random seed; the same seed gives the same world", default: "1"),
-    OptionSpec("as-of", .value(placeholder: "T"), "the instant the world is seen at (ISO 8601); give the same T to seed and serve",
-               default: "now"),
-    OptionSpec("environment", .value(placeholder: "production|sandbox"),
-               "the environment the app's database serves: production (a live app) or sandbox (a staging backend)",
-               default: "production"),
+    OptionSpec(
+        "as-of", .value(placeholder: "T"),
+        "the instant the world is seen at (ISO 8601); give the same T to seed and serve",
+        default: "now"),
+    OptionSpec(
+        "environment", .value(placeholder: "production|sandbox"),
+        "the environment the app's database serves: production (a live app) or sandbox (a staging backend)",
+        default: "production"),
 ]
 
 /// World parameters shared by both simulator subcommands.
@@ -32,7 +35,9 @@ struct WorldParameters {
         }
         seed = try arguments.read.unsignedInteger("seed") ?? 1
         asOf = try arguments.read.instant("as-of")
-        environment = try arguments.read.choice("environment", ["production", "sandbox"]).flatMap(AppStoreEnvironment.init(rawValue:))
+        environment =
+            try arguments.read.choice("environment", ["production", "sandbox"]).flatMap(
+                AppStoreEnvironment.init(rawValue:))
             ?? .production
     }
 

@@ -1,10 +1,10 @@
-import CommandLineOptions
-import Reconciliation
 import AppStoreReceipts
 import AppStoreSimulator
+import CommandLineOptions
 import Foundation
 import Postgres
 import ReconSchema
+import Reconciliation
 
 /// `receipt-recon simulator seed`: write a drifted app database and the expected corrections.
 struct SimulatorSeedCommand: Command {
@@ -20,12 +20,15 @@ struct SimulatorSeedCommand: Command {
             a run with --bundle-id com.example.recon (APPLE_BUNDLE_IDS) and --sandbox-policy revoke.
             """,
         options: simulatorWorldOptions + [
-            OptionSpec("expected", .value(placeholder: "FILE"), "where to write the expected corrections and flags (JSON)"),
-            OptionSpec("bundle-id", .repeatable(placeholder: "ID"), "expectation: the run's accepted bundle ids",
-                       default: WorldCatalog.appBundleID),
+            OptionSpec(
+                "expected", .value(placeholder: "FILE"), "where to write the expected corrections and flags (JSON)"),
+            OptionSpec(
+                "bundle-id", .repeatable(placeholder: "ID"), "expectation: the run's accepted bundle ids",
+                default: WorldCatalog.appBundleID),
             OptionSpec("no-bundle-check", .flag, "expectation: the run has no APPLE_BUNDLE_IDS"),
-            OptionSpec("sandbox-policy", .value(placeholder: "revoke|flag"), "expectation: the run's --sandbox-policy",
-                       default: "revoke"),
+            OptionSpec(
+                "sandbox-policy", .value(placeholder: "revoke|flag"), "expectation: the run's --sandbox-policy",
+                default: "revoke"),
         ] + Configuration.databaseOptions,
         environment: ["DATABASE_URL"],
         exitCodes: [.success, .usage, .dataError, .unavailable, .internalError, .configuration]
@@ -49,7 +52,8 @@ struct SimulatorSeedCommand: Command {
         let policy = try arguments.read.choice("sandbox-policy", ["revoke", "flag"]) ?? "revoke"
         assumptions = RunAssumptions(
             environment: world.environment,
-            bundleIDs: arguments.has("no-bundle-check") ? nil : (bundles.isEmpty ? [WorldCatalog.appBundleID] : bundles),
+            bundleIDs: arguments.has("no-bundle-check")
+                ? nil : (bundles.isEmpty ? [WorldCatalog.appBundleID] : bundles),
             sandboxPolicy: RunAssumptions.SandboxPolicy(rawValue: policy)!)
         configuration = try Configuration.load(arguments, environment: environment, needsApple: false)
     }
@@ -57,8 +61,9 @@ struct SimulatorSeedCommand: Command {
     func run(_ console: Console) throws -> ExitCode {
         let world = world.world()
         if let expectedFile { try checkWritable(expectedFile) }
-        let connection = try PostgresConnection(conninfo: configuration.databaseURL, statementTimeout: nil,
-                                                applicationName: "receipt-recon simulator seed")
+        let connection = try PostgresConnection(
+            conninfo: configuration.databaseURL, statementTimeout: nil,
+            applicationName: "receipt-recon simulator seed")
         _ = try Migrator().apply(on: connection)
         let started = ContinuousClock.now
         let summary: WorldSeeder.Summary
@@ -72,15 +77,18 @@ struct SimulatorSeedCommand: Command {
         if let expectedFile {
             try write(summary.expected.jsonData(), to: expectedFile)
         }
-        let elapsed = Double((ContinuousClock.now - started).components.attoseconds) * 1e-18
+        let elapsed =
+            Double((ContinuousClock.now - started).components.attoseconds) * 1e-18
             + Double((ContinuousClock.now - started).components.seconds)
         let expected = summary.expected
-        console.print("seeded \(summary.users) users, \(summary.receipts) receipts, \(summary.entitlements) entitlements, "
-            + "\(summary.products) products, \(summary.sandboxTesters) sandbox testers "
-            + "(world: seed \(world.parameters.seed), as of \(ExpectedOutcome.iso8601(world.asOfMs)), \(world.environment)) "
-            + "in \(String(format: "%.1f", elapsed)) s")
-        console.print("expected: \(expected.corrections.count) corrections, \(expected.flags.count) flags for '\(expected.runCommand)'"
-            + (expectedFile.map { " -> \($0)" } ?? " (no --expected file written)"))
+        console.print(
+            "seeded \(summary.users) users, \(summary.receipts) receipts, \(summary.entitlements) entitlements, "
+                + "\(summary.products) products, \(summary.sandboxTesters) sandbox testers "
+                + "(world: seed \(world.parameters.seed), as of \(ExpectedOutcome.iso8601(world.asOfMs)), \(world.environment)) "
+                + "in \(String(format: "%.1f", elapsed)) s")
+        console.print(
+            "expected: \(expected.corrections.count) corrections, \(expected.flags.count) flags for '\(expected.runCommand)'"
+                + (expectedFile.map { " -> \($0)" } ?? " (no --expected file written)"))
         return .success
     }
 

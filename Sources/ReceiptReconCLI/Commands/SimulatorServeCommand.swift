@@ -1,14 +1,15 @@
-import CommandLineOptions
-import Reconciliation
 import AppStoreReceipts
 import AppStoreSimulator
+import CommandLineOptions
 import Foundation
+import Reconciliation
 
 /// `receipt-recon simulator serve`: a local verifyReceipt over the same world as `simulator seed`.
 struct SimulatorServeCommand: Command {
     static let spec = CommandSpec(
         name: "simulator serve",
-        usage: "simulator serve --port P --users N --seed S --as-of T [--latency-ms L] [--jitter-ms J] [--rate-limit R] [--fault-rate F]",
+        usage:
+            "simulator serve --port P --users N --seed S --as-of T [--latency-ms L] [--jitter-ms J] [--rate-limit R] [--fault-rate F]",
         summary: "Serve POST /production/verifyReceipt, POST /sandbox/verifyReceipt and GET /stats on loopback.",
         discussion: """
             Answers as Apple would at T for the world of the same --users/--receipts, --seed, --as-of and \
@@ -20,13 +21,19 @@ struct SimulatorServeCommand: Command {
             OptionSpec("port", .value(placeholder: "P"), "TCP port on 127.0.0.1 (0 picks a free one)", default: "0"),
             OptionSpec("latency-ms", .value(placeholder: "L"), "fixed latency added to every answer", default: "0"),
             OptionSpec("jitter-ms", .value(placeholder: "J"), "random extra latency, uniform in [0, J]", default: "0"),
-            OptionSpec("rate-limit", .value(placeholder: "R"), "answer 429 with Retry-After above R requests/s", default: "none"),
-            OptionSpec("fault-rate", .value(placeholder: "F"),
-                       "probability of an injected fault per request (21005, 21009, 21199, 503, resets, stalls)", default: "0"),
+            OptionSpec(
+                "rate-limit", .value(placeholder: "R"), "answer 429 with Retry-After above R requests/s",
+                default: "none"),
+            OptionSpec(
+                "fault-rate", .value(placeholder: "F"),
+                "probability of an injected fault per request (21005, 21009, 21199, 503, resets, stalls)", default: "0"),
             OptionSpec("fault-seed", .value(placeholder: "S"), "seed of fault and jitter draws", default: "--seed"),
-            OptionSpec("stall-ms", .value(placeholder: "MS"), "how long a stall holds a request before closing it", default: "60000"),
-            OptionSpec("shared-secret-file", .value(placeholder: "PATH"),
-                       "require this shared secret as 'password' (overrides APPLE_SHARED_SECRET)"),
+            OptionSpec(
+                "stall-ms", .value(placeholder: "MS"), "how long a stall holds a request before closing it",
+                default: "60000"),
+            OptionSpec(
+                "shared-secret-file", .value(placeholder: "PATH"),
+                "require this shared secret as 'password' (overrides APPLE_SHARED_SECRET)"),
         ],
         environment: ["APPLE_SHARED_SECRET"],
         exitCodes: [.success, .usage, .unavailable, .internalError, .configuration]
@@ -70,15 +77,18 @@ struct SimulatorServeCommand: Command {
             throw CommandError(.unavailable, "cannot listen on 127.0.0.1:\(port): \(error)")
         }
         simulator.stopOnSignals()
-        console.error("simulator: \(world.userCount) users, seed \(world.parameters.seed), as of "
-            + "\(ExpectedOutcome.iso8601(world.asOfMs)), \(world.environment) database"
-            + (options.sharedSecret == nil ? "" : ", shared secret required"))
-        console.print("listening on \(simulator.baseURL.absoluteString) (production: \(simulator.productionURL.absoluteString), "
-            + "sandbox: \(simulator.sandboxURL.absoluteString), stats: \(simulator.statsURL.absoluteString))")
+        console.error(
+            "simulator: \(world.userCount) users, seed \(world.parameters.seed), as of "
+                + "\(ExpectedOutcome.iso8601(world.asOfMs)), \(world.environment) database"
+                + (options.sharedSecret == nil ? "" : ", shared secret required"))
+        console.print(
+            "listening on \(simulator.baseURL.absoluteString) (production: \(simulator.productionURL.absoluteString), "
+                + "sandbox: \(simulator.sandboxURL.absoluteString), stats: \(simulator.statsURL.absoluteString))")
         simulator.waitUntilStopped()
         let stats = simulator.stats
-        console.error("simulator: stopped after \(stats.requests) verifyReceipt requests "
-            + "(\(stats.rateLimited) rate-limited, \(stats.faultsByKind.values.reduce(0, +)) faults injected)")
+        console.error(
+            "simulator: stopped after \(stats.requests) verifyReceipt requests "
+                + "(\(stats.rateLimited) rate-limited, \(stats.faultsByKind.values.reduce(0, +)) faults injected)")
         return .success
     }
 }

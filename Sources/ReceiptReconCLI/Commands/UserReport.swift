@@ -10,8 +10,10 @@ enum UserReport {
         corrections: [CorrectionRecord],
         summary: RunSummary
     ) -> String {
-        var lines = ["User \(userID): \(summary.receiptsProcessed) receipt(s) re-verified (run \(summary.runID)"
-            + (summary.dryRun ? ", dry run: nothing changed" : "") + ")"]
+        var lines = [
+            "User \(userID): \(summary.receiptsProcessed) receipt(s) re-verified (run \(summary.runID)"
+                + (summary.dryRun ? ", dry run: nothing changed" : "") + ")"
+        ]
         lines.append("  outcomes: " + RunSummary.list(summary.outcomes, inVocabularyOrder: true))
         lines.append("Before:")
         lines += before.isEmpty ? ["  (no entitlements)"] : before.map { "  " + describe($0) }
@@ -22,13 +24,16 @@ enum UserReport {
         } else {
             lines.append(summary.dryRun ? "Corrections that a real run would apply:" : "Corrections applied:")
             for correction in corrections {
-                lines.append("  \(correction.action) \(correction.entitlement) (reason: \(correction.reason)): "
-                    + "\(state(correction.beforeActive, correction.beforeExpiresAt)) -> \(state(correction.afterActive, correction.afterExpiresAt))")
+                lines.append(
+                    "  \(correction.action) \(correction.entitlement) (reason: \(correction.reason)): "
+                        + "\(state(correction.beforeActive, correction.beforeExpiresAt)) -> \(state(correction.afterActive, correction.afterExpiresAt))"
+                )
             }
         }
         if summary.unverified > 0 {
-            lines.append("Note: \(summary.unverified) receipt(s) could not be verified now (Apple unavailable); no revoke or "
-                + "shorten was made for this user. Try again later.")
+            lines.append(
+                "Note: \(summary.unverified) receipt(s) could not be verified now (Apple unavailable); no revoke or "
+                    + "shorten was made for this user. Try again later.")
         }
         return lines.joined(separator: "\n") + "\n"
     }
@@ -42,7 +47,8 @@ enum UserReport {
 
     static func state(_ active: Bool?, _ expires: Date?) -> String {
         guard let active else { return "none" }
-        let until = expires.map { " until \(ISO8601DateFormatter().string(from: $0))" } ?? (active ? " (no expiry)" : "")
+        let until =
+            expires.map { " until \(ISO8601DateFormatter().string(from: $0))" } ?? (active ? " (no expiry)" : "")
         return (active ? "active" : "inactive") + until
     }
 }

@@ -28,8 +28,9 @@ extension VerificationOptions {
     func backend(_ configuration: Configuration) -> VerifyReceiptBackend {
         VerifyReceiptBackend(
             client: client(configuration),
-            context: ReceiptOutcomeContext(servedEnvironment: configuration.environment,
-                                           acceptedBundleIDs: Set(configuration.bundleIDs)))
+            context: ReceiptOutcomeContext(
+                servedEnvironment: configuration.environment,
+                acceptedBundleIDs: Set(configuration.bundleIDs)))
     }
 
     /// One client for the whole process: one transport (one curl loop thread or one URLSession), one
@@ -64,6 +65,8 @@ enum ProgressLine {
             let seconds = Int(Double(selected - done) / rate)
             eta = seconds >= 3600 ? "\(seconds / 3600)h\(seconds % 3600 / 60)m" : "\(seconds / 60)m\(seconds % 60)s"
         }
-        return String(format: "\r\u{1B}[K%d/%d receipts, %.1f/s, ETA %@, %d unverified", done, selected, rate, eta, summary.unverified)
+        return String(
+            format: "\r\u{1B}[K%d/%d receipts, %.1f/s, ETA %@, %d unverified", done, selected, rate, eta,
+            summary.unverified)
     }
 }

@@ -1,7 +1,7 @@
-import CommandLineOptions
-import Reconciliation
 import AppStoreReceipts
+import CommandLineOptions
 import Foundation
+import Reconciliation
 
 /// The options of `run` and `verify-user` (CONTRACT §3), validated.
 public struct VerificationOptions: Sendable {
@@ -26,34 +26,44 @@ public struct VerificationOptions: Sendable {
 
     static let shared: [OptionSpec] = [
         OptionSpec("dry-run", .flag, "compute and record everything, change no entitlement"),
-        OptionSpec("as-of", .value(placeholder: "T"), "the instant against which expiry is judged (ISO 8601)", default: "now"),
-        OptionSpec("rate", .value(placeholder: "R"), "most verifyReceipt requests per second, retries and re-routes included",
-                   default: "20"),
+        OptionSpec(
+            "as-of", .value(placeholder: "T"), "the instant against which expiry is judged (ISO 8601)", default: "now"),
+        OptionSpec(
+            "rate", .value(placeholder: "R"), "most verifyReceipt requests per second, retries and re-routes included",
+            default: "20"),
         OptionSpec("concurrency", .value(placeholder: "N"), "most requests in flight", default: "8"),
         OptionSpec("timeout", .value(placeholder: "S"), "per-request timeout, seconds", default: "30"),
-        OptionSpec("max-attempts", .value(placeholder: "N"), "attempts per endpoint for retryable failures", default: "4"),
-        OptionSpec("sandbox-policy", .value(placeholder: "revoke|flag"),
-                   "what a receipt from the wrong environment does to entitlements", default: "revoke"),
-        OptionSpec("max-unverified-ratio", .value(placeholder: "X"),
-                   "circuit breaker: stop when unverified/processed exceeds X (after 100 receipts)", default: "0.10"),
-        OptionSpec("max-revoke-ratio", .value(placeholder: "X"),
-                   "circuit breaker: stop when revoked users/processed users exceeds X (after 100 receipts)", default: "0.20"),
+        OptionSpec(
+            "max-attempts", .value(placeholder: "N"), "attempts per endpoint for retryable failures", default: "4"),
+        OptionSpec(
+            "sandbox-policy", .value(placeholder: "revoke|flag"),
+            "what a receipt from the wrong environment does to entitlements", default: "revoke"),
+        OptionSpec(
+            "max-unverified-ratio", .value(placeholder: "X"),
+            "circuit breaker: stop when unverified/processed exceeds X (after 100 receipts)", default: "0.10"),
+        OptionSpec(
+            "max-revoke-ratio", .value(placeholder: "X"),
+            "circuit breaker: stop when revoked users/processed users exceeds X (after 100 receipts)", default: "0.20"),
         OptionSpec("json", .flag, "print the summary as one JSON object on stdout"),
-        OptionSpec("metrics-file", .value(placeholder: "PATH"),
-                   "after the run, write Prometheus text-format metrics for node_exporter's textfile collector (atomically; "
-                   + "not when another run holds the lock)"),
-        OptionSpec("http-client", .value(placeholder: "curl|urlsession"),
-                   "how requests reach Apple: libcurl, or Foundation's URLSession at about ten times the CPU per request "
-                   + "(overrides RECON_HTTP_CLIENT)", default: "curl"),
+        OptionSpec(
+            "metrics-file", .value(placeholder: "PATH"),
+            "after the run, write Prometheus text-format metrics for node_exporter's textfile collector (atomically; "
+                + "not when another run holds the lock)"),
+        OptionSpec(
+            "http-client", .value(placeholder: "curl|urlsession"),
+            "how requests reach Apple: libcurl, or Foundation's URLSession at about ten times the CPU per request "
+                + "(overrides RECON_HTTP_CLIENT)", default: "curl"),
     ]
 
     static let runOnly: [OptionSpec] = [
-        OptionSpec("older-than", .value(placeholder: "D"),
-                   "re-verify receipts last verified before now minus D (90m, 20h, 7d, 0)", default: "20h"),
+        OptionSpec(
+            "older-than", .value(placeholder: "D"),
+            "re-verify receipts last verified before now minus D (90m, 20h, 7d, 0)", default: "20h"),
         OptionSpec("limit", .value(placeholder: "N"), "at most N receipts this run", default: "none"),
-        OptionSpec("shard", .value(placeholder: "I/N"),
-                   "handle only users in part I (0-based) of N disjoint hash parts; the nightly lock is per shard",
-                   default: "0/1"),
+        OptionSpec(
+            "shard", .value(placeholder: "I/N"),
+            "handle only users in part I (0-based) of N disjoint hash parts; the nightly lock is per shard",
+            default: "0/1"),
     ]
 
     /// - Throws: a usage error (64) for a bad flag value, a configuration error (78) for a bad
@@ -70,7 +80,9 @@ public struct VerificationOptions: Sendable {
         olderThan = try read.age("older-than") ?? olderThan
         limit = try read.integer("limit", in: 1...Int.max) ?? limit
         shard = try read.shard("shard") ?? shard
-        sandboxPolicy = try read.choice("sandbox-policy", SandboxPolicy.allCases.map(\.rawValue)).flatMap(SandboxPolicy.init(rawValue:)) ?? sandboxPolicy
+        sandboxPolicy =
+            try read.choice("sandbox-policy", SandboxPolicy.allCases.map(\.rawValue)).flatMap(
+                SandboxPolicy.init(rawValue:)) ?? sandboxPolicy
         maxUnverifiedRatio = try read.ratio("max-unverified-ratio") ?? maxUnverifiedRatio
         maxRevokeRatio = try read.ratio("max-revoke-ratio") ?? maxRevokeRatio
         if let text = arguments.value("metrics-file") {

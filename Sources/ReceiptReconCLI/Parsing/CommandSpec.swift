@@ -31,12 +31,16 @@ public struct CommandSpec: Sendable {
         var sections: [HelpText.Section] = []
         let variables = environment.compactMap { name in Configuration.variables.first { $0.name == name } }
         if !variables.isEmpty {
-            sections.append(HelpText.Section("CONFIGURATION (environment; a flag of the same meaning overrides it):",
-                                             rows: variables.map { ($0.name, $0.meaning) }))
+            sections.append(
+                HelpText.Section(
+                    "CONFIGURATION (environment; a flag of the same meaning overrides it):",
+                    rows: variables.map { ($0.name, $0.meaning) }))
         }
         sections.append(ExitCode.helpSection(exitCodes))
-        return HelpText(usage: "receipt-recon \(usage)", paragraphs: [summary, discussion], options: options,
-                        sections: sections).text
+        return HelpText(
+            usage: "receipt-recon \(usage)", paragraphs: [summary, discussion], options: options,
+            sections: sections
+        ).text
     }
 }
 

@@ -43,7 +43,7 @@ extension ValueParsers {
     public func shard(_ option: String, _ text: String) throws(OptionError) -> (index: Int, count: Int) {
         let parts = text.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 2, let index = Int(parts[0]), let count = Int(parts[1]),
-              count >= 1, count <= 1024, index >= 0, index < count
+            count >= 1, count <= 1024, index >= 0, index < count
         else { throw fail(option, "I/N with 0 <= I < N <= 1024, e.g. 0/4", text) }
         return (index, count)
     }
@@ -122,7 +122,6 @@ public enum Instant {
         guard index == bytes.count else { return nil }
         return Date(timeIntervalSince1970: Double(days) * 86_400 + seconds - Double(offset))
     }
-
 
     /// `2026-11-22T03:00:00Z`, with `.SSS` only when the instant, rounded to the millisecond, has them.
     public static func format(_ date: Date) -> String {

@@ -40,7 +40,8 @@ final class ReceiptChecker: Sendable {
     }
 
     private let client: VerifyReceiptClient
-    private let cache = Mutex<(entries: [Key: ReceiptCheck], order: [Key], head: Int)>((entries: [:], order: [], head: 0))
+    private let cache = Mutex<(entries: [Key: ReceiptCheck], order: [Key], head: Int)>(
+        (entries: [:], order: [], head: 0))
     private let capacity: Int
 
     /// - Parameter capacity: answers kept for deduplication. Decoded answers can weigh tens of
@@ -68,7 +69,9 @@ final class ReceiptChecker: Sendable {
 
         // The summary (no in-app purchases) is all the job needs before asking Apple: the
         // environment (Xcode) and the bundle id, without decoding every purchase.
-        let local = Self.localCheck { () throws(ReceiptDecodingError) in try LocalReceiptDecoder.decodeSummary(base64: data) }
+        let local = Self.localCheck { () throws(ReceiptDecodingError) in
+            try LocalReceiptDecoder.decodeSummary(base64: data)
+        }
         guard ReceiptOutcomeRule.localRuling(local.check) != nil else {
             client.start(receiptData: data, shouldStop: shouldStop, executor: executor) { [self] answer in
                 onAppleTraffic(answer)
@@ -82,8 +85,10 @@ final class ReceiptChecker: Sendable {
     }
 
     /// The check of `data` once Apple answered, remembered.
-    private func answered(_ data: String, key: Key, local: (check: LocalReceiptCheck, bundleID: String?),
-                          answer: VerificationReport) -> ReceiptCheck {
+    private func answered(
+        _ data: String, key: Key, local: (check: LocalReceiptCheck, bundleID: String?),
+        answer: VerificationReport
+    ) -> ReceiptCheck {
         var local = local
         var report = answer
         // `latest_receipt` is receipt data the job never uses: not kept in memory or the cache. (The
@@ -92,7 +97,9 @@ final class ReceiptChecker: Sendable {
         report.latencies = []
         // A 21002 that persisted is `invalid` only if the receipt fails local decoding
         // (CONTRACT §5): that needs the whole decoding, purchases included.
-        if report.appleStatus == VerifyReceiptStatus.malformedReceiptData.rawValue, local.check == LocalReceiptCheck.decodes {
+        if report.appleStatus == VerifyReceiptStatus.malformedReceiptData.rawValue,
+            local.check == LocalReceiptCheck.decodes
+        {
             local = Self.localCheck { () throws(ReceiptDecodingError) in try LocalReceiptDecoder.decode(base64: data) }
         }
         let result = ReceiptCheck(local: local.check, localBundleID: local.bundleID, report: report)
@@ -101,7 +108,8 @@ final class ReceiptChecker: Sendable {
     }
 
     private static func localCheck(_ decode: () throws(ReceiptDecodingError) -> LocalReceipt)
-        -> (check: LocalReceiptCheck, bundleID: String?) {
+        -> (check: LocalReceiptCheck, bundleID: String?)
+    {
         do {
             let receipt = try decode()
             return (receipt.isXcodeTestReceipt ? .xcodeReceipt : .decodes, receipt.bundleID)

@@ -42,8 +42,10 @@ public final class VerifyReceiptBackend: AppleBackend {
         var answers: [ReceiptAnswer] = []
         var position = 0
 
-        init(user: UserWork, shouldStop: @escaping @Sendable () -> Bool,
-             completion: @escaping @Sendable (AppleUserAnswer) -> Void) {
+        init(
+            user: UserWork, shouldStop: @escaping @Sendable () -> Bool,
+            completion: @escaping @Sendable (AppleUserAnswer) -> Void
+        ) {
             self.user = user
             self.shouldStop = shouldStop
             self.completion = completion
@@ -52,17 +54,19 @@ public final class VerifyReceiptBackend: AppleBackend {
     }
 
     /// Checks rows from `walk.position` on until one waits for Apple, or all are done.
-    private func advance(_ walk: Walk, onTraffic: @escaping @Sendable (AppleTraffic) -> Void,
-                         executor: @escaping @Sendable (_ work: @escaping @Sendable () -> Void) -> Void) {
+    private func advance(
+        _ walk: Walk, onTraffic: @escaping @Sendable (AppleTraffic) -> Void,
+        executor: @escaping @Sendable (_ work: @escaping @Sendable () -> Void) -> Void
+    ) {
         while walk.position < walk.user.receipts.count, !walk.shouldStop() {
             let row = walk.user.receipts[walk.position]
             let immediate = checker.check(
                 row.data, shouldStop: walk.shouldStop,
-                onAppleTraffic: { onTraffic(AppleTraffic($0)) }, executor: executor
-            ) { [self] check in
-                guard record(check, of: row, in: walk) else { return }
-                advance(walk, onTraffic: onTraffic, executor: executor)
-            }
+                onAppleTraffic: { onTraffic(AppleTraffic($0)) }, executor: executor,
+                completion: { [self] check in
+                    guard record(check, of: row, in: walk) else { return }
+                    advance(walk, onTraffic: onTraffic, executor: executor)
+                })
             guard let immediate else { return }
             guard record(immediate, of: row, in: walk) else { return }
         }
@@ -85,10 +89,12 @@ public final class VerifyReceiptBackend: AppleBackend {
     /// never sent (empty, not base64, Xcode).
     /// - Throws: `ConfigurationAbort` when Apple answered 21004/21000.
     static func answer(_ check: ReceiptCheck, of row: StoredReceipt, context: ReceiptOutcomeContext)
-        throws(ConfigurationAbort) -> ReceiptAnswer? {
+        throws(ConfigurationAbort) -> ReceiptAnswer?
+    {
         let classification: ReceiptClassification
         if let report = check.report {
-            classification = try ReceiptOutcomeRule.classify(ReceiptVerification(report), local: check.local, context: context)
+            classification = try ReceiptOutcomeRule.classify(
+                ReceiptVerification(report), local: check.local, context: context)
         } else if let ruling = ReceiptOutcomeRule.localRuling(check.local) {
             classification = ruling
         } else {
@@ -104,7 +110,8 @@ public final class VerifyReceiptBackend: AppleBackend {
 extension AppleTraffic {
     /// The traffic of one verifyReceipt verification.
     init(_ report: VerificationReport) {
-        self.init(requests: report.requests, retries: report.retries, throttled: report.throttled, hops: report.hops,
-                  latencies: report.latencies)
+        self.init(
+            requests: report.requests, retries: report.retries, throttled: report.throttled, hops: report.hops,
+            latencies: report.latencies)
     }
 }

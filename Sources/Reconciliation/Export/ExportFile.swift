@@ -36,8 +36,10 @@ public enum ExportFile {
 
     /// Streams the export to `handle` (standard output), buffered; returns the row count.
     @discardableResult
-    public static func write(_ export: ReconciliationExport, from connection: PostgresConnection,
-                             to handle: FileHandle) throws -> Int {
+    public static func write(
+        _ export: ReconciliationExport, from connection: PostgresConnection,
+        to handle: FileHandle
+    ) throws -> Int {
         var buffer = BufferedSink(handle: handle)
         let rows = try export.stream(from: connection) { try buffer.append($0) }
         try buffer.flush()
@@ -46,8 +48,10 @@ public enum ExportFile {
 
     /// Writes `path` and `path.manifest.json` atomically; returns the manifest.
     @discardableResult
-    public static func write(_ export: ReconciliationExport, from connection: PostgresConnection,
-                             toFile path: String, now: Date = Date()) throws -> Manifest {
+    public static func write(
+        _ export: ReconciliationExport, from connection: PostgresConnection,
+        toFile path: String, now: Date = Date()
+    ) throws -> Manifest {
         let url = URL(fileURLWithPath: path)
         let temporary = try createTemporary(beside: url)
         var renamed = false
@@ -68,8 +72,9 @@ public enum ExportFile {
         }
         try rename(temporary, to: url)
         renamed = true
-        let manifest = Manifest(view: export.view.rawValue, from: export.from, to: export.to, generatedAt: now,
-                                rows: rows, sha256: buffer.hasher.hexDigest())
+        let manifest = Manifest(
+            view: export.view.rawValue, from: export.from, to: export.to, generatedAt: now,
+            rows: rows, sha256: buffer.hasher.hexDigest())
         try writeAtomically(Data(manifest.json.utf8), to: URL(fileURLWithPath: path + ".manifest.json"))
         return manifest
     }

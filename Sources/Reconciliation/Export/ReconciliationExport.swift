@@ -68,7 +68,10 @@ public struct ReconciliationExport: Sendable {
     private var source: (from: String, time: String, key: String, keyType: String) {
         switch view {
         case .transactions:
-            return ("recon_transactions x LEFT JOIN products p ON p.product_id = x.product_id", "purchased_at", "transaction_id", "text")
+            return (
+                "recon_transactions x LEFT JOIN products p ON p.product_id = x.product_id", "purchased_at",
+                "transaction_id", "text"
+            )
         case .corrections: return ("recon_corrections x", "created_at", "id", "bigint")
         case .flags: return ("recon_flags x", "created_at", "id", "bigint")
         }
@@ -84,7 +87,8 @@ public struct ReconciliationExport: Sendable {
             switch column.kind {
             case .instant:
                 // Whole seconds, UTC, whatever the session time zone.
-                return "to_char(\(column.expression) AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"') AS \(column.name)"
+                return
+                    "to_char(\(column.expression) AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"') AS \(column.name)"
             case .text, .number, .boolean:
                 return "\(column.expression)::text AS \(column.name)"
             }
@@ -98,13 +102,15 @@ public struct ReconciliationExport: Sendable {
                 binds.append(value.postgresBind)
                 return "$\(binds.count)"
             }
-            var sql = "SELECT \(select), x.\(source.time)::text AS cursor_time, x.\(source.key)::text AS cursor_key"
+            var sql =
+                "SELECT \(select), x.\(source.time)::text AS cursor_time, x.\(source.key)::text AS cursor_key"
                 + " FROM \(source.from) WHERE x.\(source.time) >= $1 AND x.\(source.time) < $2"
             if environmentFilter {
                 sql += " AND x.environment = \(bind(environment))"
             }
             if let cursor {
-                sql += " AND (x.\(source.time), x.\(source.key)) > (\(bind(cursor.time))::timestamptz, "
+                sql +=
+                    " AND (x.\(source.time), x.\(source.key)) > (\(bind(cursor.time))::timestamptz, "
                     + "\(bind(cursor.key))::\(source.keyType))"
             }
             sql += " ORDER BY x.\(source.time), x.\(source.key) LIMIT \(pageSize)"
@@ -114,7 +120,10 @@ public struct ReconciliationExport: Sendable {
                 var cells: [CSVCell] = []
                 cells.reserveCapacity(columns.count)
                 for (index, column) in columns.enumerated() {
-                    guard let value = row.values[index] else { cells.append(.null); continue }
+                    guard let value = row.values[index] else {
+                        cells.append(.null)
+                        continue
+                    }
                     switch column.kind {
                     case .text: cells.append(.text(value))
                     case .number: cells.append(.number(value))

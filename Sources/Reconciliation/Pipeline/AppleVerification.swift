@@ -34,8 +34,9 @@ final class AppleVerification: Sendable {
         let lanes = Self.lanes(concurrency: concurrency)
         self.lanes = LaneScheduler(lanes: lanes, capacity: max(16, lanes * 2))
         // Answers are decoded and judged here; more threads than cores would only contend.
-        workers = WorkerPool(threads: max(1, min(concurrency, ProcessInfo.processInfo.activeProcessorCount)),
-                             name: "receipt-recon.worker")
+        workers = WorkerPool(
+            threads: max(1, min(concurrency, ProcessInfo.processInfo.activeProcessorCount)),
+            name: "receipt-recon.worker")
         self.shouldStop = shouldStop
         self.dropsQueuedUsers = dropsQueuedUsers
         self.onTraffic = onTraffic
@@ -79,12 +80,12 @@ final class AppleVerification: Sendable {
             current = nil
             let handoff = Handoff()
             backend.verify(
-                user, shouldStop: shouldStop, onTraffic: onTraffic, executor: { [workers] in workers.submit($0) }
-            ) { [self] answer in
-                verified(user, answer)
-                if handoff.answeredInline() { return }
-                if let next = nextUser() { run(next) }
-            }
+                user, shouldStop: shouldStop, onTraffic: onTraffic, executor: { [workers] in workers.submit($0) },
+                completion: { [self] answer in
+                    verified(user, answer)
+                    if handoff.answeredInline() { return }
+                    if let next = nextUser() { run(next) }
+                })
             if handoff.returnedFirst() { return }
             current = nextUser()
         }

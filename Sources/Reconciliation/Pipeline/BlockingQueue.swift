@@ -85,7 +85,10 @@ final class BlockingQueue<Element: Sendable>: Sendable {
         guard let first = take() else { return [] }
         var batch = [first]
         let waitForMore = state.withLock { $0.count < limit - 1 && !$0.closed }
-        if waitForMore { Thread.sleep(forTimeInterval: Double(gather.components.seconds) + Double(gather.components.attoseconds) / 1e18) }
+        if waitForMore {
+            Thread.sleep(
+                forTimeInterval: Double(gather.components.seconds) + Double(gather.components.attoseconds) / 1e18)
+        }
         let producers = state.withLock { state -> Int in
             while batch.count < limit, let element = state.items.popFirst() { batch.append(element) }
             return wakeableProducers(&state)

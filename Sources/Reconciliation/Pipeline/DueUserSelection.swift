@@ -9,7 +9,7 @@ enum DueUserSelection {
     case one(UserWork)
 
     /// Emits each user until there are no more or `emit` returns false (the run is stopping).
-    func forEach(_ emit: (UserWork) -> Bool) throws {
+    func forEachUser(_ emit: (UserWork) -> Bool) throws {
         switch self {
         case .due(let reader):
             while true {

@@ -5,7 +5,8 @@ struct LatencyHistogram: Sendable {
     private(set) var count = 0
 
     mutating func record(_ duration: Duration) {
-        let milliseconds = Int(duration.components.seconds) * 1000 + Int(duration.components.attoseconds / 1_000_000_000_000_000)
+        let milliseconds =
+            Int(duration.components.seconds) * 1000 + Int(duration.components.attoseconds / 1_000_000_000_000_000)
         buckets[min(max(milliseconds, 0), buckets.count - 1)] += 1
         count += 1
     }

@@ -11,8 +11,10 @@ extension ReconciliationEngine {
     /// each user as its answer arrives and queue it for the writers. Stopping (a breaker, 21004, a
     /// database failure) stops the selection, drops what is queued and unwritten; a signal stops the
     /// selection and lets what is in flight finish.
-    func execute(runID: Int64, kind: RunKind, store: RunStore, selection: DueUserSelection,
-                 subjectUserID: String?) throws -> RunOutcome {
+    func execute(
+        runID: Int64, kind: RunKind, store: RunStore, selection: DueUserSelection,
+        subjectUserID: String?
+    ) throws -> RunOutcome {
         var initial = RunSummary()
         initial.runID = runID
         initial.kind = kind
@@ -23,14 +25,17 @@ extension ReconciliationEngine {
         let counters = RunCounters(summary: initial)
         let writerCount = max(1, min(2, options.concurrency))
         let control = RunControl(
-            breaker: CircuitBreaker(maxUnverifiedRatio: options.maxUnverifiedRatio, maxRevokeRatio: options.maxRevokeRatio),
+            breaker: CircuitBreaker(
+                maxUnverifiedRatio: options.maxUnverifiedRatio, maxRevokeRatio: options.maxRevokeRatio),
             writerCount: writerCount)
         let settings = UserDecision.Settings(
-            catalog: try ProductCatalog.load(from: store.connection), sandboxPolicy: options.sandboxPolicy, asOf: options.asOf)
+            catalog: try ProductCatalog.load(from: store.connection), sandboxPolicy: options.sandboxPolicy,
+            asOf: options.asOf)
         let (shutdown, log) = (self.shutdown, self.log)
 
-        let writing = try UserWriting(runID: runID, options: options, control: control, counters: counters, log: log,
-                                      writerCount: writerCount, connect: connect)
+        let writing = try UserWriting(
+            runID: runID, options: options, control: control, counters: counters, log: log,
+            writerCount: writerCount, connect: connect)
         let verification = AppleVerification(
             backend: backend, concurrency: options.concurrency,
             shouldStop: { control.isStopping },
@@ -41,11 +46,13 @@ extension ReconciliationEngine {
                 if control.isStopping { return }
                 if let abort = answer.configurationAbort {
                     log.log(.error, "run.configuration_error", ["run_id": String(runID), "error": "\(abort)"])
-                    control.stop(.aborted, exitCode: .configuration, reason: "Apple reported a configuration error: \(abort)")
+                    control.stop(
+                        .aborted, exitCode: .configuration, reason: "Apple reported a configuration error: \(abort)")
                     return
                 }
-                let decided = UserDecision.decide(userID: user.userID, answers: answer.receipts,
-                                                  isSandboxTester: user.isSandboxTester, settings: settings)
+                let decided = UserDecision.decide(
+                    userID: user.userID, answers: answer.receipts,
+                    isSandboxTester: user.isSandboxTester, settings: settings)
                 writing.put(decided)
                 control.classified(receipts: decided.results.count, unverified: decided.unverifiedReceipts)
             })
@@ -53,7 +60,7 @@ extension ReconciliationEngine {
 
         var selectionError: (any Error)?
         do {
-            try selection.forEach { user in
+            try selection.forEachUser { user in
                 guard !control.isStopping, !shutdown.isRequested else { return false }
                 counters.addSelected(users: 1, receipts: user.receipts.count)
                 return verification.admit(user)
@@ -61,14 +68,16 @@ extension ReconciliationEngine {
         } catch {
             selectionError = error
             let postgres = error as? PostgresError
-            control.stop(.failed, exitCode: postgres?.isConnectionFailure == true ? .unavailable : .internalError,
-                         reason: "reading due receipts failed: \(postgres?.description ?? "\(error)")")
+            control.stop(
+                .failed, exitCode: postgres?.isConnectionFailure == true ? .unavailable : .internalError,
+                reason: "reading due receipts failed: \(postgres?.description ?? "\(error)")")
         }
         counters.addDatabaseTime(selection.databaseSeconds)
         verification.finish()
         if shutdown.isRequested {
-            control.stop(.interrupted, exitCode: .tempFail,
-                         reason: "\(shutdown.name ?? "a signal") received: stopped taking work, finished what was in flight")
+            control.stop(
+                .interrupted, exitCode: .tempFail,
+                reason: "\(shutdown.name ?? "a signal") received: stopped taking work, finished what was in flight")
         }
         control.openGate()
         writing.finish()

@@ -44,8 +44,9 @@ public final class ReconciliationEngine: Sendable {
     static func requireMigrated(_ connection: PostgresConnection) throws {
         let pending = try Migrator().pending(on: connection)
         guard pending.isEmpty else {
-            throw EngineError.configuration("the database schema is not up to date (\(pending.count) migration(s) pending): "
-                + "run 'receipt-recon migrate' first")
+            throw EngineError.configuration(
+                "the database schema is not up to date (\(pending.count) migration(s) pending): "
+                    + "run 'receipt-recon migrate' first")
         }
     }
 
@@ -68,11 +69,16 @@ public final class ReconciliationEngine: Sendable {
             log.log(.warning, "run.previous_interrupted", ["runs": interrupted.map(String.init).joined(separator: ",")])
         }
         let runID = try store.start(kind: .nightly, options: options)
-        log.log(.info, "run.started", ["run_id": String(runID), "shard": options.shard, "dry_run": String(options.dryRun),
-                                       "as_of": ISO8601DateFormatter().string(from: options.asOf)])
+        log.log(
+            .info, "run.started",
+            [
+                "run_id": String(runID), "shard": options.shard, "dry_run": String(options.dryRun),
+                "as_of": ISO8601DateFormatter().string(from: options.asOf),
+            ])
         let cutoff = Date().addingTimeInterval(-Double(options.olderThan))
-        let reader = DueUserReader(connection: try connect("reader"), cutoff: cutoff, shardIndex: options.shardIndex,
-                                   shardCount: options.shardCount, limit: options.limit)
+        let reader = DueUserReader(
+            connection: try connect("reader"), cutoff: cutoff, shardIndex: options.shardIndex,
+            shardCount: options.shardCount, limit: options.limit)
         return try execute(runID: runID, kind: .nightly, store: store, selection: .due(reader), subjectUserID: nil)
     }
 
@@ -80,17 +86,21 @@ public final class ReconciliationEngine: Sendable {
 
     /// `verify-user`: every receipt of one user, now, beside a nightly run if one is going.
     /// - Returns: nil when the user has no receipts and no entitlements (exit 65).
-    public func verifyUser(_ userID: String) throws -> (outcome: RunOutcome, before: [EntitlementRow], after: [EntitlementRow],
-                                                        corrections: [CorrectionRecord])? {
+    public func verifyUser(_ userID: String) throws -> (
+        outcome: RunOutcome, before: [EntitlementRow], after: [EntitlementRow],
+        corrections: [CorrectionRecord]
+    )? {
         let lockConnection = try connect("verify-user")
         try Self.requireMigrated(lockConnection)
-        let rows = try lockConnection.query("""
+        let rows = try lockConnection.query(
+            """
             SELECT r.id, r.receipt_data, EXISTS (SELECT 1 FROM sandbox_testers t WHERE t.user_id = \(userID)) AS tester
             FROM receipts r WHERE r.user_id = \(userID) ORDER BY r.id
             """)
         let before = try UnitWriter.entitlements(of: userID, on: lockConnection)
         let anyEntitlement: Bool = try lockConnection.query(
-            "SELECT EXISTS (SELECT 1 FROM entitlements WHERE user_id = \(userID)) AS present").first!.decode("present")
+            "SELECT EXISTS (SELECT 1 FROM entitlements WHERE user_id = \(userID)) AS present"
+        ).first!.decode("present")
         if rows.isEmpty && !anyEntitlement { return nil }
         let work = UserWork(
             userID: userID,
@@ -102,17 +112,21 @@ public final class ReconciliationEngine: Sendable {
         log.log(.info, "run.started", ["run_id": String(runID), "kind": "user", "dry_run": String(options.dryRun)])
         let outcome = try execute(runID: runID, kind: .user, store: store, selection: .one(work), subjectUserID: userID)
         let after = try UnitWriter.entitlements(of: userID, on: lockConnection)
-        let corrections = try lockConnection.query("""
+        let corrections = try lockConnection.query(
+            """
             SELECT entitlement, action, reason, before_active, before_expires_at, after_active, after_expires_at,
                    product_id, original_transaction_id
             FROM recon_corrections WHERE run_id = \(runID) ORDER BY entitlement
-            """).map { row in
-            CorrectionRecord(entitlement: try row.decode("entitlement"),
-                             action: try CorrectionAction(contractName: row.decode("action")),
-                             reason: try CorrectionReason(contractName: row.decode("reason")), beforeActive: try row.decode("before_active"),
-                             beforeExpiresAt: try row.decode("before_expires_at"), afterActive: try row.decode("after_active"),
-                             afterExpiresAt: try row.decode("after_expires_at"), productID: try row.decode("product_id"),
-                             originalTransactionID: try row.decode("original_transaction_id"))
+            """
+        ).map { row in
+            CorrectionRecord(
+                entitlement: try row.decode("entitlement"),
+                action: try CorrectionAction(contractName: row.decode("action")),
+                reason: try CorrectionReason(contractName: row.decode("reason")),
+                beforeActive: try row.decode("before_active"),
+                beforeExpiresAt: try row.decode("before_expires_at"), afterActive: try row.decode("after_active"),
+                afterExpiresAt: try row.decode("after_expires_at"), productID: try row.decode("product_id"),
+                originalTransactionID: try row.decode("original_transaction_id"))
         }
         return (outcome, before, after, corrections)
     }

@@ -44,7 +44,9 @@ final class RunCounters: Sendable {
             state.summary.usersProcessed += 1
             state.summary.receiptsProcessed += outcomes.count
             for outcome in outcomes { state.summary.outcomes[outcome, default: 0] += 1 }
-            for status in appleStatuses { state.summary.appleStatuses[status.map(String.init) ?? "none", default: 0] += 1 }
+            for status in appleStatuses {
+                state.summary.appleStatuses[status.map(String.init) ?? "none", default: 0] += 1
+            }
             if revoked { state.summary.revokedUsers += 1 }
         }
     }

@@ -41,11 +41,13 @@ struct RunFinish {
         summary.abortReason = reason
         summary.finishedAt = Date()
         try store.finish(runID: runID, status: status, exitCode: exitCode, abortReason: reason, summary: summary)
-        log.log(status == .completed || status == .partial ? .info : .warning, "run.finished", [
-            "run_id": String(runID), "status": status.rawValue, "exit_code": String(exitCode.rawValue),
-            "receipts": String(summary.receiptsProcessed), "corrections": String(summary.correctionCount),
-            "unverified": String(summary.unverified), "reason": reason ?? "",
-        ])
+        log.log(
+            status == .completed || status == .partial ? .info : .warning, "run.finished",
+            [
+                "run_id": String(runID), "status": status.rawValue, "exit_code": String(exitCode.rawValue),
+                "receipts": String(summary.receiptsProcessed), "corrections": String(summary.correctionCount),
+                "unverified": String(summary.unverified), "reason": reason ?? "",
+            ])
         return RunOutcome(summary: summary, exitCode: exitCode)
     }
 }

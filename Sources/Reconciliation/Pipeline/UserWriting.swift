@@ -36,12 +36,16 @@ final class UserWriting: Sendable {
                 defer { threads.leave() }
                 control.waitForGate()
                 defer { counters.addDatabaseTime(owned.resource.secondsWaited) }
-                while case let batch = Self.inTurn(turn, {
-                    queue.take(upTo: UnitWriter.maximumBatch, gather: UnitWriter.gatherTime)
-                }), !batch.isEmpty {
+                while case let batch = Self.inTurn(
+                    turn,
+                    {
+                        queue.take(upTo: UnitWriter.maximumBatch, gather: UnitWriter.gatherTime)
+                    }), !batch.isEmpty
+                {
                     if control.discardsUnwrittenUsers { continue }
-                    Self.write(batch, with: owned.resource, runID: runID, dryRun: options.dryRun, control: control,
-                               counters: counters, log: log)
+                    Self.write(
+                        batch, with: owned.resource, runID: runID, dryRun: options.dryRun, control: control,
+                        counters: counters, log: log)
                 }
             }
             thread.name = "receipt-recon.writer.\(index)"
@@ -79,16 +83,19 @@ final class UserWriting: Sendable {
             let written = try writer.write(runID: runID, dryRun: dryRun, verifiedAt: Date(), units: units)
             // `written` is a prefix of `batch`, in order.
             for (user, unit) in zip(batch, written) {
-                counters.addUser(outcomes: user.results.map(\.outcome), appleStatuses: user.appleStatuses,
-                                 revoked: unit.plan.revokes)
+                counters.addUser(
+                    outcomes: user.results.map(\.outcome), appleStatuses: user.appleStatuses,
+                    revoked: unit.plan.revokes)
                 counters.addWritten(corrections: unit.plan.corrections, flags: unit.plan.flags)
             }
         } catch let error as PostgresError {
             log.log(.error, "run.database_error", ["run_id": String(runID), "error": "\(error)"])
-            control.stop(.failed, exitCode: error.isConnectionFailure ? .unavailable : .internalError,
-                         reason: "database error while writing user results: \(error.description)")
+            control.stop(
+                .failed, exitCode: error.isConnectionFailure ? .unavailable : .internalError,
+                reason: "database error while writing user results: \(error.description)")
         } catch {
-            control.stop(.failed, exitCode: .internalError, reason: "internal error while writing user results: \(error)")
+            control.stop(
+                .failed, exitCode: .internalError, reason: "internal error while writing user results: \(error)")
         }
     }
 

@@ -61,7 +61,10 @@ final class WorkerPool: Sendable {
     func close() {
         let sleepers = state.withLock { state -> Int in
             state.closed = true
-            defer { state.awake += state.sleeping; state.sleeping = 0 }
+            defer {
+                state.awake += state.sleeping
+                state.sleeping = 0
+            }
             return state.sleeping
         }
         for _ in 0..<sleepers { bell.signal() }

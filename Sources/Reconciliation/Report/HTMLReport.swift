@@ -13,14 +13,18 @@ public enum HTMLReport {
         var body = ""
         body += "<header><h1>receipt-recon: run \(summary.runID)</h1>"
         body += "<p class=\"badge \(tone)\">\(escape(badge))</p>"
-        body += "<p>\(escape(summary.kind.rawValue)) run, shard \(escape(summary.shard))"
+        body +=
+            "<p>\(escape(summary.kind.rawValue)) run, shard \(escape(summary.shard))"
             + (summary.dryRun ? ", <strong>dry run: no entitlement changed</strong>" : "") + "</p></header>"
 
         body += "<section class=\"glance\">"
         body += tile("Status", summary.status.rawValue)
-        body += tile("Exit code", exitCode.map { String($0.rawValue) } ?? "none", note: exitCode?.meaning ?? "the run has not finished")
+        body += tile(
+            "Exit code", exitCode.map { String($0.rawValue) } ?? "none",
+            note: exitCode?.meaning ?? "the run has not finished")
         body += tile("Duration", duration(summary.durationSeconds))
-        body += tile("Receipts", "\(summary.receiptsProcessed) of \(summary.receiptsSelected)", note: "processed of selected")
+        body += tile(
+            "Receipts", "\(summary.receiptsProcessed) of \(summary.receiptsSelected)", note: "processed of selected")
         body += tile("Users", "\(summary.usersProcessed) of \(summary.usersSelected)", note: "processed of selected")
         body += tile(summary.dryRun ? "Corrections planned" : "Corrections applied", String(summary.correctionCount))
         body += tile("Flags", String(summary.flagCount))
@@ -28,25 +32,30 @@ public enum HTMLReport {
         if let reason = summary.abortReason {
             body += "<p class=\"abort\"><strong>Stopped:</strong> \(escape(reason))</p>"
         }
-        body += "<p class=\"times\">Started \(escape(iso(summary.startedAt)))"
+        body +=
+            "<p class=\"times\">Started \(escape(iso(summary.startedAt)))"
             + (summary.finishedAt.map { ", finished \(escape(iso($0)))" } ?? "")
             + "; expiry judged as of \(escape(iso(summary.asOf))) (UTC).</p>"
 
         body += "<section class=\"tables\">"
-        body += table("Receipts by outcome", ["Outcome", "Receipts"],
-                      ordered(summary.outcomes, inVocabularyOrder: true).map { [$0.0, String($0.1)] })
+        body += table(
+            "Receipts by outcome", ["Outcome", "Receipts"],
+            ordered(summary.outcomes, inVocabularyOrder: true).map { [$0.0, String($0.1)] })
         var correctionRows: [[String]] = []
         for (action, reasons) in ordered(summary.corrections, inVocabularyOrder: true) {
             for (reason, count) in ordered(reasons) { correctionRows.append([action, reason, String(count)]) }
         }
         body += table("Corrections by action and reason", ["Action", "Reason", "Count"], correctionRows)
         body += table("Flags by kind", ["Kind", "Flags"], ordered(summary.flags).map { [$0.0, String($0.1)] })
-        body += table("Apple statuses (final answer per receipt)", ["Status", "Receipts"],
-                      ordered(summary.appleStatuses, ["0"]).map { [$0.0, String($0.1)] })
-        var traffic = [["Requests (retries and re-routes included)", String(summary.appleRequests)],
-                       ["Retries", String(summary.appleRetries)],
-                       ["Throttled (HTTP 429)", String(summary.appleThrottled)],
-                       ["Re-routes (21007/21008)", String(summary.appleHops)]]
+        body += table(
+            "Apple statuses (final answer per receipt)", ["Status", "Receipts"],
+            ordered(summary.appleStatuses, ["0"]).map { [$0.0, String($0.1)] })
+        var traffic = [
+            ["Requests (retries and re-routes included)", String(summary.appleRequests)],
+            ["Retries", String(summary.appleRetries)],
+            ["Throttled (HTTP 429)", String(summary.appleThrottled)],
+            ["Re-routes (21007/21008)", String(summary.appleHops)],
+        ]
         traffic.append(["Latency p50", summary.latencyP50Milliseconds.map { String(format: "%.0f ms", $0) } ?? "n/a"])
         traffic.append(["Latency p95", summary.latencyP95Milliseconds.map { String(format: "%.0f ms", $0) } ?? "n/a"])
         body += table("Apple traffic", ["Figure", "Value"], traffic)
@@ -78,7 +87,8 @@ public enum HTMLReport {
             default:
                 // Control characters other than tab and line feed are not allowed in XML.
                 if let scalar = character.unicodeScalars.first, character.unicodeScalars.count == 1,
-                   scalar.value < 0x20, scalar != "\t", scalar != "\n" {
+                    scalar.value < 0x20, scalar != "\t", scalar != "\n"
+                {
                     result += "\u{FFFD}"
                 } else {
                     result.append(character)
@@ -125,19 +135,26 @@ public enum HTMLReport {
         guard !rows.isEmpty else { return html + "<p class=\"empty\">none</p></div>" }
         let last = headers.count - 1
         html += "<table><thead><tr>"
-        for (index, header) in headers.enumerated() { html += "<th\(index == last ? " class=\"n\"" : "")>\(escape(header))</th>" }
+        for (index, header) in headers.enumerated() {
+            html += "<th\(index == last ? " class=\"n\"" : "")>\(escape(header))</th>"
+        }
         html += "</tr></thead><tbody>"
         for row in rows {
             html += "<tr>"
-            for (index, cell) in row.enumerated() { html += "<td\(index == last ? " class=\"n\"" : "")>\(escape(cell))</td>" }
+            for (index, cell) in row.enumerated() {
+                html += "<td\(index == last ? " class=\"n\"" : "")>\(escape(cell))</td>"
+            }
             html += "</tr>"
         }
         return html + "</tbody></table></div>"
     }
 
     /// A vocabulary's counts as rows: by name, or in the vocabulary's own order.
-    static func ordered<Key: ContractVocabulary, V>(_ values: [Key: V], inVocabularyOrder: Bool = false) -> [(String, V)] {
-        let keys = inVocabularyOrder
+    static func ordered<Key: ContractVocabulary, V>(_ values: [Key: V], inVocabularyOrder: Bool = false) -> [(
+        String, V
+    )] {
+        let keys =
+            inVocabularyOrder
             ? Key.allCases.filter { values[$0] != nil } : values.keys.sorted { $0.rawValue < $1.rawValue }
         return keys.map { ($0.rawValue, values[$0]!) }
     }
@@ -167,22 +184,31 @@ public enum HTMLReport {
     static func chart(_ history: [RunSummary]) -> String {
         let runs = Array(history.sorted { $0.runID < $1.runID }.suffix(30))
         guard !runs.isEmpty else { return "<div><p class=\"empty\">No finished nightly runs yet.</p></div>" }
-        let width = 1000.0, height = 340.0, left = 64.0, right = 16.0, top = 40.0, bottom = 56.0
-        let plotWidth = width - left - right, plotHeight = height - top - bottom
+        let width = 1000.0
+        let height = 340.0
+        let left = 64.0
+        let right = 16.0
+        let top = 40.0
+        let bottom = 56.0
+        let plotWidth = width - left - right
+        let plotHeight = height - top - bottom
         let largest = runs.flatMap { run in series.map { $0.value(run) } }.max() ?? 0
         let step = niceStep(Double(max(largest, 1)) / 5)
         let yMax = max(step, (Double(max(largest, 1)) / step).rounded(.up) * step)
         func y(_ value: Double) -> Double { top + plotHeight - value / yMax * plotHeight }
 
-        var svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 \(Int(width)) \(Int(height))\" role=\"img\" "
+        var svg =
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 \(Int(width)) \(Int(height))\" role=\"img\" "
             + "aria-label=\"Verified receipts, corrections and unverified receipts for the last \(runs.count) runs\">"
         svg += "<rect x=\"0\" y=\"0\" width=\"\(Int(width))\" height=\"\(Int(height))\" fill=\"#ffffff\"/>"
         // Y ticks and grid.
         var tick = 0.0
         while tick <= yMax + step / 2 {
             let ty = f(y(tick))
-            svg += "<line x1=\"\(f(left))\" y1=\"\(ty)\" x2=\"\(f(width - right))\" y2=\"\(ty)\" stroke=\"#e2e8f0\" stroke-width=\"1\"/>"
-            svg += "<text x=\"\(f(left - 6))\" y=\"\(ty)\" font-size=\"11\" text-anchor=\"end\" dominant-baseline=\"middle\" "
+            svg +=
+                "<line x1=\"\(f(left))\" y1=\"\(ty)\" x2=\"\(f(width - right))\" y2=\"\(ty)\" stroke=\"#e2e8f0\" stroke-width=\"1\"/>"
+            svg +=
+                "<text x=\"\(f(left - 6))\" y=\"\(ty)\" font-size=\"11\" text-anchor=\"end\" dominant-baseline=\"middle\" "
                 + "fill=\"#4a5568\">\(Int(tick))</text>"
             tick += step
         }
@@ -195,27 +221,34 @@ public enum HTMLReport {
             for (position, item) in series.enumerated() {
                 let value = item.value(run)
                 let barTop = y(Double(value))
-                svg += "<rect x=\"\(f(groupStart + barWidth * Double(position)))\" y=\"\(f(barTop))\" width=\"\(f(barWidth))\" "
+                svg +=
+                    "<rect x=\"\(f(groupStart + barWidth * Double(position)))\" y=\"\(f(barTop))\" width=\"\(f(barWidth))\" "
                     + "height=\"\(f(top + plotHeight - barTop))\" fill=\"\(item.color)\">"
                     + "<title>run \(run.runID): \(escape(item.name.lowercased())) \(value)</title></rect>"
             }
             if index % labelEvery == 0 || index == runs.count - 1 {
-                svg += "<text x=\"\(f(left + slot * (Double(index) + 0.5)))\" y=\"\(f(top + plotHeight + 16))\" font-size=\"11\" "
+                svg +=
+                    "<text x=\"\(f(left + slot * (Double(index) + 0.5)))\" y=\"\(f(top + plotHeight + 16))\" font-size=\"11\" "
                     + "text-anchor=\"middle\" fill=\"#4a5568\">\(run.runID)</text>"
             }
         }
         // Axes and titles.
-        svg += "<line x1=\"\(f(left))\" y1=\"\(f(top))\" x2=\"\(f(left))\" y2=\"\(f(top + plotHeight))\" stroke=\"#4a5568\"/>"
-        svg += "<line x1=\"\(f(left))\" y1=\"\(f(top + plotHeight))\" x2=\"\(f(width - right))\" y2=\"\(f(top + plotHeight))\" stroke=\"#4a5568\"/>"
-        svg += "<text x=\"\(f(left + plotWidth / 2))\" y=\"\(f(height - 12))\" font-size=\"12\" text-anchor=\"middle\" "
+        svg +=
+            "<line x1=\"\(f(left))\" y1=\"\(f(top))\" x2=\"\(f(left))\" y2=\"\(f(top + plotHeight))\" stroke=\"#4a5568\"/>"
+        svg +=
+            "<line x1=\"\(f(left))\" y1=\"\(f(top + plotHeight))\" x2=\"\(f(width - right))\" y2=\"\(f(top + plotHeight))\" stroke=\"#4a5568\"/>"
+        svg +=
+            "<text x=\"\(f(left + plotWidth / 2))\" y=\"\(f(height - 12))\" font-size=\"12\" text-anchor=\"middle\" "
             + "fill=\"#1d2330\">Run id (oldest left)</text>"
-        svg += "<text x=\"16\" y=\"\(f(top + plotHeight / 2))\" font-size=\"12\" text-anchor=\"middle\" fill=\"#1d2330\" "
+        svg +=
+            "<text x=\"16\" y=\"\(f(top + plotHeight / 2))\" font-size=\"12\" text-anchor=\"middle\" fill=\"#1d2330\" "
             + "transform=\"rotate(-90 16 \(f(top + plotHeight / 2)))\">Receipts / corrections</text>"
         // Legend.
         var legendX = left
         for item in series {
             svg += "<rect x=\"\(f(legendX))\" y=\"12\" width=\"12\" height=\"12\" fill=\"\(item.color)\"/>"
-            svg += "<text x=\"\(f(legendX + 17))\" y=\"22\" font-size=\"12\" fill=\"#1d2330\">\(escape(item.name))</text>"
+            svg +=
+                "<text x=\"\(f(legendX + 17))\" y=\"22\" font-size=\"12\" fill=\"#1d2330\">\(escape(item.name))</text>"
             legendX += 120
         }
         return "<div>" + svg + "</svg></div>"

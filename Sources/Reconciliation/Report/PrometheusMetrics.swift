@@ -16,14 +16,17 @@ public enum PrometheusMetrics {
         out.family("last_run_end_timestamp_seconds", "When the last run ended (Unix time).")
         out.sample("last_run_end_timestamp_seconds", [], seconds(end))
         if exitCode == .success || exitCode == .someUnverified {
-            out.family("last_success_timestamp_seconds",
-                       "When the last run that completed (exit 0 or 1) ended (Unix time); absent when the last run failed.")
+            out.family(
+                "last_success_timestamp_seconds",
+                "When the last run that completed (exit 0 or 1) ended (Unix time); absent when the last run failed.")
             out.sample("last_success_timestamp_seconds", [], seconds(end))
         }
         out.family("last_run_duration_seconds", "How long the last run took.")
         out.sample("last_run_duration_seconds", [], number(summary.durationSeconds))
-        out.family("last_run_exit_code",
-                   "The last run's exit code: 0 ok, 1 some unverified, 69 unavailable or breaker tripped, 70 internal, 78 configuration.")
+        out.family(
+            "last_run_exit_code",
+            "The last run's exit code: 0 ok, 1 some unverified, 69 unavailable or breaker tripped, 70 internal, 78 configuration."
+        )
         out.sample("last_run_exit_code", [], String(exitCode.rawValue))
         out.family("last_run_id", "recon_runs.id of the last run.")
         out.sample("last_run_id", [], String(summary.runID))
@@ -40,11 +43,13 @@ public enum PrometheusMetrics {
         for (outcome, count) in outcomes.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
             out.sample("last_run_receipts", [("outcome", outcome.rawValue)], String(count))
         }
-        out.family("last_run_corrections",
-                   "Entitlement corrections of the last run (planned when it was a dry run), by action and reason.")
+        out.family(
+            "last_run_corrections",
+            "Entitlement corrections of the last run (planned when it was a dry run), by action and reason.")
         for (action, reasons) in summary.corrections.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
             for (reason, count) in reasons.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
-                out.sample("last_run_corrections", [("action", action.rawValue), ("reason", reason.rawValue)], String(count))
+                out.sample(
+                    "last_run_corrections", [("action", action.rawValue), ("reason", reason.rawValue)], String(count))
             }
         }
         out.family("last_run_flags", "Flags raised by the last run, by kind.")
@@ -56,8 +61,9 @@ public enum PrometheusMetrics {
 
         out.family("last_run_apple_requests", "verifyReceipt requests of the last run, retries and re-routes included.")
         out.sample("last_run_apple_requests", [], String(summary.appleRequests))
-        out.family("last_run_apple_requests_by_status",
-                   "Receipts of the last run by Apple's final status (none: no answer decoded).")
+        out.family(
+            "last_run_apple_requests_by_status",
+            "Receipts of the last run by Apple's final status (none: no answer decoded).")
         for (status, count) in summary.appleStatuses.sorted(by: { $0.key < $1.key }) {
             out.sample("last_run_apple_requests_by_status", [("status", status)], String(count))
         }

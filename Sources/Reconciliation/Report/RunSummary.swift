@@ -51,10 +51,15 @@ extension RunSummary {
     public var text: String {
         var lines: [String] = []
         let mode = dryRun ? " (dry run: no entitlement changed)" : ""
-        lines.append("Run \(runID) (\(kind), shard \(shard)) \(status)\(mode) in \(String(format: "%.1f", durationSeconds)) s")
-        lines.append("  as of \(ISO8601DateFormatter().string(from: asOf)); started \(ISO8601DateFormatter().string(from: startedAt))")
+        lines.append(
+            "Run \(runID) (\(kind), shard \(shard)) \(status)\(mode) in \(String(format: "%.1f", durationSeconds)) s")
+        lines.append(
+            "  as of \(ISO8601DateFormatter().string(from: asOf)); started \(ISO8601DateFormatter().string(from: startedAt))"
+        )
         if let abortReason { lines.append("  stopped: \(abortReason)") }
-        lines.append("Receipts: \(receiptsProcessed) of \(receiptsSelected) selected, \(usersProcessed) of \(usersSelected) users")
+        lines.append(
+            "Receipts: \(receiptsProcessed) of \(receiptsSelected) selected, \(usersProcessed) of \(usersSelected) users"
+        )
         lines.append("  outcomes: " + Self.list(outcomes, inVocabularyOrder: true))
         lines.append("  Apple statuses: " + Self.list(appleStatuses))
         let verb = dryRun ? "planned" : "applied"
@@ -64,7 +69,8 @@ extension RunSummary {
             lines.append("  \(action): \(reasons.values.reduce(0, +)) (\(Self.list(reasons)))")
         }
         lines.append("Flags: \(flagCount)" + (flags.isEmpty ? "" : " (\(Self.list(flags)))"))
-        var traffic = "Apple: \(appleRequests) requests, \(appleRetries) retries, \(appleThrottled) throttled (429), \(appleHops) re-routes"
+        var traffic =
+            "Apple: \(appleRequests) requests, \(appleRetries) retries, \(appleThrottled) throttled (429), \(appleHops) re-routes"
         if let p50 = latencyP50Milliseconds, let p95 = latencyP95Milliseconds {
             traffic += String(format: "; latency p50 %.0f ms, p95 %.0f ms", p50, p95)
         }
@@ -75,7 +81,8 @@ extension RunSummary {
     /// `valid 3, invalid 1`, "none" when empty: by name, or in the vocabulary's own order (the
     /// contract's, as outcomes are read: valid, misrouted, invalid, unverified).
     public static func list<Key: ContractVocabulary>(_ counts: [Key: Int], inVocabularyOrder: Bool = false) -> String {
-        let keys = inVocabularyOrder
+        let keys =
+            inVocabularyOrder
             ? Key.allCases.filter { counts[$0] != nil } : counts.keys.sorted { $0.rawValue < $1.rawValue }
         return keys.isEmpty ? "none" : keys.map { "\($0) \(counts[$0]!)" }.joined(separator: ", ")
     }

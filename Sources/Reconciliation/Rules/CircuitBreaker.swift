@@ -58,7 +58,8 @@ public struct CircuitBreaker: Hashable, Sendable {
         let ratio = Double(revokedUsers) / Double(writtenUsers)
         guard ratio > maxRevokeRatio else { return nil }
         let (shown, limit) = Self.format(ratio, maxRevokeRatio)
-        return "circuit breaker: \(revokedUsers) of \(writtenUsers) users revoked (\(shown)) exceeds --max-revoke-ratio \(limit)"
+        return
+            "circuit breaker: \(revokedUsers) of \(writtenUsers) users revoked (\(shown)) exceeds --max-revoke-ratio \(limit)"
     }
 
     /// Two decimals, or as many more (up to 6) as it takes for a ratio that exceeds its limit

@@ -1,7 +1,8 @@
 /// A vocabulary of the contract (CONTRACT §3–§4): an enum whose raw values are the contract's
 /// names, so the CLI, the tables, the summary JSON, the report and the metrics print exactly those.
 public protocol ContractVocabulary: RawRepresentable, CaseIterable, Hashable, Sendable, Codable, CodingKeyRepresentable,
-    CustomStringConvertible where RawValue == String {}
+    CustomStringConvertible
+where RawValue == String {}
 
 extension ContractVocabulary {
     public var description: String { rawValue }

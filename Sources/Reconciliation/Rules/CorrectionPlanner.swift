@@ -63,8 +63,10 @@ public enum CorrectionPlanner {
         let rowActive = row?.active ?? false
         switch (truth.isActive, rowActive) {
         case (true, false):
-            return make(.grant, grantReason(truth: truth, row: row, previouslyRefundedTransactionIDs: previouslyRefundedTransactionIDs),
-                        truth: truth, row: row)
+            return make(
+                .grant,
+                grantReason(truth: truth, row: row, previouslyRefundedTransactionIDs: previouslyRefundedTransactionIDs),
+                truth: truth, row: row)
         case (false, true):
             return make(.revoke, revokeReason(truth: truth), truth: truth, row: row)
         case (true, true):

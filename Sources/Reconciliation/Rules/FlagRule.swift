@@ -47,7 +47,9 @@ public enum FlagRule {
 
     /// `unknown_product`: a transaction's `product_id` is not in `products` (a missing
     /// `product_id` is not in `products` either).
-    public static func unknownProductRule(_ transactions: [VerifyReceiptTransaction], catalog: ProductCatalog) -> String? {
+    public static func unknownProductRule(_ transactions: [VerifyReceiptTransaction], catalog: ProductCatalog)
+        -> String?
+    {
         let isUnknown = { (transaction: VerifyReceiptTransaction) in !catalog.contains(transaction.productID) }
         // Nearly every product is known: nothing is built unless one is not.
         guard transactions.contains(where: isUnknown) else { return nil }

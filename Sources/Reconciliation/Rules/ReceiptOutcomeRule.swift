@@ -62,7 +62,9 @@ public enum ReceiptOutcomeRule {
             let statusText = status.map { "status \($0)" } ?? "valid"
             if let flag = environmentRule(verification, served: context.servedEnvironment) {
                 let answeredIn = environment ?? context.servedEnvironment.other
-                return result(.misrouted, flag, "\(statusText) from \(answeredIn); this database serves \(context.servedEnvironment)")
+                return result(
+                    .misrouted, flag,
+                    "\(statusText) from \(answeredIn); this database serves \(context.servedEnvironment)")
             }
             return result(.valid, nil, "\(statusText) from \(environment ?? context.servedEnvironment)")
 
@@ -92,7 +94,8 @@ public enum ReceiptOutcomeRule {
         status: Int? = VerifyReceiptStatus.malformedReceiptData.rawValue,
         environment: AppStoreEnvironment? = nil
     ) -> ReceiptClassification {
-        let verdict = VerifyReceiptClassifier.persistentMalformedReceiptRule(localDecodingSucceeded: local.decodesLocally)
+        let verdict = VerifyReceiptClassifier.persistentMalformedReceiptRule(
+            localDecodingSucceeded: local.decodesLocally)
         switch verdict {
         case .invalid:
             return ReceiptClassification(

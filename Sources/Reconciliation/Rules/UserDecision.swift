@@ -80,7 +80,8 @@ public enum UserDecision {
     /// `valid` and `misrouted` receipts carry Apple's truth; first occurrence wins, in order, for
     /// both (a renewal reported by two receipts of the user is one purchase).
     static func transactionRows(_ receipts: [UserReceipt])
-        -> (rows: [TransactionRecord], shared: [(receiptID: Int64, originalTransactionID: String)]) {
+        -> (rows: [TransactionRecord], shared: [(receiptID: Int64, originalTransactionID: String)])
+    {
         let recorded = { (receipt: UserReceipt) in receipt.outcome == .valid || receipt.outcome == .misrouted }
         // Counted first, so the rows and the first-occurrence sets are allocated once.
         let count = receipts.reduce(0) { recorded($1) ? $0 + $1.transactions.count : $0 }
@@ -93,19 +94,22 @@ public enum UserDecision {
         for receipt in receipts where recorded(receipt) {
             for transaction in receipt.transactions {
                 guard let id = transaction.transactionID, let original = transaction.originalTransactionID,
-                      let product = transaction.productID else { continue }
+                    let product = transaction.productID
+                else { continue }
                 if seenShared.insert(SharedScanKey(receiptID: receipt.receiptID, originalTransactionID: original)) {
                     shared.append((receipt.receiptID, original))
                 }
                 guard seenTransactions.insert(id) else { continue }
-                rows.append(TransactionRecord(
-                    transactionID: id, originalTransactionID: original, productID: product, receiptID: receipt.receiptID,
-                    environment: receipt.classification.environment, purchasedAt: transaction.purchaseDate,
-                    originalPurchasedAt: transaction.originalPurchaseDate, expiresAt: transaction.expiresDate,
-                    cancelledAt: transaction.cancellationDate, cancellationReason: transaction.cancellationReason,
-                    isTrial: transaction.isTrialPeriod, isIntroOffer: transaction.isInIntroOfferPeriod,
-                    isUpgraded: transaction.isUpgraded, ownershipType: transaction.inAppOwnershipType,
-                    quantity: transaction.quantity, webOrderLineItemID: transaction.webOrderLineItemID))
+                rows.append(
+                    TransactionRecord(
+                        transactionID: id, originalTransactionID: original, productID: product,
+                        receiptID: receipt.receiptID,
+                        environment: receipt.classification.environment, purchasedAt: transaction.purchaseDate,
+                        originalPurchasedAt: transaction.originalPurchaseDate, expiresAt: transaction.expiresDate,
+                        cancelledAt: transaction.cancellationDate, cancellationReason: transaction.cancellationReason,
+                        isTrial: transaction.isTrialPeriod, isIntroOffer: transaction.isInIntroOfferPeriod,
+                        isUpgraded: transaction.isUpgraded, ownershipType: transaction.inAppOwnershipType,
+                        quantity: transaction.quantity, webOrderLineItemID: transaction.webOrderLineItemID))
             }
         }
         return (rows, shared)

@@ -90,7 +90,8 @@ public struct UserTruth: Hashable, Sendable {
         }
 
         for receiptIndex in ordered.indices {
-            let standing = ordered[receiptIndex].standing(sandboxPolicy: sandboxPolicy, isSandboxTester: isSandboxTester)
+            let standing = ordered[receiptIndex].standing(
+                sandboxPolicy: sandboxPolicy, isSandboxTester: isSandboxTester)
             let transactions = ordered[receiptIndex].transactions
             for transactionIndex in transactions.indices {
                 let product = lookUpProduct(transactions[transactionIndex].productID)
@@ -120,11 +121,13 @@ public struct UserTruth: Hashable, Sendable {
         var byEntitlement = [[EntitlementTransaction]](repeating: [], count: slots.count)
         func assign(_ entry: CountedTransaction) {
             guard let product = entry.product, let entitlement = products[product].entitlement else { return }
-            let read = if let merged = entry.merged {
-                EntitlementTransaction(merged, product: products[product])
-            } else {
-                EntitlementTransaction(ordered[entry.receipt].transactions[entry.transaction], product: products[product])
-            }
+            let read =
+                if let merged = entry.merged {
+                    EntitlementTransaction(merged, product: products[product])
+                } else {
+                    EntitlementTransaction(
+                        ordered[entry.receipt].transactions[entry.transaction], product: products[product])
+                }
             guard let entitlementTransaction = read else { return }
             let index = slot(of: entitlement)  // always met above; a new slot would be an entitlement without carriers
             if index == byEntitlement.count { byEntitlement.append([]) }
@@ -216,14 +219,17 @@ public struct UserTruth: Hashable, Sendable {
             }
             if transaction.isRefunded { hasRefunded = true } else { hasCountingTransactions = true }
             guard transaction.grantsAccess else { continue }
-            if winner.map({ EntitlementTransaction.byAccessEnd(transactions[$0], transaction) }) ?? true { winner = index }
+            if winner.map({ EntitlementTransaction.byAccessEnd(transactions[$0], transaction) }) ?? true {
+                winner = index
+            }
             if transaction.kind == .autoRenewable,
                 subscription.map({ EntitlementTransaction.byAccessEnd(transactions[$0], transaction) }) ?? true
             {
                 subscription = index
             }
         }
-        let refunded = hasRefunded
+        let refunded =
+            hasRefunded
             ? transactions.filter(\.isRefunded).sorted(by: EntitlementTransaction.byPurchase) : []
 
         var truth = EntitlementTruth(
@@ -257,7 +263,8 @@ public struct UserTruth: Hashable, Sendable {
     /// The latest `grace_period_expires_date` Apple reports for the chain (`original_transaction_id`).
     static func gracePeriodEnd(chain: String?, renewalInfo: [VerifyReceiptPendingRenewalInfo]) -> Expiry? {
         guard let chain else { return nil }
-        return renewalInfo
+        return
+            renewalInfo
             .filter { $0.originalTransactionID == chain }
             .compactMap { $0.gracePeriodExpiresDate.map { Expiry($0) } }
             .max()

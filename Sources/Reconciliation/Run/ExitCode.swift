@@ -23,7 +23,8 @@ public enum ExitCode: Int32, Sendable, CaseIterable, Codable {
         case .success: return "completed; every selected receipt was verified conclusively"
         case .someUnverified: return "completed, but some receipts stayed unverified (below the breaker threshold)"
         case .usage: return "usage error (bad flag, bad value, bad date)"
-        case .dataError: return "data error (verify-user: user has no receipts and no entitlements; inspect: not a receipt)"
+        case .dataError:
+            return "data error (verify-user: user has no receipts and no entitlements; inspect: not a receipt)"
         case .unavailable: return "unavailable: database or Apple unreachable, or a circuit breaker tripped"
         case .internalError: return "internal error"
         case .tempFail: return "another run holds the lock, or the run was interrupted; nothing more was done"

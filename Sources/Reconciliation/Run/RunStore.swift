@@ -25,7 +25,8 @@ public struct RunStore {
         var interrupted: [Int64] = []
         for id in candidates where try connection.tryAdvisoryLock(Self.lockKey(for: id)) {
             defer { _ = try? connection.advisoryUnlock(Self.lockKey(for: id)) }
-            let changed = try connection.execute("""
+            let changed = try connection.execute(
+                """
                 UPDATE recon_runs SET status = 'interrupted', finished_at = now(),
                        abort_reason = coalesce(abort_reason, 'the process running it ended without finishing')
                 WHERE id = \(id) AND status = 'running'
@@ -38,12 +39,14 @@ public struct RunStore {
     /// Inserts a `running` row and takes its liveness lock on this store's connection.
     public func start(kind: RunKind, options: RunOptions, subjectUserID: String? = nil) throws -> Int64 {
         let optionsJSON = String(decoding: try JSONEncoder.sorted.encode(options), as: UTF8.self)
-        let id: Int64 = try connection.query("""
+        let id: Int64 = try connection.query(
+            """
             INSERT INTO recon_runs (kind, status, dry_run, as_of, options, shard, subject_user_id, host, pid)
             VALUES (\(kind.rawValue), 'running', \(options.dryRun), \(options.asOf), \(PostgresJSON(optionsJSON)),
                     \(options.shard), \(subjectUserID), \(ProcessInfo.processInfo.hostName), \(Int(getpid())))
             RETURNING id
-            """).first!.decode("id")
+            """
+        ).first!.decode("id")
         guard try connection.tryAdvisoryLock(Self.lockKey(for: id)) else {
             throw PostgresError(kind: .client, message: "could not take the liveness lock of run \(id)")
         }
@@ -51,9 +54,12 @@ public struct RunStore {
     }
 
     /// Records the end of a run: status, exit code, reason and the full summary.
-    public func finish(runID: Int64, status: RunStatus, exitCode: ExitCode, abortReason: String?, summary: RunSummary) throws {
+    public func finish(runID: Int64, status: RunStatus, exitCode: ExitCode, abortReason: String?, summary: RunSummary)
+        throws
+    {
         let summaryJSON = String(decoding: try JSONEncoder.sorted.encode(summary), as: UTF8.self)
-        try connection.execute("""
+        try connection.execute(
+            """
             UPDATE recon_runs SET status = \(status.rawValue), finished_at = now(), exit_code = \(Int(exitCode.rawValue)),
                    abort_reason = \(abortReason), summary = \(PostgresJSON(summaryJSON)),
                    \(unescaped: Self.countAssignments(summary))
@@ -66,7 +72,8 @@ public struct RunStore {
         let columns: [(String, Int)] = [
             ("receipts_selected", summary.receiptsSelected), ("receipts_processed", summary.receiptsProcessed),
             ("users_processed", summary.usersProcessed), ("valid", summary.outcomes[.valid, default: 0]),
-            ("misrouted", summary.outcomes[.misrouted, default: 0]), ("invalid", summary.outcomes[.invalid, default: 0]),
+            ("misrouted", summary.outcomes[.misrouted, default: 0]),
+            ("invalid", summary.outcomes[.invalid, default: 0]),
             ("unverified", summary.outcomes[.unverified, default: 0]), ("corrections", summary.correctionCount),
             ("revoked_users", summary.revokedUsers), ("flags", summary.flagCount),
             ("apple_requests", summary.appleRequests), ("apple_retries", summary.appleRetries),

@@ -40,7 +40,9 @@ public final class DueUserReader {
     private var exhausted = false
 
     /// - Parameter pageSize: users per page; the index is walked in steps of ten times that.
-    public init(connection: PostgresConnection, cutoff: Date, shardIndex: Int, shardCount: Int, limit: Int?, pageSize: Int = 200) {
+    public init(
+        connection: PostgresConnection, cutoff: Date, shardIndex: Int, shardCount: Int, limit: Int?, pageSize: Int = 200
+    ) {
         self.connection = connection
         self.cutoff = cutoff
         self.shardIndex = shardIndex
@@ -70,7 +72,8 @@ public final class DueUserReader {
             exhausted = true
             return []
         }
-        let rows = try connection.query("""
+        let rows = try connection.query(
+            """
             SELECT r.user_id, r.id, r.receipt_data, (t.user_id IS NOT NULL) AS tester
             FROM receipts r LEFT JOIN sandbox_testers t ON t.user_id = r.user_id
             WHERE r.user_id = ANY(\(due))
@@ -109,7 +112,8 @@ public final class DueUserReader {
         var due: [String] = []
         var step = pageSize * 10
         while due.count < pageSize {
-            let rows = try connection.query("""
+            let rows = try connection.query(
+                """
                 SELECT r.user_id, \(unescaped: Self.shardExpression(column: "r.user_id", count: shardCount)) AS shard,
                        (SELECT s.last_verified_at FROM recon_receipt_state s WHERE s.receipt_id = r.id) AS verified_at
                 FROM receipts r

@@ -18,7 +18,8 @@ public struct RunFinalizer {
             try connection.execute("DELETE FROM recon_run_transactions WHERE run_id = \(runID)")
             return 0
         }
-        let flagged = try connection.execute("""
+        let flagged = try connection.execute(
+            """
             INSERT INTO recon_flags (run_id, receipt_id, user_id, kind, detail)
             SELECT DISTINCT ON (s.user_id, s.receipt_id) \(runID), s.receipt_id, s.user_id, 'shared_transaction',
                    'original transaction ' || s.original_transaction_id || ' is also on receipts of another user'
@@ -40,9 +41,12 @@ public struct RunFinalizer {
     /// all. Flagged, never revoked (CONTRACT §5). One flag per user, naming the entitlements.
     /// - Parameter userID: only this user (verify-user); nil for every user of the shard.
     @discardableResult
-    public func flagEntitlementsWithoutReceipt(runID: Int64, shardIndex: Int, shardCount: Int, userID: String?) throws -> Int {
+    public func flagEntitlementsWithoutReceipt(runID: Int64, shardIndex: Int, shardCount: Int, userID: String?) throws
+        -> Int
+    {
         // The user's id is bound as a parameter; the shard predicate is built from two integers.
-        let scope = userID == nil
+        let scope =
+            userID == nil
             ? DueUserReader.shardPredicate(column: "e.user_id", count: shardCount, index: shardIndex)
             : "e.user_id = $2"
         let sql = """
@@ -62,16 +66,22 @@ public struct RunFinalizer {
 
     /// Corrections by action and reason, and flags by kind, as written for the run.
     public func writtenFigures(runID: Int64) throws
-        -> (corrections: [CorrectionAction: [CorrectionReason: Int]], flags: [FlagKind: Int]) {
+        -> (corrections: [CorrectionAction: [CorrectionReason: Int]], flags: [FlagKind: Int])
+    {
         var corrections: [CorrectionAction: [CorrectionReason: Int]] = [:]
-        for row in try connection.query("""
+        for row in try connection.query(
+            """
             SELECT action, reason, count(*) AS n FROM recon_corrections WHERE run_id = \(runID) GROUP BY action, reason
-            """) {
+            """)
+        {
             let action = try CorrectionAction(contractName: row.decode("action"))
-            corrections[action, default: [:]][try CorrectionReason(contractName: row.decode("reason"))] = try row.decode("n")
+            corrections[action, default: [:]][try CorrectionReason(contractName: row.decode("reason"))] =
+                try row.decode("n")
         }
         var flags: [FlagKind: Int] = [:]
-        for row in try connection.query("SELECT kind, count(*) AS n FROM recon_flags WHERE run_id = \(runID) GROUP BY kind") {
+        for row in try connection.query(
+            "SELECT kind, count(*) AS n FROM recon_flags WHERE run_id = \(runID) GROUP BY kind")
+        {
             flags[try FlagKind(contractName: row.decode("kind"))] = try row.decode("n")
         }
         return (corrections, flags)

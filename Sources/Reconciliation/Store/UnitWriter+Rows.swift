@@ -12,7 +12,8 @@ extension UnitWriter {
     /// Where one row of a plan's records is: `users[user].plan.<records>[index]`.
     typealias RecordIndex = (user: Int, index: Int)
 
-    func writeResults(_ users: [(userID: String, plan: UnitPlan)], runID: Int64, dryRun: Bool, verifiedAt: Date) throws {
+    func writeResults(_ users: [(userID: String, plan: UnitPlan)], runID: Int64, dryRun: Bool, verifiedAt: Date) throws
+    {
         let planned = users.map(\.plan.results)
         let userIDList = users.map(\.userID)
         let kept = Self.lastPerKey(Self.recordIndices(users, \.results.count)) { planned[$0.user][$0.index].receiptID }
@@ -65,8 +66,10 @@ extension UnitWriter {
         }
         try connection.insert(
             into: "recon_receipt_state",
-            columns: [receiptIDs, lastVerifiedAts, lastOutcomes, lastStatuses, lastEnvironments, lastRunIDs, bundleIDs,
-                      firstVerifiedAts],
+            columns: [
+                receiptIDs, lastVerifiedAts, lastOutcomes, lastStatuses, lastEnvironments, lastRunIDs, bundleIDs,
+                firstVerifiedAts,
+            ],
             suffix: """
                 ON CONFLICT (receipt_id) DO UPDATE SET last_verified_at = EXCLUDED.last_verified_at,
                     last_outcome = EXCLUDED.last_outcome, last_apple_status = EXCLUDED.last_apple_status,
@@ -138,9 +141,12 @@ extension UnitWriter {
         }
         try connection.insert(
             into: "recon_transactions",
-            columns: [transactionIDs, originalIDs, productIDs, userIDs, receiptIDs, environments, purchasedAts, originalPurchasedAts,
-                      expiresAts, cancelledAts, cancellationReasons, isTrials, isIntroOffers, isUpgradeds, ownershipTypes,
-                      quantities, webOrderLineItemIDs, firstRunIDs, lastRunIDs],
+            columns: [
+                transactionIDs, originalIDs, productIDs, userIDs, receiptIDs, environments, purchasedAts,
+                originalPurchasedAts,
+                expiresAts, cancelledAts, cancellationReasons, isTrials, isIntroOffers, isUpgradeds, ownershipTypes,
+                quantities, webOrderLineItemIDs, firstRunIDs, lastRunIDs,
+            ],
             suffix: """
                 ON CONFLICT (transaction_id) DO UPDATE SET
                     original_transaction_id = EXCLUDED.original_transaction_id, product_id = EXCLUDED.product_id,
@@ -171,8 +177,9 @@ extension UnitWriter {
                 details.append(flag.detail)
             }
         }
-        try connection.insert(into: "recon_flags", columns: [runIDs, receiptIDs, userIDs, kinds, details],
-                              suffix: "ON CONFLICT DO NOTHING")
+        try connection.insert(
+            into: "recon_flags", columns: [runIDs, receiptIDs, userIDs, kinds, details],
+            suffix: "ON CONFLICT DO NOTHING")
     }
 
     func writeCorrections(_ users: [(userID: String, plan: UnitPlan)], runID: Int64, dryRun: Bool) throws {
@@ -208,13 +215,16 @@ extension UnitWriter {
         }
         try connection.insert(
             into: "recon_corrections",
-            columns: [runIDs, userIDs, entitlements, actions, reasons, beforeActives, beforeExpiresAts, afterActives,
-                      afterExpiresAts, productIDs, originalIDs, applied])
+            columns: [
+                runIDs, userIDs, entitlements, actions, reasons, beforeActives, beforeExpiresAts, afterActives,
+                afterExpiresAts, productIDs, originalIDs, applied,
+            ])
         guard !dryRun else { return }
         let revokes = all.filter { correction($0).action == .revoke }
         if !revokes.isEmpty {
             // A revoke keeps the row's expiry and product: only access changes.
-            try connection.execute("""
+            try connection.execute(
+                """
                 UPDATE entitlements e SET active = false, updated_at = now()
                 FROM unnest(\(revokes.map { users[$0.user].userID }), \(revokes.map { correction($0).entitlement }))
                     AS v(user_id, entitlement)
@@ -243,7 +253,9 @@ extension UnitWriter {
         }
         try connection.insert(
             into: "entitlements",
-            columns: [grantUserIDs, grantEntitlements, actives, expiresAts, grantProductIDs, grantOriginalIDs, sources],
+            columns: [
+                grantUserIDs, grantEntitlements, actives, expiresAts, grantProductIDs, grantOriginalIDs, sources,
+            ],
             suffix: """
                 ON CONFLICT (user_id, entitlement) DO UPDATE SET active = true, expires_at = EXCLUDED.expires_at,
                     product_id = EXCLUDED.product_id, original_transaction_id = EXCLUDED.original_transaction_id,
@@ -266,12 +278,14 @@ extension UnitWriter {
                 originalIDs.append(entry.originalTransactionID)
             }
         }
-        try connection.insert(into: "recon_run_transactions", columns: [runIDs, userIDs, receiptIDs, originalIDs],
-                              suffix: "ON CONFLICT DO NOTHING")
+        try connection.insert(
+            into: "recon_run_transactions", columns: [runIDs, userIDs, receiptIDs, originalIDs],
+            suffix: "ON CONFLICT DO NOTHING")
     }
 
     /// Every record of the users' plans, in batch order then plan order.
-    static func recordIndices(_ users: [(userID: String, plan: UnitPlan)], _ count: (UnitPlan) -> Int) -> [RecordIndex] {
+    static func recordIndices(_ users: [(userID: String, plan: UnitPlan)], _ count: (UnitPlan) -> Int) -> [RecordIndex]
+    {
         var indices: [RecordIndex] = []
         indices.reserveCapacity(users.reduce(0) { $0 + count($1.plan) })
         for (user, entry) in users.enumerated() {

@@ -57,7 +57,8 @@ public final class UnitWriter {
     /// - Parameter dryRun: write results, flags and corrections (`applied = false`) only (CONTRACT §6).
     /// - Returns: the users written with their plans, in batch order.
     public func write(runID: Int64, dryRun: Bool, verifiedAt: Date, units: [Unit]) throws
-        -> [(userID: String, plan: UnitPlan)] {
+        -> [(userID: String, plan: UnitPlan)]
+    {
         guard !units.isEmpty else { return [] }
         return try connection.transaction {
             let userIDs = units.map(\.userID)
@@ -80,7 +81,8 @@ public final class UnitWriter {
     /// Takes every user's lock, in key order, so two writers can never wait on each other in a cycle.
     private func lockUsers(_ userIDs: [String]) throws {
         let keys = Set(userIDs.map { Self.userLockKey($0).value }).sorted().map(String.init)
-        try connection.execute("""
+        try connection.execute(
+            """
             SELECT count(pg_advisory_xact_lock(k)) FROM (SELECT unnest(\(keys)::bigint[]) AS k ORDER BY 1) s
             """)
     }
@@ -88,35 +90,44 @@ public final class UnitWriter {
     private func readStates(_ userIDs: [String]) throws -> [String: UserState] {
         let users = Set(userIDs).sorted()
         var states: [String: UserState] = [:]
-        for row in try connection.query("""
+        for row in try connection.query(
+            """
             SELECT user_id, entitlement, active, expires_at, product_id, original_transaction_id, source
             FROM entitlements WHERE user_id = ANY(\(users))
             ORDER BY user_id, entitlement FOR UPDATE
-            """) {
+            """)
+        {
             states[try row.decode("user_id"), default: UserState()].entitlements.append(try Self.entitlementRow(row))
         }
-        for row in try connection.query("""
+        for row in try connection.query(
+            """
             SELECT user_id, transaction_id FROM recon_transactions
             WHERE user_id = ANY(\(users)) AND cancelled_at IS NOT NULL
-            """) {
-            states[try row.decode("user_id"), default: UserState()].previouslyRefunded.insert(try row.decode("transaction_id"))
+            """)
+        {
+            states[try row.decode("user_id"), default: UserState()].previouslyRefunded.insert(
+                try row.decode("transaction_id"))
         }
         return states
     }
 
     /// The user's `entitlements` rows, every source, in entitlement order; `lock` takes them FOR UPDATE.
     public static func entitlements(of userID: String, on connection: PostgresConnection, lock: Bool = false) throws
-        -> [EntitlementRow] {
-        try connection.query("""
+        -> [EntitlementRow]
+    {
+        try connection.query(
+            """
             SELECT entitlement, active, expires_at, product_id, original_transaction_id, source
             FROM entitlements WHERE user_id = \(userID) ORDER BY entitlement \(unescaped: lock ? "FOR UPDATE" : "")
-            """).map(entitlementRow)
+            """
+        ).map(entitlementRow)
     }
 
     private static func entitlementRow(_ row: PostgresRow) throws -> EntitlementRow {
-        EntitlementRow(entitlement: try row.decode("entitlement"), active: try row.decode("active"),
-                       expiresAt: try row.decode("expires_at"), productID: try row.decode("product_id"),
-                       originalTransactionID: try row.decode("original_transaction_id"), source: try row.decode("source"))
+        EntitlementRow(
+            entitlement: try row.decode("entitlement"), active: try row.decode("active"),
+            expiresAt: try row.decode("expires_at"), productID: try row.decode("product_id"),
+            originalTransactionID: try row.decode("original_transaction_id"), source: try row.decode("source"))
     }
 
     /// The last element per key, in first-seen order: `ON CONFLICT DO UPDATE` refuses to touch one

@@ -4,8 +4,8 @@ import ChildProcess
 import Foundation
 import Glibc
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 /// What only the libcurl transport has to prove: failures map to the right transport failure, quickly
 /// and without leaking the request; connections and handles are reused; one thread, and none left after.
@@ -18,36 +18,54 @@ import TestSupport
         defer { close(descriptor) }
         let transport = CurlMultiTransport(maxConnectionsPerHost: 4, timeout: .seconds(10))
         let started = ContinuousClock.now
-        let result = transport.post(URL(string: "http://127.0.0.1:\(port)/verifyReceipt")!, body: Self.body,
-                                    headers: Self.headers, timeout: .seconds(10))
+        let result = transport.post(
+            URL(string: "http://127.0.0.1:\(port)/verifyReceipt")!, body: Self.body,
+            headers: Self.headers, timeout: .seconds(10))
         #expect(ContinuousClock.now - started < .seconds(2), "a refused connection waited for the timeout")
-        guard case .failed(let failure) = result else { Issue.record("expected a failure, got \(result)"); return }
+        guard case .failed(let failure) = result else {
+            Issue.record("expected a failure, got \(result)")
+            return
+        }
         #expect(failure == .connectionFailed(detail: "connection refused"))
     }
 
     @Test func anUnresolvableHostIsConnectionFailed() {
         let transport = CurlMultiTransport(maxConnectionsPerHost: 4, timeout: .seconds(5))
-        let result = transport.post(URL(string: "http://no-such-host.invalid/verifyReceipt")!, body: Self.body,
-                                    headers: Self.headers, timeout: .seconds(5))
-        guard case .failed(let failure) = result else { Issue.record("expected a failure, got \(result)"); return }
+        let result = transport.post(
+            URL(string: "http://no-such-host.invalid/verifyReceipt")!, body: Self.body,
+            headers: Self.headers, timeout: .seconds(5))
+        guard case .failed(let failure) = result else {
+            Issue.record("expected a failure, got \(result)")
+            return
+        }
         #expect(failure == .connectionFailed(detail: "host not found"))
     }
 
     /// Headers promise 100 bytes, 11 arrive, then the server closes: a failure, never a short body
     /// handed to the decoder as if it were the answer.
-    @Test(arguments: [
-        ("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"status\":0", RawReplyServer.Ending.close,
-         "connection closed mid-response"),
-        ("", .close, "connection closed without a response"),
-        ("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n{\"status\":0", .reset, "connection reset"),
-    ] as [(String, RawReplyServer.Ending, String)])
-    func aServerThatHangsUpEarlyIsAConnectionFailure(reply: String, ending: RawReplyServer.Ending, detail: String) throws {
+    @Test(
+        arguments: [
+            (
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"status\":0",
+                RawReplyServer.Ending.close,
+                "connection closed mid-response"
+            ),
+            ("", .close, "connection closed without a response"),
+            ("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n{\"status\":0", .reset, "connection reset"),
+        ] as [(String, RawReplyServer.Ending, String)])
+    func aServerThatHangsUpEarlyIsAConnectionFailure(reply: String, ending: RawReplyServer.Ending, detail: String)
+        throws
+    {
         let server = try RawReplyServer(reply: reply, ending: ending)
         defer { server.stop() }
         let transport = CurlMultiTransport(maxConnectionsPerHost: 4, timeout: .seconds(5))
-        let result = transport.post(URL(string: "http://127.0.0.1:\(server.port)/verifyReceipt")!, body: Self.body,
-                                    headers: Self.headers, timeout: .seconds(5))
-        guard case .failed(let failure) = result else { Issue.record("expected a failure, got \(result)"); return }
+        let result = transport.post(
+            URL(string: "http://127.0.0.1:\(server.port)/verifyReceipt")!, body: Self.body,
+            headers: Self.headers, timeout: .seconds(5))
+        guard case .failed(let failure) = result else {
+            Issue.record("expected a failure, got \(result)")
+            return
+        }
         #expect(failure == .connectionFailed(detail: detail))
         #expect(!failure.description.contains("s3cr3t"))
         #expect(!failure.description.contains("MIIB"))
@@ -68,10 +86,13 @@ import TestSupport
             Thread.detachNewThread {
                 for _ in 0..<2 {
                     let result = throttle.withDeferredPermit { wait in
-                        transport.post(apple.productionURL, body: Self.body, headers: Self.headers, timeout: .seconds(10),
-                                       startingIn: wait, clock: SystemThrottleClock())
+                        transport.post(
+                            apple.productionURL, body: Self.body, headers: Self.headers, timeout: .seconds(10),
+                            startingIn: wait, clock: SystemThrottleClock())
                     }
-                    if case .response(let reply) = result, reply.statusCode == 200 { answered.add(1, ordering: .relaxed) }
+                    if case .response(let reply) = result, reply.statusCode == 200 {
+                        answered.add(1, ordering: .relaxed)
+                    }
                 }
                 done.leave()
             }
@@ -88,9 +109,13 @@ import TestSupport
         let clock = FakeClock()
         let before = clock.now()
         let started = ContinuousClock.now
-        let result = transport.post(apple.productionURL, body: Self.body, headers: Self.headers, timeout: .seconds(10),
-                                    startingIn: .seconds(3600), clock: clock)
-        guard case .response(let reply) = result else { Issue.record("expected a reply, got \(result)"); return }
+        let result = transport.post(
+            apple.productionURL, body: Self.body, headers: Self.headers, timeout: .seconds(10),
+            startingIn: .seconds(3600), clock: clock)
+        guard case .response(let reply) = result else {
+            Issue.record("expected a reply, got \(result)")
+            return
+        }
         #expect(reply.statusCode == 200)
         #expect(clock.now() - before == .seconds(3600))
         #expect(ContinuousClock.now - started < .seconds(60), "the fake clock's hour was waited for real")
@@ -100,14 +125,18 @@ import TestSupport
     /// closes it there, the loop must drop it rather than be woken by it again and again, and the next
     /// request must still get through (libcurl finds the connection dead and opens another).
     @Test func aServerClosingIdleConnectionsNeitherSpinsTheLoopNorFailsTheNextRequest() throws {
-        let server = try RawReplyServer(reply: "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 12\r\n\r\n{\"status\":0}")
+        let server = try RawReplyServer(
+            reply: "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 12\r\n\r\n{\"status\":0}")
         defer { server.stop() }
         let transport = CurlMultiTransport(maxConnectionsPerHost: 1, timeout: .seconds(5))
         let threadName = try #require(transport.threadName)
         let url = URL(string: "http://127.0.0.1:\(server.port)/verifyReceipt")!
         for request in 1...4 {
             let result = transport.post(url, body: Self.body, headers: Self.headers, timeout: .seconds(5))
-            guard case .response(let reply) = result else { Issue.record("request \(request): \(result)"); return }
+            guard case .response(let reply) = result else {
+                Issue.record("request \(request): \(result)")
+                return
+            }
             #expect(reply.statusCode == 200)
             // The server has closed this connection; give the loop time to see it while idle.
             let before = try #require(Self.cpuSeconds(ofThreadNamed: threadName))
@@ -123,8 +152,8 @@ import TestSupport
         for task in tasks {
             let comm = (try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8)) ?? ""
             guard comm.trimmingCharacters(in: .newlines) == name,
-                  let stat = try? String(contentsOfFile: "/proc/self/task/\(task)/stat", encoding: .utf8),
-                  let afterName = stat.lastIndex(of: ")")
+                let stat = try? String(contentsOfFile: "/proc/self/task/\(task)/stat", encoding: .utf8),
+                let afterName = stat.lastIndex(of: ")")
             else { continue }
             // Fields after the name: state is field 3, utime 14 and stime 15 of the whole line.
             let fields = stat[stat.index(after: afterName)...].split(separator: " ")
@@ -137,20 +166,26 @@ import TestSupport
     /// Headers are kept as libcurl delivered them and read on demand: names in any case, the first of a
     /// repeated name, values trimmed, and nothing from an interim `100 Continue` block.
     @Test func replyHeadersAreReadWhateverTheirCase() throws {
-        let server = try RawReplyServer(reply: "HTTP/1.1 100 Continue\r\nRetry-After: 99\r\n\r\n"
-            + "HTTP/1.1 503 Service Unavailable\r\nretry-AFTER: \t7 \r\nX-Empty:\r\nRetry-After: 9\r\n"
-            + "Content-Type: text/html\r\nContent-Length: 2\r\n\r\nno")
+        let server = try RawReplyServer(
+            reply: "HTTP/1.1 100 Continue\r\nRetry-After: 99\r\n\r\n"
+                + "HTTP/1.1 503 Service Unavailable\r\nretry-AFTER: \t7 \r\nX-Empty:\r\nRetry-After: 9\r\n"
+                + "Content-Type: text/html\r\nContent-Length: 2\r\n\r\nno")
         defer { server.stop() }
         let transport = CurlMultiTransport(maxConnectionsPerHost: 1, timeout: .seconds(5))
-        let result = transport.post(URL(string: "http://127.0.0.1:\(server.port)/verifyReceipt")!, body: Self.body,
-                                    headers: Self.headers, timeout: .seconds(5))
-        guard case .response(let reply) = result else { Issue.record("expected a reply, got \(result)"); return }
+        let result = transport.post(
+            URL(string: "http://127.0.0.1:\(server.port)/verifyReceipt")!, body: Self.body,
+            headers: Self.headers, timeout: .seconds(5))
+        guard case .response(let reply) = result else {
+            Issue.record("expected a reply, got \(result)")
+            return
+        }
         #expect(reply.statusCode == 503)
         #expect(reply.header("retry-after") == "7")
         #expect(reply.header("content-type") == "text/html")
         #expect(reply.header("x-empty") == "")
         #expect(reply.header("x-missing") == nil)
-        #expect(reply.headers == ["retry-after": "7", "x-empty": "", "content-type": "text/html", "content-length": "2"])
+        #expect(
+            reply.headers == ["retry-after": "7", "x-empty": "", "content-type": "text/html", "content-length": "2"])
         #expect(reply.body == Data("no".utf8))
     }
 
@@ -168,7 +203,10 @@ import TestSupport
             throttle: RequestThrottle(bucket: TokenBucket(rate: 1000), maxInFlight: 2))
         let report = client.verify(receiptData: "MIIBcjCCAW4GCSqGSIb3DQEHAqCCAV8w")
         #expect(report.requests == 2)
-        #expect(report.verdict == .unverified(.retriesExhausted(.transport(.connectionFailed(detail: "connection closed mid-response")))))
+        #expect(
+            report.verdict
+                == .unverified(
+                    .retriesExhausted(.transport(.connectionFailed(detail: "connection closed mid-response")))))
         #expect(!report.detail.contains("s3cr3t-shared"))
     }
 
@@ -191,10 +229,12 @@ import TestSupport
                 done.enter()
                 Thread.detachNewThread { [apple] in
                     for _ in 0..<125 {
-                        if case .response(let reply) = shared.post(apple.productionURL, body: Self.body, headers: Self.headers,
-                                                                   timeout: .seconds(10)),
-                           reply.statusCode == 200, reply.headers["content-type"] == "application/json",
-                           (try? VerifyReceiptResponse.decode(reply.body))?.rawStatus == 0 {
+                        if case .response(let reply) = shared.post(
+                            apple.productionURL, body: Self.body, headers: Self.headers,
+                            timeout: .seconds(10)),
+                            reply.statusCode == 200, reply.headers["content-type"] == "application/json",
+                            (try? VerifyReceiptResponse.decode(reply.body))?.rawStatus == 0
+                        {
                             answered.add(1, ordering: .relaxed)
                         }
                     }
@@ -228,16 +268,20 @@ import TestSupport
         defer { try? FileManager.default.removeItem(at: directory) }
         let key = directory.appendingPathComponent("key.pem").path
         let certificate = directory.appendingPathComponent("cert.pem").path
-        let made = try ChildProcess.run("/usr/bin/openssl", [
-            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", key,
-            "-out", certificate, "-subj", "/CN=127.0.0.1", "-days", "1",
-        ], timeout: 20)
+        let made = try ChildProcess.run(
+            "/usr/bin/openssl",
+            [
+                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", key,
+                "-out", certificate, "-subj", "/CN=127.0.0.1", "-days", "1",
+            ], timeout: 20)
         try #require(made.status == 0, "\(made.stderrText)")
         let (port, descriptor) = try RawReplyServer.refusingPort()
         close(descriptor)
-        let server = try ChildProcess.start("/usr/bin/openssl", [
-            "s_server", "-accept", "127.0.0.1:\(port)", "-key", key, "-cert", certificate, "-www", "-quiet",
-        ])
+        let server = try ChildProcess.start(
+            "/usr/bin/openssl",
+            [
+                "s_server", "-accept", "127.0.0.1:\(port)", "-key", key, "-cert", certificate, "-www", "-quiet",
+            ])
         defer {
             server.signal(SIGKILL)
             _ = try? server.wait(timeout: 5)

@@ -1,5 +1,6 @@
-@testable import AppStoreReceipts
 import Testing
+
+@testable import AppStoreReceipts
 
 /// How long the curl loop gathers wake-ups: long while the rate paces the requests (lanes queue for
 /// tokens, so a later start or answer costs nothing), short as soon as the lanes do (a request found

@@ -2,8 +2,8 @@ import AppStoreReceipts
 import AppStoreSimulator
 import Foundation
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 /// The client against a real loopback HTTP server: routing, retries, timeouts and concurrency as
 /// Apple's endpoints would exercise them, through each transport `--http-client` can select.
@@ -51,7 +51,9 @@ import TestSupport
     @Test(arguments: HTTPTransportKind.allCases)
     func serviceUnavailableWithRetryAfterWaitsAtLeastThatLong(_ transport: HTTPTransportKind) throws {
         let page = "<html><head><title>503 Service Unavailable</title></head><body>down</body></html>"
-        let apple = try ScriptedAppleServer(production: [.http(503, body: page, headers: [("Retry-After", "1")]), .status(0)])
+        let apple = try ScriptedAppleServer(production: [
+            .http(503, body: page, headers: [("Retry-After", "1")]), .status(0),
+        ])
         let started = Date()
         let report = apple.client(transport: transport).verify(receiptData: Self.receipt)
         #expect(Date().timeIntervalSince(started) >= 1.0)
@@ -75,7 +77,9 @@ import TestSupport
 
     @Test(arguments: HTTPTransportKind.allCases)
     func aTruncatedJSONBodyIsTransientNotInvalid(_ transport: HTTPTransportKind) throws {
-        let apple = try ScriptedAppleServer(production: [.http(200, body: #"{"status":0,"receipt":{"bundle_id""#), .status(0)])
+        let apple = try ScriptedAppleServer(production: [
+            .http(200, body: #"{"status":0,"receipt":{"bundle_id""#), .status(0),
+        ])
         let report = apple.client(transport: transport).verify(receiptData: Self.receipt)
         #expect(report.verdict == .valid)
         #expect(report.requests == 2)
@@ -85,7 +89,8 @@ import TestSupport
     func aServerThatNeverAnswersFailsWithinTheTimeout(_ transport: HTTPTransportKind) throws {
         let apple = try ScriptedAppleServer(production: [.silence])
         let started = Date()
-        let report = apple.client(transport: transport, timeout: .seconds(1), maxAttempts: 2).verify(receiptData: Self.receipt)
+        let report = apple.client(transport: transport, timeout: .seconds(1), maxAttempts: 2).verify(
+            receiptData: Self.receipt)
         let elapsed = Date().timeIntervalSince(started)
         #expect(report.requests == 2)
         #expect(report.verdict == .unverified(.retriesExhausted(.transport(.timedOut))))
@@ -98,7 +103,10 @@ import TestSupport
         let apple = try ScriptedAppleServer(production: [.status(21004, extra: #","environment":"Production""#)])
         let report = apple.client(transport: transport, sharedSecret: "wrong").verify(receiptData: Self.receipt)
         #expect(apple.endpoints == ["production"])
-        if case .configurationError = report.verdict {} else { Issue.record("expected a configuration error, got \(report.verdict)") }
+        if case .configurationError = report.verdict {
+        } else {
+            Issue.record("expected a configuration error, got \(report.verdict)")
+        }
         // The secret went to Apple in the body, and nowhere else.
         #expect(apple.received.first?.body.contains(#""password":"wrong""#) == true)
         #expect(!report.detail.contains("wrong\""))

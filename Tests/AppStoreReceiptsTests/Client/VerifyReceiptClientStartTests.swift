@@ -2,8 +2,8 @@ import AppStoreReceipts
 import AppStoreSimulator
 import Foundation
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 /// `VerifyReceiptClient.start`, the job's way to verify: the same routing and retries as `verify`, without
 /// a thread waiting per request, and everything after an answer run by the caller's executor.
@@ -24,7 +24,10 @@ import TestSupport
                 self.thread.withLock { $0 = pthread_self() }
                 while true {
                     bell.wait()
-                    for work in queue.withLock({ work in defer { work = [] }; return work }) { work() }
+                    for work in queue.withLock({ work in
+                        defer { work = [] }
+                        return work
+                    }) { work() }
                 }
             }
             thread.start()
@@ -37,13 +40,17 @@ import TestSupport
     }
 
     /// Starts one verification and waits for its report, noting whether the completion ran on the executor.
-    static func started(_ client: VerifyReceiptClient, executor: TestExecutor) -> (report: VerificationReport?, onExecutor: Bool) {
+    static func started(_ client: VerifyReceiptClient, executor: TestExecutor) -> (
+        report: VerificationReport?, onExecutor: Bool
+    ) {
         let outcome = Mutex<(VerificationReport?, Bool)>((nil, false))
         let done = DispatchSemaphore(value: 0)
-        client.start(receiptData: receipt, shouldStop: { false }, executor: { executor.run($0) }) { report in
-            outcome.withLock { $0 = (report, executor.isCurrent) }
-            done.signal()
-        }
+        client.start(
+            receiptData: receipt, shouldStop: { false }, executor: { executor.run($0) },
+            completion: { report in
+                outcome.withLock { $0 = (report, executor.isCurrent) }
+                done.signal()
+            })
         _ = done.wait(timeout: .now() + 30)
         return outcome.withLock { $0 }
     }
@@ -69,8 +76,10 @@ import TestSupport
 
     @Test(arguments: HTTPTransportKind.allCases)
     func aRetryAfterIsWaitedOutBeforeTheNextRequest(_ transport: HTTPTransportKind) throws {
-        let apple = try ScriptedAppleServer(production: [.http(503, body: "<html>down</html>", headers: [("Retry-After", "1")]),
-                                                         .status(0)])
+        let apple = try ScriptedAppleServer(production: [
+            .http(503, body: "<html>down</html>", headers: [("Retry-After", "1")]),
+            .status(0),
+        ])
         let started = Date()
         let (report, _) = Self.started(apple.client(transport: transport), executor: TestExecutor())
         #expect(Date().timeIntervalSince(started) >= 1.0)
@@ -89,11 +98,13 @@ import TestSupport
         let done = DispatchGroup()
         for _ in 0..<64 {
             done.enter()
-            client.start(receiptData: Self.receipt, shouldStop: { false }, executor: { executor.run($0) }) { report in
-                if report.verdict == .valid { valid.add(1, ordering: .relaxed) }
-                finished.add(1, ordering: .relaxed)
-                done.leave()
-            }
+            client.start(
+                receiptData: Self.receipt, shouldStop: { false }, executor: { executor.run($0) },
+                completion: { report in
+                    if report.verdict == .valid { valid.add(1, ordering: .relaxed) }
+                    finished.add(1, ordering: .relaxed)
+                    done.leave()
+                })
         }
         // Every start has returned, and the server holds each answer for 600 ms.
         #expect(finished.load(ordering: .relaxed) == 0, "a start waited for its answer")

@@ -1,5 +1,6 @@
-@testable import AppStoreReceipts
 import Testing
+
+@testable import AppStoreReceipts
 
 @Suite struct BERDocumentTests {
     @Test func walksChildrenOfDefiniteAndIndefiniteElements() throws {
@@ -42,19 +43,22 @@ import Testing
         #expect(document[BERDocument.root].tag == tag)
     }
 
-    @Test(arguments: [
-        (0 as Int64, [0x00] as [UInt8]), (127, [0x7F]), (128, [0x00, 0x80]), (-1, [0xFF]), (-128, [0x80]),
-        (-129, [0xFF, 0x7F]), (.max, [0x7F, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF]),
-        (.min, [0x80, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00]),
-    ] as [(Int64, [UInt8])])
+    @Test(
+        arguments: [
+            (0 as Int64, [0x00] as [UInt8]), (127, [0x7F]), (128, [0x00, 0x80]), (-1, [0xFF]), (-128, [0x80]),
+            (-129, [0xFF, 0x7F]), (.max, [0x7F, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF]),
+            (.min, [0x80, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00]),
+        ] as [(Int64, [UInt8])])
     func integersUseTheShortestTwosComplement(value: Int64, octets: [UInt8]) {
         let encoded = BERWriter.integer(value)
         #expect(encoded == [0x02, UInt8(octets.count)] + octets)
         #expect(LocalReceiptDecoder.twosComplement(octets[...]) == value)
     }
 
-    @Test(arguments: [(0, [0x00] as [UInt8]), (127, [0x7F]), (128, [0x81, 0x80]), (256, [0x82, 0x01, 0x00]),
-                      (70_000, [0x83, 0x01, 0x11, 0x70])])
+    @Test(arguments: [
+        (0, [0x00] as [UInt8]), (127, [0x7F]), (128, [0x81, 0x80]), (256, [0x82, 0x01, 0x00]),
+        (70_000, [0x83, 0x01, 0x11, 0x70]),
+    ])
     func lengthsUseTheShortestForm(count: Int, octets: [UInt8]) {
         #expect(BERWriter.length(count) == octets)
     }

@@ -1,6 +1,7 @@
-@testable import AppStoreReceipts
 import Foundation
 import Testing
+
+@testable import AppStoreReceipts
 
 @Suite struct LocalReceiptBase64Tests {
     @Test(arguments: ["", "f", "fo", "foo", "foob", "fooba", "foobar"])
@@ -16,7 +17,7 @@ import Testing
 
     @Test func matchesFoundationOnRandomData() throws {
         var random = LocalReceiptTestRandom(seed: 64)
-        for count in 0 ..< 300 {
+        for count in 0..<300 {
             let bytes = random.bytes(count)
             let text = Data(bytes).base64EncodedString(options: [.lineLength76Characters, .endLineWithCarriageReturn])
             if count == 0 {

@@ -1,7 +1,7 @@
 import AppStoreReceipts
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Real receipts from public projects (shared/conformance/receipts) decode to the values
 /// recorded in EXPECTED.json, which were cross-checked with Apple's own library.
@@ -30,7 +30,8 @@ struct LocalReceiptConformanceTests {
         let expected = try #require(expectations[file])
         let receipt = try LocalReceiptDecoder.decode(base64: Self.base64(file))
 
-        let format: LocalReceipt.Format = expected["format"] as? String == "ios6-transaction-receipt"
+        let format: LocalReceipt.Format =
+            expected["format"] as? String == "ios6-transaction-receipt"
             ? .transactionReceipt : .appReceipt
         #expect(receipt.format == format)
         #expect(receipt.bundleID == expected["bundle_id"] as? String)
@@ -42,9 +43,11 @@ struct LocalReceiptConformanceTests {
             #expect(receipt.inApp.count == 1, "an iOS 6 receipt is one purchase")
         }
         // In-app entries sit in a SET: compare sorted.
-        #expect(receipt.inApp.compactMap(\.transactionID).sorted() == (expected["transaction_ids"] as? [String])?.sorted())
-        #expect(receipt.inApp.compactMap(\.originalTransactionID).sorted()
-            == (expected["original_transaction_ids"] as? [String])?.sorted())
+        #expect(
+            receipt.inApp.compactMap(\.transactionID).sorted() == (expected["transaction_ids"] as? [String])?.sorted())
+        #expect(
+            receipt.inApp.compactMap(\.originalTransactionID).sorted()
+                == (expected["original_transaction_ids"] as? [String])?.sorted())
         #expect(receipt.inApp.compactMap(\.productID).sorted() == (expected["product_ids"] as? [String])?.sorted())
         if let original = expected["original_application_version"] as? String {
             #expect(receipt.originalApplicationVersion == original)
@@ -58,8 +61,12 @@ struct LocalReceiptConformanceTests {
         if let purchased = expected["purchase_date"] as? String {
             // "2012-04-30 15:05:55 Etc/GMT"; the receipt also carries the milliseconds.
             let seconds = receipt.inApp.first?.purchaseDate.map { $0.timeIntervalSince1970.rounded(.down) }
-            #expect(seconds == LocalReceiptSamples.date(purchased.replacingOccurrences(of: " Etc/GMT", with: "Z")
-                .replacingOccurrences(of: " ", with: "T")).timeIntervalSince1970)
+            #expect(
+                seconds
+                    == LocalReceiptSamples.date(
+                        purchased.replacingOccurrences(of: " Etc/GMT", with: "Z")
+                            .replacingOccurrences(of: " ", with: "T")
+                    ).timeIntervalSince1970)
         }
         #expect(!receipt.isXcodeTestReceipt)
     }

@@ -1,7 +1,8 @@
-@testable import AppStoreReceipts
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
+@testable import AppStoreReceipts
 
 /// The local decoding's fast paths against the paths they stand in for: base64 four symbols at a
 /// time against the one-symbol loop it replaced, and `decodeSummary` (which skips purchases)
@@ -16,7 +17,9 @@ import TestSupport
 
     /// The corpus's receipts and every receipt of the simulated world.
     static var receiptTexts: [String] {
-        let corpus = Conformance.files(in: "receipts", withExtension: "b64").compactMap { try? String(contentsOf: $0, encoding: .utf8) }
+        let corpus = Conformance.files(in: "receipts", withExtension: "b64").compactMap {
+            try? String(contentsOf: $0, encoding: .utf8)
+        }
         return corpus + SimulatorAnswers.receiptData
     }
 
@@ -25,8 +28,9 @@ import TestSupport
     static func sampleReceipts() throws -> [[UInt8]] {
         let texts = SimulatorAnswers.receiptData
         func first(_ matches: (LocalReceipt) -> Bool) throws -> [UInt8] {
-            let text = try #require(texts.filter { (try? LocalReceiptDecoder.decode(base64: $0)).map(matches) ?? false }
-                .min { $0.utf8.count < $1.utf8.count })
+            let text = try #require(
+                texts.filter { (try? LocalReceiptDecoder.decode(base64: $0)).map(matches) ?? false }
+                    .min { $0.utf8.count < $1.utf8.count })
             return Array(try #require(Data(base64Encoded: text)))
         }
         return [
@@ -65,7 +69,8 @@ import TestSupport
             }
             texts.append(Array(sample.prefix(position)) + [UInt8(ascii: " ")] + Array(sample.dropFirst(position)))
         }
-        texts += ["", " ", "=", "QQ", "QQ=", "QQ==", "QQ===", "QUI", "QUI=", "QUJD", "Q", " Q U J D ", "QUJD=", "QU=D"].map { Array($0.utf8) }
+        texts += ["", " ", "=", "QQ", "QQ=", "QQ==", "QQ===", "QUI", "QUI=", "QUJD", "Q", " Q U J D ", "QUJD=", "QU=D"]
+            .map { Array($0.utf8) }
         for text in texts {
             let new = Result { () throws(ReceiptDecodingError) in try LocalReceiptBase64.decode(text) }
             #expect(new == LegacyLocalReceiptBase64.decode(text), "\(String(decoding: text.prefix(80), as: UTF8.self))")
@@ -93,12 +98,16 @@ import TestSupport
             #expect(insidePurchase != false, "refused with \(error)", sourceLocation: sourceLocation)
             switch error {
             case .invalidAttribute(let type, _):
-                #expect(type == LocalReceiptAttributeType.inAppPurchase || (1700..<1800).contains(type), sourceLocation: sourceLocation)
+                #expect(
+                    type == LocalReceiptAttributeType.inAppPurchase || (1700..<1800).contains(type),
+                    sourceLocation: sourceLocation)
             case .malformedPayload, .malformedDER, .truncatedHeader, .lengthExceedsInput, .missingEndOfContents,
-                 .nestingTooDeep, .tooManyElements, .trailingBytes:
+                .nestingTooDeep, .tooManyElements, .trailingBytes:
                 break  // inside a purchase's own SET, which the summary never parses
             default:
-                Issue.record("the summary accepted what the whole decoding refused with \(error)", sourceLocation: sourceLocation)
+                Issue.record(
+                    "the summary accepted what the whole decoding refused with \(error)", sourceLocation: sourceLocation
+                )
             }
         }
     }
@@ -115,16 +124,20 @@ import TestSupport
     static func purchaseRanges(_ receipt: [UInt8]) -> [Range<Int>]? {
         // The payload is the container's largest OCTET STRING.
         guard let container = try? BERDocument(parsing: receipt[...]),
-              let octets = container.nodes.indices.filter({ container.octetString(at: $0) != nil })
-                  .max(by: { container[$0].contentEnd - container[$0].contentStart < container[$1].contentEnd - container[$1].contentStart }),
-              !container[octets].tag.isConstructed, let payload = container.octetString(at: octets),
-              let document = try? BERDocument(parsing: payload)
+            let octets = container.nodes.indices.filter({ container.octetString(at: $0) != nil })
+                .max(by: {
+                    container[$0].contentEnd - container[$0].contentStart < container[$1].contentEnd
+                        - container[$1].contentStart
+                }),
+            !container[octets].tag.isConstructed, let payload = container.octetString(at: octets),
+            let document = try? BERDocument(parsing: payload)
         else { return nil }
         return document.childIndices(of: BERDocument.root).compactMap { attribute in
-            guard case let (type, _, value)? = document.threeChildren(of: attribute),
-                  LocalReceiptDecoder.twosComplement(document.content(of: type)) == Int64(LocalReceiptAttributeType.inAppPurchase)
+            guard case (let type, _, let value)? = document.threeChildren(of: attribute),
+                LocalReceiptDecoder.twosComplement(document.content(of: type))
+                    == Int64(LocalReceiptAttributeType.inAppPurchase)
             else { return nil }
-            return document[value].contentStart ..< document[value].contentEnd
+            return document[value].contentStart..<document[value].contentEnd
         }
     }
 
@@ -136,7 +149,9 @@ import TestSupport
             for variant in Self.corruptions(of: receipt) {
                 let text = Data(variant).base64EncodedString()
                 var insidePurchase: Bool? = false
-                if variant.count == receipt.count, let position = variant.indices.first(where: { variant[$0] != receipt[$0] }) {
+                if variant.count == receipt.count,
+                    let position = variant.indices.first(where: { variant[$0] != receipt[$0] })
+                {
                     insidePurchase = purchases.map { ranges in ranges.contains { $0.contains(position) } }
                 }
                 Self.expectSummaryMatchesWholeDecoding(text, insidePurchase: insidePurchase)

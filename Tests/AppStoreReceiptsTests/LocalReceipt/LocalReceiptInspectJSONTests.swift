@@ -26,50 +26,52 @@ import Testing
     )
 
     @Test func prettyOutputIsExact() {
-        #expect(Self.receipt.inspectJSON() == """
-        {
-          "format": "app_receipt",
-          "bundle_id": "com.example.app",
-          "environment": "Production",
-          "application_version": "15741",
-          "original_application_version": "434",
-          "creation_date": "2024-02-23T17:27:16Z",
-          "in_app": [
-            {
-              "product_id": "com.example.week",
-              "transaction_id": "340001237736590",
-              "original_transaction_id": "340001196262039",
-              "purchase_date": "2024-02-23T17:27:16.250Z",
-              "original_purchase_date": "2023-11-01T00:00:00Z",
-              "expires_date": "2024-03-01T17:27:16Z",
-              "cancellation_date": null,
-              "quantity": 1,
-              "web_order_line_item_id": "340000544112345",
-              "is_trial_period": false,
-              "is_in_intro_offer_period": true
-            },
-            {
-              "product_id": "com.example.coins",
-              "transaction_id": null,
-              "original_transaction_id": null,
-              "purchase_date": null,
-              "original_purchase_date": null,
-              "expires_date": null,
-              "cancellation_date": null,
-              "quantity": null,
-              "web_order_line_item_id": null,
-              "is_trial_period": null,
-              "is_in_intro_offer_period": null
-            }
-          ]
-        }
-        """)
+        #expect(
+            Self.receipt.inspectJSON() == """
+                {
+                  "format": "app_receipt",
+                  "bundle_id": "com.example.app",
+                  "environment": "Production",
+                  "application_version": "15741",
+                  "original_application_version": "434",
+                  "creation_date": "2024-02-23T17:27:16Z",
+                  "in_app": [
+                    {
+                      "product_id": "com.example.week",
+                      "transaction_id": "340001237736590",
+                      "original_transaction_id": "340001196262039",
+                      "purchase_date": "2024-02-23T17:27:16.250Z",
+                      "original_purchase_date": "2023-11-01T00:00:00Z",
+                      "expires_date": "2024-03-01T17:27:16Z",
+                      "cancellation_date": null,
+                      "quantity": 1,
+                      "web_order_line_item_id": "340000544112345",
+                      "is_trial_period": false,
+                      "is_in_intro_offer_period": true
+                    },
+                    {
+                      "product_id": "com.example.coins",
+                      "transaction_id": null,
+                      "original_transaction_id": null,
+                      "purchase_date": null,
+                      "original_purchase_date": null,
+                      "expires_date": null,
+                      "cancellation_date": null,
+                      "quantity": null,
+                      "web_order_line_item_id": null,
+                      "is_trial_period": null,
+                      "is_in_intro_offer_period": null
+                    }
+                  ]
+                }
+                """)
     }
 
     @Test func compactOutputIsOneLineOfTheSameJSON() throws {
         let compact = Self.receipt.inspectJSON(pretty: false)
         #expect(!compact.contains("\n"))
-        #expect(compact.hasPrefix(#"{"format":"app_receipt","bundle_id":"com.example.app","environment":"Production","#))
+        #expect(
+            compact.hasPrefix(#"{"format":"app_receipt","bundle_id":"com.example.app","environment":"Production","#))
         let fromCompact = try JSONSerialization.jsonObject(with: Data(compact.utf8)) as? NSDictionary
         let fromPretty = try JSONSerialization.jsonObject(with: Data(Self.receipt.inspectJSON().utf8)) as? NSDictionary
         #expect(fromCompact != nil && fromCompact == fromPretty)
@@ -77,7 +79,10 @@ import Testing
 
     @Test func emptyReceipt() {
         let receipt = LocalReceipt(format: .transactionReceipt)
-        #expect(receipt.inspectJSON(pretty: false) == #"{"format":"transaction_receipt","bundle_id":null,"environment":null,"application_version":null,"original_application_version":null,"creation_date":null,"in_app":[]}"#)
+        #expect(
+            receipt.inspectJSON(pretty: false)
+                == #"{"format":"transaction_receipt","bundle_id":null,"environment":null,"application_version":null,"original_application_version":null,"creation_date":null,"in_app":[]}"#
+        )
         #expect(receipt.inspectJSON().hasSuffix("\"in_app\": []\n}"))
     }
 

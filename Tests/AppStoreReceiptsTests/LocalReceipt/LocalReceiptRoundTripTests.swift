@@ -27,8 +27,10 @@ import Testing
         // App Store receipts are DER ("MII…"); Xcode's are BER beginning exactly like this
         // (research/verifyreceipt.md §7.1).
         let der = Data(LocalReceiptEncoder.appReceipt(Samples.appReceipt)).base64EncodedString()
-        let ber = Data(LocalReceiptEncoder.appReceipt(Samples.appReceipt, encoding: .indefiniteLengthBER(chunkSize: 1000)))
-            .base64EncodedString()
+        let ber = Data(
+            LocalReceiptEncoder.appReceipt(Samples.appReceipt, encoding: .indefiniteLengthBER(chunkSize: 1000))
+        )
+        .base64EncodedString()
         #expect(der.hasPrefix("MII"))
         #expect(ber.hasPrefix("MIAGCSqGSIb3DQEHAqCA"))
         #expect(LocalReceiptEncoder.base64(Samples.appReceipt) == der)
@@ -76,8 +78,11 @@ import Testing
             environment: "Xcode", appItemID: 0, bundleID: "com.example.naturelab.backyardbirds.example",
             applicationVersion: "1", creationDate: Samples.date("2023-10-19T01:45:40Z"),
             expirationDate: Samples.date("4001-01-01T00:00:00Z"),
-            inApp: [LocalReceipt.InAppPurchase(quantity: 1, productID: "pass.premium", transactionID: "0",
-                                               isInIntroOfferPeriod: true)]
+            inApp: [
+                LocalReceipt.InAppPurchase(
+                    quantity: 1, productID: "pass.premium", transactionID: "0",
+                    isInIntroOfferPeriod: true)
+            ]
         )
         let text = Data(LocalReceiptEncoder.appReceipt(receipt, encoding: .indefiniteLengthBER(chunkSize: 512)))
             .base64EncodedString()
@@ -90,7 +95,8 @@ import Testing
     @Test func extremeValues() throws {
         let purchase = LocalReceipt.InAppPurchase(
             quantity: -1, productID: "ünïcødé \"quoted\" \\ 製品 🎟", transactionID: String(repeating: "9", count: 40),
-            purchaseDate: Date(timeIntervalSince1970: -62_135_596_800),  // 0001-01-01, proleptic Gregorian productType: Int(Int32.max),
+            // 0001-01-01, proleptic Gregorian
+            purchaseDate: Date(timeIntervalSince1970: -62_135_596_800), productType: Int(Int32.max),
             expiresDate: Samples.date("9999-12-31T23:59:59Z"), webOrderLineItemID: String(Int64.max)
         )
         let receipt = LocalReceipt(appItemID: .min, bundleID: "b", inApp: [purchase])
@@ -100,7 +106,7 @@ import Testing
 
     @Test func manyPurchases() throws {
         var receipt = Samples.appReceipt
-        receipt.inApp = (0 ..< 2000).map { index in
+        receipt.inApp = (0..<2000).map { index in
             var purchase = Samples.subscription
             purchase.transactionID = String(2_000_000_000_000_000 + index)
             purchase.purchaseDate = Date(timeIntervalSince1970: 1_500_000_000 + Double(index) * 604_800)
@@ -152,15 +158,16 @@ import Testing
     @Test func transactionReceiptWithTextDatesOnly() throws {
         // Older receipts without the -ms keys: the text form is read instead.
         let info = """
-        {
-        \t"transaction-id" = "1000000000000001";
-        \t"purchase-date" = "2012-04-30 15:05:55 Etc/GMT";
-        \t"expires-date-formatted" = "2012-05-30 15:05:55 Etc/GMT";
-        \t"cancellation-date" = "2012-05-01 10:00:00 Etc/GMT";
-        \tquantity = 2;
-        }
-        """
-        let outer = "{ \"purchase-info\" = \"\(Data(info.utf8).base64EncodedString())\"; \"environment\" = \"Sandbox\"; }"
+            {
+            \t"transaction-id" = "1000000000000001";
+            \t"purchase-date" = "2012-04-30 15:05:55 Etc/GMT";
+            \t"expires-date-formatted" = "2012-05-30 15:05:55 Etc/GMT";
+            \t"cancellation-date" = "2012-05-01 10:00:00 Etc/GMT";
+            \tquantity = 2;
+            }
+            """
+        let outer =
+            "{ \"purchase-info\" = \"\(Data(info.utf8).base64EncodedString())\"; \"environment\" = \"Sandbox\"; }"
         let decoded = try LocalReceiptDecoder.decode(base64: Data(outer.utf8).base64EncodedString())
         let purchase = try #require(decoded.inApp.first)
         #expect(purchase.purchaseDate == Samples.date("2012-04-30T15:05:55Z"))
@@ -193,7 +200,8 @@ import Testing
         // The subscription's product id appears only inside its purchase's nested SET: make the
         // length before it claim more bytes than the purchase holds.
         let productID = Array(try #require(Samples.subscription.productID).utf8)
-        let at = try #require((0...(bytes.count - productID.count)).first { Array(bytes[$0 ..< $0 + productID.count]) == productID })
+        let at = try #require(
+            (0...(bytes.count - productID.count)).first { Array(bytes[$0..<$0 + productID.count]) == productID })
         bytes[at - 1] = 0x7F
         let text = Data(bytes).base64EncodedString()
         #expect(throws: ReceiptDecodingError.self) { try LocalReceiptDecoder.decode(base64: text) }

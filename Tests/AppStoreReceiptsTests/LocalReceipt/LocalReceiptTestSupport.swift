@@ -16,7 +16,7 @@ struct LocalReceiptTestRandom: RandomNumberGenerator {
     }
 
     mutating func bytes(_ count: Int) -> [UInt8] {
-        (0 ..< count).map { _ in UInt8.random(in: 0 ... 255, using: &self) }
+        (0..<count).map { _ in UInt8.random(in: 0...255, using: &self) }
     }
 }
 
@@ -86,18 +86,20 @@ enum LocalReceiptSamples {
         appItemID: 521_129_812,
         bundleID: "com.example.legacy",
         applicationVersion: "20120427",
-        inApp: [LocalReceipt.InAppPurchase(
-            quantity: 1,
-            productID: "com.example.legacy.monthly",
-            transactionID: "1000000046178817",
-            purchaseDate: Date(timeIntervalSince1970: 1_335_798_355.868),
-            originalTransactionID: "1000000046178800",
-            originalPurchaseDate: Date(timeIntervalSince1970: 1_335_000_000),
-            expiresDate: Date(timeIntervalSince1970: 1_337_798_355),
-            webOrderLineItemID: "1000000000123456",
-            isTrialPeriod: true,
-            isInIntroOfferPeriod: false
-        )]
+        inApp: [
+            LocalReceipt.InAppPurchase(
+                quantity: 1,
+                productID: "com.example.legacy.monthly",
+                transactionID: "1000000046178817",
+                purchaseDate: Date(timeIntervalSince1970: 1_335_798_355.868),
+                originalTransactionID: "1000000046178800",
+                originalPurchaseDate: Date(timeIntervalSince1970: 1_335_000_000),
+                expiresDate: Date(timeIntervalSince1970: 1_337_798_355),
+                webOrderLineItemID: "1000000000123456",
+                isTrialPeriod: true,
+                isInIntroOfferPeriod: false
+            )
+        ]
     )
 
     /// A decoded receipt without the fields only decoding fills in, for equality with inputs.

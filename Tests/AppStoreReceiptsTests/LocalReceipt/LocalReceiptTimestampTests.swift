@@ -1,25 +1,27 @@
-@testable import AppStoreReceipts
 import Foundation
 import Testing
 
+@testable import AppStoreReceipts
+
 @Suite struct LocalReceiptTimestampTests {
-    @Test(arguments: [
-        ("2024-02-23T17:27:16Z", 1_708_709_236_000),
-        ("2024-02-23T17:27:16.5Z", 1_708_709_236_500),
-        ("2024-02-23T17:27:16.123456789Z", 1_708_709_236_123),  // truncated to milliseconds
-        ("2024-02-23T18:27:16+01:00", 1_708_709_236_000),
-        ("2024-02-23T12:27:16-0500", 1_708_709_236_000),
-        ("2024-02-23T19:27:16+02", 1_708_709_236_000),
-        ("2024-02-23 17:27:16 Etc/GMT", 1_708_709_236_000),
-        ("2024-02-23 17:27:16 GMT", 1_708_709_236_000),
-        ("2024-02-23 17:27:16 UTC", 1_708_709_236_000),
-        ("2024-02-23T17:27:16", 1_708_709_236_000),  // no zone: UTC
-        ("2024-02-23 17:27:16", 1_708_709_236_000),
-        ("2000-02-29T00:00:00Z", 951_782_400_000),
-        ("1969-12-31T23:59:59Z", -1000),
-        ("4001-01-01T00:00:00Z", 64_092_211_200_000),
-        ("2016-12-31T23:59:60Z", 1_483_228_800_000),  // a leap second lands on the next second
-    ] as [(String, Int64)])
+    @Test(
+        arguments: [
+            ("2024-02-23T17:27:16Z", 1_708_709_236_000),
+            ("2024-02-23T17:27:16.5Z", 1_708_709_236_500),
+            ("2024-02-23T17:27:16.123456789Z", 1_708_709_236_123),  // truncated to milliseconds
+            ("2024-02-23T18:27:16+01:00", 1_708_709_236_000),
+            ("2024-02-23T12:27:16-0500", 1_708_709_236_000),
+            ("2024-02-23T19:27:16+02", 1_708_709_236_000),
+            ("2024-02-23 17:27:16 Etc/GMT", 1_708_709_236_000),
+            ("2024-02-23 17:27:16 GMT", 1_708_709_236_000),
+            ("2024-02-23 17:27:16 UTC", 1_708_709_236_000),
+            ("2024-02-23T17:27:16", 1_708_709_236_000),  // no zone: UTC
+            ("2024-02-23 17:27:16", 1_708_709_236_000),
+            ("2000-02-29T00:00:00Z", 951_782_400_000),
+            ("1969-12-31T23:59:59Z", -1000),
+            ("4001-01-01T00:00:00Z", 64_092_211_200_000),
+            ("2016-12-31T23:59:60Z", 1_483_228_800_000),  // a leap second lands on the next second
+        ] as [(String, Int64)])
     func parses(text: String, milliseconds: Int64) throws {
         let date = try #require(LocalReceiptTimestamp.parse(Array(text.utf8)))
         #expect(LocalReceiptTimestamp.milliseconds(date) == milliseconds)
@@ -37,14 +39,15 @@ import Testing
         #expect(LocalReceiptTimestamp.parse(Array(text.utf8)) == nil)
     }
 
-    @Test(arguments: [
-        ("1335798355868", 1_335_798_355_868 as Int64?),
-        ("0", 0),
-        ("253402300799999", 253_402_300_799_999),
-        ("253402300800000", nil),  // year 10000
-        ("-1", -1), ("-62135596800000", -62_135_596_800_000), ("-62135596800001", nil),
-        ("", nil), ("-", nil), ("+1", nil), ("--1", nil), ("1e3", nil), (" 1", nil), ("99999999999999999", nil),
-    ] as [(String, Int64?)])
+    @Test(
+        arguments: [
+            ("1335798355868", 1_335_798_355_868 as Int64?),
+            ("0", 0),
+            ("253402300799999", 253_402_300_799_999),
+            ("253402300800000", nil),  // year 10000
+            ("-1", -1), ("-62135596800000", -62_135_596_800_000), ("-62135596800001", nil),
+            ("", nil), ("-", nil), ("+1", nil), ("--1", nil), ("1e3", nil), (" 1", nil), ("99999999999999999", nil),
+        ] as [(String, Int64?)])
     func parsesMilliseconds(text: String, milliseconds: Int64?) {
         #expect(LocalReceiptTimestamp.parseMilliseconds(text).map(LocalReceiptTimestamp.milliseconds) == milliseconds)
     }
@@ -71,6 +74,7 @@ import Testing
         }
         #expect(failures.isEmpty)
         // And the calendar agrees with Foundation's on the way.
-        #expect(LocalReceiptTimestamp.format(LocalReceiptSamples.date("2100-03-01T00:00:00Z")) == "2100-03-01T00:00:00Z")
+        #expect(
+            LocalReceiptTimestamp.format(LocalReceiptSamples.date("2100-03-01T00:00:00Z")) == "2100-03-01T00:00:00Z")
     }
 }

@@ -1,7 +1,8 @@
-@testable import AppStoreReceipts
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
+@testable import AppStoreReceipts
 
 /// The JSON parser under `VerifyReceiptResponse.decode`: what it accepts, exactly what it
 /// builds, and that every malformed document is refused without a crash.
@@ -25,7 +26,9 @@ import TestSupport
 
     @Test("every kind of value, members in document order")
     func structure() throws {
-        let value = try Self.parse(#" { "s" : "x", "n" : -12.5e3, "t" : true, "f" : false, "z" : null, "a" : [ 1 , [ ] , { } ], "o" : { "k" : "v" } } "#)
+        let value = try Self.parse(
+            #" { "s" : "x", "n" : -12.5e3, "t" : true, "f" : false, "z" : null, "a" : [ 1 , [ ] , { } ], "o" : { "k" : "v" } } "#
+        )
         let expected = PlainJSON.object([
             .init(key: "s", value: .string("x")),
             .init(key: "n", value: .number("-12.5e3")),
@@ -38,24 +41,31 @@ import TestSupport
         #expect(PlainJSON(value) == expected)
     }
 
-    @Test("any value may be the whole document, surrounded by whitespace", arguments: [
-        (" \t\r\n\"x\" ", PlainJSON.string("x")), ("0", .number("0")), ("true", .bool(true)), ("null", .null),
-        ("[]", .array([])), ("{}", .object([])),
-    ])
+    @Test(
+        "any value may be the whole document, surrounded by whitespace",
+        arguments: [
+            (" \t\r\n\"x\" ", PlainJSON.string("x")), ("0", .number("0")), ("true", .bool(true)), ("null", .null),
+            ("[]", .array([])), ("{}", .object([])),
+        ])
     func scalarDocuments(_ text: String, _ expected: PlainJSON) throws {
         #expect(PlainJSON(try Self.parse(text)) == expected)
     }
 
-    @Test("escapes", arguments: [
-        (#""\"\\\/\b\f\n\r\t""#, "\"\\/\u{08}\u{0C}\n\r\t"),
-        (#""\u00e9\u00E9\u0041""#, "ééA"),
-        (#""a\u0000b""#, "a\u{0}b"),
-        (#""\ud83d\ude00""#, "😀"),
-        (#""\uD834\uDD1E clef""#, "𝄞 clef"),
-        (#""\uffff\u0800\u07ff\u0080\u007f""#, "\u{FFFF}\u{0800}\u{07FF}\u{0080}\u{7F}"),
-        (#""raw é, escaped \u00e9, raw 😀""#, "raw é, escaped é, raw 😀"),
-        (#""long prefix before the first escape: 0123456789 0123456789\n""#, "long prefix before the first escape: 0123456789 0123456789\n"),
-    ])
+    @Test(
+        "escapes",
+        arguments: [
+            (#""\"\\\/\b\f\n\r\t""#, "\"\\/\u{08}\u{0C}\n\r\t"),
+            (#""\u00e9\u00E9\u0041""#, "ééA"),
+            (#""a\u0000b""#, "a\u{0}b"),
+            (#""\ud83d\ude00""#, "😀"),
+            (#""\uD834\uDD1E clef""#, "𝄞 clef"),
+            (#""\uffff\u0800\u07ff\u0080\u007f""#, "\u{FFFF}\u{0800}\u{07FF}\u{0080}\u{7F}"),
+            (#""raw é, escaped \u00e9, raw 😀""#, "raw é, escaped é, raw 😀"),
+            (
+                #""long prefix before the first escape: 0123456789 0123456789\n""#,
+                "long prefix before the first escape: 0123456789 0123456789\n"
+            ),
+        ])
     func escapes(_ json: String, _ expected: String) throws {
         #expect(try Self.parse(json) == .string(expected))
     }
@@ -77,19 +87,23 @@ import TestSupport
         #expect(try Self.parse("\"\(text)\"") == .string(text))
     }
 
-    @Test("numbers keep their exact text, beyond Int64 and Double too", arguments: [
-        "0", "-0", "7", "-7", "1592575024000", "0.5", "-1.5e-3", "1E+2", "1e400", "2.5E-7",
-        "9223372036854775808", "123456789012345678901234567890123456789012",
-    ])
+    @Test(
+        "numbers keep their exact text, beyond Int64 and Double too",
+        arguments: [
+            "0", "-0", "7", "-7", "1592575024000", "0.5", "-1.5e-3", "1E+2", "1e400", "2.5E-7",
+            "9223372036854775808", "123456789012345678901234567890123456789012",
+        ])
     func numbers(_ literal: String) throws {
         #expect(try Self.parse(literal) == .number(literal))
         #expect(PlainJSON(try Self.parse("[\(literal)]")) == .array([.number(literal)]))
     }
 
-    @Test("numbers outside RFC 8259's grammar are refused", arguments: [
-        "01", "-01", "00", "-", "1.", "1.e3", ".1", "+1", "1e", "1e+", "1E-", "0x1", "1_000", "NaN", "Infinity",
-        "-Infinity", "--1", "1.5.", "1ee3", "[1.]", "[-]", #"{"a":01}"#,
-    ])
+    @Test(
+        "numbers outside RFC 8259's grammar are refused",
+        arguments: [
+            "01", "-01", "00", "-", "1.", "1.e3", ".1", "+1", "1e", "1e+", "1E-", "0x1", "1_000", "NaN", "Infinity",
+            "-Infinity", "--1", "1.5.", "1ee3", "[1.]", "[-]", #"{"a":01}"#,
+        ])
     func invalidNumbers(_ text: String) {
         #expect(Self.reason(text) != nil)
     }
@@ -109,7 +123,11 @@ import TestSupport
     @Test("lookups find every member of a large object, and nothing else")
     func largeObject() throws {
         let keys = (0..<1_000).map { "key_\($0)" } + ["", "k", "\u{e9}t\u{e9}", "a\u{0}b"]
-        let body = "{" + keys.enumerated().map { "\"\($0.element.unicodeScalars.map { $0 == "\u{0}" ? "\\u0000" : String($0) }.joined())\":\($0.offset)" }
+        let body =
+            "{"
+            + keys.enumerated().map {
+                "\"\($0.element.unicodeScalars.map { $0 == "\u{0}" ? "\\u0000" : String($0) }.joined())\":\($0.offset)"
+            }
             .joined(separator: ",") + "}"
         guard case .object(let object) = try Self.parse(body) else {
             Issue.record("not an object")
@@ -127,8 +145,9 @@ import TestSupport
     @Test("keys with the same length, start and end are told apart")
     func fingerprintCollisions() throws {
         // The fingerprint sees the length and the first and last eight bytes only.
-        guard case .object(let object) = try Self.parse(
-            #"{"original_A_date_ms":1,"original_B_date_ms":2,"original_A_date_ms":3,"original_C_date_ms":4}"#)
+        guard
+            case .object(let object) = try Self.parse(
+                #"{"original_A_date_ms":1,"original_B_date_ms":2,"original_A_date_ms":3,"original_C_date_ms":4}"#)
         else {
             Issue.record("not an object")
             return
@@ -141,7 +160,8 @@ import TestSupport
 
     @Test("an escaped key is found by its meaning, and an escaped string reads decoded")
     func escapedKeyLookup() throws {
-        guard case .object(let object) = try Self.parse(#"{"transaction\u005fid":"1\u0030","product_id":"p\/q"}"#) else {
+        guard case .object(let object) = try Self.parse(#"{"transaction\u005fid":"1\u0030","product_id":"p\/q"}"#)
+        else {
             Issue.record("not an object")
             return
         }
@@ -154,7 +174,8 @@ import TestSupport
     /// offset on the tape must count from its first byte, not from index 0.
     @Test("a Data slice parses, its strings, digits, booleans and escapes read from its own first byte")
     func dataSlice() throws {
-        let whole = Data([0xEF, 0xBB, 0xBF] + Array(#"{"status":21007,"ok":true,"id":"1000","name":"p\/q","count":"42"}"#.utf8))
+        let whole = Data(
+            [0xEF, 0xBB, 0xBF] + Array(#"{"status":21007,"ok":true,"id":"1000","name":"p\/q","count":"42"}"#.utf8))
         let slice = whole.dropFirst(3)
         #expect(slice.startIndex == 3)
         guard case .object(let object) = try AppleJSONParser.parse(slice) else {
@@ -254,7 +275,9 @@ import TestSupport
         #expect(throws: AppleJSONSyntaxError(reason: .invalidUnicodeEscape, offset: 2)) {
             try Self.parse(#"["\udc00"]"#).self
         }
-        #expect(AppleJSONSyntaxError(reason: .trailingData, offset: 12).description == "invalid JSON at byte 12: trailingData")
+        #expect(
+            AppleJSONSyntaxError(reason: .trailingData, offset: 12).description
+                == "invalid JSON at byte 12: trailingData")
     }
 
     // MARK: - Nesting
@@ -276,7 +299,8 @@ import TestSupport
         let elapsed = clock.measure {
             #expect(Self.reason([UInt8](repeating: UInt8(ascii: "["), count: 100_000)) == .tooDeep)
             #expect(Self.reason(Array(String(repeating: #"{"a":["#, count: 50_000).utf8)) == .tooDeep)
-            let decoded = decodingResult(Data(#"{"status":0,"x":"#.utf8) + Data(repeating: UInt8(ascii: "["), count: 100_000))
+            let decoded = decodingResult(
+                Data(#"{"status":0,"x":"#.utf8) + Data(repeating: UInt8(ascii: "["), count: 100_000))
             #expect(decoded == .failure(.malformedJSON(byteCount: 100_016)))
         }
         // Only a guard against runaway work (it takes microseconds); not a timing assertion.
@@ -287,9 +311,12 @@ import TestSupport
 
     /// Real answers to cut: the conformance corpus when present, and answers the simulator writes.
     static func realAnswers() -> [(name: String, bytes: [UInt8])] {
-        var answers = SimulatorAnswers.sample(count: 6).enumerated().map { ("simulator answer \($0.offset)", $0.element) }
+        var answers = SimulatorAnswers.sample(count: 6).enumerated().map {
+            ("simulator answer \($0.offset)", $0.element)
+        }
         for url in Conformance.files(in: "responses/alexalok", withExtension: "json")
-            + Conformance.files(in: "responses/venice", withExtension: "json") {
+            + Conformance.files(in: "responses/venice", withExtension: "json")
+        {
             if let data = try? Data(contentsOf: url) {
                 // The parser does not skip a byte order mark; decode strips it first.
                 answers.append((url.lastPathComponent, Array(VerifyReceiptDecodingError.stripByteOrderMark(data))))
@@ -313,7 +340,8 @@ import TestSupport
                 }
                 let decoded = decodingResult(Data(prefix))
                 let start = bytes.firstIndex(of: UInt8(ascii: "{"))!
-                let expected: VerifyReceiptDecodingError = length > start ? .malformedJSON(byteCount: length) : .emptyBody
+                let expected: VerifyReceiptDecodingError =
+                    length > start ? .malformedJSON(byteCount: length) : .emptyBody
                 if decoded != .failure(expected) {
                     Issue.record("\(name) cut at \(length) decodes to \(decoded)")
                 }
@@ -337,7 +365,9 @@ import TestSupport
                 case .success(let response):
                     // The new decoder is stricter, never more lenient: whatever it accepts, the
                     // JSONDecoder-based one accepted and read the same way.
-                    if legacyDecodingResult(Data(corrupt)) != .success(response) { Issue.record("byte \(offset) -> \(replacement): differs from the old decoder") }
+                    if legacyDecodingResult(Data(corrupt)) != .success(response) {
+                        Issue.record("byte \(offset) -> \(replacement): differs from the old decoder")
+                    }
                     decoded += 1
                 case .failure:
                     refused += 1

@@ -1,11 +1,14 @@
-@testable import AppStoreReceipts
 import Foundation
 import Testing
+
+@testable import AppStoreReceipts
 
 /// The word-at-a-time byte tests against one-byte-at-a-time oracles: a wrong bit trick would let
 /// a quote into a request, or a space into "plain" receipt data.
 @Suite struct ByteWordsTests {
-    static func jsonStopOracle(_ byte: UInt8) -> Bool { byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") }
+    static func jsonStopOracle(_ byte: UInt8) -> Bool {
+        byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
+    }
     static func printableOracle(_ byte: UInt8) -> Bool { byte > 0x20 && byte < 0x7F }
 
     /// Every length from 0 to 40 (whole words and every tail), with every byte value placed at every
@@ -32,7 +35,9 @@ import Testing
         var disagreements = 0
         var stops = 0
         for bytes in Self.cases() {
-            let (hasStop, printable) = bytes.withUnsafeBytes { (ByteWords.containsJSONStop($0), ByteWords.isPrintableASCII($0)) }
+            let (hasStop, printable) = bytes.withUnsafeBytes {
+                (ByteWords.containsJSONStop($0), ByteWords.isPrintableASCII($0))
+            }
             if hasStop != bytes.contains(where: Self.jsonStopOracle) { disagreements += 1 }
             if printable != bytes.allSatisfy(Self.printableOracle) { disagreements += 1 }
             if hasStop { stops += 1 }
@@ -46,8 +51,11 @@ import Testing
     func neighbours() {
         for text in [#"ab"c\d"#, "abcdefg\u{7F}", "\u{FF}abcdefg", "abc defg", "abcdefgh\u{1F}"] {
             let bytes = Array(text.utf8)
-            #expect(bytes.withUnsafeBytes(ByteWords.containsJSONStop) == bytes.contains(where: Self.jsonStopOracle), "\(text)")
-            #expect(bytes.withUnsafeBytes(ByteWords.isPrintableASCII) == bytes.allSatisfy(Self.printableOracle), "\(text)")
+            #expect(
+                bytes.withUnsafeBytes(ByteWords.containsJSONStop) == bytes.contains(where: Self.jsonStopOracle),
+                "\(text)")
+            #expect(
+                bytes.withUnsafeBytes(ByteWords.isPrintableASCII) == bytes.allSatisfy(Self.printableOracle), "\(text)")
         }
     }
 

@@ -26,7 +26,8 @@ import Testing
         let merged = latest.merging(inApp)
         #expect(merged.inAppOwnershipType == "PURCHASED")
         #expect(latest.inAppOwnershipType == nil)
-        #expect(inApp == VerifyReceiptTransaction(productID: "pro", transactionID: "7", inAppOwnershipType: "PURCHASED"))
+        #expect(
+            inApp == VerifyReceiptTransaction(productID: "pro", transactionID: "7", inAppOwnershipType: "PURCHASED"))
     }
 
     @Test("equal fields make equal values with equal hashes, whether or not they share a box")

@@ -1,5 +1,6 @@
-@testable import AppStoreReceipts
 import Foundation
+
+@testable import AppStoreReceipts
 
 /// The decoder `VerifyReceiptResponse.decode` used before `AppleJSONParser`: Foundation's
 /// `JSONDecoder` through hand-written `init(from:)`s, kept verbatim (types renamed) as the oracle
@@ -202,7 +203,8 @@ private struct LegacyResponse: Decodable {
             throw VerifyReceiptDecodingError.statusNotANumber
         }
         let receipt = json.appleObject(LegacyReceipt.self, "receipt")?.value
-        let latestExpiredReceiptInfo = json.appleList(LegacyTransaction.self, "latest_expired_receipt_info").map(\.value)
+        let latestExpiredReceiptInfo = json.appleList(LegacyTransaction.self, "latest_expired_receipt_info").map(
+            \.value)
         var pendingRenewalInfo = json.appleList(LegacyRenewal.self, "pending_renewal_info").map(\.value)
         if pendingRenewalInfo.isEmpty {
             var topLevel = LegacyRenewal.renewal(json)
@@ -231,7 +233,8 @@ private struct LegacyReceipt: Decodable {
 
     init(from decoder: any Decoder) throws {
         let json = try decoder.container(keyedBy: LegacyKey.self)
-        let isTransactionReceipt = json.contains("bid")
+        let isTransactionReceipt =
+            json.contains("bid")
             || (!json.contains("in_app") && json.contains("transaction_id"))
         value = VerifyReceiptDecodedReceipt(
             format: isTransactionReceipt ? .transactionReceipt : .appReceipt,

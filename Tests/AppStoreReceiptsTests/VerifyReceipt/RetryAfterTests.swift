@@ -6,23 +6,27 @@ import Testing
     /// Tue, 14 Nov 2023 22:13:20 GMT.
     static let now = Date(timeIntervalSince1970: 1_700_000_000)
 
-    @Test("delta-seconds is the wait", arguments: [
-        ("120", Duration.seconds(120)),
-        ("0", .zero),
-        ("  5 ", .seconds(5)),
-        ("1.5", .milliseconds(1_500)),
-        ("86400", .seconds(86_400)),
-    ])
+    @Test(
+        "delta-seconds is the wait",
+        arguments: [
+            ("120", Duration.seconds(120)),
+            ("0", .zero),
+            ("  5 ", .seconds(5)),
+            ("1.5", .milliseconds(1_500)),
+            ("86400", .seconds(86_400)),
+        ])
     func deltaSeconds(_ header: String, _ expected: Duration) {
         #expect(RetryAfter.parse(header, now: Self.now) == expected)
     }
 
-    @Test("an HTTP date in any of RFC 9110's three forms is the time until then", arguments: [
-        "Tue, 14 Nov 2023 22:14:20 GMT",
-        "Tuesday, 14-Nov-23 22:14:20 GMT",
-        "Tue Nov 14 22:14:20 2023",
-        "tue, 14 nov 2023 22:14:20 gmt",
-    ])
+    @Test(
+        "an HTTP date in any of RFC 9110's three forms is the time until then",
+        arguments: [
+            "Tue, 14 Nov 2023 22:14:20 GMT",
+            "Tuesday, 14-Nov-23 22:14:20 GMT",
+            "Tue Nov 14 22:14:20 2023",
+            "tue, 14 nov 2023 22:14:20 gmt",
+        ])
     func httpDate(_ header: String) {
         #expect(RetryAfter.parse(header, now: Self.now) == .seconds(60))
     }
@@ -34,11 +38,13 @@ import Testing
         #expect(RetryAfter.parse("Sun, 06 Nov 1994 08:49:47 GMT", now: now) == .seconds(10))
     }
 
-    @Test("a date already past means retry now, not a negative wait", arguments: [
-        "Tue, 14 Nov 2023 22:13:19 GMT",
-        "Sun, 06 Nov 1994 08:49:37 GMT",
-        "Tue, 14 Nov 2023 22:13:20 GMT",
-    ])
+    @Test(
+        "a date already past means retry now, not a negative wait",
+        arguments: [
+            "Tue, 14 Nov 2023 22:13:19 GMT",
+            "Sun, 06 Nov 1994 08:49:37 GMT",
+            "Tue, 14 Nov 2023 22:13:20 GMT",
+        ])
     func pastDate(_ header: String) {
         #expect(RetryAfter.parse(header, now: Self.now) == .zero)
     }
@@ -49,17 +55,19 @@ import Testing
         #expect(RetryAfter.parse("Tue, 14 Nov 2023 22:13:21 GMT", now: now) == .milliseconds(750))
     }
 
-    @Test("garbage falls back to the client's own backoff", arguments: [
-        "", "   ", "soon", "-5", "+5", "5s", "0x10", "1e3", "99999999999999999999",
-        "Tue, 14 Nov 2023 22:13:50 PST",
-        "Tue, 14 Nov 2023 22:13:50 +0100",
-        "Fri, 31 Feb 2023 22:13:50 GMT",
-        "Tue, 14 Foo 2023 22:13:50 GMT",
-        "Tue, 14 Nov 2023 25:13:50 GMT",
-        "Tue, 14 Nov 2023 22:13 GMT",
-        "Tue, 14 Nov 2023 GMT",
-        "2023-11-14T22:13:50Z",
-    ])
+    @Test(
+        "garbage falls back to the client's own backoff",
+        arguments: [
+            "", "   ", "soon", "-5", "+5", "5s", "0x10", "1e3", "99999999999999999999",
+            "Tue, 14 Nov 2023 22:13:50 PST",
+            "Tue, 14 Nov 2023 22:13:50 +0100",
+            "Fri, 31 Feb 2023 22:13:50 GMT",
+            "Tue, 14 Foo 2023 22:13:50 GMT",
+            "Tue, 14 Nov 2023 25:13:50 GMT",
+            "Tue, 14 Nov 2023 22:13 GMT",
+            "Tue, 14 Nov 2023 GMT",
+            "2023-11-14T22:13:50Z",
+        ])
     func garbage(_ header: String) {
         #expect(RetryAfter.parse(header, now: Self.now) == nil)
     }

@@ -27,14 +27,16 @@ import Testing
     @Test("transactions without an id are kept, not merged")
     func keepsAnonymous() throws {
         let response = try verifyReceiptResponse(
-            #"{"status":0,"receipt":{"in_app":[{"product_id":"a"},{"product_id":"b"},{"transaction_id":"","product_id":"c"}]}}"#)
+            #"{"status":0,"receipt":{"in_app":[{"product_id":"a"},{"product_id":"b"},{"transaction_id":"","product_id":"c"}]}}"#
+        )
         #expect(response.allTransactions.map(\.productID) == ["a", "b", "c"])
     }
 
     @Test("an iOS 6 receipt contributes its own purchase")
     func transactionReceipt() throws {
         let response = try verifyReceiptResponse(
-            #"{"status":0,"receipt":{"bid":"com.foo","bvrs":"1","transaction_id":"5","product_id":"p","expires_date":"1550386188000"}}"#)
+            #"{"status":0,"receipt":{"bid":"com.foo","bvrs":"1","transaction_id":"5","product_id":"p","expires_date":"1550386188000"}}"#
+        )
         #expect(response.receipt?.format == .transactionReceipt)
         #expect(response.receipt?.bundleID == "com.foo")
         #expect(response.receipt?.applicationVersion == "1")
@@ -44,7 +46,8 @@ import Testing
 
     @Test("merging prefers the receiver's values and fills its gaps")
     func merging() {
-        let fresh = VerifyReceiptTransaction(transactionID: "1", expiresDate: appleDate(milliseconds: 2), isUpgraded: nil)
+        let fresh = VerifyReceiptTransaction(
+            transactionID: "1", expiresDate: appleDate(milliseconds: 2), isUpgraded: nil)
         let stale = VerifyReceiptTransaction(
             transactionID: "1", expiresDate: appleDate(milliseconds: 1), cancellationDate: appleDate(milliseconds: 5),
             isUpgraded: true)

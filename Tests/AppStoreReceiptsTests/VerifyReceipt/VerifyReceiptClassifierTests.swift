@@ -17,29 +17,54 @@ import Testing
         StatusCase(body: #"{"status":0,"environment":"Production"}"#, expected: .valid),
         StatusCase(body: #"{"status":21000}"#, expected: .configurationError(.badRequest)),
         StatusCase(body: #"{"status":21001}"#, expected: .unverified(.unknownStatus(21_001))),
-        StatusCase(body: #"{"status":21002}"#, expected: .transient(.appleStatus(.malformedReceiptData), retryAfter: nil)),
+        StatusCase(
+            body: #"{"status":21002}"#, expected: .transient(.appleStatus(.malformedReceiptData), retryAfter: nil)),
         StatusCase(body: #"{"status":21003}"#, expected: .invalid(.receiptNotAuthenticated)),
-        StatusCase(body: #"{"status":21004,"environment":"Production"}"#, expected: .configurationError(.sharedSecretMismatch)),
-        StatusCase(body: #"{"status":21005}"#, expected: .transient(.appleStatus(.receiptServerUnavailable), retryAfter: nil)),
+        StatusCase(
+            body: #"{"status":21004,"environment":"Production"}"#, expected: .configurationError(.sharedSecretMismatch)),
+        StatusCase(
+            body: #"{"status":21005}"#, expected: .transient(.appleStatus(.receiptServerUnavailable), retryAfter: nil)),
         StatusCase(body: #"{"status":21006}"#, expected: .valid),
         StatusCase(body: #"{"status":21007}"#, expected: .reroute(to: .sandbox)),
-        StatusCase(body: #"{"status":21007}"#, endpoint: .sandbox, expected: .unverified(.hopLimitReached(.sandboxReceiptSentToProduction))),
+        StatusCase(
+            body: #"{"status":21007}"#, endpoint: .sandbox,
+            expected: .unverified(.hopLimitReached(.sandboxReceiptSentToProduction))),
         StatusCase(body: #"{"status":21008}"#, endpoint: .sandbox, expected: .reroute(to: .production)),
-        StatusCase(body: #"{"status":21008}"#, expected: .unverified(.hopLimitReached(.productionReceiptSentToSandbox))),
-        StatusCase(body: #"{"status":21009}"#, expected: .transient(.appleStatus(.internalDataAccessError), retryAfter: nil)),
+        StatusCase(
+            body: #"{"status":21008}"#, expected: .unverified(.hopLimitReached(.productionReceiptSentToSandbox))),
+        StatusCase(
+            body: #"{"status":21009}"#, expected: .transient(.appleStatus(.internalDataAccessError), retryAfter: nil)),
         // is_retryable on a non-211xx code changes nothing: 21010 is never retried.
         StatusCase(body: #"{"status":21010,"is_retryable":false}"#, expected: .invalid(.accountNotFound)),
         StatusCase(body: #"{"status":21010,"is_retryable":true}"#, expected: .invalid(.accountNotFound)),
-        StatusCase(body: #"{"status":21100,"is_retryable":true}"#, expected: .transient(.appleStatus(.internalError(21_100)), retryAfter: nil)),
-        StatusCase(body: #"{"status":21100,"is_retryable":false}"#, expected: .unverified(.appleInternalErrorNotRetryable(.internalError(21_100)))),
-        StatusCase(body: #"{"status":21100}"#, expected: .transient(.appleStatus(.internalError(21_100)), retryAfter: nil)),
-        StatusCase(body: #"{"status":21150,"is_retryable":"1"}"#, expected: .transient(.appleStatus(.internalError(21_150)), retryAfter: nil)),
-        StatusCase(body: #"{"status":21150,"is_retryable":"0"}"#, expected: .unverified(.appleInternalErrorNotRetryable(.internalError(21_150)))),
-        StatusCase(body: #"{"status":21150,"is_retryable":0}"#, expected: .unverified(.appleInternalErrorNotRetryable(.internalError(21_150)))),
-        StatusCase(body: #"{"status":21150,"is_retryable":"false"}"#, expected: .unverified(.appleInternalErrorNotRetryable(.internalError(21_150)))),
-        StatusCase(body: #"{"status":21199,"is-retryable":false}"#, expected: .unverified(.appleInternalErrorNotRetryable(.internalError(21_199)))),
-        StatusCase(body: #"{"status":21199,"is-retryable":1}"#, expected: .transient(.appleStatus(.internalError(21_199)), retryAfter: nil)),
-        StatusCase(body: #"{"status":21199}"#, expected: .transient(.appleStatus(.internalError(21_199)), retryAfter: nil)),
+        StatusCase(
+            body: #"{"status":21100,"is_retryable":true}"#,
+            expected: .transient(.appleStatus(.internalError(21_100)), retryAfter: nil)),
+        StatusCase(
+            body: #"{"status":21100,"is_retryable":false}"#,
+            expected: .unverified(.appleInternalErrorNotRetryable(.internalError(21_100)))),
+        StatusCase(
+            body: #"{"status":21100}"#, expected: .transient(.appleStatus(.internalError(21_100)), retryAfter: nil)),
+        StatusCase(
+            body: #"{"status":21150,"is_retryable":"1"}"#,
+            expected: .transient(.appleStatus(.internalError(21_150)), retryAfter: nil)),
+        StatusCase(
+            body: #"{"status":21150,"is_retryable":"0"}"#,
+            expected: .unverified(.appleInternalErrorNotRetryable(.internalError(21_150)))),
+        StatusCase(
+            body: #"{"status":21150,"is_retryable":0}"#,
+            expected: .unverified(.appleInternalErrorNotRetryable(.internalError(21_150)))),
+        StatusCase(
+            body: #"{"status":21150,"is_retryable":"false"}"#,
+            expected: .unverified(.appleInternalErrorNotRetryable(.internalError(21_150)))),
+        StatusCase(
+            body: #"{"status":21199,"is-retryable":false}"#,
+            expected: .unverified(.appleInternalErrorNotRetryable(.internalError(21_199)))),
+        StatusCase(
+            body: #"{"status":21199,"is-retryable":1}"#,
+            expected: .transient(.appleStatus(.internalError(21_199)), retryAfter: nil)),
+        StatusCase(
+            body: #"{"status":21199}"#, expected: .transient(.appleStatus(.internalError(21_199)), retryAfter: nil)),
         StatusCase(body: #"{"status":2}"#, expected: .unverified(.unknownStatus(2))),
         StatusCase(body: #"{"status":21200}"#, expected: .unverified(.unknownStatus(21_200))),
         StatusCase(body: #"{"status":99999}"#, expected: .unverified(.unknownStatus(99_999))),
@@ -56,9 +81,10 @@ import Testing
 
     @Test("every documented status has a rule in the table")
     func everyDocumentedStatusIsCovered() {
-        let covered = Set(Self.statusCases.compactMap { row in
-            try? verifyReceiptResponse(row.body).rawStatus
-        })
+        let covered = Set(
+            Self.statusCases.compactMap { row in
+                try? verifyReceiptResponse(row.body).rawStatus
+            })
         for status in VerifyReceiptStatus.documented {
             #expect(covered.contains(status.rawValue), "no row for \(status)")
         }
@@ -81,21 +107,28 @@ import Testing
         HTTPCase(statusCode: 413, body: "", expected: .unverified(.httpStatus(413))),
         HTTPCase(statusCode: 302, body: "", expected: .unverified(.httpStatus(302))),
         HTTPCase(statusCode: 429, body: "", expected: .transient(.httpStatus(429), retryAfter: nil)),
-        HTTPCase(statusCode: 429, retryAfter: "7", body: "", expected: .transient(.httpStatus(429), retryAfter: .seconds(7))),
+        HTTPCase(
+            statusCode: 429, retryAfter: "7", body: "", expected: .transient(.httpStatus(429), retryAfter: .seconds(7))),
         HTTPCase(
             statusCode: 429, retryAfter: "Tue, 14 Nov 2023 22:13:50 GMT", body: "",
             expected: .transient(.httpStatus(429), retryAfter: .seconds(30))),
-        HTTPCase(statusCode: 429, retryAfter: "whenever", body: "", expected: .transient(.httpStatus(429), retryAfter: nil)),
+        HTTPCase(
+            statusCode: 429, retryAfter: "whenever", body: "", expected: .transient(.httpStatus(429), retryAfter: nil)),
         HTTPCase(statusCode: 500, body: "<html>oops</html>", expected: .transient(.httpStatus(500), retryAfter: nil)),
         // An error status wins over a JSON body that claims success.
         HTTPCase(statusCode: 500, expected: .transient(.httpStatus(500), retryAfter: nil)),
         HTTPCase(statusCode: 502, body: "", expected: .transient(.httpStatus(502), retryAfter: nil)),
-        HTTPCase(statusCode: 503, retryAfter: "120", body: "", expected: .transient(.httpStatus(503), retryAfter: .seconds(120))),
+        HTTPCase(
+            statusCode: 503, retryAfter: "120", body: "",
+            expected: .transient(.httpStatus(503), retryAfter: .seconds(120))),
         HTTPCase(statusCode: 504, body: "", expected: .transient(.httpStatus(504), retryAfter: nil)),
         HTTPCase(
             statusCode: 200, body: "<html><head><title>Maintenance</title></head></html>",
-            expected: .transient(.undecodableBody(.notJSON(prefix: "<html><head><title>Maintenance</title></")), retryAfter: nil)),
-        HTTPCase(statusCode: 200, body: #"{"status":0,"receipt":{"in_a"#, expected: .transient(.undecodableBody(.malformedJSON(byteCount: 28)), retryAfter: nil)),
+            expected: .transient(
+                .undecodableBody(.notJSON(prefix: "<html><head><title>Maintenance</title></")), retryAfter: nil)),
+        HTTPCase(
+            statusCode: 200, body: #"{"status":0,"receipt":{"in_a"#,
+            expected: .transient(.undecodableBody(.malformedJSON(byteCount: 28)), retryAfter: nil)),
         HTTPCase(statusCode: 204, body: "", expected: .transient(.undecodableBody(.emptyBody), retryAfter: nil)),
     ]
 
@@ -114,7 +147,8 @@ import Testing
         #expect(RetryAfter.parse("Tue, 14 Nov 2023 22:13:20 GMT", now: Self.now) == .zero)
     }
 
-    @Test("transport failures are retried, then end unverified with the last failure kept",
+    @Test(
+        "transport failures are retried, then end unverified with the last failure kept",
         arguments: [VerifyReceiptTransportFailure.timedOut, .connectionFailed(detail: "ECONNRESET")])
     func transportFailure(_ failure: VerifyReceiptTransportFailure) {
         let budget = VerifyReceiptRetryBudget(maxAttempts: 3)
@@ -201,7 +235,8 @@ import Testing
     @Test("21002 is retried within its own smaller budget, then persists", arguments: [1, 2, 3])
     func malformedReceiptBudget(limit: Int) {
         let answers = Array(repeating: Self.apple(#"{"status":21002}"#), count: 10)
-        let outcome = Self.run(answers, budget: VerifyReceiptRetryBudget(maxAttempts: 4, maxMalformedReceiptAttempts: limit))
+        let outcome = Self.run(
+            answers, budget: VerifyReceiptRetryBudget(maxAttempts: 4, maxMalformedReceiptAttempts: limit))
         #expect(outcome.verdict == .persistentMalformedReceiptData)
         #expect(outcome.endpoints.count == limit)
     }
@@ -247,21 +282,33 @@ import Testing
         #expect(!VerificationVerdict.reroute(to: .sandbox).isFinal)
         #expect(!VerificationVerdict.transient(.httpStatus(503), retryAfter: nil).isFinal)
         let rerouted = attempt.next(after: .reroute(to: .sandbox))
-        #expect(rerouted == VerifyReceiptAttempt(
-            endpoint: .sandbox, number: 1, earlierMalformedReceiptAnswers: 0, hasRerouted: true,
-            budget: VerifyReceiptRetryBudget()))
+        #expect(
+            rerouted
+                == VerifyReceiptAttempt(
+                    endpoint: .sandbox, number: 1, earlierMalformedReceiptAnswers: 0, hasRerouted: true,
+                    budget: VerifyReceiptRetryBudget()))
     }
 
-    @Test("verdicts read as one line fit for recon_results.detail", arguments: [
-        (VerificationVerdict.unverified(.retriesExhausted(.httpStatus(503))), "unverified: attempts exhausted, last: HTTP 503"),
-        (.invalid(.receiptNotAuthenticated), "invalid: status 21003 (receipt could not be authenticated)"),
-        (.configurationError(.sharedSecretMismatch), "configuration error: status 21004 (shared secret does not match the account's)"),
-        (.transient(.httpStatus(429), retryAfter: .seconds(2)), "transient: HTTP 429 (retry after 2.0 seconds)"),
-        (.unverified(.unknownStatus(2)), "unverified: status 2 (status not documented by Apple)"),
-        (.unverified(.appleInternalErrorNotRetryable(.internalError(21_150))),
-            "unverified: status 21150 (internal data access error at Apple (21100-21199)), marked not retryable"),
-        (.reroute(to: .sandbox), "reroute to sandbox"),
-    ])
+    @Test(
+        "verdicts read as one line fit for recon_results.detail",
+        arguments: [
+            (
+                VerificationVerdict.unverified(.retriesExhausted(.httpStatus(503))),
+                "unverified: attempts exhausted, last: HTTP 503"
+            ),
+            (.invalid(.receiptNotAuthenticated), "invalid: status 21003 (receipt could not be authenticated)"),
+            (
+                .configurationError(.sharedSecretMismatch),
+                "configuration error: status 21004 (shared secret does not match the account's)"
+            ),
+            (.transient(.httpStatus(429), retryAfter: .seconds(2)), "transient: HTTP 429 (retry after 2.0 seconds)"),
+            (.unverified(.unknownStatus(2)), "unverified: status 2 (status not documented by Apple)"),
+            (
+                .unverified(.appleInternalErrorNotRetryable(.internalError(21_150))),
+                "unverified: status 21150 (internal data access error at Apple (21100-21199)), marked not retryable"
+            ),
+            (.reroute(to: .sandbox), "reroute to sandbox"),
+        ])
     func verdictDescription(_ verdict: VerificationVerdict, _ expected: String) {
         #expect(verdict.description == expected)
     }

@@ -1,7 +1,7 @@
 import AppStoreReceipts
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Every real response in the shared conformance corpus decodes to what its README states.
 @Suite(.enabled(if: Conformance.isAvailable, "conformance corpus not found"))
@@ -87,7 +87,8 @@ struct VerifyReceiptConformanceTests {
 
     @Test("the table covers every response file in the corpus")
     func tableCoversCorpus() {
-        let files = (Conformance.files(in: "responses/alexalok", withExtension: "json")
+        let files =
+            (Conformance.files(in: "responses/alexalok", withExtension: "json")
             + Conformance.files(in: "responses/venice", withExtension: "json"))
             .map { $0.deletingLastPathComponent().lastPathComponent + "/" + $0.lastPathComponent }
         #expect(Set(files) == Set(Self.table.map(\.file)))
@@ -140,7 +141,8 @@ struct VerifyReceiptConformanceTests {
         #expect(response.latestReceiptInfo.first?.transactionID == "1234")
         #expect(response.latestReceiptInfo.first?.isFamilyShared == true)
         #expect(Set(response.pendingRenewalInfo.compactMap(\.originalTransactionID)) == ["1234", "540000823485156"])
-        #expect(response.pendingRenewalInfo.allSatisfy { $0.expirationIntent == 1 && $0.isInBillingRetryPeriod == false })
+        #expect(
+            response.pendingRenewalInfo.allSatisfy { $0.expirationIntent == 1 && $0.isInBillingRetryPeriod == false })
         // A real receipt, kept for the next re-verification.
         let latestReceipt = try #require(response.latestReceipt)
         #expect(Data(base64Encoded: latestReceipt)?.first == 0x30)

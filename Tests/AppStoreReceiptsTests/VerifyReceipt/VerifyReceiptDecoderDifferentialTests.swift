@@ -1,7 +1,8 @@
-@testable import AppStoreReceipts
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
+@testable import AppStoreReceipts
 
 /// `VerifyReceiptResponse.decode` (AppleJSONParser) against the JSONDecoder-based decoder it
 /// replaced (`LegacyVerifyReceiptDecoder`): the same responses, field for field, on real and
@@ -13,10 +14,12 @@ import TestSupport
         (decodingResult(body), legacyDecodingResult(body))
     }
 
-    @Test("every conformance response decodes exactly as before",
-          .enabled(if: Conformance.isAvailable, "conformance corpus not found"))
+    @Test(
+        "every conformance response decodes exactly as before",
+        .enabled(if: Conformance.isAvailable, "conformance corpus not found"))
     func conformance() throws {
-        let files = Conformance.files(in: "responses/alexalok", withExtension: "json")
+        let files =
+            Conformance.files(in: "responses/alexalok", withExtension: "json")
             + Conformance.files(in: "responses/venice", withExtension: "json")
         #expect(files.count == 11)
         for file in files {
@@ -42,19 +45,25 @@ import TestSupport
     /// fail the same way in both.
     static let shapes: [String] = [
         #"{"status":0}"#, #"{"status":"21007"}"#, #"{"status":" 21007 "}"#, #"{"status":2.1007e4}"#, #"{"status":-0}"#,
-        #"{"status":0.0}"#, #"{"status":true}"#, #"{"status":null}"#, #"{"environment":"Sandbox"}"#, #"{"status":"ok"}"#,
+        #"{"status":0.0}"#, #"{"status":true}"#, #"{"status":null}"#, #"{"environment":"Sandbox"}"#,
+        #"{"status":"ok"}"#,
         #"{"status":[0]}"#, #"{"status":{"code":0}}"#, #"{"status":99999999999999999999}"#, #"{"status":1.5}"#,
-        #"{"status":0,"status":21007}"#, #"{"status":null,"status":0}"#, #"{"stat\u0075s":21007,"environm\u0065nt":"X"}"#,
-        #"{"status":0,"environment":"A","environment":"B"}"#, #"{"status":0,"environment":["Production"],"receipt":"garbage"}"#,
-        #"{"status":21150,"is_retryable":1}"#, #"{"status":21150,"is-retryable":"0"}"#, #"{"status":21150,"is_retryable":"maybe","is-retryable":true}"#,
+        #"{"status":0,"status":21007}"#, #"{"status":null,"status":0}"#,
+        #"{"stat\u0075s":21007,"environm\u0065nt":"X"}"#,
+        #"{"status":0,"environment":"A","environment":"B"}"#,
+        #"{"status":0,"environment":["Production"],"receipt":"garbage"}"#,
+        #"{"status":21150,"is_retryable":1}"#, #"{"status":21150,"is-retryable":"0"}"#,
+        #"{"status":21150,"is_retryable":"maybe","is-retryable":true}"#,
         #"{"status":0,"receipt":{"app_item_id":12345678901234567890123,"download_id":null,"adam_id":5,"version_external_identifier":"7"}}"#,
-        #"{"status":0,"receipt":{"bid":null,"transaction_id":"5"}}"#, #"{"status":0,"receipt":{"transaction_id":"5","in_app":null}}"#,
+        #"{"status":0,"receipt":{"bid":null,"transaction_id":"5"}}"#,
+        #"{"status":0,"receipt":{"transaction_id":"5","in_app":null}}"#,
         #"{"status":0,"receipt":{"bid":"com.a","bvrs":"3","item_id":9,"expires_date":"1550386188000","original_transaction_id":1}}"#,
         #"{"status":0,"receipt":{"bundle_id":"a","bid":"b","application_version":null,"bvrs":"2","in_app":[]}}"#,
         #"{"status":0,"receipt":{"expiration_date":"1401924047883","request_date":"2020-06-22 06:57:04 America/Los_Angeles","receipt_creation_date_ms":"x","receipt_creation_date":"2020-06-22T13:57:04.5+02:00"}}"#,
         #"{"status":0,"latest_receipt_info":[{"transaction_id":"1"},42,"x",null,[],{"transaction_id":"2"}],"pending_renewal_info":{"product_id":"single"}}"#,
         #"{"status":0,"latest_receipt_info":{},"latest_expired_receipt_info":[{}],"pending_renewal_info":[]}"#,
-        #"{"status":0,"latest_receipt_info":"x","pending_renewal_info":7}"#, #"{"status":0,"latest_receipt_info":[[{"transaction_id":"1"}]]}"#,
+        #"{"status":0,"latest_receipt_info":"x","pending_renewal_info":7}"#,
+        #"{"status":0,"latest_receipt_info":[[{"transaction_id":"1"}]]}"#,
         #"{"status":21006,"receipt":{"bid":"b","transaction_id":"7","original_transaction_id":"6","product_id":"p"},"auto_renew_status":0,"expiration_intent":"1","is_in_billing_retry_period":"0"}"#,
         #"{"status":21006,"latest_expired_receipt_info":{"transaction_id":"7","product_id":"q","original_transaction_id":"6"},"auto_renew_product_id":"r"}"#,
         #"{"status":0,"pending_renewal_info":null,"auto_renew_status":1,"grace_period_expires_date_ms":1608936445000}"#,
@@ -103,10 +112,12 @@ import TestSupport
         Array(#"{"status":0,"latest_receipt_info":[{"transaction_id":"1"},]}"#.utf8),
         Array(#"{"status":0,"environment":"\ud800"}"#.utf8),
         Array(#"{"status":0,"environment":"\x"}"#.utf8),
-        Array(#"{"status":0,"latest_receipt_info":[{"cancellation_date_ms":"15"#.utf8) + [0x0A] + Array(#"00"}]}"#.utf8),
+        Array(#"{"status":0,"latest_receipt_info":[{"cancellation_date_ms":"15"#.utf8) + [0x0A]
+            + Array(#"00"}]}"#.utf8),
         Array(#"{"status":0,"environment":""#.utf8) + [0xFF] + Array(#""}"#.utf8),
         Array(#"{"status":0,"quantity":01}"#.utf8),
-        Array(#"{"status":0,"x":"#.utf8) + Array(repeating: UInt8(ascii: "["), count: 100) + Array(repeating: UInt8(ascii: "]"), count: 100) + [UInt8(ascii: "}")],
+        Array(#"{"status":0,"x":"#.utf8) + Array(repeating: UInt8(ascii: "["), count: 100)
+            + Array(repeating: UInt8(ascii: "]"), count: 100) + [UInt8(ascii: "}")],
         Array("{\"status\":21007}".utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }),
     ]
 
@@ -121,7 +132,8 @@ import TestSupport
     func numberText() throws {
         // JSONDecoder went through Decimal: 38 digits at most, exponents expanded or lost.
         let response = try verifyReceiptResponse(
-            #"{"status":0,"latest_receipt_info":[{"transaction_id":1.50,"original_transaction_id":123456789012345678901234567890123456789012,"web_order_line_item_id":1e400,"product_id":1.0,"item_id":1e3}]}"#)
+            #"{"status":0,"latest_receipt_info":[{"transaction_id":1.50,"original_transaction_id":123456789012345678901234567890123456789012,"web_order_line_item_id":1e400,"product_id":1.0,"item_id":1e3}]}"#
+        )
         let purchase = try #require(response.latestReceiptInfo.first)
         #expect(purchase.transactionID == "1.50")  // was "1.5"
         #expect(purchase.originalTransactionID == "123456789012345678901234567890123456789012")  // was ...789000
@@ -138,7 +150,8 @@ import TestSupport
         }
         // Exact arithmetic where Decimal rounded at 38 digits or underflowed to zero.
         let response = try verifyReceiptResponse(
-            #"{"status":0,"latest_receipt_info":[{"quantity":3.0000000000000000000000000000000000000001,"cancellation_reason":1e-400}]}"#)
+            #"{"status":0,"latest_receipt_info":[{"quantity":3.0000000000000000000000000000000000000001,"cancellation_reason":1e-400}]}"#
+        )
         #expect(response.latestReceiptInfo.first?.quantity == nil)  // was 3
         #expect(response.latestReceiptInfo.first?.cancellationReason == nil)  // was 0
     }

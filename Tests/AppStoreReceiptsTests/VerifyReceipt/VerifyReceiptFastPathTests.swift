@@ -1,7 +1,8 @@
-@testable import AppStoreReceipts
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
+@testable import AppStoreReceipts
 
 /// The decoding fast paths against what they stand in for: the lenient field readers' byte-level
 /// readings against `AppleJSONScalar`, which defines every spelling; `allTransactions` against
@@ -27,7 +28,9 @@ import TestSupport
 
     /// `appleDate` as it read before its fast paths: every key through `AppleJSONScalar`.
     static func referenceDate(_ json: AppleJSONObject, milliseconds: String, text: [String]) -> Date? {
-        if let scalar = json.appleScalar(milliseconds), let date = AppleJSONDate.fromMilliseconds(scalar) { return date }
+        if let scalar = json.appleScalar(milliseconds), let date = AppleJSONDate.fromMilliseconds(scalar) {
+            return date
+        }
         for key in text {
             if let scalar = json.appleScalar(key), let date = AppleJSONDate.fromAnySpelling(scalar) { return date }
         }
@@ -45,9 +48,15 @@ import TestSupport
         for other in Self.spellings {
             // Every pairing of a milliseconds key and a text key, each present or not.
             let pair = try Self.object(#"{"ms":\#(spelling),"t":\#(other),"u":\#(spelling)}"#)
-            #expect(pair.appleDate(milliseconds: "ms", text: "t") == Self.referenceDate(pair, milliseconds: "ms", text: ["t"]))
-            #expect(pair.appleDate(milliseconds: "x", text: "t", "u") == Self.referenceDate(pair, milliseconds: "x", text: ["t", "u"]))
-            #expect(pair.appleDate(milliseconds: "x", text: "y", "t") == Self.referenceDate(pair, milliseconds: "x", text: ["y", "t"]))
+            #expect(
+                pair.appleDate(milliseconds: "ms", text: "t")
+                    == Self.referenceDate(pair, milliseconds: "ms", text: ["t"]))
+            #expect(
+                pair.appleDate(milliseconds: "x", text: "t", "u")
+                    == Self.referenceDate(pair, milliseconds: "x", text: ["t", "u"]))
+            #expect(
+                pair.appleDate(milliseconds: "x", text: "y", "t")
+                    == Self.referenceDate(pair, milliseconds: "x", text: ["y", "t"]))
         }
     }
 
@@ -83,7 +92,8 @@ import TestSupport
 
     @Test("allTransactions merges as before on every simulator, corpus and lenient-shape answer")
     func allTransactions() {
-        let bodies = SimulatorAnswers.all.map { Data($0) } + Self.corpusAnswers
+        let bodies =
+            SimulatorAnswers.all.map { Data($0) } + Self.corpusAnswers
             + VerifyReceiptDecoderDifferentialTests.shapes.map { Data($0.utf8) }
         var compared = 0
         for body in bodies {
@@ -96,7 +106,8 @@ import TestSupport
 
     @Test("merging and allTransactions: duplicates fill gaps in order, anonymous ones stay apart")
     func mergingEdgeCases() throws {
-        let response = try verifyReceiptResponse(#"""
+        let response = try verifyReceiptResponse(
+            #"""
             {"status":0,
              "latest_receipt_info":[{"transaction_id":"1","product_id":"a"},{"product_id":"anon"},{"transaction_id":"1","quantity":"2","product_id":"b"}],
              "latest_expired_receipt_info":[{"transaction_id":"2"},{"transaction_id":"1","is_upgraded":"true"}],
@@ -113,15 +124,21 @@ import TestSupport
     /// that is now refused (see `VerifyReceiptDecoderDifferentialTests.nowRefused`).
     @Test("corrupt and truncated answers decode as before")
     func corruptions() {
-        let answers = SimulatorAnswers.valid.filter { $0.count < 2_500 }.prefix(2)
-            + [Array(#"{"status":0,"receipt":{"bid":"b","transaction_id":"7","expires_date":"1550386188000","is_trial_period":"false"},"auto_renew_status":1}"#.utf8)]
+        let answers =
+            SimulatorAnswers.valid.filter { $0.count < 2_500 }.prefix(2)
+            + [
+                Array(
+                    #"{"status":0,"receipt":{"bid":"b","transaction_id":"7","expires_date":"1550386188000","is_trial_period":"false"},"auto_renew_status":1}"#
+                        .utf8)
+            ]
         #expect(answers.count == 3)
         var decoded = 0
         for answer in answers {
             var variants: [[UInt8]] = (0..<answer.count).map { Array(answer.prefix($0)) }
             for position in answer.indices {
                 // A digit, a letter, a quote: each turns values into other spellings or breaks the JSON.
-                for replacement in [UInt8(ascii: "7"), UInt8(ascii: "x"), UInt8(ascii: "\"")] where answer[position] != replacement {
+                for replacement in [UInt8(ascii: "7"), UInt8(ascii: "x"), UInt8(ascii: "\"")]
+                where answer[position] != replacement {
                     var variant = answer
                     variant[position] = replacement
                     variants.append(variant)

@@ -29,24 +29,29 @@ import Testing
         #expect(purchase.subscriptionGroupIdentifier == "20621425")
     }
 
-    @Test("booleans in every spelling Apple and proxies use", arguments: [
-        (#""true""#, true), (#""false""#, false), (#""1""#, true), (#""0""#, false),
-        ("true", true), ("false", false), ("1", true), ("0", false), (#""TRUE""#, true),
-    ])
+    @Test(
+        "booleans in every spelling Apple and proxies use",
+        arguments: [
+            (#""true""#, true), (#""false""#, false), (#""1""#, true), (#""0""#, false),
+            ("true", true), ("false", false), ("1", true), ("0", false), (#""TRUE""#, true),
+        ])
     func booleans(_ json: String, _ expected: Bool) throws {
         let response = try verifyReceiptResponse(
-            #"{"status":0,"receipt":{"in_app":[{"is_trial_period":\#(json),"is_in_intro_offer_period":\#(json),"is_upgraded":\#(json)}]}}"#)
+            #"{"status":0,"receipt":{"in_app":[{"is_trial_period":\#(json),"is_in_intro_offer_period":\#(json),"is_upgraded":\#(json)}]}}"#
+        )
         let purchase = try #require(response.receipt?.inApp.first)
         #expect(purchase.isTrialPeriod == expected)
         #expect(purchase.isInIntroOfferPeriod == expected)
         #expect(purchase.isUpgraded == expected)
     }
 
-    @Test("is_retryable in both spellings and every type", arguments: [
-        (#""is_retryable":true"#, true), (#""is_retryable":false"#, false),
-        (#""is_retryable":1"#, true), (#""is_retryable":"0""#, false), (#""is_retryable":"true""#, true),
-        (#""is-retryable":false"#, false), (#""is-retryable":"1""#, true), (#""is-retryable":0"#, false),
-    ])
+    @Test(
+        "is_retryable in both spellings and every type",
+        arguments: [
+            (#""is_retryable":true"#, true), (#""is_retryable":false"#, false),
+            (#""is_retryable":1"#, true), (#""is_retryable":"0""#, false), (#""is_retryable":"true""#, true),
+            (#""is-retryable":false"#, false), (#""is-retryable":"1""#, true), (#""is-retryable":0"#, false),
+        ])
     func isRetryable(_ field: String, _ expected: Bool) throws {
         let response = try verifyReceiptResponse(#"{"status":21150,\#(field)}"#)
         #expect(response.isRetryable == expected)
@@ -60,7 +65,8 @@ import Testing
         #expect(try verifyReceiptResponse(#"{"status":21100,"is_retryable":null}"#).isRetryable == nil)
     }
 
-    @Test("dates as _ms strings, ms numbers, Apple text, ISO 8601 and Pacific time all give the same instant",
+    @Test(
+        "dates as _ms strings, ms numbers, Apple text, ISO 8601 and Pacific time all give the same instant",
         arguments: [
             #""expires_date_ms":"1592834224000""#,
             #""expires_date_ms":1592834224000"#,
@@ -80,20 +86,24 @@ import Testing
         #expect(response.latestReceiptInfo.first?.expiresDate == appleDate(milliseconds: 1_592_834_224_000))
     }
 
-    @Test("an unreadable date is absent, not a failure", arguments: [
-        #""expires_date":"next tuesday""#, #""expires_date":"2020-02-30 00:00:00 Etc/GMT""#,
-        #""expires_date":"2020-06-22 13:57:04 Mars/Olympus""#, #""expires_date":true"#,
-        #""expires_date":{"ms":1}"#, #""expires_date":"""#,
-    ])
+    @Test(
+        "an unreadable date is absent, not a failure",
+        arguments: [
+            #""expires_date":"next tuesday""#, #""expires_date":"2020-02-30 00:00:00 Etc/GMT""#,
+            #""expires_date":"2020-06-22 13:57:04 Mars/Olympus""#, #""expires_date":true"#,
+            #""expires_date":{"ms":1}"#, #""expires_date":"""#,
+        ])
     func unreadableDate(_ field: String) throws {
-        let response = try verifyReceiptResponse(#"{"status":0,"latest_receipt_info":[{"transaction_id":"1",\#(field)}]}"#)
+        let response = try verifyReceiptResponse(
+            #"{"status":0,"latest_receipt_info":[{"transaction_id":"1",\#(field)}]}"#)
         #expect(response.latestReceiptInfo.first?.transactionID == "1")
         #expect(response.latestReceiptInfo.first?.expiresDate == nil)
     }
 
     @Test("a UTF-8 byte order mark and surrounding whitespace are accepted")
     func byteOrderMark() throws {
-        let response = try VerifyReceiptResponse.decode(Data([0xEF, 0xBB, 0xBF]) + Data(" \n\t{\"status\":21007}\r\n".utf8))
+        let response = try VerifyReceiptResponse.decode(
+            Data([0xEF, 0xBB, 0xBF]) + Data(" \n\t{\"status\":21007}\r\n".utf8))
         #expect(response.status == .sandboxReceiptSentToProduction)
     }
 
@@ -145,7 +155,8 @@ import Testing
     @Test("latest_receipt_info as an iOS 6 object is one transaction")
     func latestReceiptInfoObject() throws {
         let response = try verifyReceiptResponse(
-            #"{"status":0,"latest_receipt_info":{"transaction_id":"9","expires_date":"1550386188000","bid":"com.foo"}}"#)
+            #"{"status":0,"latest_receipt_info":{"transaction_id":"9","expires_date":"1550386188000","bid":"com.foo"}}"#
+        )
         #expect(response.latestReceiptInfo.count == 1)
         #expect(response.latestReceiptInfo.first?.expiresDate == appleDate(milliseconds: 1_550_386_188_000))
     }
@@ -187,7 +198,8 @@ import Testing
             expiresDate: appleDate(milliseconds: 2_000), cancellationDate: appleDate(milliseconds: 1_500),
             cancellationReason: 0, isTrialPeriod: false, isInIntroOfferPeriod: true, isUpgraded: true,
             webOrderLineItemID: "77", inAppOwnershipType: "FAMILY_SHARED", subscriptionGroupIdentifier: "g",
-            promotionalOfferID: "promo", offerCodeRefName: "code", appAccountToken: "8F0C4D2E-0000-4000-8000-000000000000")
+            promotionalOfferID: "promo", offerCodeRefName: "code",
+            appAccountToken: "8F0C4D2E-0000-4000-8000-000000000000")
         #expect(response.latestReceiptInfo == [expected])
     }
 
@@ -226,7 +238,8 @@ import Testing
     @Test("a response's description never shows latest_receipt")
     func responseDescriptionIsSafe() throws {
         let response = try verifyReceiptResponse(
-            #"{"status":0,"environment":"Production","latest_receipt":"MIIV8AYJKoZIhvcNAQcCoIIV4TCCFd0CAQExCzAJBgUrDgMCGgUA","receipt":{"bundle_id":"com.example","in_app":[]}}"#)
+            #"{"status":0,"environment":"Production","latest_receipt":"MIIV8AYJKoZIhvcNAQcCoIIV4TCCFd0CAQExCzAJBgUrDgMCGgUA","receipt":{"bundle_id":"com.example","in_app":[]}}"#
+        )
         for text in [response.description, String(reflecting: response), "\(response)"] {
             #expect(!text.contains("MIIV8AYJ"))
             #expect(text.contains("status 0"))
@@ -251,7 +264,8 @@ import Testing
             body: Data("<html>\n<head><title>503 Service Temporarily Unavailable</title></head></html>".utf8),
             expected: .notJSON(prefix: "<html>")),
         BrokenBody(
-            name: "long HTML line", body: Data("<!DOCTYPE html><html lang=\"en\"><head><title>Apple - Error</title>".utf8),
+            name: "long HTML line",
+            body: Data("<!DOCTYPE html><html lang=\"en\"><head><title>Apple - Error</title>".utf8),
             expected: .notJSON(prefix: "<!DOCTYPE html><html lang=\"en\"><head><ti")),
         BrokenBody(
             name: "receipt echoed back",
@@ -262,13 +276,17 @@ import Testing
         BrokenBody(name: "string", body: Data(#""status""#.utf8), expected: .notAnObject(kind: "a string")),
         BrokenBody(name: "number", body: Data("21002".utf8), expected: .notAnObject(kind: "a number")),
         BrokenBody(name: "null", body: Data("null".utf8), expected: .notAnObject(kind: "null")),
-        BrokenBody(name: "truncated", body: Data(#"{"status":0,"receipt":{"bundle_id":"com.exa"#.utf8), expected: .malformedJSON(byteCount: 43)),
-        BrokenBody(name: "trailing garbage", body: Data(#"{"status":0}}"#.utf8), expected: .malformedJSON(byteCount: 13)),
+        BrokenBody(
+            name: "truncated", body: Data(#"{"status":0,"receipt":{"bundle_id":"com.exa"#.utf8),
+            expected: .malformedJSON(byteCount: 43)),
+        BrokenBody(
+            name: "trailing garbage", body: Data(#"{"status":0}}"#.utf8), expected: .malformedJSON(byteCount: 13)),
         BrokenBody(name: "no status", body: Data(#"{"environment":"Production"}"#.utf8), expected: .missingStatus),
         BrokenBody(name: "null status", body: Data(#"{"status":null}"#.utf8), expected: .missingStatus),
         BrokenBody(name: "text status", body: Data(#"{"status":"ok"}"#.utf8), expected: .statusNotANumber),
         BrokenBody(name: "object status", body: Data(#"{"status":{"code":0}}"#.utf8), expected: .statusNotANumber),
-        BrokenBody(name: "huge status", body: Data(#"{"status":99999999999999999999}"#.utf8), expected: .statusNotANumber),
+        BrokenBody(
+            name: "huge status", body: Data(#"{"status":99999999999999999999}"#.utf8), expected: .statusNotANumber),
     ]
 
     @Test("bodies that are not a response fail with a one-line reason", arguments: brokenBodies)

@@ -38,11 +38,17 @@ import Testing
                 == #"{"exclude-old-transactions":true,"password":"s","receipt-data":"ab/c+d=="}"#)
     }
 
-    @Test("the hand-written body is what JSONEncoder writes, for any text a secret or a bad row might hold",
-          arguments: ["plain", #"quote " and backslash \ "#, "control \u{01}\u{1F}\u{08}\u{0C}", "tab\tslash/", "unicode é 日本 👍", ""])
+    @Test(
+        "the hand-written body is what JSONEncoder writes, for any text a secret or a bad row might hold",
+        arguments: [
+            "plain", #"quote " and backslash \ "#, "control \u{01}\u{1F}\u{08}\u{0C}", "tab\tslash/", "unicode é 日本 👍",
+            "",
+        ])
     func bodyMatchesJSONEncoder(text: String) throws {
-        for request in [VerifyReceiptRequest(receiptData: Self.receipt, password: text),
-                        VerifyReceiptRequest(receiptData: text, password: nil, excludeOldTransactions: false)] {
+        for request in [
+            VerifyReceiptRequest(receiptData: Self.receipt, password: text),
+            VerifyReceiptRequest(receiptData: text, password: nil, excludeOldTransactions: false),
+        ] {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
             #expect(try request.jsonBody() == encoder.encode(request))

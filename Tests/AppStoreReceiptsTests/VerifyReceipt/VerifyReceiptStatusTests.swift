@@ -11,12 +11,15 @@ import Testing
 
     @Test("each documented code explains itself in a few words")
     func summaries() {
-        let summaries = VerifyReceiptStatus.documented.filter { !(21_100...21_199).contains($0.rawValue) }.map(\.summary)
+        let summaries = VerifyReceiptStatus.documented.filter { !(21_100...21_199).contains($0.rawValue) }.map(
+            \.summary)
         #expect(Set(summaries).count == summaries.count)
         #expect(summaries.allSatisfy { !$0.isEmpty && $0.count <= 70 })
-        #expect(VerifyReceiptStatus.sandboxReceiptSentToProduction.description
-            == "21007 (sandbox receipt sent to the production environment)")
-        #expect(VerifyReceiptStatus(rawValue: 21_004).description == "21004 (shared secret does not match the account's)")
+        #expect(
+            VerifyReceiptStatus.sandboxReceiptSentToProduction.description
+                == "21007 (sandbox receipt sent to the production environment)")
+        #expect(
+            VerifyReceiptStatus(rawValue: 21_004).description == "21004 (shared secret does not match the account's)")
     }
 
     @Test("21100...21199 is one family, its code kept", arguments: [21_100, 21_150, 21_199])
@@ -25,7 +28,9 @@ import Testing
         #expect(VerifyReceiptStatus(rawValue: code).rule == .retryUnlessMarkedNotRetryable)
     }
 
-    @Test("undocumented codes are unknown, keep their code, and get no verdict", arguments: [-1, 1, 2, 21_011, 21_099, 21_200, 99_999])
+    @Test(
+        "undocumented codes are unknown, keep their code, and get no verdict",
+        arguments: [-1, 1, 2, 21_011, 21_099, 21_200, 99_999])
     func unknown(_ code: Int) {
         let status = VerifyReceiptStatus(rawValue: code)
         #expect(status == .unknown(code))

@@ -1,6 +1,7 @@
 import AppStoreReceipts
 import Foundation
 import Testing
+
 @testable import AppStoreSimulator
 
 /// Answers in Apple's exact JSON shapes: the conformance responses are the model, the project's own
@@ -16,11 +17,14 @@ import Testing
         try #require(try JSONSerialization.jsonObject(with: Data(answer.jsonBytes)) as? [String: Any])
     }
 
-    static func answer(_ scenario: WorldScenario, row: Int = 0, endpoint: AppStoreEnvironment = .production,
-                       excludeOld: Bool = true) throws -> AppleAnswer {
+    static func answer(
+        _ scenario: WorldScenario, row: Int = 0, endpoint: AppStoreEnvironment = .production,
+        excludeOld: Bool = true
+    ) throws -> AppleAnswer {
         let (unit, user) = try #require(cases[scenario])
-        return simulator.answer(body: try AppStoreSimulator.requestBody(unit.receiptData(user.receipts[row].slot), excludeOld: excludeOld),
-                                endpoint: endpoint)
+        return simulator.answer(
+            body: try AppStoreSimulator.requestBody(unit.receiptData(user.receipts[row].slot), excludeOld: excludeOld),
+            endpoint: endpoint)
     }
 
     static func fixtureKeys(_ path: String) throws -> [String: Any] {
@@ -35,8 +39,9 @@ import Testing
                 for endpoint in AppStoreEnvironment.allCases {
                     for excludeOld in [true, false] {
                         let data = unit.receiptData(row.slot)
-                        let answer = Self.simulator.answer(body: try AppStoreSimulator.requestBody(data, excludeOld: excludeOld),
-                                                           endpoint: endpoint)
+                        let answer = Self.simulator.answer(
+                            body: try AppStoreSimulator.requestBody(data, excludeOld: excludeOld),
+                            endpoint: endpoint)
                         let response = try VerifyReceiptResponse.decode(Data(answer.jsonBytes))
                         decoded += 1
                         #expect(response.rawStatus == answer.status)
@@ -58,8 +63,12 @@ import Testing
                         }
                         if let receipt = answer.transactionReceipt {
                             #expect(response.receipt?.format == .transactionReceipt)
-                            #expect(response.receipt?.transaction?.transactionID == receipt.transaction.transaction.transactionID)
-                            #expect(response.receipt?.transaction?.expiresDate == receipt.transaction.transaction.expiresMs.map(WorldUnit.date))
+                            #expect(
+                                response.receipt?.transaction?.transactionID
+                                    == receipt.transaction.transaction.transactionID)
+                            #expect(
+                                response.receipt?.transaction?.expiresDate
+                                    == receipt.transaction.transaction.expiresMs.map(WorldUnit.date))
                         }
                         if let latest = answer.latestReceipt {
                             #expect(response.latestReceipt == latest)
@@ -88,10 +97,14 @@ import Testing
         #expect(Set(latest.keys) == Set(fixtureLatest.keys))
 
         #expect(ours["status"] is NSNumber)
-        #expect(receipt["adam_id"] is NSNumber && receipt["app_item_id"] is NSNumber && receipt["download_id"] is NSNumber)
+        #expect(
+            receipt["adam_id"] is NSNumber && receipt["app_item_id"] is NSNumber && receipt["download_id"] is NSNumber)
         #expect(receipt["version_external_identifier"] is NSNumber)
-        for key in ["quantity", "transaction_id", "original_transaction_id", "purchase_date", "purchase_date_ms",
-                    "purchase_date_pst", "expires_date_ms", "web_order_line_item_id", "is_trial_period", "is_in_intro_offer_period"] {
+        for key in [
+            "quantity", "transaction_id", "original_transaction_id", "purchase_date", "purchase_date_ms",
+            "purchase_date_pst", "expires_date_ms", "web_order_line_item_id", "is_trial_period",
+            "is_in_intro_offer_period",
+        ] {
             #expect(inApp[key] is String, "\(key) is not a string")
         }
         #expect((inApp["purchase_date"] as? String)?.hasSuffix(" Etc/GMT") == true)
@@ -114,26 +127,34 @@ import Testing
         #expect(Set(receipt.keys) == Set(fixtureReceipt.keys))
         #expect((receipt["expires_date"] as? String).flatMap(Int64.init) != nil, "iOS 6 expires_date is milliseconds")
         let latest = try #require(ours["latest_expired_receipt_info"] as? [String: Any])
-        #expect(Set(latest.keys) == Set(try #require(fixture["latest_expired_receipt_info"] as? [String: Any]).keys)
-            .union(["version_external_identifier"]))
+        #expect(
+            Set(latest.keys)
+                == Set(try #require(fixture["latest_expired_receipt_info"] as? [String: Any]).keys)
+                .union(["version_external_identifier"]))
     }
 
     @Test func errorAnswersAreApplesBareBodies() throws {
         func text(_ answer: AppleAnswer) -> String { String(decoding: answer.jsonBytes, as: UTF8.self) }
-        #expect(text(try Self.answer(.deletedAccount)) == #"{"environment":"Production","status":21010,"is_retryable":false}"#)
+        #expect(
+            text(try Self.answer(.deletedAccount))
+                == #"{"environment":"Production","status":21010,"is_retryable":false}"#)
         #expect(text(try Self.answer(.tamperedReceipt)) == #"{"status":21003}"#)
         #expect(text(try Self.answer(.garbageReceipt)) == #"{"status":21002}"#)
         #expect(text(try Self.answer(.xcodeReceipt)) == #"{"status":21002}"#, "Apple rejects StoreKit-testing receipts")
         #expect(text(try Self.answer(.emptyReceiptData)) == #"{"status":21002}"#)
         #expect(text(try Self.answer(.otherEnvironmentReceipt)) == #"{"status":21007}"#)
         #expect(text(try Self.answer(.proActive, endpoint: .sandbox)) == #"{"status":21008}"#)
-        #expect(text(try Self.answer(.appleInternalError)) == #"{"environment":"Production","status":21199,"is_retryable":false}"#)
+        #expect(
+            text(try Self.answer(.appleInternalError))
+                == #"{"environment":"Production","status":21199,"is_retryable":false}"#)
         let secret = AppStoreSimulator(world: Self.world, options: SimulatorOptions(sharedSecret: "s"))
         let (unit, user) = try #require(Self.cases[.subscriptionActive])
         let body = try AppStoreSimulator.requestBody(unit.receiptData(user.receipts[0].slot), password: "wrong")
-        #expect(text(secret.answer(body: body, endpoint: .production)) == #"{"environment":"Production","status":21004}"#)
+        #expect(
+            text(secret.answer(body: body, endpoint: .production)) == #"{"environment":"Production","status":21004}"#)
         // The fixtures of these answers, minified, are the same bytes.
-        let deleted = try Data(contentsOf: Self.conformance.appendingPathComponent("alexalok/Invalid_Account_Deleted_Not_Retryable.json"))
+        let deleted = try Data(
+            contentsOf: Self.conformance.appendingPathComponent("alexalok/Invalid_Account_Deleted_Not_Retryable.json"))
         let minified = String(decoding: deleted, as: UTF8.self).filter { !$0.isWhitespace }
         #expect(minified == text(try Self.answer(.deletedAccount)))
     }
@@ -142,7 +163,8 @@ import Testing
         #expect(Self.simulator.answer(body: Array("not json".utf8), endpoint: .production).status == 21000)
         #expect(Self.simulator.answer(body: Array("{}".utf8), endpoint: .production).status == 21002)
         #expect(Self.simulator.answer(body: Array(#"{"receipt-data":""}"#.utf8), endpoint: .production).status == 21002)
-        #expect(Self.simulator.answer(body: Array(#"{"receipt-data":"AAAA"}"#.utf8), endpoint: .production).status == 21002)
+        #expect(
+            Self.simulator.answer(body: Array(#"{"receipt-data":"AAAA"}"#.utf8), endpoint: .production).status == 21002)
     }
 
     @Test func excludeOldTransactionsKeepsOnlyTheNewestPeriodOfEachChain() throws {

@@ -1,6 +1,7 @@
 import AppStoreReceipts
 import Foundation
 import Testing
+
 @testable import AppStoreSimulator
 
 /// The project's verifyReceipt client against the running simulator, for every kind of world case and
@@ -23,11 +24,14 @@ import Testing
             switch owner.standing {
             case .deleted: return .invalid(.accountNotFound)
             case .internalError: return .unverifiedNotRetryable
-            case .good: return .valid(status: 0, environment: owner.environment, hops: owner.environment == .production ? 0 : 1)
+            case .good:
+                return .valid(status: 0, environment: owner.environment, hops: owner.environment == .production ? 0 : 1)
             }
         case .transaction(let account, let id):
             let owner = unit.accounts[account]
-            let chain = owner.transactions.filter { $0.originalTransactionID == owner.transaction(withID: id)!.originalTransactionID }
+            let chain = owner.transactions.filter {
+                $0.originalTransactionID == owner.transaction(withID: id)!.originalTransactionID
+            }
             let expired = chain.map { $0.expiresMs ?? .max }.max()! <= unit.asOfMs
             return .valid(status: expired ? 21006 : 0, environment: owner.environment, hops: 0)
         case .tamperedApp:
@@ -60,8 +64,9 @@ import Testing
                 case .persistentMalformed:
                     #expect(report.verdict == .persistentMalformedReceiptData, "\(scenario): \(report.detail)")
                 case .unverifiedNotRetryable:
-                    #expect(report.verdict == .unverified(.appleInternalErrorNotRetryable(.internalError(21199))),
-                            "\(scenario): \(report.detail)")
+                    #expect(
+                        report.verdict == .unverified(.appleInternalErrorNotRetryable(.internalError(21199))),
+                        "\(scenario): \(report.detail)")
                     #expect(report.requests == 1, "not retried")
                 }
             }
@@ -120,15 +125,21 @@ import Testing
     }
 
     @Test(arguments: HTTPTransportKind.allCases)
-    func sandboxReceiptsAre21007InProductionAndProductionReceipts21008InTheSandbox(transport: HTTPTransportKind) async throws {
+    func sandboxReceiptsAre21007InProductionAndProductionReceipts21008InTheSandbox(transport: HTTPTransportKind)
+        async throws
+    {
         let (sandboxUnit, sandboxUser) = try #require(Self.cases[.otherEnvironmentReceipt])
         let (productionUnit, productionUser) = try #require(Self.cases[.proActive])
         let simulator = AppStoreSimulator(world: TestWorlds.small)
         let sandboxBody = try AppStoreSimulator.requestBody(sandboxUnit.receiptData(sandboxUser.receipts[0].slot))
-        let productionBody = try AppStoreSimulator.requestBody(productionUnit.receiptData(productionUser.receipts[0].slot))
-        #expect(simulator.answer(body: sandboxBody, endpoint: .production).jsonBytes == Array(#"{"status":21007}"#.utf8))
-        #expect(simulator.answer(body: productionBody, endpoint: .sandbox).jsonBytes == Array(#"{"status":21008}"#.utf8))
-        let sandbox = try VerifyReceiptResponse.decode(Data(simulator.answer(body: sandboxBody, endpoint: .sandbox).jsonBytes))
+        let productionBody = try AppStoreSimulator.requestBody(
+            productionUnit.receiptData(productionUser.receipts[0].slot))
+        #expect(
+            simulator.answer(body: sandboxBody, endpoint: .production).jsonBytes == Array(#"{"status":21007}"#.utf8))
+        #expect(
+            simulator.answer(body: productionBody, endpoint: .sandbox).jsonBytes == Array(#"{"status":21008}"#.utf8))
+        let sandbox = try VerifyReceiptResponse.decode(
+            Data(simulator.answer(body: sandboxBody, endpoint: .sandbox).jsonBytes))
         #expect(sandbox.environment == .sandbox)
         #expect(sandbox.receipt?.receiptType == "ProductionSandbox")
         #expect(sandbox.receipt?.appItemID == "0")
@@ -153,7 +164,9 @@ import Testing
         let pro = proUnit.receiptData(proUser.receipts[0].slot)
         try await withSimulator(TestWorlds.small, options: SimulatorOptions(sharedSecret: "0123abcd")) { simulator in
             func verify(_ data: String, secret: String?) async throws -> VerificationReport {
-                try await TestThreads.run { simulator.client(transport: transport, sharedSecret: secret).verify(receiptData: data) }
+                try await TestThreads.run {
+                    simulator.client(transport: transport, sharedSecret: secret).verify(receiptData: data)
+                }
             }
             let wrong = try await verify(subscription, secret: "ffff")
             #expect(wrong.verdict == .configurationError(.sharedSecretMismatch))

@@ -1,5 +1,6 @@
 import AppStoreReceipts
 import Foundation
+
 @testable import AppStoreSimulator
 
 /// Starts a simulator on an ephemeral loopback port for `body` and stops it afterwards, also on failure.
@@ -44,6 +45,8 @@ extension AppStoreSimulator {
 
     /// The JSON body of a verifyReceipt request, as the project's client writes it.
     static func requestBody(_ receiptData: String, password: String? = nil, excludeOld: Bool = true) throws -> [UInt8] {
-        Array(try VerifyReceiptRequest(receiptData: receiptData, password: password, excludeOldTransactions: excludeOld).jsonBody())
+        Array(
+            try VerifyReceiptRequest(receiptData: receiptData, password: password, excludeOldTransactions: excludeOld)
+                .jsonBody())
     }
 }

@@ -1,6 +1,7 @@
 import AppStoreReceipts
 import Foundation
 import Testing
+
 @testable import AppStoreSimulator
 
 /// Throughput of the simulator's parts; prints numbers and asserts nothing about speed.
@@ -15,8 +16,10 @@ struct SimulatorBenchmark {
         body()
         let elapsed = ContinuousClock.now - started
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
-        print("bench: \(label): \(count) in \(String(format: "%.3f", seconds)) s = "
-            + "\(String(format: "%.1f", Double(count) / seconds))/s, \(String(format: "%.1f", seconds / Double(count) * 1e6)) µs each")
+        print(
+            "bench: \(label): \(count) in \(String(format: "%.3f", seconds)) s = "
+                + "\(String(format: "%.1f", Double(count) / seconds))/s, \(String(format: "%.1f", seconds / Double(count) * 1e6)) µs each"
+        )
     }
 
     @Test func generationEncodingAndAnswers() throws {
@@ -54,13 +57,16 @@ struct SimulatorBenchmark {
         var answers: [AppleAnswer] = []
         Self.measure("answer values without latest_receipt", count: identities.count) {
             for identity in identities {
-                answers.append(answerer.answer(identity, unit: locator.unit, endpoint: .production, password: nil,
-                                               excludeOldTransactions: true, includeLatestReceipt: false))
+                answers.append(
+                    answerer.answer(
+                        identity, unit: locator.unit, endpoint: .production, password: nil,
+                        excludeOldTransactions: true, includeLatestReceipt: false))
             }
         }
         Self.measure("answer values with latest_receipt", count: identities.count) {
             for identity in identities {
-                _ = answerer.answer(identity, unit: locator.unit, endpoint: .production, password: nil, excludeOldTransactions: true)
+                _ = answerer.answer(
+                    identity, unit: locator.unit, endpoint: .production, password: nil, excludeOldTransactions: true)
             }
         }
         Self.measure("write answer JSON (no latest_receipt)", count: answers.count) {

@@ -1,6 +1,7 @@
 import AppStoreReceipts
 import Foundation
 import Testing
+
 @testable import AppStoreSimulator
 
 /// Each fault knob produces its fault at the configured rate, deterministically for a fixed seed and
@@ -44,7 +45,9 @@ import Testing
 
     /// Over HTTP, one request at a time (a fixed arrival order): exactly the injector's decisions.
     @Test func theServedFaultsAreTheInjectorsDecisions() async throws {
-        let mix: [FaultKind: Double] = [.status21005: 1, .status21009: 1, .status21199Retryable: 1, .status21199NotRetryable: 1]
+        let mix: [FaultKind: Double] = [
+            .status21005: 1, .status21009: 1, .status21199Retryable: 1, .status21199NotRetryable: 1,
+        ]
         let options = SimulatorOptions(faultRate: 0.3, faultMix: mix, faultSeed: 21)
         let body = String(decoding: try AppStoreSimulator.requestBody(Self.receipt), as: UTF8.self)
         try await withSimulator(Self.world, options: options) { simulator in
@@ -122,7 +125,8 @@ import Testing
     }
 
     @Test func serviceUnavailablePagesAreHTMLWithRetryAfter() async throws {
-        let options = SimulatorOptions(faultRate: 1, faultMix: [.serviceUnavailable: 1], serviceUnavailableRetryAfterSeconds: 2)
+        let options = SimulatorOptions(
+            faultRate: 1, faultMix: [.serviceUnavailable: 1], serviceUnavailableRetryAfterSeconds: 2)
         let body = String(decoding: try AppStoreSimulator.requestBody(Self.receipt), as: UTF8.self)
         try await withSimulator(Self.world, options: options) { simulator in
             let port = simulator.port
@@ -205,7 +209,8 @@ import Testing
         try await withSimulator(Self.world, options: SimulatorOptions(rateLimit: 50)) { simulator in
             let client = simulator.client(concurrency: 8, rate: 40, burst: 5)
             let receipt = Self.receipt
-            let reports = try await TestThreads.run(8) { _ in (0..<12).map { _ in client.verify(receiptData: receipt) } }.flatMap { $0 }
+            let reports = try await TestThreads.run(8) { _ in (0..<12).map { _ in client.verify(receiptData: receipt) }
+            }.flatMap { $0 }
             #expect(reports.allSatisfy { $0.verdict == .valid && $0.throttled == 0 })
             let stats = simulator.stats
             #expect(stats.rateLimited == 0)

@@ -1,6 +1,7 @@
 import AppStoreReceipts
 import Foundation
 import Testing
+
 @testable import AppStoreSimulator
 
 /// Many keep-alive clients at once, no faults configured: every request gets its answer.
@@ -14,7 +15,8 @@ import Testing
         world.forEachUnit(in: 0..<40) { unit in
             for slot in unit.receipts.indices {
                 let body = try! AppStoreSimulator.requestBody(unit.receiptData(slot))
-                receipts.append((String(decoding: body, as: UTF8.self), reference.answer(body: body, endpoint: .production).status))
+                receipts.append(
+                    (String(decoding: body, as: UTF8.self), reference.answer(body: body, endpoint: .production).status))
             }
         }
         let pool = receipts
@@ -51,7 +53,9 @@ import Testing
             let stats = simulator.stats
             #expect(stats.requests == total)
             #expect(stats.server.connectionsAccepted == 64, "keep-alive: one connection per client")
-            print("simulator: 64 keep-alive clients, 10 s: \(total) requests (\(total / 10)/s), peak in flight \(stats.server.peakRequestsInFlight)")
+            print(
+                "simulator: 64 keep-alive clients, 10 s: \(total) requests (\(total / 10)/s), peak in flight \(stats.server.peakRequestsInFlight)"
+            )
         }
     }
 

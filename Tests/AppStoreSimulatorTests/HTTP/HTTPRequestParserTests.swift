@@ -1,4 +1,5 @@
 import Testing
+
 @testable import AppStoreSimulator
 
 @Suite struct HTTPRequestParserTests {
@@ -18,7 +19,7 @@ import Testing
         )
         #expect(head.method == "POST")
         #expect(head.target == "/verifyReceipt?env=sandbox")
-        #expect(head.version == .http1_1)
+        #expect(head.version == .http11)
         #expect(head.contentLength == 42)
         #expect(head.keepAlive)
         #expect(!head.expectsContinue)
@@ -41,7 +42,8 @@ import Testing
     }
 
     @Test func acceptsRepeatedIdenticalContentLengthAndExpectContinue() throws {
-        let head = try parse("PUT /x HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\nContent-Length: 5, 5\r\nExpect: 100-Continue\r\n\r\n")
+        let head = try parse(
+            "PUT /x HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\nContent-Length: 5, 5\r\nExpect: 100-Continue\r\n\r\n")
         #expect(head.contentLength == 5)
         #expect(head.expectsContinue)
     }
@@ -113,14 +115,15 @@ import Testing
         #expect(found == full.count - 4)
     }
 
-    @Test(arguments: [
-        ("/verifyReceipt", "/verifyReceipt", nil),
-        ("/stats?format=json&x", "/stats", "format=json&x"),
-        ("/?", "/", ""),
-        ("http://localhost:8080/verifyReceipt?a=1", "/verifyReceipt", "a=1"),
-        ("http://localhost:8080", "/", nil),
-        ("*", "*", nil),
-    ] as [(String, String, String?)])
+    @Test(
+        arguments: [
+            ("/verifyReceipt", "/verifyReceipt", nil),
+            ("/stats?format=json&x", "/stats", "format=json&x"),
+            ("/?", "/", ""),
+            ("http://localhost:8080/verifyReceipt?a=1", "/verifyReceipt", "a=1"),
+            ("http://localhost:8080", "/", nil),
+            ("*", "*", nil),
+        ] as [(String, String, String?)])
     func splitsTargetIntoPathAndQuery(target: String, path: String, query: String?) {
         let request = HTTPRequest(method: "GET", target: target)
         #expect(request.path == path)

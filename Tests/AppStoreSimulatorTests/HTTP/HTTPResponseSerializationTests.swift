@@ -1,9 +1,12 @@
 import Testing
+
 @testable import AppStoreSimulator
 
 @Suite struct HTTPResponseSerializationTests {
     private func wire(_ response: HTTPResponse, keepAlive: Bool = true, omitBody: Bool = false) -> String {
-        String(decoding: response.serialized(keepAlive: keepAlive, omitBody: omitBody, date: "Sun, 06 Nov 1994 08:49:37 GMT"), as: UTF8.self)
+        String(
+            decoding: response.serialized(
+                keepAlive: keepAlive, omitBody: omitBody, date: "Sun, 06 Nov 1994 08:49:37 GMT"), as: UTF8.self)
     }
 
     @Test func writesFramingHeadersAndReplacesTheHandlers() {
@@ -12,12 +15,17 @@ import Testing
             headers: [("content-length", "999"), ("Connection", "keep-alive"), ("Date", "x"), ("X-A", "1")],
             body: Array("hello".utf8)
         )
-        #expect(wire(response) == "HTTP/1.1 200 OK\r\nX-A: 1\r\nContent-Length: 5\r\nDate: Sun, 06 Nov 1994 08:49:37 GMT\r\nConnection: keep-alive\r\n\r\nhello")
+        #expect(
+            wire(response)
+                == "HTTP/1.1 200 OK\r\nX-A: 1\r\nContent-Length: 5\r\nDate: Sun, 06 Nov 1994 08:49:37 GMT\r\nConnection: keep-alive\r\n\r\nhello"
+        )
         #expect(wire(response, keepAlive: false).contains("\r\nConnection: close\r\n"))
     }
 
     @Test func headKeepsLengthWithoutBody() {
-        #expect(wire(.text("hello"), omitBody: true).hasSuffix("Content-Length: 5\r\nDate: Sun, 06 Nov 1994 08:49:37 GMT\r\nConnection: keep-alive\r\n\r\n"))
+        #expect(
+            wire(.text("hello"), omitBody: true).hasSuffix(
+                "Content-Length: 5\r\nDate: Sun, 06 Nov 1994 08:49:37 GMT\r\nConnection: keep-alive\r\n\r\n"))
     }
 
     @Test func noContentHasNoLengthAndNoBody() {
@@ -27,7 +35,8 @@ import Testing
     }
 
     @Test func dropsHeadersThatWouldInjectLines() {
-        let text = wire(HTTPResponse(status: 200, headers: [("X-Evil", "a\r\nSet-Cookie: b"), ("Bad Name", "c"), ("X-Ok", "d")]))
+        let text = wire(
+            HTTPResponse(status: 200, headers: [("X-Evil", "a\r\nSet-Cookie: b"), ("Bad Name", "c"), ("X-Ok", "d")]))
         #expect(!text.contains("Set-Cookie"))
         #expect(!text.contains("Bad Name"))
         #expect(text.contains("X-Ok: d\r\n"))

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import AppStoreSimulator
 
 @Suite struct HTTPRouterTests {
@@ -11,7 +12,8 @@ import Testing
     }
 
     @Test func routesByMethodAndExactPath() throws {
-        #expect(try router.handle(HTTPRequest(method: "POST", target: "/verifyReceipt?x=1")).body == Array("verified".utf8))
+        #expect(
+            try router.handle(HTTPRequest(method: "POST", target: "/verifyReceipt?x=1")).body == Array("verified".utf8))
         #expect(try router.handle(HTTPRequest(method: "DELETE", target: "/stats")).body == Array("reset".utf8))
     }
 

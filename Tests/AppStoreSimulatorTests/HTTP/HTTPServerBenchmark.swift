@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import AppStoreSimulator
 
 /// Throughput measurements; they print numbers and assert nothing about speed.
@@ -32,7 +33,9 @@ struct HTTPServerBenchmark {
                 return done
             }
             let total = counts.reduce(0, +)
-            print("bench: \(clients) keep-alive raw clients in-process: \(total / seconds) req/s (\(total) in \(seconds) s)")
+            print(
+                "bench: \(clients) keep-alive raw clients in-process: \(total / seconds) req/s (\(total) in \(seconds) s)"
+            )
         }
     }
 
@@ -47,6 +50,8 @@ struct HTTPServerBenchmark {
         try await TestThreads.run { Thread.sleep(forTimeInterval: seconds) }
         try await TestThreads.run { server.stop() }
         let stats = server.stats
-        print("bench: \(stats.responsesSent) responses, \(stats.connectionsAccepted) connections, peak in flight \(stats.peakRequestsInFlight)")
+        print(
+            "bench: \(stats.responsesSent) responses, \(stats.connectionsAccepted) connections, peak in flight \(stats.peakRequestsInFlight)"
+        )
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Synchronization
 import Testing
+
 @testable import AppStoreSimulator
 
 /// Many clients at once, graceful stop, signals and a short soak. Serialized among themselves so that
@@ -171,7 +172,8 @@ import Testing
                             try client.post("/soak/\(index)", body: "{\"n\":\(ok)}")
                         }
                         let response = try client.readResponse()
-                        let expected = ok % 2 == 0 ? "GET /soak/\(index) #\(ok) " : "POST /soak/\(index) #\(ok) {\"n\":\(ok)}"
+                        let expected =
+                            ok % 2 == 0 ? "GET /soak/\(index) #\(ok) " : "POST /soak/\(index) #\(ok) {\"n\":\(ok)}"
                         if response.status == 200 && response.text == expected {
                             ok += 1
                         } else {

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Synchronization
 import Testing
+
 @testable import AppStoreSimulator
 
 /// Protocol behaviour over raw sockets, where the test controls every byte.
@@ -74,7 +75,9 @@ import Testing
                         + "POST /2 HTTP/1.1\r\nHost: a\r\nContent-Length: 4\r\n\r\nbody"
                         + "\r\nGET /3 HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n"
                 )
-                return try (0..<3).map { _ in try client.readResponse().text } + [String(decoding: try client.readUntilClosed(), as: UTF8.self)]
+                return try (0..<3).map { _ in try client.readResponse().text } + [
+                    String(decoding: try client.readUntilClosed(), as: UTF8.self)
+                ]
             }
             #expect(texts == ["GET /1 #0 ", "POST /2 #1 body", "GET /3 #2 ", ""])
         }
@@ -176,7 +179,9 @@ import Testing
             let (response, rest) = try await TestThreads.run {
                 let client = try RawHTTPClient(port: port)
                 // Announce 10 MB and send only a little: the answer must not wait for the rest.
-                try client.send("POST /upload HTTP/1.1\r\nHost: a\r\nContent-Length: 10485760\r\n\r\n" + String(repeating: "z", count: 4096))
+                try client.send(
+                    "POST /upload HTTP/1.1\r\nHost: a\r\nContent-Length: 10485760\r\n\r\n"
+                        + String(repeating: "z", count: 4096))
                 return (try client.readResponse(), try client.readUntilClosed())
             }
             #expect(response.status == 413)
@@ -319,7 +324,8 @@ import Testing
     }
 
     @Test func handlerCanAskToClose() async throws {
-        try await withServer(handler: HTTPHandlerClosure { _ in .text("bye", headers: [("Connection", "close")]) }) { server in
+        try await withServer(handler: HTTPHandlerClosure { _ in .text("bye", headers: [("Connection", "close")]) }) {
+            server in
             let port = server.port
             let (response, rest) = try await TestThreads.run {
                 let client = try RawHTTPClient(port: port)

@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+
 @testable import AppStoreSimulator
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// The server as the job will meet it: through URLSession (libcurl on Linux).
@@ -113,7 +114,8 @@ enum TestURLSession {
     }
 
     @Test func stallLongerThanTheClientTimeoutTimesOut() async throws {
-        try await withServer(handler: HTTPHandlerClosure { _ in .text("too late").delayed(by: .seconds(30)) }) { server in
+        try await withServer(handler: HTTPHandlerClosure { _ in .text("too late").delayed(by: .seconds(30)) }) {
+            server in
             var request = URLRequest(url: try TestURLSession.url(server, "/stall"))
             // Whole seconds only: swift-corelibs-foundation truncates timeoutInterval to seconds (measured
             // here: 1.5 s behaves as 1 s, and 0.5 s fails with -1001 at once).

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+
 @testable import AppStoreSimulator
 
 /// A response as a raw-socket client reads it.
@@ -63,7 +64,9 @@ final class RawHTTPClient {
     func send(_ bytes: [UInt8]) throws {
         var offset = 0
         while offset < bytes.count {
-            let sent = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            let sent = bytes[offset...].withUnsafeBytes {
+                Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+            }
             guard sent > 0 else { throw RawClientError.send(errno) }
             offset += sent
         }
@@ -76,7 +79,8 @@ final class RawHTTPClient {
 
     /// Sends a POST with `body` and its Content-Length.
     func post(_ path: String, body: String, headers: String = "") throws {
-        try send("POST \(path) HTTP/1.1\r\nHost: localhost\r\nContent-Length: \(body.utf8.count)\r\n\(headers)\r\n\(body)")
+        try send(
+            "POST \(path) HTTP/1.1\r\nHost: localhost\r\nContent-Length: \(body.utf8.count)\r\n\(headers)\r\n\(body)")
     }
 
     /// Reads one response; `bodyless` for answers to HEAD, whose Content-Length describes no body.

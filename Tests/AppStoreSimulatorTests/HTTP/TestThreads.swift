@@ -73,7 +73,8 @@ final class ConcurrencyGauge: Sendable {
     /// that serialized requests would sit here for `limit` with a peak of 1.
     func hold(minimum: Duration, untilInFlight target: Int, limit: Duration) {
         let start = ContinuousClock.now
-        Thread.sleep(forTimeInterval: Double(minimum.components.seconds) + Double(minimum.components.attoseconds) / 1e18)
+        Thread.sleep(
+            forTimeInterval: Double(minimum.components.seconds) + Double(minimum.components.attoseconds) / 1e18)
         while peak < target && ContinuousClock.now - start < limit {
             Thread.sleep(forTimeInterval: 0.005)
         }

@@ -1,6 +1,7 @@
 import AppStoreReceipts
 import Foundation
 import Testing
+
 @testable import AppStoreSimulator
 
 /// The expected file: what a correct `run --older-than 0 --as-of T` must correct and flag, derived
@@ -8,8 +9,10 @@ import Testing
 @Suite struct ExpectedOutcomeTests {
     static let acceptance = ExpectationDeriver.derive(world: TestWorlds.acceptance)
     static let actions = ["extend", "grant", "revoke", "shorten"]
-    static let productionFlags = ["bundle_mismatch", "entitlement_without_receipt", "invalid_receipt", "refunded",
-                                  "sandbox_in_production", "shared_transaction", "unknown_product", "unverified"]
+    static let productionFlags = [
+        "bundle_mismatch", "entitlement_without_receipt", "invalid_receipt", "refunded",
+        "sandbox_in_production", "shared_transaction", "unknown_product", "unverified",
+    ]
 
     /// Every correction action and every flag kind of CONTRACT §4 a production run can raise.
     /// `production_in_sandbox` cannot come from a production run: the rules flag a misrouted receipt by
@@ -24,12 +27,14 @@ import Testing
     }
 
     @Test func aStagingDatabaseGetsProductionInSandboxFlags() {
-        let outcome = ExpectationDeriver.derive(world: SimulatedWorld(users: 2000, seed: 1, asOf: testAsOf, environment: .sandbox),
-                                                assumptions: RunAssumptions(environment: .sandbox))
+        let outcome = ExpectationDeriver.derive(
+            world: SimulatedWorld(users: 2000, seed: 1, asOf: testAsOf, environment: .sandbox),
+            assumptions: RunAssumptions(environment: .sandbox))
         let kinds = Set(outcome.flags.map(\.kind))
         #expect(kinds.contains("production_in_sandbox"))
         #expect(!kinds.contains("sandbox_in_production"))
-        #expect(kinds == Set(Self.productionFlags).subtracting(["sandbox_in_production"]).union(["production_in_sandbox"]))
+        #expect(
+            kinds == Set(Self.productionFlags).subtracting(["sandbox_in_production"]).union(["production_in_sandbox"]))
         #expect(Set(outcome.corrections.map(\.action)) == Set(Self.actions))
     }
 
@@ -46,7 +51,8 @@ import Testing
     /// The project's client asks with exclude-old-transactions; the world is built so that the truth is
     /// the same with every renewal listed.
     @Test func theExpectationDoesNotDependOnExcludeOldTransactions() {
-        let all = ExpectationDeriver.derive(world: TestWorlds.acceptance, assumptions: RunAssumptions(excludeOldTransactions: false))
+        let all = ExpectationDeriver.derive(
+            world: TestWorlds.acceptance, assumptions: RunAssumptions(excludeOldTransactions: false))
         #expect(all.corrections == Self.acceptance.corrections)
         #expect(all.flags == Self.acceptance.flags)
     }
@@ -80,8 +86,10 @@ import Testing
     }
 
     @Test func underTheFlagPolicyOtherEnvironmentPurchasesCount() {
-        let outcome = ExpectationDeriver.derive(world: TestWorlds.small, assumptions: RunAssumptions(sandboxPolicy: .flag))
-        let misrouted = Set(TestWorlds.users(TestWorlds.small).filter { $0.user.scenario == .otherEnvironmentReceipt }.map(\.user.id))
+        let outcome = ExpectationDeriver.derive(
+            world: TestWorlds.small, assumptions: RunAssumptions(sandboxPolicy: .flag))
+        let misrouted = Set(
+            TestWorlds.users(TestWorlds.small).filter { $0.user.scenario == .otherEnvironmentReceipt }.map(\.user.id))
         #expect(!misrouted.isEmpty)
         #expect(!outcome.corrections.contains { misrouted.contains($0.userID) })
         #expect(outcome.flags.contains { misrouted.contains($0.userID) && $0.kind == "sandbox_in_production" })
@@ -99,7 +107,9 @@ import Testing
             let ids = ExpectationDeriver.receiptIDs(for: unit, startingAt: &next)
             for (position, user) in unit.users.enumerated() {
                 for (row, receipt) in user.receipts.enumerated() {
-                    switch ExpectationDeriver.outcome(of: receipt.slot, in: unit, answerer: answerer, assumptions: RunAssumptions()) {
+                    switch ExpectationDeriver.outcome(
+                        of: receipt.slot, in: unit, answerer: answerer, assumptions: RunAssumptions())
+                    {
                     case .valid(let answer), .misrouted(let answer):
                         let originals = Set(answer.transactions.map(\.transaction.originalTransactionID))
                         for original in originals { owners[original, default: []].insert(user.id) }
@@ -110,7 +120,8 @@ import Testing
                 }
             }
         }
-        let shared = Set(receiptsByUser.filter { entry in entry.originals.contains { owners[$0]!.count > 1 } }.map(\.receiptID))
+        let shared = Set(
+            receiptsByUser.filter { entry in entry.originals.contains { owners[$0]!.count > 1 } }.map(\.receiptID))
         let derived = Set(Self.acceptance.flags.filter { $0.kind == "shared_transaction" }.compactMap(\.receiptID))
         #expect(shared == derived)
         #expect(!shared.isEmpty)
@@ -122,7 +133,9 @@ import Testing
         let outcome = ExpectationDeriver.derive(world: TestWorlds.acceptance)
         var otherSource = Set<String>()
         for (_, user) in TestWorlds.users(TestWorlds.acceptance) {
-            for row in user.entitlements where row.source != "app_store" { otherSource.insert("\(user.id)/\(row.entitlement)") }
+            for row in user.entitlements where row.source != "app_store" {
+                otherSource.insert("\(user.id)/\(row.entitlement)")
+            }
         }
         #expect(!otherSource.isEmpty)
         #expect(!outcome.corrections.contains { otherSource.contains("\($0.userID)/\($0.entitlement)") })

@@ -1,8 +1,9 @@
 import AppStoreReceipts
 import Foundation
 import Postgres
-import Testing
 import TestSupport
+import Testing
+
 @testable import AppStoreSimulator
 
 /// Seeding writes the rows it claims, streaming, in one transaction.
@@ -31,16 +32,21 @@ import TestSupport
             #expect(try Self.count(connection, "SELECT count(*) FROM entitlements") == entitlementRows)
             #expect(try Self.count(connection, "SELECT count(*) FROM sandbox_testers") == testers)
             #expect(try Self.count(connection, "SELECT count(*) FROM products") == 5)
-            #expect(try Self.count(connection, "SELECT count(DISTINCT user_id) FROM receipts") ==
-                users.filter { !$0.user.receipts.isEmpty }.count)
-            #expect(try Self.count(connection, "SELECT count(*) FROM entitlements WHERE source <> 'app_store'") ==
-                users.reduce(0) { $0 + $1.user.entitlements.filter { $0.source != "app_store" }.count })
+            #expect(
+                try Self.count(connection, "SELECT count(DISTINCT user_id) FROM receipts")
+                    == users.filter { !$0.user.receipts.isEmpty }.count)
+            #expect(
+                try Self.count(connection, "SELECT count(*) FROM entitlements WHERE source <> 'app_store'")
+                    == users.reduce(0) { $0 + $1.user.entitlements.filter { $0.source != "app_store" }.count })
             // Receipt ids are 1...n in world order, and the app's next receipt gets the next id.
             #expect(try Self.count(connection, "SELECT max(id) FROM receipts") == receiptRows)
-            let next = try connection.query("INSERT INTO receipts (user_id, receipt_data) VALUES ('new-user', 'x') RETURNING id")
+            let next = try connection.query(
+                "INSERT INTO receipts (user_id, receipt_data) VALUES ('new-user', 'x') RETURNING id")
             #expect(try next[0].decode(at: 0, as: Int.self) == receiptRows + 1)
             // The season pass lasts 2160 hours, not "90 days" (see WorldSeeder.productRow).
-            let duration = try connection.query("SELECT extract(epoch FROM duration)::bigint FROM products WHERE product_id = \(WorldCatalog.seasonPass.id)")
+            let duration = try connection.query(
+                "SELECT extract(epoch FROM duration)::bigint FROM products WHERE product_id = \(WorldCatalog.seasonPass.id)"
+            )
             #expect(try duration[0].decode(at: 0, as: Int.self) == 90 * 86_400)
             // The expectation is the one derived for the world.
             #expect(summary.expected == ExpectationDeriver.derive(world: Self.world))
@@ -68,8 +74,12 @@ import TestSupport
             try TestDatabase.with { database in
                 let connection = try database.connect()
                 _ = try WorldSeeder.seed(Self.world, into: connection, batchUnits: batch)
-                let receipts = try connection.query("SELECT id || ' ' || user_id || ' ' || md5(receipt_data) || ' ' || created_at FROM receipts ORDER BY id")
-                let entitlements = try connection.query("SELECT user_id || ' ' || entitlement || ' ' || active || ' ' || coalesce(expires_at::text, '-') || ' ' || source FROM entitlements ORDER BY 1")
+                let receipts = try connection.query(
+                    "SELECT id || ' ' || user_id || ' ' || md5(receipt_data) || ' ' || created_at FROM receipts ORDER BY id"
+                )
+                let entitlements = try connection.query(
+                    "SELECT user_id || ' ' || entitlement || ' ' || active || ' ' || coalesce(expires_at::text, '-') || ' ' || source FROM entitlements ORDER BY 1"
+                )
                 return try (receipts.rows + entitlements.rows).map { try $0.decode(at: 0, as: String.self) }
             }
         }
@@ -79,7 +89,8 @@ import TestSupport
     @Test func seedingRefusesADatabaseWithRowsAndLeavesNothingBehind() throws {
         try TestDatabase.with { database in
             let connection = try database.connect()
-            _ = try connection.execute("INSERT INTO entitlements (user_id, entitlement, active) VALUES ('someone', 'premium', true)")
+            _ = try connection.execute(
+                "INSERT INTO entitlements (user_id, entitlement, active) VALUES ('someone', 'premium', true)")
             #expect(throws: WorldSeeder.SeedError.tableNotEmpty("entitlements")) {
                 try WorldSeeder.seed(Self.world, into: connection)
             }

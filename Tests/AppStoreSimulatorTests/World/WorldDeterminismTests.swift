@@ -1,6 +1,7 @@
 import AppStoreReceipts
 import Foundation
 import Testing
+
 @testable import AppStoreSimulator
 
 /// The same `(users, seed, asOf, environment)` gives the same world, byte for byte: `simulator seed` and

@@ -1,6 +1,7 @@
 import AppStoreReceipts
 import Foundation
 import Testing
+
 @testable import AppStoreSimulator
 
 /// The world's receipts are real-format receipts that the project's decoder reads as they were
@@ -17,9 +18,12 @@ import Testing
         for unit in Self.units {
             for slot in unit.receipts.indices {
                 guard case .app(let account, let created) = unit.receipts[slot] else { continue }
-                let receipt = unit.appReceipt(account: account, createdMs: created, tag: .init(kind: .stored, unit: unit.index, slot: slot))
+                let receipt = unit.appReceipt(
+                    account: account, createdMs: created, tag: .init(kind: .stored, unit: unit.index, slot: slot))
                 #expect(AppReceiptDER.encode(receipt) == LocalReceiptEncoder.appReceipt(receipt))
-                let latest = unit.appReceipt(account: account, createdMs: unit.asOfMs, tag: .init(kind: .latest, unit: unit.index, slot: account))
+                let latest = unit.appReceipt(
+                    account: account, createdMs: unit.asOfMs, tag: .init(kind: .latest, unit: unit.index, slot: account)
+                )
                 #expect(AppReceiptDER.encode(latest) == LocalReceiptEncoder.appReceipt(latest))
                 compared += 2
             }
@@ -73,7 +77,8 @@ import Testing
         var kinds = Set<String>()
         for unit in Self.units {
             for slot in unit.receipts.indices {
-                #expect(locator.identify(unit.receiptData(slot)) == unit.identity(ofSlot: slot), "\(unit.receipts[slot])")
+                #expect(
+                    locator.identify(unit.receiptData(slot)) == unit.identity(ofSlot: slot), "\(unit.receipts[slot])")
                 kinds.insert(String(describing: unit.receipts[slot]).prefix { $0 != "(" }.description)
             }
         }
@@ -84,7 +89,9 @@ import Testing
         let locator = WorldReceiptLocator(world: TestWorlds.small)
         let unit = Self.units[0]
         for account in unit.accounts.indices {
-            #expect(locator.identify(unit.latestReceiptData(account: account)) == .app(unit: unit.index, account: account, createdMs: unit.asOfMs))
+            #expect(
+                locator.identify(unit.latestReceiptData(account: account))
+                    == .app(unit: unit.index, account: account, createdMs: unit.asOfMs))
         }
     }
 
@@ -128,7 +135,9 @@ import Testing
         for round in 0..<2_000 {
             var bytes = round % 2 == 0 ? rng.bytes(rng.int(in: 0...300)) : genuine
             if round % 2 == 1 {
-                for _ in 0..<rng.int(in: 1...8) { bytes[rng.int(in: 0...(bytes.count - 1))] = UInt8(truncatingIfNeeded: rng.next()) }
+                for _ in 0..<rng.int(in: 1...8) {
+                    bytes[rng.int(in: 0...(bytes.count - 1))] = UInt8(truncatingIfNeeded: rng.next())
+                }
                 bytes = Array(bytes.prefix(rng.int(in: 0...bytes.count)))
             }
             _ = AppReceiptDER.opaqueValue(in: bytes)

@@ -1,6 +1,7 @@
 import AppStoreReceipts
 import Foundation
 import Testing
+
 @testable import AppStoreSimulator
 
 /// Each scenario leads a correct run to what the scenario says (`WorldScenario.intended`): the
@@ -18,9 +19,11 @@ import Testing
         let (unit, user) = try #require(Self.cases[scenario])
         var next: Int64 = 1
         let ids = ExpectationDeriver.receiptIDs(for: unit, startingAt: &next)
-        let result = ExpectationDeriver.derive(unit: unit, receiptIDs: ids, answerer: AppleAnswerer(world: TestWorlds.small),
-                                               assumptions: RunAssumptions())
-        let corrections = result.corrections.filter { $0.userID == user.id }.map { "\($0.entitlement):\($0.action)" }.sorted()
+        let result = ExpectationDeriver.derive(
+            unit: unit, receiptIDs: ids, answerer: AppleAnswerer(world: TestWorlds.small),
+            assumptions: RunAssumptions())
+        let corrections = result.corrections.filter { $0.userID == user.id }.map { "\($0.entitlement):\($0.action)" }
+            .sorted()
         let flags = result.flags.filter { $0.userID == user.id }.map(\.kind).sorted()
         #expect(corrections == scenario.intended.corrections.sorted())
         #expect(flags == scenario.intended.flags.sorted())
@@ -35,9 +38,11 @@ import Testing
         let (unit, user) = try #require(Self.stagingCases[scenario])
         var next: Int64 = 1
         let ids = ExpectationDeriver.receiptIDs(for: unit, startingAt: &next)
-        let result = ExpectationDeriver.derive(unit: unit, receiptIDs: ids, answerer: AppleAnswerer(world: TestWorlds.staging),
-                                               assumptions: RunAssumptions(environment: .sandbox))
-        let corrections = result.corrections.filter { $0.userID == user.id }.map { "\($0.entitlement):\($0.action)" }.sorted()
+        let result = ExpectationDeriver.derive(
+            unit: unit, receiptIDs: ids, answerer: AppleAnswerer(world: TestWorlds.staging),
+            assumptions: RunAssumptions(environment: .sandbox))
+        let corrections = result.corrections.filter { $0.userID == user.id }.map { "\($0.entitlement):\($0.action)" }
+            .sorted()
         let flags = result.flags.filter { $0.userID == user.id }.map(\.kind).sorted()
         let intended = scenario.intended.flags.map { $0 == "sandbox_in_production" ? "production_in_sandbox" : $0 }
         #expect(corrections == scenario.intended.corrections.sorted())

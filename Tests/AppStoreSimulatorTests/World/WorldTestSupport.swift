@@ -1,5 +1,6 @@
 import AppStoreReceipts
 import Foundation
+
 @testable import AppStoreSimulator
 
 /// The instant the test worlds are seen at: fixed, so failures reproduce.

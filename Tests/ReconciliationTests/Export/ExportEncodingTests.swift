@@ -1,8 +1,8 @@
 import Foundation
 import Postgres
 import Reconciliation
-import Testing
 import TestSupport
+import Testing
 
 /// The pure parts of the finance export: SHA-256 against FIPS vectors, RFC 4180 cell encoding with
 /// the formula guard, and keyset paging across page boundaries.
@@ -10,8 +10,10 @@ import TestSupport
     @Test(arguments: [
         ("", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"),
         ("abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"),
-        ("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
-         "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"),
+        (
+            "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+            "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"
+        ),
     ])
     func sha256MatchesKnownVectors(input: String, digest: String) {
         #expect(SHA256.hex(Array(input.utf8)) == digest)
@@ -62,13 +64,15 @@ import TestSupport
     @Test func keysetPagesCoverEveryRowOnceInOrder() throws {
         try TestDatabase.with { database in
             let connection = try database.connect()
-            _ = try connection.execute("""
+            _ = try connection.execute(
+                """
                 INSERT INTO recon_runs (kind, status, dry_run, as_of) VALUES ('nightly', 'completed', false, now())
                 """)
             // 7 flags, several sharing one instant: the id breaks ties, across pages of 2.
             for index in 0..<7 {
                 let at = "2026-01-0\(1 + index / 3) 00:00:00+00"
-                _ = try connection.execute("""
+                _ = try connection.execute(
+                    """
                     INSERT INTO recon_flags (run_id, user_id, kind, detail, created_at)
                     VALUES (1, \("u\(index)"), 'refunded', NULL, \(at)::timestamptz)
                     """)

@@ -1,14 +1,17 @@
 import Foundation
-@testable import Reconciliation
 import Synchronization
 import Testing
+
+@testable import Reconciliation
 
 /// The queue between the reader, the lanes and the writers: nothing lost or duplicated under contention,
 /// the bound holds producers back, and closing wakes every sleeper.
 @Suite struct BlockingQueueTests {
     @Test func everyElementIsTakenExactlyOnceAndInOrderByEachTaker() {
         let queue = BlockingQueue<(producer: Int, index: Int)>(capacity: 8)
-        let producers = 3, perProducer = 5_000, takers = 4
+        let producers = 3
+        let perProducer = 5_000
+        let takers = 4
         // taken[taker][producer]: the indices in the order that taker got them.
         let taken = Mutex<[[[Int]]]>(Array(repeating: Array(repeating: [], count: producers), count: takers))
         let producing = DispatchGroup()
@@ -23,7 +26,9 @@ import Testing
         for taker in 0..<takers {
             taking.enter()
             Thread.detachNewThread {
-                while let element = queue.take() { taken.withLock { $0[taker][element.producer].append(element.index) } }
+                while let element = queue.take() {
+                    taken.withLock { $0[taker][element.producer].append(element.index) }
+                }
                 taking.leave()
             }
         }
@@ -35,7 +40,9 @@ import Testing
             let all = byTaker.flatMap { $0[producer] }
             #expect(all.count == perProducer && Set(all) == Set(0..<perProducer), "lost or duplicated elements")
             for taker in 0..<takers {
-                #expect(byTaker[taker][producer] == byTaker[taker][producer].sorted(), "a taker got a producer's elements out of order")
+                #expect(
+                    byTaker[taker][producer] == byTaker[taker][producer].sorted(),
+                    "a taker got a producer's elements out of order")
             }
         }
     }
@@ -58,7 +65,9 @@ import Testing
         #expect(fifthPut.wait(timeout: .now() + 0.2) == .timedOut, "put went past a full queue")
         #expect(queue.take() == 0)
         // Three left: above half of four, so the producer still sleeps.
-        #expect(fifthPut.wait(timeout: .now() + 0.2) == .timedOut, "the producer was woken before the queue drained to half")
+        #expect(
+            fifthPut.wait(timeout: .now() + 0.2) == .timedOut, "the producer was woken before the queue drained to half"
+        )
         #expect(queue.take() == 1)
         #expect(fifthPut.wait(timeout: .now() + 5) == .success, "the producer was not woken at half")
         #expect((2...4).map { _ in queue.take() } == [2, 3, 4])

@@ -1,7 +1,8 @@
 import Foundation
-@testable import Reconciliation
 import Synchronization
 import Testing
+
+@testable import Reconciliation
 
 /// The lanes without threads: an idle lane runs a user on the admitting thread, a finished lane takes the
 /// next queued user, the queue's bound holds the reader back, and the run waits for every lane.
@@ -38,7 +39,8 @@ import Testing
         #expect(admitted.wait(timeout: .now() + 0.2) == .timedOut, "admit went past a full queue")
         #expect(lanes.next() == 1)
         // Three left: above half of four, so the reader still sleeps.
-        #expect(admitted.wait(timeout: .now() + 0.2) == .timedOut, "the reader was woken before the queue drained to half")
+        #expect(
+            admitted.wait(timeout: .now() + 0.2) == .timedOut, "the reader was woken before the queue drained to half")
         #expect(lanes.next() == 2)
         #expect(admitted.wait(timeout: .now() + 5) == .success, "the reader was not woken at half")
         #expect((3...5).map { _ in lanes.next() } == [3, 4, 5])
@@ -71,7 +73,8 @@ import Testing
     /// Many lanes finishing and the reader admitting at once, from several threads: every user runs once,
     /// never more than `lanes` at a time.
     @Test func everyUserRunsExactlyOnceWithAtMostLanesInFlight() {
-        let laneCount = 3, users = 3_000
+        let laneCount = 3
+        let users = 3_000
         let lanes = LaneScheduler<Int>(lanes: laneCount, capacity: 8)
         let runs = Mutex((count: [Int](repeating: 0, count: users), inFlight: 0, peak: 0))
         let finishing = DispatchGroup()

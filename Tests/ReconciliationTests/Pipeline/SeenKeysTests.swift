@@ -1,5 +1,6 @@
-@testable import Reconciliation
 import Testing
+
+@testable import Reconciliation
 
 /// First occurrences are what the unit builder keeps (one transaction row per id): `SeenKeys` must say
 /// "new" exactly once per key, before and after it switches from its list to its set.

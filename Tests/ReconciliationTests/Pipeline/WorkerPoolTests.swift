@@ -1,7 +1,8 @@
 import Foundation
-@testable import Reconciliation
 import Synchronization
 import Testing
+
+@testable import Reconciliation
 
 /// The workers that carry on from Apple's answers: everything submitted runs once, on the pool's own few
 /// threads, and closing runs what is still queued, including work that work submits.
@@ -34,8 +35,9 @@ import Testing
         pool.close()
         let final = ran.withLock { $0 }
         #expect(final.times.allSatisfy { $0 == 1 }, "work lost or run twice")
-        #expect(final.threads.count <= 2 && final.threads.isDisjoint(with: submitterThreads.withLock { $0 }),
-                "work ran off the pool's two threads")
+        #expect(
+            final.threads.count <= 2 && final.threads.isDisjoint(with: submitterThreads.withLock { $0 }),
+            "work ran off the pool's two threads")
         #expect(final.peak <= 2)
     }
 

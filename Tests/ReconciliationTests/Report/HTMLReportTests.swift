@@ -34,7 +34,8 @@ struct HTMLReportTests {
         """
 
     static func parse(_ html: String) throws -> Parsed {
-        let result = try ChildProcess.run("/usr/bin/env", ["python3", "-c", checker], stdin: Data(html.utf8), timeout: 60)
+        let result = try ChildProcess.run(
+            "/usr/bin/env", ["python3", "-c", checker], stdin: Data(html.utf8), timeout: 60)
         try #require(result.status == 0, "the page is not well-formed:\n\(result.stderrText)")
         return try JSONDecoder().decode(Parsed.self, from: result.stdout)
     }
@@ -57,9 +58,11 @@ struct HTMLReportTests {
         #expect(!parsed.tags.contains("script"))
         #expect(!parsed.tags.contains("img") && !parsed.tags.contains("link") && !parsed.tags.contains("iframe"))
         #expect(parsed.tags.contains("svg") && parsed.tags.contains("style"))
-        for figure in ["run 42", "2950", "unverified", "12", "purchase_not_granted", "refund", "sandbox_in_production",
-                       "21003", "3101", "53", "17", "182 ms", "611 ms", "12 min 35 s", "3017 of 3017",
-                       "completed, but some receipts stayed unverified", "Verified", "Corrections", "Unverified"] {
+        for figure in [
+            "run 42", "2950", "unverified", "12", "purchase_not_granted", "refund", "sandbox_in_production",
+            "21003", "3101", "53", "17", "182 ms", "611 ms", "12 min 35 s", "3017 of 3017",
+            "completed, but some receipts stayed unverified", "Verified", "Corrections", "Unverified",
+        ] {
             #expect(parsed.text.contains(figure), "missing \(figure)")
         }
         // The chart: 30 runs of 3 bars (history 6...35 would be the last 30 by id, with run 42 last).

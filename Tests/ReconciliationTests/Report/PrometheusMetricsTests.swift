@@ -41,7 +41,10 @@ struct PrometheusMetricsTests {
 
     @Test func parsesWithTheFiguresOfTheRun() throws {
         let families = try Self.parse(PrometheusMetrics.render(ReportFixtures.summary(), exitCode: .someUnverified))
-        #expect(families.allSatisfy { $0.name.hasPrefix("receipt_recon_") && $0.type == "gauge" && !$0.documentation.isEmpty })
+        #expect(
+            families.allSatisfy {
+                $0.name.hasPrefix("receipt_recon_") && $0.type == "gauge" && !$0.documentation.isEmpty
+            })
         #expect(Self.value(families, "last_run_start_timestamp_seconds") == 1_767_240_000)
         #expect(Self.value(families, "last_run_end_timestamp_seconds") == 1_767_240_754.5)
         #expect(Self.value(families, "last_success_timestamp_seconds") == 1_767_240_754.5)
@@ -50,7 +53,8 @@ struct PrometheusMetricsTests {
         #expect(Self.value(families, "last_run_receipts", ["outcome": "valid"]) == 2_950)
         #expect(Self.value(families, "last_run_receipts", ["outcome": "unverified"]) == 12)
         #expect(Self.value(families, "last_run_corrections", ["action": "revoke", "reason": "expired"]) == 9)
-        #expect(Self.value(families, "last_run_corrections", ["action": "grant", "reason": "purchase_not_granted"]) == 7)
+        #expect(
+            Self.value(families, "last_run_corrections", ["action": "grant", "reason": "purchase_not_granted"]) == 7)
         #expect(Self.value(families, "last_run_flags", ["kind": "sandbox_in_production"]) == 4)
         #expect(Self.value(families, "last_run_apple_requests") == 3_101)
         #expect(Self.value(families, "last_run_apple_requests_by_status", ["status": "21003"]) == 24)
@@ -63,7 +67,8 @@ struct PrometheusMetricsTests {
         var summary = RunSummary()
         summary.status = .aborted
         summary.startedAt = Date(timeIntervalSince1970: 1_000)
-        let families = try Self.parse(PrometheusMetrics.render(summary, exitCode: .unavailable, finishedAt: Date(timeIntervalSince1970: 1_060)))
+        let families = try Self.parse(
+            PrometheusMetrics.render(summary, exitCode: .unavailable, finishedAt: Date(timeIntervalSince1970: 1_060)))
         #expect(Self.value(families, "last_success_timestamp_seconds") == nil)
         #expect(Self.value(families, "last_run_end_timestamp_seconds") == 1_060)
         #expect(Self.value(families, "last_run_exit_code") == 69)

@@ -19,8 +19,10 @@ enum ReportFixtures {
         summary.receiptsProcessed = 3_017
         summary.outcomes = [.valid: 2_950, .misrouted: 31, .invalid: 24, .unverified: 12]
         summary.appleStatuses = ["0": 2_981, "21003": 24, "none": 12]
-        summary.corrections = [.grant: [.purchaseNotGranted: 7], .revoke: [.refund: 5, .expired: 9],
-                               .extend: [.renewal: 13]]
+        summary.corrections = [
+            .grant: [.purchaseNotGranted: 7], .revoke: [.refund: 5, .expired: 9],
+            .extend: [.renewal: 13],
+        ]
         summary.flags = [.bundleMismatch: 3, .sandboxInProduction: 4]
         summary.revokedUsers = 14
         summary.appleRequests = 3_101

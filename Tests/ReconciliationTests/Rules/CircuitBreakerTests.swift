@@ -17,28 +17,34 @@ struct BreakerCase: Sendable, CustomTestStringConvertible {
 /// CONTRACT §7: "after at least 100 receipts ... exceeds".
 private let cases: [BreakerCase] = [
     BreakerCase(name: "unverified ratio exactly at the limit -> no trip", receipts: 150, unverified: 15),
-    BreakerCase(name: "one unverified receipt over the limit -> trip", receipts: 150, unverified: 16,
-                reason: "circuit breaker: 16 of 150 receipts unverified (0.11) exceeds --max-unverified-ratio 0.10"),
+    BreakerCase(
+        name: "one unverified receipt over the limit -> trip", receipts: 150, unverified: 16,
+        reason: "circuit breaker: 16 of 150 receipts unverified (0.11) exceeds --max-unverified-ratio 0.10"),
     BreakerCase(name: "99 receipts, all unverified -> no trip yet", receipts: 99, unverified: 99),
-    BreakerCase(name: "100 receipts, over the limit -> trip", receipts: 100, unverified: 11,
-                reason: "circuit breaker: 11 of 100 receipts unverified (0.11) exceeds --max-unverified-ratio 0.10"),
-    BreakerCase(name: "barely over the limit prints enough digits", receipts: 1000, unverified: 101,
-                reason: "circuit breaker: 101 of 1000 receipts unverified (0.101) exceeds --max-unverified-ratio 0.100"),
+    BreakerCase(
+        name: "100 receipts, over the limit -> trip", receipts: 100, unverified: 11,
+        reason: "circuit breaker: 11 of 100 receipts unverified (0.11) exceeds --max-unverified-ratio 0.10"),
+    BreakerCase(
+        name: "barely over the limit prints enough digits", receipts: 1000, unverified: 101,
+        reason: "circuit breaker: 101 of 1000 receipts unverified (0.101) exceeds --max-unverified-ratio 0.100"),
     BreakerCase(name: "revoke ratio exactly at the limit -> no trip", receipts: 100, revokedUsers: 20),
-    BreakerCase(name: "revoke ratio over the limit -> trip", receipts: 100, revokedUsers: 21,
-                reason: "circuit breaker: 21 of 100 users revoked (0.21) exceeds --max-revoke-ratio 0.20"),
+    BreakerCase(
+        name: "revoke ratio over the limit -> trip", receipts: 100, revokedUsers: 21,
+        reason: "circuit breaker: 21 of 100 users revoked (0.21) exceeds --max-revoke-ratio 0.20"),
     BreakerCase(name: "99 receipts, every user revoked -> no trip yet", receipts: 99, revokedUsers: 99),
     BreakerCase(name: "limit 1.0 can never be exceeded", receipts: 200, unverified: 200, maxUnverifiedRatio: 1.0),
-    BreakerCase(name: "limit 0 trips on the first unverified receipt after 100", receipts: 100, unverified: 1,
-                maxUnverifiedRatio: 0,
-                reason: "circuit breaker: 1 of 100 receipts unverified (0.01) exceeds --max-unverified-ratio 0.00"),
+    BreakerCase(
+        name: "limit 0 trips on the first unverified receipt after 100", receipts: 100, unverified: 1,
+        maxUnverifiedRatio: 0,
+        reason: "circuit breaker: 1 of 100 receipts unverified (0.01) exceeds --max-unverified-ratio 0.00"),
 ]
 
 @Suite("Circuit breakers (CONTRACT §7)")
 struct CircuitBreakerTests {
     /// Feeds users as the pipeline does (classified, then written); what the breaker says after the last one.
     static func verdict(_ testCase: BreakerCase) -> String? {
-        var breaker = CircuitBreaker(maxUnverifiedRatio: testCase.maxUnverifiedRatio, maxRevokeRatio: testCase.maxRevokeRatio)
+        var breaker = CircuitBreaker(
+            maxUnverifiedRatio: testCase.maxUnverifiedRatio, maxRevokeRatio: testCase.maxRevokeRatio)
         var last: (unverified: String?, revoke: String?) = (nil, nil)
         for index in 0..<testCase.receipts {
             last.unverified = breaker.classified(receipts: 1, unverified: index < testCase.unverified ? 1 : 0)
@@ -57,7 +63,8 @@ struct CircuitBreakerTests {
         var breaker = CircuitBreaker(maxUnverifiedRatio: 0.09, maxRevokeRatio: 0.20)
         var trip: String?
         for index in 0..<200 where trip == nil {
-            trip = breaker.classified(receipts: 1, unverified: index % 10 == 0 ? 1 : 0)
+            trip =
+                breaker.classified(receipts: 1, unverified: index % 10 == 0 ? 1 : 0)
                 ?? breaker.written(receipts: 1, revoked: true)
         }
         #expect(trip == "circuit breaker: 10 of 100 receipts unverified (0.10) exceeds --max-unverified-ratio 0.09")
@@ -77,8 +84,9 @@ struct CircuitBreakerTests {
         var breaker = CircuitBreaker(maxUnverifiedRatio: 0.10, maxRevokeRatio: 0.20)
         // 40 users with 2 receipts each, every one revoked: 80 receipts, below the minimum.
         for _ in 0..<40 { #expect(breaker.written(receipts: 2, revoked: true) == nil) }
-        #expect(breaker.written(receipts: 20, revoked: false)
-            == "circuit breaker: 40 of 41 users revoked (0.98) exceeds --max-revoke-ratio 0.20")
+        #expect(
+            breaker.written(receipts: 20, revoked: false)
+                == "circuit breaker: 40 of 41 users revoked (0.98) exceeds --max-revoke-ratio 0.20")
     }
 }
 

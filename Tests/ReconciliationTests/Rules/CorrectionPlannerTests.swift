@@ -40,18 +40,22 @@ private let scenarios: [PlannerScenario] = [
         corrections: ["premium grant purchase_not_granted -> until +25d"]),
     PlannerScenario(
         name: "renewal the app missed, row still active with the old expiry -> extend, reason renewal",
-        receipts: [W.receipt([
-            W.subscription("1000", bought: -35, expires: -5),
-            W.subscription("1001", bought: -5, expires: 25),
-        ])],
+        receipts: [
+            W.receipt([
+                W.subscription("1000", bought: -35, expires: -5),
+                W.subscription("1001", bought: -5, expires: 25),
+            ])
+        ],
         rows: [W.row(expires: -5)],
         corrections: ["premium extend renewal -> until +25d"]),
     PlannerScenario(
         name: "renewal the app missed after it deactivated the row -> grant, reason renewal",
-        receipts: [W.receipt([
-            W.subscription("1000", bought: -35, expires: -5),
-            W.subscription("1001", bought: -5, expires: 25),
-        ])],
+        receipts: [
+            W.receipt([
+                W.subscription("1000", bought: -35, expires: -5),
+                W.subscription("1001", bought: -5, expires: 25),
+            ])
+        ],
         rows: [W.row(active: false, expires: -5)],
         corrections: ["premium grant renewal -> until +25d"]),
     PlannerScenario(
@@ -71,10 +75,12 @@ private let scenarios: [PlannerScenario] = [
         corrections: ["premium grant purchase_not_granted -> until +25d"]),
     PlannerScenario(
         name: "upgrade: the upgraded yearly is ignored, the target monthly carries access",
-        receipts: [W.receipt([
-            W.subscription("1000", product: W.yearly, bought: -30, expires: 335, refunded: -2, upgraded: true),
-            W.subscription("1001", bought: -2, expires: 28),
-        ])],
+        receipts: [
+            W.receipt([
+                W.subscription("1000", product: W.yearly, bought: -30, expires: 335, refunded: -2, upgraded: true),
+                W.subscription("1001", bought: -2, expires: 28),
+            ])
+        ],
         corrections: ["premium grant purchase_not_granted -> until +28d"]),
 
     // grace period and billing retry
@@ -90,8 +96,11 @@ private let scenarios: [PlannerScenario] = [
         corrections: ["premium grant grace_period -> until +14d"]),
     PlannerScenario(
         name: "grace period of another chain does not count",
-        receipts: [W.receipt([W.subscription("1000", bought: -32, expires: -2)],
-                             renewal: [W.gracePeriod(chain: "9999", until: 14)])],
+        receipts: [
+            W.receipt(
+                [W.subscription("1000", bought: -32, expires: -2)],
+                renewal: [W.gracePeriod(chain: "9999", until: 14)])
+        ],
         rows: [W.row(expires: -2)],
         corrections: ["premium revoke expired -> inactive"]),
     PlannerScenario(
@@ -130,10 +139,12 @@ private let scenarios: [PlannerScenario] = [
         corrections: ["premium revoke refund -> inactive"]),
     PlannerScenario(
         name: "refunded yearly, monthly still running -> shorten, reason refund",
-        receipts: [W.receipt([
-            W.subscription("1000", bought: -25, expires: 5),
-            W.subscription("2000", chain: "2000", product: W.yearly, bought: -3, expires: 362, refunded: -1),
-        ])],
+        receipts: [
+            W.receipt([
+                W.subscription("1000", bought: -25, expires: 5),
+                W.subscription("2000", chain: "2000", product: W.yearly, bought: -3, expires: 362, refunded: -1),
+            ])
+        ],
         rows: [W.row(expires: 362, product: W.yearly)],
         corrections: ["premium shorten refund -> until +5d"]),
     PlannerScenario(
@@ -145,17 +156,21 @@ private let scenarios: [PlannerScenario] = [
     // expiries
     PlannerScenario(
         name: "two transactions of the same chain: the latest expiry wins",
-        receipts: [W.receipt([
-            W.subscription("1000", bought: -35, expires: -5),
-            W.subscription("1001", bought: -5, expires: 25),
-        ])],
+        receipts: [
+            W.receipt([
+                W.subscription("1000", bought: -35, expires: -5),
+                W.subscription("1001", bought: -5, expires: 25),
+            ])
+        ],
         corrections: ["premium grant purchase_not_granted -> until +25d"]),
     PlannerScenario(
         name: "two transactions of the same chain: array order is irrelevant",
-        receipts: [W.receipt([
-            W.subscription("1001", bought: -5, expires: 25),
-            W.subscription("1000", bought: -35, expires: -5),
-        ])],
+        receipts: [
+            W.receipt([
+                W.subscription("1001", bought: -5, expires: 25),
+                W.subscription("1000", bought: -35, expires: -5),
+            ])
+        ],
         corrections: ["premium grant purchase_not_granted -> until +25d"]),
     PlannerScenario(
         name: "row longer than Apple's expiry, nothing refunded -> shorten expired",
@@ -214,11 +229,13 @@ private let scenarios: [PlannerScenario] = [
         flags: ["receipt 1 unknown_product"]),
     PlannerScenario(
         name: "several entitlements -> corrections sorted by entitlement",
-        receipts: [W.receipt([
-            W.subscription("1000", bought: -5, expires: 25),
-            W.purchase("4000", product: W.pass30, bought: -10),
-            W.purchase("3000", product: W.lifetime, bought: -100),
-        ])],
+        receipts: [
+            W.receipt([
+                W.subscription("1000", bought: -5, expires: 25),
+                W.purchase("4000", product: W.pass30, bought: -10),
+                W.purchase("3000", product: W.lifetime, bought: -100),
+            ])
+        ],
         corrections: [
             "lifetime grant purchase_not_granted -> until never",
             "pass grant purchase_not_granted -> until +20d",
@@ -298,11 +315,13 @@ private let scenarios: [PlannerScenario] = [
         name: "unverified receipt present -> no revoke, no shorten, but grants and extends still happen",
         receipts: [
             W.receipt(1, .unverified, []),
-            W.receipt(2, [
-                W.subscription("1000", bought: -5, expires: 25),
-                W.purchase("3000", product: W.lifetime, bought: -100),
-                W.purchase("4000", product: W.pass30, bought: -10),
-            ]),
+            W.receipt(
+                2,
+                [
+                    W.subscription("1000", bought: -5, expires: 25),
+                    W.purchase("3000", product: W.lifetime, bought: -100),
+                    W.purchase("4000", product: W.pass30, bought: -10),
+                ]),
         ],
         rows: [
             W.row(expires: 10),
@@ -358,15 +377,20 @@ struct CorrectionPlannerTests {
     func grantWritesTheWinningTransaction() throws {
         let result = PlannerScenario(
             name: "upgrade",
-            receipts: [W.receipt([
-                W.subscription("1000", product: W.yearly, bought: -30, expires: 335, refunded: -2, upgraded: true),
-                W.subscription("1001", chain: "1000", bought: -2, expires: 28),
-            ])],
+            receipts: [
+                W.receipt([
+                    W.subscription("1000", product: W.yearly, bought: -30, expires: 335, refunded: -2, upgraded: true),
+                    W.subscription("1001", chain: "1000", bought: -2, expires: 28),
+                ])
+            ],
             corrections: []
         ).reconcile()
         let grant = try #require(result.corrections.first)
-        #expect(grant.rowAfter == EntitlementRow(
-            entitlement: "premium", active: true, expiresAt: W.day(28), productID: W.monthly, originalTransactionID: "1000"))
+        #expect(
+            grant.rowAfter
+                == EntitlementRow(
+                    entitlement: "premium", active: true, expiresAt: W.day(28), productID: W.monthly,
+                    originalTransactionID: "1000"))
         #expect(grant.rowExists == false)
         #expect(grant.beforeActive == nil)
     }
@@ -374,7 +398,8 @@ struct CorrectionPlannerTests {
     @Test("a revoke sets active = false and keeps expires_at, product and chain")
     func revokeKeepsExpiry() throws {
         let row = EntitlementRow(
-            entitlement: "premium", active: true, expiresAt: W.day(25), productID: W.monthly, originalTransactionID: "1000")
+            entitlement: "premium", active: true, expiresAt: W.day(25), productID: W.monthly,
+            originalTransactionID: "1000")
         let result = PlannerScenario(
             name: "refund",
             receipts: [W.receipt([W.subscription("1000", bought: -5, expires: 25, refunded: -1)])],

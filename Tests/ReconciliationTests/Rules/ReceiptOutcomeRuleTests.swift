@@ -47,7 +47,8 @@ private let cases: [OutcomeCase] = [
     OutcomeCase(
         name: "21006 iOS 6 expired subscription -> valid",
         verification: ReceiptVerification(
-            verdict: .valid, response: answer(21006, environment: nil, format: .transactionReceipt), answeredBy: .production),
+            verdict: .valid, response: answer(21006, environment: nil, format: .transactionReceipt),
+            answeredBy: .production),
         outcome: .valid),
     OutcomeCase(
         name: "sandbox receipt answered after the 21007 hop, production database -> misrouted, sandbox_in_production",
@@ -147,8 +148,9 @@ struct ReceiptOutcomeRuleTests {
         #expect(!result.detail.isEmpty && !result.detail.contains("\n"))
     }
 
-    @Test("data that is not a receipt, and Xcode receipts, are decided before Apple is asked",
-          arguments: LocalReceiptCheck.allCases)
+    @Test(
+        "data that is not a receipt, and Xcode receipts, are decided before Apple is asked",
+        arguments: LocalReceiptCheck.allCases)
     func localRuling(_ local: LocalReceiptCheck) {
         let ruling = ReceiptOutcomeRule.localRuling(local)
         switch local {
@@ -157,11 +159,12 @@ struct ReceiptOutcomeRuleTests {
         }
     }
 
-    @Test("21004 and 21000 abort the run instead of judging the receipt",
-          arguments: [
+    @Test(
+        "21004 and 21000 abort the run instead of judging the receipt",
+        arguments: [
             (VerificationVerdict.ConfigurationProblem.sharedSecretMismatch, 21004),
             (.badRequest, 21000),
-          ])
+        ])
     func configurationErrorsAbort(_ problem: VerificationVerdict.ConfigurationProblem, _ status: Int) {
         let verification = failed(.configurationError(problem), status: status)
         let context = ReceiptOutcomeContext(servedEnvironment: .production)
@@ -173,7 +176,8 @@ struct ReceiptOutcomeRuleTests {
     @Test("the result keeps Apple's status and the environment Apple named")
     func resultCarriesStatusAndEnvironment() throws {
         let context = ReceiptOutcomeContext(servedEnvironment: .production, acceptedBundleIDs: ["com.app"])
-        let result = try ReceiptOutcomeRule.classify(valid(from: .sandbox, environment: "Sandbox"), local: .decodes, context: context)
+        let result = try ReceiptOutcomeRule.classify(
+            valid(from: .sandbox, environment: "Sandbox"), local: .decodes, context: context)
         #expect(result.appleStatus == 0)
         #expect(result.environment == .sandbox)
         #expect(result.detail == "status 0 from sandbox; this database serves production")

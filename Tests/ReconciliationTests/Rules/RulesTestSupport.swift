@@ -52,7 +52,9 @@ enum World {
     }
 
     /// A purchase without expiry (non-consumable, non-renewing, consumable).
-    static func purchase(_ id: String, product: String, bought: Double, refunded: Double? = nil) -> VerifyReceiptTransaction {
+    static func purchase(_ id: String, product: String, bought: Double, refunded: Double? = nil)
+        -> VerifyReceiptTransaction
+    {
         VerifyReceiptTransaction(
             productID: product,
             transactionID: id,
@@ -77,7 +79,9 @@ enum World {
     }
 
     /// Receipt 1, `valid`.
-    static func receipt(_ transactions: [VerifyReceiptTransaction], renewal: [VerifyReceiptPendingRenewalInfo] = []) -> UserReceipt {
+    static func receipt(_ transactions: [VerifyReceiptTransaction], renewal: [VerifyReceiptPendingRenewalInfo] = [])
+        -> UserReceipt
+    {
         receipt(1, .valid, transactions, renewal: renewal)
     }
 
@@ -96,12 +100,13 @@ enum World {
         _ transactions: [VerifyReceiptTransaction],
         renewal: [VerifyReceiptPendingRenewalInfo] = []
     ) -> UserReceipt {
-        let defaultFlag: FlagKind? = switch outcome {
-        case .valid: nil
-        case .misrouted: .sandboxInProduction
-        case .invalid: .invalidReceipt
-        case .unverified: .unverified
-        }
+        let defaultFlag: FlagKind? =
+            switch outcome {
+            case .valid: nil
+            case .misrouted: .sandboxInProduction
+            case .invalid: .invalidReceipt
+            case .unverified: .unverified
+            }
         return UserReceipt(
             receiptID: id,
             classification: ReceiptClassification(outcome: outcome, outcomeFlag: flag ?? defaultFlag, detail: "test"),

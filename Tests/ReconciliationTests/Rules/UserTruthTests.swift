@@ -14,33 +14,41 @@ struct UserTruthTests {
         _ receipts: [UserReceipt], catalog: ProductCatalog = W.catalog, policy: SandboxPolicy = .revoke,
         tester: Bool = false
     ) -> UserTruth {
-        UserTruth.compute(receipts: receipts, catalog: catalog, sandboxPolicy: policy, isSandboxTester: tester, asOf: W.asOf)
+        UserTruth.compute(
+            receipts: receipts, catalog: catalog, sandboxPolicy: policy, isSandboxTester: tester, asOf: W.asOf)
     }
 
     @Test("a lifetime unlock and a subscription naming one entitlement: never expires wins")
     func mixedKinds() throws {
-        let catalog = ProductCatalog(Array(W.catalog.productsByID.values) + [
-            Product(productID: "com.app.premium.forever", kind: .nonConsumable, entitlement: "premium"),
-        ])
-        let truth = try #require(Self.truth([W.receipt([
-            W.subscription("1000", bought: -5, expires: 25),
-            W.purchase("3000", product: "com.app.premium.forever", bought: -100),
-        ])], catalog: catalog)["premium"])
+        let catalog = ProductCatalog(
+            Array(W.catalog.productsByID.values) + [
+                Product(productID: "com.app.premium.forever", kind: .nonConsumable, entitlement: "premium")
+            ])
+        let truth = try #require(
+            Self.truth(
+                [
+                    W.receipt([
+                        W.subscription("1000", bought: -5, expires: 25),
+                        W.purchase("3000", product: "com.app.premium.forever", bought: -100),
+                    ])
+                ], catalog: catalog)["premium"])
         #expect(truth.isActive && truth.expiry == .never && truth.productID == "com.app.premium.forever")
     }
 
     @Test("a non-renewing product without duration grants nothing")
     func nonRenewingWithoutDuration() throws {
         let catalog = ProductCatalog([Product(productID: W.pass30, kind: .nonRenewing, entitlement: "pass")])
-        let truth = try #require(Self.truth([W.receipt([W.purchase("4000", product: W.pass30, bought: -1)])], catalog: catalog)["pass"])
+        let truth = try #require(
+            Self.truth([W.receipt([W.purchase("4000", product: W.pass30, bought: -1)])], catalog: catalog)["pass"])
         #expect(!truth.isActive && truth.expiry == nil)
     }
 
     @Test("non-renewing access of a month bought on January 31 ends on the last day of February")
     func nonRenewingMonthClampsToMonthEnd() throws {
         let catalog = ProductCatalog([
-            Product(productID: "com.app.pass.month", kind: .nonRenewing, entitlement: "pass",
-                    duration: CalendarDuration(months: 1)),
+            Product(
+                productID: "com.app.pass.month", kind: .nonRenewing, entitlement: "pass",
+                duration: CalendarDuration(months: 1))
         ])
         var purchase = W.purchase("4000", product: "com.app.pass.month", bought: 0)
         purchase.purchaseDate = Date(timeIntervalSince1970: 1_706_695_200)  // 2024-01-31T10:00:00Z
@@ -56,8 +64,9 @@ struct UserTruthTests {
         #expect(!truth.isActive)
     }
 
-    @Test("misrouted receipts count under --sandbox-policy flag and for sandbox testers only",
-          arguments: [(SandboxPolicy.revoke, false, false), (.flag, false, true), (.revoke, true, true)])
+    @Test(
+        "misrouted receipts count under --sandbox-policy flag and for sandbox testers only",
+        arguments: [(SandboxPolicy.revoke, false, false), (.flag, false, true), (.revoke, true, true)])
     func misroutedCounts(_ policy: SandboxPolicy, _ tester: Bool, _ active: Bool) throws {
         let receipt = W.receipt(1, .misrouted, [W.subscription("1000", bought: -5, expires: 25)])
         let truth = try #require(Self.truth([receipt], policy: policy, tester: tester)["premium"])

@@ -9,10 +9,11 @@ struct VocabularyTests {
     }
 
     @Test func flagKinds() {
-        #expect(Set(FlagKind.allCases.map(\.rawValue)) == [
-            "invalid_receipt", "sandbox_in_production", "production_in_sandbox", "bundle_mismatch",
-            "shared_transaction", "refunded", "unknown_product", "unverified", "entitlement_without_receipt",
-        ])
+        #expect(
+            Set(FlagKind.allCases.map(\.rawValue)) == [
+                "invalid_receipt", "sandbox_in_production", "production_in_sandbox", "bundle_mismatch",
+                "shared_transaction", "refunded", "unknown_product", "unverified", "entitlement_without_receipt",
+            ])
     }
 
     @Test func actions() {
@@ -20,14 +21,18 @@ struct VocabularyTests {
     }
 
     @Test func reasons() {
-        #expect(Set(CorrectionReason.allCases.map(\.rawValue)) == [
-            "purchase_not_granted", "renewal", "grace_period", "expired", "refund", "refund_reversed",
-            "invalid_receipt", "wrong_environment", "bundle_mismatch", "no_purchase",
-        ])
+        #expect(
+            Set(CorrectionReason.allCases.map(\.rawValue)) == [
+                "purchase_not_granted", "renewal", "grace_period", "expired", "refund", "refund_reversed",
+                "invalid_receipt", "wrong_environment", "bundle_mismatch", "no_purchase",
+            ])
     }
 
     @Test func productKindsAndPolicies() {
-        #expect(Set(ProductKind.allCases.map(\.rawValue)) == ["consumable", "non_consumable", "auto_renewable", "non_renewing"])
+        #expect(
+            Set(ProductKind.allCases.map(\.rawValue)) == [
+                "consumable", "non_consumable", "auto_renewable", "non_renewing",
+            ])
         #expect(SandboxPolicy.allCases.map(\.rawValue) == ["revoke", "flag"])
     }
 }

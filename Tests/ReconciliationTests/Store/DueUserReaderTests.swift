@@ -1,8 +1,9 @@
 import Foundation
 import Postgres
-@testable import Reconciliation
-import Testing
 import TestSupport
+import Testing
+
+@testable import Reconciliation
 
 /// The nightly run's selection (CONTRACT §3): every user with a due receipt, whole, once, in order,
 /// within the shard and `--limit`, whatever the page and step boundaries cut through.
@@ -21,18 +22,21 @@ import TestSupport
             var ids: [Int64] = []
             for index in 0..<count {
                 let receipt: Int64 = try connection.query(
-                    "INSERT INTO receipts (user_id, receipt_data) VALUES (\(id), \("data-\(user)-\(index)")) RETURNING id")
-                    .first!.decode("id")
+                    "INSERT INTO receipts (user_id, receipt_data) VALUES (\(id), \("data-\(user)-\(index)")) RETURNING id"
+                )
+                .first!.decode("id")
                 ids.append(receipt)
                 let fresh = user % 3 == 0 && !(user % 9 == 0 && index == count - 1)
                 if fresh {
-                    try connection.execute("""
+                    try connection.execute(
+                        """
                         INSERT INTO recon_receipt_state (receipt_id, last_verified_at, last_outcome)
                         VALUES (\(receipt), \(cutoff.addingTimeInterval(60)), 'valid')
                         """)
                 } else if index == 0 {
                     // Verified before the cutoff: due again.
-                    try connection.execute("""
+                    try connection.execute(
+                        """
                         INSERT INTO recon_receipt_state (receipt_id, last_verified_at, last_outcome)
                         VALUES (\(receipt), \(cutoff.addingTimeInterval(-60)), 'valid')
                         """)
@@ -55,8 +59,9 @@ import TestSupport
         try TestDatabase.with { database in
             let connection = try database.connect()
             let (due, _) = try Self.seed(connection)
-            let reader = DueUserReader(connection: try database.connect(), cutoff: Self.cutoff, shardIndex: 0, shardCount: 1,
-                                       limit: nil, pageSize: pageSize)
+            let reader = DueUserReader(
+                connection: try database.connect(), cutoff: Self.cutoff, shardIndex: 0, shardCount: 1,
+                limit: nil, pageSize: pageSize)
             let users = try Self.readAll(reader)
             #expect(users.map(\.userID) == due.keys.sorted())
             for user in users {
@@ -70,15 +75,18 @@ import TestSupport
             let (due, _) = try Self.seed(try database.connect())
             var seen: [String] = []
             for shard in 0..<3 {
-                let reader = DueUserReader(connection: try database.connect(), cutoff: Self.cutoff, shardIndex: shard,
-                                           shardCount: 3, limit: nil, pageSize: 5)
+                let reader = DueUserReader(
+                    connection: try database.connect(), cutoff: Self.cutoff, shardIndex: shard,
+                    shardCount: 3, limit: nil, pageSize: 5)
                 let users = try Self.readAll(reader).map(\.userID)
                 #expect(!users.isEmpty)
-                let expected: [String] = try database.connect().query("""
+                let expected: [String] = try database.connect().query(
+                    """
                     SELECT DISTINCT user_id FROM receipts
                     WHERE \(unescaped: DueUserReader.shardPredicate(column: "user_id", count: 3, index: shard))
                     ORDER BY user_id
-                    """).map { try $0.decode("user_id") }
+                    """
+                ).map { try $0.decode("user_id") }
                 #expect(users == expected.filter { due[$0] != nil })
                 seen += users
             }
@@ -89,8 +97,9 @@ import TestSupport
     @Test func limitTakesWholeUsersUpToTheReceiptBudget() throws {
         try TestDatabase.with { database in
             let (due, _) = try Self.seed(try database.connect())
-            let reader = DueUserReader(connection: try database.connect(), cutoff: Self.cutoff, shardIndex: 0, shardCount: 1,
-                                       limit: 20, pageSize: 3)
+            let reader = DueUserReader(
+                connection: try database.connect(), cutoff: Self.cutoff, shardIndex: 0, shardCount: 1,
+                limit: 20, pageSize: 3)
             let users = try Self.readAll(reader)
             let receipts = users.map(\.receipts.count).reduce(0, +)
             #expect(receipts <= 20 && receipts > 20 - 8, "took \(receipts) receipts")
