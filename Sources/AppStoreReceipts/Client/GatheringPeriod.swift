@@ -8,9 +8,11 @@ enum GatheringPeriod {
     /// its token is due, never before. That costs nothing while lanes wait for tokens, but everything
     /// once the lanes are the limit: hence `short`.
     static let long = Duration.milliseconds(20)
-    /// The period once the lanes, not the rate, pace the requests (see `after(_:current:)`):
-    /// short enough that a request's lane is held barely longer than Apple takes to answer.
-    static let short = Duration.milliseconds(1)
+    /// The period once the lanes, not the rate, pace the requests (see `after(_:current:)`): none.
+    /// Each answer is then served as it arrives and its slot goes straight to the next request, so a
+    /// slot is held no longer than Apple takes to answer; waking per answer costs little more CPU,
+    /// since with every slot busy the answers come one by one anyway.
+    static let short = Duration.zero
 
     /// The gathering period after a turn that took requests from lanes, `waited` telling for each
     /// whether it had to wait for its throttle token; `current` when there were none. The long period

@@ -11,8 +11,8 @@ import Synchronization
 /// Why not one semaphore per direction: then every `take` woke a blocked producer and every `put` a
 /// gathering writer, a thread switch per user each (about a tenth of a millisecond of CPU here between
 /// them). Instead a sleeping thread is woken only when it has something worth waking for: producers
-/// once the queue has drained to `refill`, a waiting taker per element, and a gathering writer not at
-/// all (it sleeps out its gather time, then takes what came).
+/// once the queue has drained to `refill`, a waiting taker per element, and a gathering writer only
+/// when the queue closes (else it sleeps out its gather time, then takes what came).
 ///
 /// Each sleeper registers in `state` under the lock and sleeps on its own side's semaphore; a wake-up is
 /// one `signal` for one registered sleeper, so a signal is never lost nor spent on nobody.
@@ -31,6 +31,9 @@ final class BlockingQueue<Element: Sendable>: Sendable {
     private let refill: Int
     private let producerBell = DispatchSemaphore(value: 0)
     private let takerBell = DispatchSemaphore(value: 0)
+    /// Signalled once by `close`; a gatherer woken by it signals it again for the next one, so every
+    /// gathering taker, now or later, stops waiting for elements that will never come.
+    private let closingBell = DispatchSemaphore(value: 0)
 
     /// - Parameter refill: blocked producers wake once this few elements are left (default: half the
     ///   capacity, for producers that work cheaper in bulk). The engine passes `capacity - 1`: a worker
@@ -79,15 +82,15 @@ final class BlockingQueue<Element: Sendable>: Sendable {
 
     /// The next element, waiting for one, then up to `limit - 1` more that arrive within `gather`
     /// of it: a writer collects a batch instead of committing each user alone. Empty when the
-    /// queue is closed and drained. The gathering sleeps its whole time (nobody wakes it early), except
-    /// when the batch is already full or the queue closed.
+    /// queue is closed and drained. The gathering sleeps its whole time unless the queue closes: the
+    /// run's last batch (and `verify-user`'s only one) is written as soon as there is no more work.
     func take(upTo limit: Int, gather: Duration) -> [Element] {
         guard let first = take() else { return [] }
         var batch = [first]
         let waitForMore = state.withLock { $0.count < limit - 1 && !$0.closed }
         if waitForMore {
-            Thread.sleep(
-                forTimeInterval: Double(gather.components.seconds) + Double(gather.components.attoseconds) / 1e18)
+            let seconds = Double(gather.components.seconds) + Double(gather.components.attoseconds) / 1e18
+            if closingBell.wait(timeout: .now() + seconds) == .success { closingBell.signal() }
         }
         let producers = state.withLock { state -> Int in
             while batch.count < limit, let element = state.items.popFirst() { batch.append(element) }
@@ -106,6 +109,7 @@ final class BlockingQueue<Element: Sendable>: Sendable {
         }
         for _ in 0..<producers { producerBell.signal() }
         for _ in 0..<takers { takerBell.signal() }
+        closingBell.signal()
     }
 
     /// How many sleeping producers to wake now (unregistering them): all of them once the queue is down

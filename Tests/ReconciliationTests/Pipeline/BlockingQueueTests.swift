@@ -129,4 +129,26 @@ import Testing
         #expect(queue.take(upTo: 100, gather: .seconds(60)) == Array(4..<10), "a closed queue's gather waited")
         #expect(queue.take(upTo: 100, gather: .seconds(60)) == [])
     }
+
+    /// The run's last batch is written when the work ends, not a gather time later; so is
+    /// `verify-user`'s only user.
+    @Test func closingEndsTheGatheringOfEveryWaitingTaker() {
+        let queue = BlockingQueue<Int>(capacity: 100)
+        queue.put(1)
+        queue.put(2)
+        let batches = Mutex<[[Int]]>([])
+        let gathering = DispatchGroup()
+        for _ in 0..<2 {
+            gathering.enter()
+            Thread.detachNewThread {
+                let batch = queue.take(upTo: 100, gather: .seconds(60))
+                batches.withLock { $0.append(batch) }
+                gathering.leave()
+            }
+        }
+        Thread.sleep(forTimeInterval: 0.1)
+        queue.close()
+        #expect(gathering.wait(timeout: .now() + 20) == .success, "a gathering taker slept through the close")
+        #expect(batches.withLock { $0.flatMap { $0 }.sorted() } == [1, 2])
+    }
 }
