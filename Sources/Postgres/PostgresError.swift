@@ -34,10 +34,20 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible, CustomDeb
         self.hint = hint
     }
 
-    /// True when the error means the session is gone (SQLSTATE class 08, or libpq lost the socket):
-    /// retrying the statement on this connection is pointless.
+    /// True when the error means the session is gone: libpq lost the socket, SQLSTATE class 08, or the
+    /// server ended the session or refuses new ones for now (57P01 a fast shutdown, a restart or
+    /// `pg_terminate_backend`; 57P02 a crash of another backend; 57P03 starting up or shutting down).
+    /// Retrying the statement on this connection is pointless; a new connection may succeed.
     public var isConnectionFailure: Bool {
         kind == .connection || (sqlState?.hasPrefix("08") ?? false)
+            || ["57P01", "57P02", "57P03"].contains(sqlState ?? "")
+    }
+
+    /// True when the server is there but cannot take this work now: read-only (25006, a standby or
+    /// `default_transaction_read_only`), out of disk or memory (class 53), or the session is gone.
+    /// The job treats these as its database being unavailable (exit 69), not as its own bug.
+    public var isUnavailable: Bool {
+        isConnectionFailure || sqlState == "25006" || (sqlState?.hasPrefix("53") ?? false)
     }
 
     public var description: String {

@@ -57,6 +57,25 @@ public final class ScratchCluster: Sendable {
         }
     }
 
+    /// Restarts the server as a failover or a minor-version upgrade would (`pg_ctl restart -m fast`):
+    /// every session is terminated, and the server takes connections again when this returns.
+    public func restart() throws {
+        try Self.run(
+            binDirectory + "/pg_ctl",
+            ["-D", directory + "/data", "-l", directory + "/server.log", "-m", "fast", "-w", "-t", "60", "restart"],
+            asPostgres: getuid() == 0)
+    }
+
+    /// Kills the server's postmaster with SIGKILL, as an out-of-memory killer or a crashed host would:
+    /// its sessions end without a goodbye. `restart()` brings it back.
+    public func killServer() {
+        guard let pidFile = try? String(contentsOfFile: directory + "/data/postmaster.pid", encoding: .utf8),
+            let line = pidFile.split(separator: "\n").first, let pid = pid_t(line)
+        else { return }
+        kill(pid, SIGKILL)
+        for _ in 0..<250 where kill(pid, 0) == 0 { usleep(20_000) }
+    }
+
     /// Stops the server immediately and deletes the directory. Safe to call more than once.
     public func stop() {
         guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }

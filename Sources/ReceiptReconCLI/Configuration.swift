@@ -29,6 +29,10 @@ public struct Configuration: Sendable {
         ("APPLE_VERIFY_URL_SANDBOX", "verifyReceipt sandbox endpoint (--sandbox-url)"),
         ("RECON_ENVIRONMENT", "production or sandbox: the App Store environment this database serves (--environment)"),
         ("RECON_HTTP_CLIENT", "curl or urlsession: how requests reach Apple (--http-client); default: curl"),
+        (
+            "RECON_DB_RECONNECT_WINDOW",
+            "seconds to keep reconnecting when the database drops mid-run (--db-reconnect-window); default: 120"
+        ),
     ]
 
     public static let databaseOptions: [OptionSpec] = [

@@ -21,6 +21,7 @@ extension VerificationOptions {
         options.environment = configuration.environment
         options.bundleIDs = configuration.bundleIDs
         options.httpClient = httpClient
+        options.reconnectWindow = reconnectWindow
         return options
     }
 

@@ -23,6 +23,9 @@ public struct VerificationOptions: Sendable {
     public var metricsFile: String?
     /// How requests reach Apple (`--http-client`, `RECON_HTTP_CLIENT`).
     public var httpClient = HTTPTransportKind.curl
+    /// Seconds to keep reconnecting after the database drops mid-run (`--db-reconnect-window`,
+    /// `RECON_DB_RECONNECT_WINDOW`).
+    public var reconnectWindow = 120.0
 
     static let shared: [OptionSpec] = [
         OptionSpec("dry-run", .flag, "compute and record everything, change no entitlement"),
@@ -53,6 +56,10 @@ public struct VerificationOptions: Sendable {
             "http-client", .value(placeholder: "curl|urlsession"),
             "how requests reach Apple: libcurl, or Foundation's URLSession at about ten times the CPU per request "
                 + "(overrides RECON_HTTP_CLIENT)", default: "curl"),
+        OptionSpec(
+            "db-reconnect-window", .value(placeholder: "S"),
+            "when the database connection drops mid-run, keep reconnecting for S seconds before giving up with 69 "
+                + "(overrides RECON_DB_RECONNECT_WINDOW)", default: "120"),
     ]
 
     static let runOnly: [OptionSpec] = [
@@ -97,6 +104,14 @@ public struct VerificationOptions: Sendable {
                 throw .configuration("RECON_HTTP_CLIENT must be 'curl' or 'urlsession', not '\(text)'")
             }
             httpClient = kind
+        }
+        if let seconds = try read.nonNegativeNumber("db-reconnect-window") {
+            reconnectWindow = seconds
+        } else if let text = environment["RECON_DB_RECONNECT_WINDOW"], !text.isEmpty {
+            guard let seconds = Double(text), seconds.isFinite, seconds >= 0 else {
+                throw .configuration("RECON_DB_RECONNECT_WINDOW must be a number of seconds (0 or more), not '\(text)'")
+            }
+            reconnectWindow = seconds
         }
     }
 }

@@ -1,19 +1,30 @@
+import Postgres
+
 /// Stage 1, select: the users whose receipts are due, in order. The nightly run pages them from
 /// PostgreSQL (`DueUserReader`: keyset pages, memory flat whatever the table's size); `verify-user`
 /// selects its one user.
 ///
-/// Threading: `forEach` runs on the calling thread (the run's reader) and may block on PostgreSQL
+/// A dropped connection costs the reader a reconnect and the page it was reading, which it reads
+/// again from the same place.
+///
+/// Threading: `forEachUser` runs on the calling thread (the run's reader) and may block on PostgreSQL
 /// and on `emit`, which blocks while the verification queue is full.
 enum DueUserSelection {
-    case due(DueUserReader)
+    case due(DueUserReader, DatabaseReconnector)
     case one(UserWork)
 
     /// Emits each user until there are no more or `emit` returns false (the run is stopping).
     func forEachUser(_ emit: (UserWork) -> Bool) throws {
         switch self {
-        case .due(let reader):
+        case .due(let reader, let reconnector):
             while true {
-                let page = try reader.nextPage()
+                let page: [UserWork]
+                do {
+                    page = try reader.nextPage()
+                } catch let error as PostgresError where error.isConnectionFailure {
+                    reader.use(try reconnector.reconnect("reader", after: error))
+                    continue
+                }
                 if page.isEmpty { return }
                 for user in page where !emit(user) { return }
             }
@@ -25,7 +36,7 @@ enum DueUserSelection {
     /// Seconds spent waiting on PostgreSQL.
     var databaseSeconds: Double {
         switch self {
-        case .due(let reader): reader.secondsWaited
+        case .due(let reader, _): reader.secondsWaited
         case .one: 0
         }
     }

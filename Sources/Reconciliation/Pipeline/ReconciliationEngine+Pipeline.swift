@@ -12,8 +12,8 @@ extension ReconciliationEngine {
     /// database failure) stops the selection, drops what is queued and unwritten; a signal stops the
     /// selection and lets what is in flight finish.
     func execute(
-        runID: Int64, kind: RunKind, store: RunStore, selection: DueUserSelection,
-        subjectUserID: String?
+        runID: Int64, kind: RunKind, locks: RunLocks, reconnector: DatabaseReconnector,
+        selection: DueUserSelection, subjectUserID: String?
     ) throws -> RunOutcome {
         var initial = RunSummary()
         initial.runID = runID
@@ -29,13 +29,13 @@ extension ReconciliationEngine {
                 maxUnverifiedRatio: options.maxUnverifiedRatio, maxRevokeRatio: options.maxRevokeRatio),
             writerCount: writerCount)
         let settings = UserDecision.Settings(
-            catalog: try ProductCatalog.load(from: store.connection), sandboxPolicy: options.sandboxPolicy,
-            asOf: options.asOf)
+            catalog: try locks.withConnection { try ProductCatalog.load(from: $0) },
+            sandboxPolicy: options.sandboxPolicy, asOf: options.asOf)
         let (shutdown, log) = (self.shutdown, self.log)
 
         let writing = try UserWriting(
             runID: runID, options: options, control: control, counters: counters, log: log,
-            writerCount: writerCount, connect: connect)
+            writerCount: writerCount, locks: locks, reconnector: reconnector, connect: connect)
         let verification = AppleVerification(
             backend: backend, concurrency: options.concurrency,
             shouldStop: { control.isStopping },
@@ -69,7 +69,7 @@ extension ReconciliationEngine {
             selectionError = error
             let postgres = error as? PostgresError
             control.stop(
-                .failed, exitCode: postgres?.isConnectionFailure == true ? .unavailable : .internalError,
+                .failed, exitCode: postgres?.isUnavailable == true ? .unavailable : .internalError,
                 reason: "reading due receipts failed: \(postgres?.description ?? "\(error)")")
         }
         counters.addDatabaseTime(selection.databaseSeconds)
@@ -83,8 +83,35 @@ extension ReconciliationEngine {
         writing.finish()
         progressThread?.stop()
 
-        let outcome = try RunFinish(runID: runID, kind: kind, options: options, store: store, log: log)
-            .finish(counters: counters, control: control, subjectUserID: subjectUserID)
+        let outcome: RunOutcome
+        do {
+            outcome = try locks.withConnection { connection in
+                try RunFinish(
+                    runID: runID, kind: kind, options: options, store: RunStore(connection: connection), log: log
+                )
+                .finish(counters: counters, control: control, subjectUserID: subjectUserID)
+            }
+        } catch let error as PostgresError where error.isUnavailable {
+            // The run row cannot be written (the database is gone, read-only or full): the run ends as
+            // its stop decided, or as failed, and the next run marks the row interrupted.
+            log.log(.error, "run.finish_failed", ["run_id": String(runID), "error": error.description])
+            let stop = control.stopDecision
+            var summary = counters.snapshot()
+            summary.status = stop?.status ?? .failed
+            summary.exitCode = .unavailable
+            summary.abortReason =
+                (stop.map { $0.reason + "; " } ?? "")
+                + "the run's row could not be written: \(error.description)"
+            return RunOutcome(summary: summary, exitCode: .unavailable)
+        } catch let lost as RunLocks.Lost {
+            // The other run owns the row and the shard now: this one ends without writing (CONTRACT §6).
+            log.log(.warning, "run.lock_lost", ["run_id": String(runID), "reason": lost.description])
+            var summary = counters.snapshot()
+            summary.status = .interrupted
+            summary.exitCode = .tempFail
+            summary.abortReason = lost.description
+            return RunOutcome(summary: summary, exitCode: .tempFail)
+        }
         if outcome.exitCode == .internalError, let selectionError { throw selectionError }
         return outcome
     }

@@ -40,6 +40,13 @@ public final class ReconciliationEngine: Sendable {
         try PostgresConnection(conninfo: databaseURL, applicationName: "receipt-recon \(purpose)")
     }
 
+    /// Reconnects the run's stages after a dropped connection, for up to `--db-reconnect-window`.
+    func makeReconnector() -> DatabaseReconnector {
+        DatabaseReconnector(
+            policy: ReconnectPolicy(window: .milliseconds(Int64(options.reconnectWindow * 1000))),
+            shutdown: shutdown, log: log, connect: { [self] in try connect($0) })
+    }
+
     /// Refuses to run against a schema this build has not migrated (exit 78 with the way out).
     static func requireMigrated(_ connection: PostgresConnection) throws {
         let pending = try Migrator().pending(on: connection)
@@ -69,6 +76,9 @@ public final class ReconciliationEngine: Sendable {
             log.log(.warning, "run.previous_interrupted", ["runs": interrupted.map(String.init).joined(separator: ",")])
         }
         let runID = try store.start(kind: .nightly, options: options)
+        let reconnector = makeReconnector()
+        let locks = RunLocks(
+            connection: lockConnection, runID: runID, nightlyKey: nightlyKey, reconnector: reconnector)
         log.log(
             .info, "run.started",
             [
@@ -79,7 +89,9 @@ public final class ReconciliationEngine: Sendable {
         let reader = DueUserReader(
             connection: try connect("reader"), cutoff: cutoff, shardIndex: options.shardIndex,
             shardCount: options.shardCount, limit: options.limit)
-        return try execute(runID: runID, kind: .nightly, store: store, selection: .due(reader), subjectUserID: nil)
+        return try execute(
+            runID: runID, kind: .nightly, locks: locks, reconnector: reconnector,
+            selection: .due(reader, reconnector), subjectUserID: nil)
     }
 
     // MARK: - One user
@@ -107,12 +119,29 @@ public final class ReconciliationEngine: Sendable {
             receipts: try rows.map { StoredReceipt(id: try $0.decode("id"), data: try $0.decode("receipt_data")) },
             isSandboxTester: try rows.first?.decode("tester") ?? false)
 
-        let store = RunStore(connection: lockConnection)
-        let runID = try store.start(kind: .user, options: options, subjectUserID: userID)
+        let runID = try RunStore(connection: lockConnection).start(kind: .user, options: options, subjectUserID: userID)
+        let reconnector = makeReconnector()
+        let locks = RunLocks(connection: lockConnection, runID: runID, nightlyKey: nil, reconnector: reconnector)
         log.log(.info, "run.started", ["run_id": String(runID), "kind": "user", "dry_run": String(options.dryRun)])
-        let outcome = try execute(runID: runID, kind: .user, store: store, selection: .one(work), subjectUserID: userID)
-        let after = try UnitWriter.entitlements(of: userID, on: lockConnection)
-        let corrections = try lockConnection.query(
+        let outcome = try execute(
+            runID: runID, kind: .user, locks: locks, reconnector: reconnector, selection: .one(work),
+            subjectUserID: userID)
+        do {
+            let (after, corrections) = try locks.withConnection { connection in
+                (
+                    try UnitWriter.entitlements(of: userID, on: connection),
+                    try Self.corrections(runID: runID, on: connection)
+                )
+            }
+            return (outcome, before, after, corrections)
+        } catch is RunLocks.Lost {
+            // Another run took this one's row while the database was away: nothing was written after.
+            return (outcome, before, before, [])
+        }
+    }
+
+    private static func corrections(runID: Int64, on connection: PostgresConnection) throws -> [CorrectionRecord] {
+        try connection.query(
             """
             SELECT entitlement, action, reason, before_active, before_expires_at, after_active, after_expires_at,
                    product_id, original_transaction_id
@@ -128,7 +157,6 @@ public final class ReconciliationEngine: Sendable {
                 afterExpiresAt: try row.decode("after_expires_at"), productID: try row.decode("product_id"),
                 originalTransactionID: try row.decode("original_transaction_id"))
         }
-        return (outcome, before, after, corrections)
     }
 }
 

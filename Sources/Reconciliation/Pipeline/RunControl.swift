@@ -66,6 +66,11 @@ final class RunControl: Sendable {
         if let trip { stop(.aborted, exitCode: .unavailable, reason: trip) }
     }
 
+    /// A user's plan fed to `written` was not committed after all: its batch is written again.
+    func withdrawn(receipts: Int, revoked: Bool) {
+        state.withLock { $0.breaker.withdrawn(receipts: receipts, revoked: revoked) }
+    }
+
     /// The run has no more work to classify: let the writers write what there is.
     func openGate() {
         if state.withLock({ $0.gate.open() }) { releaseWriters() }

@@ -10,6 +10,10 @@ import Postgres
 /// gather in turn, not both at once: a batch costs about ten statements whatever its size, and two
 /// gathering together would make twice as many half-size batches.
 ///
+/// A dropped connection does not end the run: the writer reconnects (`DatabaseReconnector`), confirms
+/// the run still holds its locks (`RunLocks`), and writes the batch again unless its transaction had
+/// committed before the drop; every plan is made again inside the new transaction.
+///
 /// Threading: `put` from any thread (blocks while the queue is full); `finish` from the run's thread.
 final class UserWriting: Sendable {
     private let queue: BlockingQueue<UserDecision.Verified>
@@ -24,6 +28,8 @@ final class UserWriting: Sendable {
         counters: RunCounters,
         log: EventLog,
         writerCount: Int,
+        locks: RunLocks,
+        reconnector: DatabaseReconnector,
         connect: (String) throws -> PostgresConnection
     ) throws {
         let capacity = max(256, options.concurrency * 4)
@@ -35,7 +41,10 @@ final class UserWriting: Sendable {
             let thread = Thread { [queue, threads] in
                 defer { threads.leave() }
                 control.waitForGate()
-                defer { counters.addDatabaseTime(owned.resource.secondsWaited) }
+                var writer = Writer(
+                    name: "writer \(index)", unitWriter: owned.resource, runID: runID, dryRun: options.dryRun,
+                    control: control, counters: counters, log: log, locks: locks, reconnector: reconnector)
+                defer { counters.addDatabaseTime(writer.secondsWaited) }
                 while case let batch = Self.inTurn(
                     turn,
                     {
@@ -43,9 +52,7 @@ final class UserWriting: Sendable {
                     }), !batch.isEmpty
                 {
                     if control.discardsUnwrittenUsers { continue }
-                    Self.write(
-                        batch, with: owned.resource, runID: runID, dryRun: options.dryRun, control: control,
-                        counters: counters, log: log)
+                    writer.write(batch)
                 }
             }
             thread.name = "receipt-recon.writer.\(index)"
@@ -62,41 +69,6 @@ final class UserWriting: Sendable {
     func finish() {
         queue.close()
         threads.wait()
-    }
-
-    /// One batch, one transaction. A database error stops the run (69 when the connection is gone).
-    private static func write(
-        _ batch: [UserDecision.Verified], with writer: UnitWriter, runID: Int64, dryRun: Bool, control: RunControl,
-        counters: RunCounters, log: EventLog
-    ) {
-        let units = batch.map { user in
-            UnitWriter.Unit(userID: user.userID) { state in
-                // A breaker tripped by an earlier user (of this batch or the other writer's) stops the
-                // writing here; a signal lets in-flight users finish.
-                if control.discardsUnwrittenUsers { return nil }
-                let plan = UserDecision.plan(user, state: state)
-                control.written(receipts: user.results.count, revoked: plan.revokes)
-                return plan
-            }
-        }
-        do {
-            let written = try writer.write(runID: runID, dryRun: dryRun, verifiedAt: Date(), units: units)
-            // `written` is a prefix of `batch`, in order.
-            for (user, unit) in zip(batch, written) {
-                counters.addUser(
-                    outcomes: user.results.map(\.outcome), appleStatuses: user.appleStatuses,
-                    revoked: unit.plan.revokes)
-                counters.addWritten(corrections: unit.plan.corrections, flags: unit.plan.flags)
-            }
-        } catch let error as PostgresError {
-            log.log(.error, "run.database_error", ["run_id": String(runID), "error": "\(error)"])
-            control.stop(
-                .failed, exitCode: error.isConnectionFailure ? .unavailable : .internalError,
-                reason: "database error while writing user results: \(error.description)")
-        } catch {
-            control.stop(
-                .failed, exitCode: .internalError, reason: "internal error while writing user results: \(error)")
-        }
     }
 
     /// `body`, holding `turn` meanwhile.

@@ -62,6 +62,14 @@ public struct CircuitBreaker: Hashable, Sendable {
             "circuit breaker: \(revokedUsers) of \(writtenUsers) users revoked (\(shown)) exceeds --max-revoke-ratio \(limit)"
     }
 
+    /// Takes back a user fed to `written` whose transaction did not commit (the database dropped the
+    /// connection): the batch is written again and feeds it again.
+    public mutating func withdrawn(receipts: Int, revoked: Bool) {
+        writtenUsers -= 1
+        writtenReceipts -= receipts
+        if revoked { revokedUsers -= 1 }
+    }
+
     /// Two decimals, or as many more (up to 6) as it takes for a ratio that exceeds its limit
     /// not to print as the same number ("0.10 exceeds 0.10").
     static func format(_ ratio: Double, _ limit: Double) -> (String, String) {

@@ -26,6 +26,8 @@ public struct RunOptions: Sendable, Codable, Equatable {
     /// How requests reached Apple, kept in `recon_runs.options` so an odd night can be tied to the
     /// transport; nil in rows written before `--http-client` existed.
     public var httpClient: HTTPTransportKind?
+    /// Seconds the run keeps trying to reach PostgreSQL again after a connection drops mid-run.
+    public var reconnectWindow: Double = 120
 
     public init(asOf: Date) { self.asOf = asOf }
 

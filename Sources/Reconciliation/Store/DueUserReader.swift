@@ -30,7 +30,8 @@ public struct UserWork: Sendable {
 ///
 /// Threading: owns its connection; use it from one thread.
 public final class DueUserReader {
-    private let connection: PostgresConnection
+    private var connection: PostgresConnection
+    private var waitedBefore = 0.0
     private let cutoff: Date
     private let shardIndex: Int
     private let shardCount: Int
@@ -52,7 +53,13 @@ public final class DueUserReader {
     }
 
     /// Seconds this reader waited on PostgreSQL.
-    public var secondsWaited: Double { connection.secondsWaited }
+    public var secondsWaited: Double { waitedBefore + connection.secondsWaited }
+
+    /// Reads on `connection` from now on, in place of one that dropped.
+    public func use(_ connection: PostgresConnection) {
+        waitedBefore += self.connection.secondsWaited
+        self.connection = connection
+    }
 
     /// The shard of a user: the same SQL expression everywhere, so shards are disjoint and complete.
     static func shardPredicate(column: String, count: Int, index: Int) -> String {
@@ -65,7 +72,18 @@ public final class DueUserReader {
     }
 
     /// The next page of users, or an empty array when there are no more (or `--limit` is reached).
+    /// A page that fails leaves the reader where it was, so the same page can be read again.
     public func nextPage() throws -> [UserWork] {
+        let position = (cursor, receiptBudget, exhausted)
+        do {
+            return try readPage()
+        } catch {
+            (cursor, receiptBudget, exhausted) = position
+            throw error
+        }
+    }
+
+    private func readPage() throws -> [UserWork] {
         guard !exhausted, receiptBudget != 0 else { return [] }
         let due = try nextDueUsers()
         guard !due.isEmpty else {

@@ -1,0 +1,171 @@
+import Foundation
+import Postgres
+
+extension UserWriting {
+    /// One writer thread's connection and what it does with each batch.
+    struct Writer {
+        let name: String
+        var unitWriter: UnitWriter
+        let runID: Int64
+        let dryRun: Bool
+        let control: RunControl
+        let counters: RunCounters
+        let log: EventLog
+        let locks: RunLocks
+        let reconnector: DatabaseReconnector
+        /// Seconds waited on connections this writer has since replaced.
+        private var waitedBefore = 0.0
+
+        init(
+            name: String, unitWriter: UnitWriter, runID: Int64, dryRun: Bool, control: RunControl,
+            counters: RunCounters, log: EventLog, locks: RunLocks, reconnector: DatabaseReconnector
+        ) {
+            self.name = name
+            self.unitWriter = unitWriter
+            self.runID = runID
+            self.dryRun = dryRun
+            self.control = control
+            self.counters = counters
+            self.log = log
+            self.locks = locks
+            self.reconnector = reconnector
+        }
+
+        var secondsWaited: Double { waitedBefore + unitWriter.secondsWaited }
+
+        /// One batch, one transaction, written once: after a dropped connection, again on a new one
+        /// unless the first attempt's COMMIT had gone through. A database that stays away past the
+        /// reconnect window, or any other database error, stops the run (69 when the database is
+        /// unavailable, 70 otherwise); another run taking over stops it with 75.
+        mutating func write(_ batch: [UserDecision.Verified]) {
+            // An attempt whose connection dropped around its COMMIT: written or not, to be found out.
+            var uncertain: Attempt?
+            while true {
+                var attempt: Attempt?
+                do {
+                    try locks.ensureHeld()
+                    if let previous = uncertain {
+                        if try committed(batch) {
+                            count(zip(batch, previous.plans))
+                            return
+                        }
+                        previous.withdraw(from: control)
+                        uncertain = nil
+                    }
+                    let current = Attempt()
+                    attempt = current
+                    let written = try unitWriter.write(
+                        runID: runID, dryRun: dryRun, verifiedAt: Date(), units: units(batch, recording: current))
+                    count(zip(batch, written.map(\.plan)))
+                    return
+                } catch let error as PostgresError where error.isConnectionFailure {
+                    if let attempt { uncertain = attempt }
+                    guard reconnect(after: error) else {
+                        uncertain?.withdraw(from: control)
+                        return
+                    }
+                } catch let lost as RunLocks.Lost {
+                    (uncertain ?? attempt)?.withdraw(from: control)
+                    control.stop(.interrupted, exitCode: .tempFail, reason: lost.description)
+                    return
+                } catch {
+                    (uncertain ?? attempt)?.withdraw(from: control)
+                    stop(error)
+                    return
+                }
+            }
+        }
+
+        /// The units of `batch`, each planned inside the transaction; what each plan fed the revoke
+        /// breaker is recorded in `attempt`, to be taken back if the transaction does not commit.
+        private func units(_ batch: [UserDecision.Verified], recording attempt: Attempt) -> [UnitWriter.Unit] {
+            let recorder = attempt.recorder
+            return batch.map { user in
+                UnitWriter.Unit(userID: user.userID) { [control] state in
+                    // A breaker tripped by an earlier user (of this batch or the other writer's) stops the
+                    // writing here; a signal lets in-flight users finish.
+                    if control.discardsUnwrittenUsers { return nil }
+                    let plan = UserDecision.plan(user, state: state)
+                    control.written(receipts: user.results.count, revoked: plan.revokes)
+                    recorder.record(receipts: user.results.count, plan: plan)
+                    return plan
+                }
+            }
+        }
+
+        private func count(_ written: some Sequence<(UserDecision.Verified, UnitPlan)>) {
+            for (user, plan) in written {
+                counters.addUser(
+                    outcomes: user.results.map(\.outcome), appleStatuses: user.appleStatuses, revoked: plan.revokes)
+                counters.addWritten(corrections: plan.corrections, flags: plan.flags)
+            }
+        }
+
+        /// Whether the batch's transaction committed before the connection dropped: it wrote every
+        /// user's results, flags and corrections together, so any one row of the run for its users
+        /// means all of them are in.
+        private func committed(_ batch: [UserDecision.Verified]) throws -> Bool {
+            let users = batch.map(\.userID)
+            return try unitWriter.connection.query(
+                """
+                SELECT EXISTS (SELECT 1 FROM recon_results WHERE run_id = \(runID) AND user_id = ANY(\(users)))
+                    OR EXISTS (SELECT 1 FROM recon_flags WHERE run_id = \(runID) AND user_id = ANY(\(users)))
+                    OR EXISTS (SELECT 1 FROM recon_corrections WHERE run_id = \(runID) AND user_id = ANY(\(users)))
+                    AS written
+                """
+            ).first!.decode("written")
+        }
+
+        /// A new connection in place of the dropped one; false when the run must stop instead.
+        private mutating func reconnect(after failure: PostgresError) -> Bool {
+            do {
+                let connection = try reconnector.reconnect(name, after: failure)
+                waitedBefore += unitWriter.secondsWaited
+                unitWriter = UnitWriter(connection: connection)
+                return true
+            } catch {
+                stop(error)
+                return false
+            }
+        }
+
+        private func stop(_ error: any Error) {
+            if let error = error as? PostgresError {
+                log.log(.error, "run.database_error", ["run_id": String(runID), "error": "\(error)"])
+                let advice =
+                    error.sqlState == "25006"
+                    ? " (the database is read-only: a standby after a failover, or default_transaction_read_only; "
+                        + "point DATABASE_URL at the primary)" : ""
+                control.stop(
+                    .failed, exitCode: error.isUnavailable ? .unavailable : .internalError,
+                    reason: "database error while writing user results: \(error.description)\(advice)")
+            } else {
+                control.stop(
+                    .failed, exitCode: .internalError, reason: "internal error while writing user results: \(error)")
+            }
+        }
+    }
+
+    /// What one attempt at a batch planned and fed the revoke breaker.
+    struct Attempt {
+        /// Filled on the writer's own thread, inside its transaction.
+        final class Recorder {
+            var plans: [UnitPlan] = []
+            var fed: [(receipts: Int, revoked: Bool)] = []
+
+            func record(receipts: Int, plan: UnitPlan) {
+                plans.append(plan)
+                fed.append((receipts, plan.revokes))
+            }
+        }
+
+        let recorder = Recorder()
+        var plans: [UnitPlan] { recorder.plans }
+
+        /// Takes back what the attempt fed the revoke breaker: its transaction did not commit.
+        func withdraw(from control: RunControl) {
+            for (receipts, revoked) in recorder.fed { control.withdrawn(receipts: receipts, revoked: revoked) }
+            recorder.fed.removeAll()
+        }
+    }
+}
