@@ -1,5 +1,6 @@
-import Reconciliation
 import Testing
+
+@testable import Reconciliation
 
 struct BreakerCase: Sendable, CustomTestStringConvertible {
     var name: String
@@ -87,6 +88,37 @@ struct CircuitBreakerTests {
         #expect(
             breaker.written(receipts: 20, revoked: false)
                 == "circuit breaker: 40 of 41 users revoked (0.98) exceeds --max-revoke-ratio 0.20")
+    }
+
+    @Test("a batch rewritten after a dropped connection is counted once")
+    func withdrawnUsersAreNotCountedTwice() {
+        var breaker = CircuitBreaker(maxUnverifiedRatio: 0.10, maxRevokeRatio: 0.20)
+        for _ in 0..<100 { #expect(breaker.written(receipts: 1, revoked: false) == nil) }
+        // A batch of 20 revokes whose transaction did not commit, then the same batch written again:
+        // counted twice it would read 40 of 140 (0.29) and stop a healthy run.
+        for _ in 0..<20 { _ = breaker.written(receipts: 1, revoked: true) }
+        for _ in 0..<20 { breaker.withdrawn(receipts: 1, revoked: true) }
+        var trip: String?
+        for _ in 0..<20 { trip = trip ?? breaker.written(receipts: 1, revoked: true) }
+        #expect(trip == nil)
+        #expect(breaker.writtenUsers == 120 && breaker.revokedUsers == 20)
+    }
+}
+
+/// How long and how often a run tries to reach its database again.
+@Suite struct ReconnectPolicyTests {
+    @Test func attemptsBackOffFromAQuarterSecondToFiveSeconds() {
+        let policy = ReconnectPolicy(window: .seconds(120))
+        let delays = (0..<8).map { policy.delay(beforeAttempt: $0) }
+        #expect(delays == [0.25, 0.5, 1, 2, 4, 5, 5, 5].map { Duration.milliseconds(Int64($0 * 1000)) })
+        #expect(policy.delay(beforeAttempt: 1000) == .seconds(5))
+    }
+
+    @Test func noAttemptStartsOnceTheWindowHasPassed() {
+        let policy = ReconnectPolicy(window: .seconds(3))
+        #expect(policy.allowsAttempt(after: .milliseconds(2999)))
+        #expect(!policy.allowsAttempt(after: .seconds(3)))
+        #expect(!ReconnectPolicy(window: .zero).allowsAttempt(after: .zero))
     }
 }
 
