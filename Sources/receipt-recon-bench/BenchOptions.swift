@@ -70,7 +70,7 @@ struct BenchOptions: Sendable, Equatable {
         sections: [
             HelpText.Section(
                 "KEYS, in this order (the first eight on every measured run, throughput_ratio only with "
-                    + "a rate limit; then extras, see README.md):",
+                    + "a rate limit; then extras, see docs/benchmarks.md):",
                 rows: [
                     ("throughput_ratio", "receipts_per_second / R"),
                     ("receipts_per_second", "receipts the job processed / wall_seconds"),

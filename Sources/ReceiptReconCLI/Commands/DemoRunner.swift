@@ -139,7 +139,7 @@ struct DemoRunner {
             "  \(directory.appendingPathComponent("corrections.csv").path)   every correction, for finance (and its .manifest.json)"
         )
         say("  \(summaryFile.path)   the run's figures as JSON")
-        say("  README.md, 'Running the job'   to point it at your own database")
+        say("  docs/operations.md, 'Running the job by hand'   to point it at your own database")
         return applied == expected ? .success : .internalError
     }
 
