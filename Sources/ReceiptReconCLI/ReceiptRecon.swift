@@ -20,6 +20,9 @@ public enum ReceiptRecon {
         } catch let error as CommandError {
             console.error("receipt-recon: \(error.message)")
             return error.exitCode.rawValue
+        } catch let error as RunFailure {
+            console.error("receipt-recon: run \(error.runID): \(error.description)")
+            return error.exitCode.rawValue
         } catch let error as EngineError {
             console.error("receipt-recon: \(error.description)")
             return ExitCode.configuration.rawValue

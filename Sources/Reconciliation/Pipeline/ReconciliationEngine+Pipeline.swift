@@ -11,7 +11,7 @@ extension ReconciliationEngine {
     /// each user as its answer arrives and queue it for the writers. Stopping (a breaker, 21004, a
     /// database failure) stops the selection, drops what is queued and unwritten; a signal stops the
     /// selection and lets what is in flight finish.
-    func execute(
+    func executeStages(
         runID: Int64, kind: RunKind, store: RunStore, selection: DueUserSelection,
         subjectUserID: String?
     ) throws -> RunOutcome {

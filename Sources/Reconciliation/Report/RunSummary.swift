@@ -47,6 +47,20 @@ public struct RunSummary: Sendable, Codable, Equatable {
 }
 
 extension RunSummary {
+    /// Replaces every figure the run's rows can tell with what they tell. What only the process knew
+    /// (what it selected, its Apple traffic and latency) is left as it is.
+    public mutating func adopt(_ written: WrittenFigures) {
+        receiptsProcessed = written.receipts
+        usersProcessed = written.users
+        outcomes = written.outcomes
+        appleStatuses = written.appleStatuses
+        corrections = written.corrections
+        flags = written.flags
+        revokedUsers = written.revokedUsers
+    }
+}
+
+extension RunSummary {
     /// The human summary printed at the end of `run` and by `report`.
     public var text: String {
         var lines: [String] = []
@@ -57,9 +71,15 @@ extension RunSummary {
             "  as of \(ISO8601DateFormatter().string(from: asOf)); started \(ISO8601DateFormatter().string(from: startedAt))"
         )
         if let abortReason { lines.append("  stopped: \(abortReason)") }
-        lines.append(
-            "Receipts: \(receiptsProcessed) of \(receiptsSelected) selected, \(usersProcessed) of \(usersSelected) users"
-        )
+        if receiptsSelected >= receiptsProcessed {
+            lines.append(
+                "Receipts: \(receiptsProcessed) of \(receiptsSelected) selected, \(usersProcessed) of \(usersSelected) users"
+            )
+        } else {
+            // A run recovered after its process died: its rows tell what it did, not what it selected.
+            lines.append(
+                "Receipts: \(receiptsProcessed) processed, \(usersProcessed) users (the selection was not recorded)")
+        }
         lines.append("  outcomes: " + Self.list(outcomes, inVocabularyOrder: true))
         lines.append("  Apple statuses: " + Self.list(appleStatuses))
         let verb = dryRun ? "planned" : "applied"
