@@ -115,11 +115,28 @@ extension RunSummary {
 }
 
 extension RunSummary {
-    /// One JSON object (sorted keys, ISO 8601 dates): `run --json` and `report --json`.
+    /// One JSON object (sorted keys, ISO 8601 dates): `run --json` and `report --json`. Beside the
+    /// stored fields, `reason` repeats `abortReason` when the run stopped: every `--json` object that
+    /// did not end in success carries `status`, `exitCode` and `reason`.
     public var json: String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         encoder.dateEncodingStrategy = .iso8601
-        return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        return (try? encoder.encode(Printed(summary: self))).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+    }
+
+    /// The summary's own keys plus `reason`; the stored summary (`recon_runs.summary`) keeps its shape.
+    private struct Printed: Encodable {
+        let summary: RunSummary
+
+        enum CodingKeys: String, CodingKey {
+            case reason
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            try summary.encode(to: encoder)
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encodeIfPresent(summary.abortReason, forKey: .reason)
+        }
     }
 }
