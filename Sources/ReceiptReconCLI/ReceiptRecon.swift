@@ -1,6 +1,5 @@
 import CommandLineOptions
 import Foundation
-import Postgres
 import Reconciliation
 
 /// The `receipt-recon` command line: parse, validate, dispatch, and map every error to an exit code.
@@ -15,29 +14,28 @@ public enum ReceiptRecon {
     /// Runs the command line `arguments` (without the program name) and returns the exit code.
     public static func main(arguments: [String], environment: [String: String]) -> Int32 {
         let console = Console()
+        var parsed: (command: any Command.Type, arguments: ParsedArguments)?
         do {
-            return try dispatch(arguments, environment: environment, console: console).rawValue
-        } catch let error as CommandError {
-            console.error("receipt-recon: \(error.message)")
-            return error.exitCode.rawValue
-        } catch let error as EngineError {
-            console.error("receipt-recon: \(error.description)")
-            return ExitCode.configuration.rawValue
-        } catch let error as PostgresError {
-            console.error("receipt-recon: \(error.description)")
-            switch error.kind {
-            case .connection: return ExitCode.unavailable.rawValue
-            case .invalidConnectionString: return ExitCode.configuration.rawValue
-            case .server where error.isConnectionFailure: return ExitCode.unavailable.rawValue
-            case .server, .decoding, .client: return ExitCode.internalError.rawValue
-            }
+            return try dispatch(arguments, environment: environment, console: console, parsed: &parsed).rawValue
         } catch {
-            console.error("receipt-recon: internal error: \(error)")
-            return ExitCode.internalError.rawValue
+            let failure = CommandFailure(error)
+            console.error("receipt-recon: \(failure.message)")
+            // A command whose arguments were understood still owes stdout what it promised (`--json`).
+            if let parsed,
+                let output = parsed.command.failureOutput(
+                    failure, arguments: parsed.arguments, environment: environment)
+            {
+                console.print(output)
+            }
+            return failure.exitCode.rawValue
         }
     }
 
-    static func dispatch(_ arguments: [String], environment: [String: String], console: Console) throws -> ExitCode {
+    /// - Parameter parsed: set once the command's arguments are parsed.
+    static func dispatch(
+        _ arguments: [String], environment: [String: String], console: Console,
+        parsed: inout (command: any Command.Type, arguments: ParsedArguments)?
+    ) throws -> ExitCode {
         guard let first = arguments.first else {
             console.error(topLevelHelp)
             return .usage
@@ -71,12 +69,13 @@ public enum ReceiptRecon {
             let hint = first.hasPrefix("-") ? "unknown option '\(first)'" : "unknown command '\(first)'"
             throw CommandError.usage("\(hint); commands: \(commandNames.joined(separator: ", "))", command: nil)
         }
-        let parsed = try type.spec.parse(rest)
-        if parsed.wantsHelp {
+        let arguments = try type.spec.parse(rest)
+        if arguments.wantsHelp {
             console.write(type.spec.helpText)
             return .success
         }
-        let command = try type.init(parsed, environment: environment)
+        parsed = (type, arguments)
+        let command = try type.init(arguments, environment: environment)
         return try command.run(console)
     }
 

@@ -9,4 +9,15 @@ protocol Command: Sendable {
     static var spec: CommandSpec { get }
     init(_ arguments: ParsedArguments, environment: [String: String]) throws(CommandError)
     func run(_ console: Console) throws -> ExitCode
+    /// What stdout gets when the command, given `arguments`, ends with `failure`; nil for nothing.
+    static func failureOutput(_ failure: CommandFailure, arguments: ParsedArguments, environment: [String: String])
+        -> String?
+}
+
+extension Command {
+    static func failureOutput(_ failure: CommandFailure, arguments: ParsedArguments, environment: [String: String])
+        -> String?
+    {
+        nil
+    }
 }

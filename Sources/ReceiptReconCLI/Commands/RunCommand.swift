@@ -43,12 +43,7 @@ struct RunCommand: Command {
             backend: options.backend(configuration), shutdown: shutdown, progress: progress)
         let outcome = try engine.runNightly()
         if showProgress { console.errorWrite("\r\u{1B}[K") }
-        if outcome.lockHeld {
-            console.error(
-                "receipt-recon run: another run holds the nightly lock for shard \(options.shard.index)/\(options.shard.count); "
-                    + "nothing was done")
-            return .tempFail
-        }
+        if outcome.lockHeld { throw NightlyLockHeld(shard: "\(options.shard.index)/\(options.shard.count)") }
         console.write(options.json ? outcome.summary.json + "\n" : outcome.summary.text)
         if let path = options.metricsFile {
             // Written for every run that started (completed, aborted by a breaker, interrupted), not when the
@@ -62,6 +57,12 @@ struct RunCommand: Command {
             }
         }
         return outcome.exitCode
+    }
+
+    static func failureOutput(_ failure: CommandFailure, arguments: ParsedArguments, environment: [String: String])
+        -> String?
+    {
+        FailedRunJSON.render(failure, kind: .nightly, arguments: arguments, environment: environment)
     }
 }
 
@@ -115,5 +116,10 @@ struct VerifyUserCommand: Command {
                     corrections: result.corrections, summary: result.outcome.summary))
         }
         return result.outcome.exitCode
+    }
+    static func failureOutput(_ failure: CommandFailure, arguments: ParsedArguments, environment: [String: String])
+        -> String?
+    {
+        FailedRunJSON.render(failure, kind: .user, arguments: arguments, environment: environment)
     }
 }

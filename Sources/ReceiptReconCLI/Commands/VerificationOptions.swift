@@ -47,7 +47,9 @@ public struct VerificationOptions: Sendable {
         OptionSpec(
             "max-revoke-ratio", .value(placeholder: "X"),
             "circuit breaker: stop when revoked users/processed users exceeds X (after 100 receipts)", default: "0.20"),
-        OptionSpec("json", .flag, "print the summary as one JSON object on stdout"),
+        OptionSpec(
+            "json", .flag,
+            "print the summary as one JSON object on stdout; on failure too, with status, exitCode and reason"),
         OptionSpec(
             "metrics-file", .value(placeholder: "PATH"),
             "after the run, write Prometheus text-format metrics for node_exporter's textfile collector (atomically; "

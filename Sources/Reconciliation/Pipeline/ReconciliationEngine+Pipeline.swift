@@ -11,18 +11,11 @@ extension ReconciliationEngine {
     /// each user as its answer arrives and queue it for the writers. Stopping (a breaker, 21004, a
     /// database failure) stops the selection, drops what is queued and unwritten; a signal stops the
     /// selection and lets what is in flight finish.
-    func execute(
+    func executeStages(
         runID: Int64, kind: RunKind, locks: RunLocks, reconnector: DatabaseReconnector,
         selection: DueUserSelection, subjectUserID: String?
     ) throws -> RunOutcome {
-        var initial = RunSummary()
-        initial.runID = runID
-        initial.kind = kind
-        initial.dryRun = options.dryRun
-        initial.asOf = options.asOf
-        initial.shard = kind == .nightly ? options.shard : "user"
-        initial.startedAt = Date()
-        let counters = RunCounters(summary: initial)
+        let counters = RunCounters(summary: startingSummary(runID: runID, kind: kind))
         let writerCount = max(1, min(2, options.concurrency))
         let control = RunControl(
             breaker: CircuitBreaker(

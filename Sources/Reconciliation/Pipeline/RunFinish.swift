@@ -14,39 +14,58 @@ struct RunFinish {
     let log: EventLog
 
     /// Finishes the run. - Parameter subjectUserID: `verify-user`'s user (its flags are scanned alone).
+    /// - Throws: `RunFailure` with the run's figures so far when the database fails meanwhile.
     func finish(counters: RunCounters, control: RunControl, subjectUserID: String?) throws -> RunOutcome {
         let finalizer = RunFinalizer(connection: store.connection)
         var summary = counters.snapshot()
-        let status: RunStatus
+        let stop = control.stopDecision
         let exitCode: ExitCode
-        var reason: String?
-        if let stop = control.stopDecision {
-            (status, exitCode, reason) = (stop.status, stop.exitCode, stop.reason)
-            // A stopped run saw only some users: the scans would flag from half the picture.
-            _ = try finalizer.flagSharedTransactions(runID: runID, flag: false)
+        if let stop {
+            (summary.status, exitCode, summary.abortReason) = (stop.status, stop.exitCode, stop.reason)
         } else {
-            _ = try finalizer.flagSharedTransactions(runID: runID, flag: true)
-            _ = try finalizer.flagEntitlementsWithoutReceipt(
-                runID: runID, shardIndex: options.shardIndex, shardCount: options.shardCount, userID: subjectUserID)
-            status = summary.unverified > 0 ? .partial : .completed
+            // The counters of a run that was not stopped are what committed: every batch did.
+            summary.status = summary.unverified > 0 ? .partial : .completed
             exitCode = summary.unverified > 0 ? .someUnverified : .success
         }
-        let written = try finalizer.writtenFigures(runID: runID)
-        // The run row's own connection: start, lock, finishing (the last write is not counted).
-        summary.databaseSeconds = (summary.databaseSeconds ?? 0) + store.connection.secondsWaited
-        summary.corrections = written.corrections
-        summary.flags = written.flags
-        summary.status = status
         summary.exitCode = exitCode
-        summary.abortReason = reason
-        summary.finishedAt = Date()
-        try store.finish(runID: runID, status: status, exitCode: exitCode, abortReason: reason, summary: summary)
+        do {
+            if stop != nil {
+                // A stopped run saw only some users: the scans would flag from half the picture.
+                _ = try finalizer.flagSharedTransactions(runID: runID, flag: false)
+            } else {
+                _ = try finalizer.flagSharedTransactions(runID: runID, flag: true)
+                _ = try finalizer.flagEntitlementsWithoutReceipt(
+                    runID: runID, shardIndex: options.shardIndex, shardCount: options.shardCount,
+                    userID: subjectUserID)
+            }
+            let written = try finalizer.writtenFigures(runID: runID)
+            if stop != nil {
+                // The rows are the truth about a stopped run: a batch may have committed on the server
+                // while its writer lost the answer, or been counted and then lost with the connection.
+                summary.adopt(written)
+            } else {
+                // The end-of-run scans added flags the counters never saw.
+                summary.corrections = written.corrections
+                summary.flags = written.flags
+            }
+            // The run row's own connection: start, lock, finishing (the last write is not counted).
+            summary.databaseSeconds = (summary.databaseSeconds ?? 0) + store.connection.secondsWaited
+            summary.finishedAt = Date()
+            try store.finish(
+                runID: runID, status: summary.status, exitCode: exitCode, abortReason: summary.abortReason,
+                summary: summary)
+        } catch {
+            summary.finishedAt = Date()
+            let failed = "finishing the run failed: \(RunFailure.describe(error))"
+            throw RunFailure(error, summary: summary, reason: stop.map { "\($0.reason); \(failed)" } ?? failed)
+        }
         log.log(
-            status == .completed || status == .partial ? .info : .warning, "run.finished",
+            summary.status == .completed || summary.status == .partial ? .info : .warning, "run.finished",
             [
-                "run_id": String(runID), "status": status.rawValue, "exit_code": String(exitCode.rawValue),
-                "receipts": String(summary.receiptsProcessed), "corrections": String(summary.correctionCount),
-                "unverified": String(summary.unverified), "reason": reason ?? "",
+                "run_id": String(runID), "status": summary.status.rawValue,
+                "exit_code": String(exitCode.rawValue), "receipts": String(summary.receiptsProcessed),
+                "corrections": String(summary.correctionCount), "unverified": String(summary.unverified),
+                "reason": summary.abortReason ?? "",
             ])
         return RunOutcome(summary: summary, exitCode: exitCode)
     }

@@ -47,6 +47,20 @@ public struct RunSummary: Sendable, Codable, Equatable {
 }
 
 extension RunSummary {
+    /// Replaces every figure the run's rows can tell with what they tell. What only the process knew
+    /// (what it selected, its Apple traffic and latency) is left as it is.
+    public mutating func adopt(_ written: WrittenFigures) {
+        receiptsProcessed = written.receipts
+        usersProcessed = written.users
+        outcomes = written.outcomes
+        appleStatuses = written.appleStatuses
+        corrections = written.corrections
+        flags = written.flags
+        revokedUsers = written.revokedUsers
+    }
+}
+
+extension RunSummary {
     /// The human summary printed at the end of `run` and by `report`.
     public var text: String {
         var lines: [String] = []
@@ -57,9 +71,15 @@ extension RunSummary {
             "  as of \(ISO8601DateFormatter().string(from: asOf)); started \(ISO8601DateFormatter().string(from: startedAt))"
         )
         if let abortReason { lines.append("  stopped: \(abortReason)") }
-        lines.append(
-            "Receipts: \(receiptsProcessed) of \(receiptsSelected) selected, \(usersProcessed) of \(usersSelected) users"
-        )
+        if receiptsSelected >= receiptsProcessed {
+            lines.append(
+                "Receipts: \(receiptsProcessed) of \(receiptsSelected) selected, \(usersProcessed) of \(usersSelected) users"
+            )
+        } else {
+            // A run recovered after its process died: its rows tell what it did, not what it selected.
+            lines.append(
+                "Receipts: \(receiptsProcessed) processed, \(usersProcessed) users (the selection was not recorded)")
+        }
         lines.append("  outcomes: " + Self.list(outcomes, inVocabularyOrder: true))
         lines.append("  Apple statuses: " + Self.list(appleStatuses))
         let verb = dryRun ? "planned" : "applied"
@@ -95,11 +115,28 @@ extension RunSummary {
 }
 
 extension RunSummary {
-    /// One JSON object (sorted keys, ISO 8601 dates): `run --json` and `report --json`.
+    /// One JSON object (sorted keys, ISO 8601 dates): `run --json` and `report --json`. Beside the
+    /// stored fields, `reason` repeats `abortReason` when the run stopped: every `--json` object that
+    /// did not end in success carries `status`, `exitCode` and `reason`.
     public var json: String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         encoder.dateEncodingStrategy = .iso8601
-        return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        return (try? encoder.encode(Printed(summary: self))).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+    }
+
+    /// The summary's own keys plus `reason`; the stored summary (`recon_runs.summary`) keeps its shape.
+    private struct Printed: Encodable {
+        let summary: RunSummary
+
+        enum CodingKeys: String, CodingKey {
+            case reason
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            try summary.encode(to: encoder)
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encodeIfPresent(summary.abortReason, forKey: .reason)
+        }
     }
 }

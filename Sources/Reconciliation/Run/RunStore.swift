@@ -17,7 +17,8 @@ public struct RunStore {
         AdvisoryLockKey(name: "receipt-recon:run:\(runID)")
     }
 
-    /// Marks `running` rows without a live owner as `interrupted`; returns their ids.
+    /// Marks `running` rows without a live owner as `interrupted`, with their figures rebuilt from
+    /// the rows they wrote; returns their ids.
     @discardableResult
     public func interruptAbandonedRuns() throws -> [Int64] {
         let candidates: [Int64] = try connection.query("SELECT id FROM recon_runs WHERE status = 'running' ORDER BY id")
@@ -25,15 +26,47 @@ public struct RunStore {
         var interrupted: [Int64] = []
         for id in candidates where try connection.tryAdvisoryLock(Self.lockKey(for: id)) {
             defer { _ = try? connection.advisoryUnlock(Self.lockKey(for: id)) }
-            let changed = try connection.execute(
-                """
-                UPDATE recon_runs SET status = 'interrupted', finished_at = now(),
-                       abort_reason = coalesce(abort_reason, 'the process running it ended without finishing')
-                WHERE id = \(id) AND status = 'running'
-                """)
-            if changed == 1 { interrupted.append(id) }
+            if try recoverAbandoned(id) { interrupted.append(id) }
         }
         return interrupted
+    }
+
+    /// Ends a run whose process died: the process never wrote its figures, so they come from its rows.
+    /// Its Apple traffic and what it selected are not known and stay 0. False when another process
+    /// recovered it first.
+    private func recoverAbandoned(_ runID: Int64) throws -> Bool {
+        try connection.transaction {
+            guard
+                let row = try connection.query(
+                    """
+                    SELECT kind, dry_run, as_of, shard, started_at, receipts_selected, abort_reason, now() AS now
+                    FROM recon_runs WHERE id = \(runID) AND status = 'running' FOR UPDATE
+                    """
+                ).first
+            else { return false }
+            var summary = RunSummary()
+            summary.runID = runID
+            summary.kind = try RunKind(contractName: row.decode("kind"))
+            summary.status = .interrupted
+            summary.dryRun = try row.decode("dry_run")
+            summary.asOf = try row.decode("as_of")
+            summary.shard = summary.kind == .user ? "user" : try row.decode("shard")
+            summary.startedAt = try row.decode("started_at")
+            summary.finishedAt = try row.decode("now")
+            summary.receiptsSelected = try row.decode("receipts_selected")
+            summary.abortReason =
+                try row.decode("abort_reason", as: String?.self)
+                ?? "the process running it ended without finishing; its figures are counted from the rows it wrote"
+            let written = try RunFinalizer(connection: connection).writtenFigures(runID: runID)
+            summary.adopt(written)
+            // How long it worked, as far as its rows tell: from its start to the last row it wrote.
+            summary.durationSeconds = max(
+                0, (written.lastWrittenAt ?? summary.startedAt).timeIntervalSince(summary.startedAt))
+            // The shared-transaction scan it never reached leaves its scratch rows behind.
+            try connection.execute("DELETE FROM recon_run_transactions WHERE run_id = \(runID)")
+            try record(summary)
+            return true
+        }
     }
 
     /// Inserts a `running` row and takes its liveness lock on this store's connection.
@@ -57,13 +90,47 @@ public struct RunStore {
     public func finish(runID: Int64, status: RunStatus, exitCode: ExitCode, abortReason: String?, summary: RunSummary)
         throws
     {
+        var summary = summary
+        summary.runID = runID
+        summary.status = status
+        summary.exitCode = exitCode
+        summary.abortReason = abortReason
+        try record(summary)
+    }
+
+    /// Records the end of a run that an error ended after its row existed, unless the row was finished
+    /// already: the summary's status, exit code and reason, with its figures from the run's rows.
+    /// - Returns: the summary the row now holds.
+    public func recordFailure(_ summary: RunSummary) throws -> RunSummary {
+        try connection.transaction {
+            let row = try connection.query(
+                "SELECT status, summary FROM recon_runs WHERE id = \(summary.runID) FOR UPDATE"
+            ).first
+            guard let row, try row.decode("status", as: String.self) == RunStatus.running.rawValue else {
+                if let stored = try row?.decode("summary", as: PostgresJSON?.self) {
+                    return try JSONDecoder.sorted.decode(RunSummary.self, from: Data(stored.text.utf8))
+                }
+                return summary
+            }
+            var recorded = summary
+            recorded.adopt(try RunFinalizer(connection: connection).writtenFigures(runID: summary.runID))
+            try connection.execute("DELETE FROM recon_run_transactions WHERE run_id = \(summary.runID)")
+            try record(recorded)
+            return recorded
+        }
+    }
+
+    /// Writes the summary's status, exit code (NULL when no process lived to exit), reason, the summary
+    /// itself and its count columns into the run's row.
+    private func record(_ summary: RunSummary) throws {
         let summaryJSON = String(decoding: try JSONEncoder.sorted.encode(summary), as: UTF8.self)
         try connection.execute(
             """
-            UPDATE recon_runs SET status = \(status.rawValue), finished_at = now(), exit_code = \(Int(exitCode.rawValue)),
-                   abort_reason = \(abortReason), summary = \(PostgresJSON(summaryJSON)),
+            UPDATE recon_runs SET status = \(summary.status.rawValue), finished_at = now(),
+                   exit_code = \(summary.exitCode.map { Int($0.rawValue) }),
+                   abort_reason = \(summary.abortReason), summary = \(PostgresJSON(summaryJSON)),
                    \(unescaped: Self.countAssignments(summary))
-            WHERE id = \(runID)
+            WHERE id = \(summary.runID)
             """)
     }
 
@@ -90,5 +157,14 @@ extension JSONEncoder {
         encoder.outputFormatting = [.sortedKeys]
         encoder.dateEncodingStrategy = .iso8601
         return encoder
+    }
+}
+
+extension JSONDecoder {
+    /// Reads what `JSONEncoder.sorted` wrote.
+    static var sorted: JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return decoder
     }
 }

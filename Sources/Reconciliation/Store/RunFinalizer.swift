@@ -64,26 +64,52 @@ public struct RunFinalizer {
         return try connection.execute(PostgresQuery(unsafeSQL: sql, binds: binds))
     }
 
-    /// Corrections by action and reason, and flags by kind, as written for the run.
-    public func writtenFigures(runID: Int64) throws
-        -> (corrections: [CorrectionAction: [CorrectionReason: Int]], flags: [FlagKind: Int])
-    {
-        var corrections: [CorrectionAction: [CorrectionReason: Int]] = [:]
+    /// Everything the run's own rows say it did: results by outcome and Apple status, corrections by
+    /// action and reason, flags by kind, the users touched and revoked.
+    public func writtenFigures(runID: Int64) throws -> WrittenFigures {
+        var figures = WrittenFigures()
+        for row in try connection.query(
+            """
+            SELECT outcome, apple_status, count(*) AS n FROM recon_results WHERE run_id = \(runID)
+            GROUP BY outcome, apple_status
+            """)
+        {
+            let n: Int = try row.decode("n")
+            let status: Int? = try row.decode("apple_status")
+            figures.receipts += n
+            figures.outcomes[try ReceiptOutcome(contractName: row.decode("outcome")), default: 0] += n
+            figures.appleStatuses[status.map(String.init) ?? "none", default: 0] += n
+        }
         for row in try connection.query(
             """
             SELECT action, reason, count(*) AS n FROM recon_corrections WHERE run_id = \(runID) GROUP BY action, reason
             """)
         {
             let action = try CorrectionAction(contractName: row.decode("action"))
-            corrections[action, default: [:]][try CorrectionReason(contractName: row.decode("reason"))] =
+            figures.corrections[action, default: [:]][try CorrectionReason(contractName: row.decode("reason"))] =
                 try row.decode("n")
         }
-        var flags: [FlagKind: Int] = [:]
         for row in try connection.query(
             "SELECT kind, count(*) AS n FROM recon_flags WHERE run_id = \(runID) GROUP BY kind")
         {
-            flags[try FlagKind(contractName: row.decode("kind"))] = try row.decode("n")
+            figures.flags[try FlagKind(contractName: row.decode("kind"))] = try row.decode("n")
         }
-        return (corrections, flags)
+        // A user whose receipts were all written has results; corrections are unioned in for
+        // verify-user's user without receipts.
+        let totals = try connection.query(
+            """
+            SELECT (SELECT count(*) FROM (SELECT user_id FROM recon_results WHERE run_id = \(runID)
+                                          UNION SELECT user_id FROM recon_corrections WHERE run_id = \(runID)) u) AS users,
+                   (SELECT count(DISTINCT user_id) FROM recon_corrections
+                    WHERE run_id = \(runID) AND action = 'revoke') AS revoked,
+                   greatest((SELECT max(verified_at) FROM recon_results WHERE run_id = \(runID)),
+                            (SELECT max(created_at) FROM recon_corrections WHERE run_id = \(runID)),
+                            (SELECT max(created_at) FROM recon_flags WHERE run_id = \(runID))) AS last_written_at
+            """
+        ).first!
+        figures.users = try totals.decode("users")
+        figures.revokedUsers = try totals.decode("revoked")
+        figures.lastWrittenAt = try totals.decode("last_written_at")
+        return figures
     }
 }

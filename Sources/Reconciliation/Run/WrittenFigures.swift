@@ -1,0 +1,26 @@
+import Foundation
+
+/// What a run's own rows say it did: its `recon_results`, `recon_corrections` and `recon_flags`,
+/// counted (`RunFinalizer.writtenFigures`).
+///
+/// These are the truth about a run that did not finish normally. Its counters in memory may be ahead
+/// of what committed (a batch counted, then lost with the connection) or behind it (a COMMIT that
+/// succeeded on the server while the client lost the answer), and a process killed with SIGKILL never
+/// writes them at all.
+public struct WrittenFigures: Sendable, Equatable {
+    /// `recon_results` rows: one per receipt.
+    public var receipts = 0
+    /// Users with a result or a correction.
+    public var users = 0
+    public var outcomes: [ReceiptOutcome: Int] = [:]
+    /// `recon_results.apple_status` → receipts, `none` where Apple gave no status.
+    public var appleStatuses: [String: Int] = [:]
+    public var corrections: [CorrectionAction: [CorrectionReason: Int]] = [:]
+    public var flags: [FlagKind: Int] = [:]
+    /// Users with at least one `revoke`.
+    public var revokedUsers = 0
+    /// When the run last wrote a row; nil when it wrote none.
+    public var lastWrittenAt: Date?
+
+    public init() {}
+}
