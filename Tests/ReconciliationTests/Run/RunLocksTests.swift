@@ -30,12 +30,25 @@ import Testing
             runID: runID, backendPID: pid)
     }
 
-    /// Backends holding the advisory lock `key`.
+    /// Waits until the terminated backend `pid` has exited (and so released its session locks).
+    static func waitUntilGone(_ pid: Int32, on connection: PostgresConnection) throws {
+        for _ in 0..<200 {
+            let alive: Bool = try connection.query(
+                "SELECT EXISTS (SELECT 1 FROM pg_stat_activity WHERE pid = \(pid)) AS alive"
+            ).first!.decode("alive")
+            if !alive { return }
+            usleep(25_000)
+        }
+        Issue.record("backend \(pid) did not exit")
+    }
+
+    /// Backends holding the advisory lock `key` in this database (the suite's other tests run beside it).
     static func holders(of key: AdvisoryLockKey, on connection: PostgresConnection) throws -> [Int32] {
         try connection.query(
             """
             SELECT pid FROM pg_locks
             WHERE locktype = 'advisory' AND granted AND ((classid::bigint << 32) | objid::bigint) = \(key.value)
+              AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
             """
         ).map { try $0.decode("pid") }
     }
@@ -45,6 +58,7 @@ import Testing
             let started = try Self.start(on: database)
             let admin = try database.connect()
             try admin.execute("SELECT pg_terminate_backend(\(started.backendPID))")
+            try Self.waitUntilGone(started.backendPID, on: admin)
             #expect(try Self.holders(of: Self.nightly, on: admin).isEmpty)
 
             try started.locks.ensureHeld()
@@ -59,7 +73,7 @@ import Testing
             let started = try Self.start(on: database)
             let other = try database.connect()
             try other.execute("SELECT pg_terminate_backend(\(started.backendPID))")
-            usleep(100_000)  // the terminated backend releases its locks as it exits
+            try Self.waitUntilGone(started.backendPID, on: other)
             #expect(try other.tryAdvisoryLock(Self.nightly))
 
             #expect(throws: RunLocks.Lost.self) { try started.locks.ensureHeld() }
@@ -73,7 +87,7 @@ import Testing
             let started = try Self.start(on: database)
             let other = try database.connect()
             try other.execute("SELECT pg_terminate_backend(\(started.backendPID))")
-            usleep(100_000)
+            try Self.waitUntilGone(started.backendPID, on: other)
             #expect(try RunStore(connection: other).interruptAbandonedRuns() == [started.runID])
 
             #expect(throws: RunLocks.Lost.self) { try started.locks.ensureHeld() }
