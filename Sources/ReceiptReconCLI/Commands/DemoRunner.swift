@@ -94,7 +94,7 @@ struct DemoRunner {
         let directory = URL(fileURLWithPath: outputDirectory)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let summaryFile = directory.appendingPathComponent("run-summary.json")
-        try Data((outcome.summary.json + "\n").utf8).write(to: summaryFile, options: .atomic)
+        try OutputFile.write(outcome.summary.json + "\n", to: summaryFile.path)
         let tomorrow = Instant.format(Date().addingTimeInterval(86_400)).prefix(10)
         say("")
         for view in ["transactions", "corrections", "flags"] {

@@ -78,7 +78,7 @@ struct ExportCommand: Command {
             } else {
                 try ExportFile.write(export, from: connection, to: FileHandle.standardOutput)
             }
-        } catch let failure as ExportFile.Failure {
+        } catch let failure as OutputFile.Failure {
             throw CommandError(.internalError, "export: \(failure.description)")
         }
         return .success

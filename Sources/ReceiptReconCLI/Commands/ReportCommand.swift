@@ -79,7 +79,7 @@ struct ReportCommand: Command {
             return try? decoder.decode(RunSummary.self, from: Data(text.text.utf8))
         }
         do {
-            try AtomicFile.write(HTMLReport.render(summary, history: history), to: htmlFile)
+            try OutputFile.write(HTMLReport.render(summary, history: history), to: htmlFile)
         } catch {
             throw CommandError(.dataError, "report: \(error.description)")
         }

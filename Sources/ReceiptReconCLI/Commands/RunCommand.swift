@@ -51,7 +51,7 @@ struct RunCommand: Command {
             // A failed write is reported but does not change the exit code, which says what the run did;
             // the stale file's timestamps are what monitoring alerts on.
             do {
-                try AtomicFile.write(PrometheusMetrics.render(outcome.summary, exitCode: outcome.exitCode), to: path)
+                try OutputFile.write(PrometheusMetrics.render(outcome.summary, exitCode: outcome.exitCode), to: path)
             } catch {
                 console.error("receipt-recon run: error: metrics file not written: \(error)")
             }

@@ -92,34 +92,21 @@ struct SimulatorSeedCommand: Command {
         return .success
     }
 
-    /// Writes `data` to `path` through a temporary file and a rename, so a reader never sees half a file.
     private func write(_ data: Data, to path: String) throws {
-        let temporary = Self.temporaryPath(for: path)
         do {
-            try data.write(to: URL(fileURLWithPath: temporary))
+            try OutputFile.write(data, to: path)
         } catch {
-            unlink(temporary)
-            throw CommandError(.dataError, "cannot write the expected file '\(path)': \(error.localizedDescription)")
-        }
-        guard rename(temporary, path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            unlink(temporary)
-            throw CommandError(.dataError, "cannot write the expected file '\(path)': \(reason)")
+            throw CommandError(.dataError, "cannot write the expected file '\(path)': \(error.reason)")
         }
     }
 
-    /// Fails before seeding when the expected file's directory is not writable, so a seeded database
-    /// never goes without its file.
+    /// Fails before seeding when the expected file cannot be written, so a seeded database never goes
+    /// without its file.
     private func checkWritable(_ path: String) throws {
-        let temporary = Self.temporaryPath(for: path)
-        guard FileManager.default.createFile(atPath: temporary, contents: nil) else {
-            throw CommandError(.dataError, "cannot write the expected file '\(path)': its directory is not writable")
+        do {
+            try OutputFile.checkWritable(path)
+        } catch {
+            throw CommandError(.dataError, "cannot write the expected file '\(path)': \(error.reason)")
         }
-        unlink(temporary)
-    }
-
-    private static func temporaryPath(for path: String) -> String {
-        let url = URL(fileURLWithPath: path)
-        return url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(getpid()).tmp").path
     }
 }

@@ -1,8 +1,8 @@
 import Foundation
 import Postgres
 
-/// Writes an export to a file atomically (temporary file in the same directory, then rename) and its
-/// `FILE.manifest.json` beside it, or streams it to standard output.
+/// Writes an export to a file with its `FILE.manifest.json` beside it (through `OutputFile`: a regular
+/// file is replaced atomically, a device or FIFO written through), or streams it to standard output.
 public enum ExportFile {
     public struct Manifest: Sendable, Equatable {
         public let view: String
@@ -22,10 +22,6 @@ public enum ExportFile {
         }
     }
 
-    public struct Failure: Error, CustomStringConvertible, Sendable {
-        public let description: String
-    }
-
     /// `YYYY-MM-DDTHH:MM:SSZ`, whole seconds, UTC.
     public static func instant(_ date: Date) -> String {
         let formatter = ISO8601DateFormatter()
@@ -40,80 +36,51 @@ public enum ExportFile {
         _ export: ReconciliationExport, from connection: PostgresConnection,
         to handle: FileHandle
     ) throws -> Int {
-        var buffer = BufferedSink(handle: handle)
+        var buffer = BufferedSink { try handle.write(contentsOf: $0) }
         let rows = try export.stream(from: connection) { try buffer.append($0) }
         try buffer.flush()
         return rows
     }
 
-    /// Writes `path` and `path.manifest.json` atomically; returns the manifest.
+    /// Writes `path` and, beside a regular file, `path.manifest.json`; returns the manifest. A device or
+    /// FIFO (`/dev/null`, a pipe to another program) gets the CSV only: a manifest would be a new file
+    /// in `/dev`.
     @discardableResult
     public static func write(
         _ export: ReconciliationExport, from connection: PostgresConnection,
         toFile path: String, now: Date = Date()
     ) throws -> Manifest {
-        let url = URL(fileURLWithPath: path)
-        let temporary = try createTemporary(beside: url)
-        var renamed = false
-        defer { if !renamed { unlink(temporary.path) } }
-        guard let handle = FileHandle(forWritingAtPath: temporary.path) else {
-            throw Failure(description: "cannot write \(temporary.path)")
-        }
-        var buffer = BufferedSink(handle: handle)
-        let rows: Int
-        do {
-            rows = try export.stream(from: connection) { try buffer.append($0) }
-            try buffer.flush()
-            try handle.synchronize()
-            try handle.close()
-        } catch {
-            try? handle.close()
-            throw error
-        }
-        try rename(temporary, to: url)
-        renamed = true
+        let csv = try OutputFile(path)
+        defer { csv.discard() }
+        var buffer = BufferedSink { try csv.write($0) }
+        let rows = try export.stream(from: connection) { try buffer.append($0) }
+        try buffer.flush()
         let manifest = Manifest(
             view: export.view.rawValue, from: export.from, to: export.to, generatedAt: now,
             rows: rows, sha256: buffer.hasher.hexDigest())
-        try writeAtomically(Data(manifest.json.utf8), to: URL(fileURLWithPath: path + ".manifest.json"))
+        guard csv.replacesFile else {
+            try csv.commit()
+            return manifest
+        }
+        // Both files are written before either is renamed, so a full disk leaves the old pair in place
+        // rather than a new CSV beside the manifest of the old one.
+        let manifestFile = try OutputFile(path + ".manifest.json")
+        defer { manifestFile.discard() }
+        try manifestFile.write(manifest.json)
+        try csv.commit()
+        try manifestFile.commit()
         return manifest
-    }
-
-    static func writeAtomically(_ data: Data, to url: URL) throws {
-        let temporary = try createTemporary(beside: url)
-        do {
-            try data.write(to: temporary)
-            try rename(temporary, to: url)
-        } catch {
-            unlink(temporary.path)
-            throw error
-        }
-    }
-
-    private static func createTemporary(beside url: URL) throws -> URL {
-        let directory = url.deletingLastPathComponent()
-        let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).tmp-\(getpid())")
-        guard FileManager.default.createFile(atPath: temporary.path, contents: nil) else {
-            throw Failure(description: "cannot create \(temporary.path): \(String(cString: strerror(errno)))")
-        }
-        return temporary
-    }
-
-    private static func rename(_ from: URL, to: URL) throws {
-        guard Foundation.rename(from.path, to.path) == 0 else {
-            throw Failure(description: "cannot rename \(from.path) to \(to.path): \(String(cString: strerror(errno)))")
-        }
     }
 }
 
 /// Collects CSV text into ~64 KiB writes and hashes every byte written.
 struct BufferedSink {
-    let handle: FileHandle
+    let sink: ([UInt8]) throws -> Void
     var hasher = SHA256()
     private var pending: [UInt8] = []
 
-    init(handle: FileHandle) {
-        self.handle = handle
+    init(sink: @escaping ([UInt8]) throws -> Void) {
+        self.sink = sink
         pending.reserveCapacity(1 << 16)
     }
 
@@ -125,7 +92,7 @@ struct BufferedSink {
     mutating func flush() throws {
         guard !pending.isEmpty else { return }
         hasher.update(pending)
-        try handle.write(contentsOf: pending)
+        try sink(pending)
         pending.removeAll(keepingCapacity: true)
     }
 }

@@ -119,7 +119,7 @@ public enum HTMLReport {
         .tables{display:grid;grid-template-columns:repeat(auto-fit,minmax(300px,1fr));gap:16px;margin:16px 0}\
         section>div,.tables>div{background:#fff;border:1px solid #dde1e8;border-radius:8px;padding:12px 14px}\
         table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:4px 6px;border-bottom:1px solid #eceff3}\
-        td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}.empty{color:#5b6475}svg{max-width:100%;height:auto}\
+        td.n,th.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}.empty{color:#5b6475}svg{max-width:100%;height:auto}\
         footer{color:#5b6475;font-size:12px;margin-top:16px}
         """
 
@@ -180,69 +180,44 @@ public enum HTMLReport {
         ("Unverified", "#c53030", { $0.unverified }),
     ]
 
-    /// Grouped bars: per run, verified / corrections / unverified; y axis with ticks, x axis by run id, legend.
+    /// Two panels over the same runs: verified receipts above, corrections and unverified receipts
+    /// below on a scale of their own. On one shared scale a night's few dozen corrections and
+    /// unverified receipts sit under a few thousand verified ones and shrink to nothing, and they are
+    /// the figures a reader looks for. Run ids along the bottom, one legend for both panels.
     static func chart(_ history: [RunSummary]) -> String {
         let runs = Array(history.sorted { $0.runID < $1.runID }.suffix(30))
         guard !runs.isEmpty else { return "<div><p class=\"empty\">No finished nightly runs yet.</p></div>" }
         let width = 1000.0
-        let height = 340.0
+        let height = 446.0
         let left = 64.0
         let right = 16.0
-        let top = 40.0
-        let bottom = 56.0
         let plotWidth = width - left - right
-        let plotHeight = height - top - bottom
-        let largest = runs.flatMap { run in series.map { $0.value(run) } }.max() ?? 0
-        let step = niceStep(Double(max(largest, 1)) / 5)
-        let yMax = max(step, (Double(max(largest, 1)) / step).rounded(.up) * step)
-        func y(_ value: Double) -> Double { top + plotHeight - value / yMax * plotHeight }
+        let slot = plotWidth / Double(runs.count)
 
         var svg =
             "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 \(Int(width)) \(Int(height))\" role=\"img\" "
             + "aria-label=\"Verified receipts, corrections and unverified receipts for the last \(runs.count) runs\">"
         svg += "<rect x=\"0\" y=\"0\" width=\"\(Int(width))\" height=\"\(Int(height))\" fill=\"#ffffff\"/>"
-        // Y ticks and grid.
-        var tick = 0.0
-        while tick <= yMax + step / 2 {
-            let ty = f(y(tick))
-            svg +=
-                "<line x1=\"\(f(left))\" y1=\"\(ty)\" x2=\"\(f(width - right))\" y2=\"\(ty)\" stroke=\"#e2e8f0\" stroke-width=\"1\"/>"
-            svg +=
-                "<text x=\"\(f(left - 6))\" y=\"\(ty)\" font-size=\"11\" text-anchor=\"end\" dominant-baseline=\"middle\" "
-                + "fill=\"#4a5568\">\(Int(tick))</text>"
-            tick += step
+        let panels = [
+            (series: Array(series.prefix(1)), top: 44.0, height: 180.0, title: "Receipts"),
+            (series: Array(series.dropFirst()), top: 262.0, height: 130.0, title: "Corrections / unverified"),
+        ]
+        for panel in panels {
+            svg += bars(
+                runs, panel.series, top: panel.top, height: panel.height, left: left, width: plotWidth, slot: slot,
+                title: panel.title)
         }
-        // Bars.
-        let slot = plotWidth / Double(runs.count)
-        let barWidth = min(14, slot * 0.8 / Double(series.count))
+        // Run ids under the lower panel.
+        let baseline = panels[1].top + panels[1].height
         let labelEvery = max(1, Int((Double(runs.count) / 15).rounded(.up)))
-        for (index, run) in runs.enumerated() {
-            let groupStart = left + slot * Double(index) + (slot - barWidth * Double(series.count)) / 2
-            for (position, item) in series.enumerated() {
-                let value = item.value(run)
-                let barTop = y(Double(value))
-                svg +=
-                    "<rect x=\"\(f(groupStart + barWidth * Double(position)))\" y=\"\(f(barTop))\" width=\"\(f(barWidth))\" "
-                    + "height=\"\(f(top + plotHeight - barTop))\" fill=\"\(item.color)\">"
-                    + "<title>run \(run.runID): \(escape(item.name.lowercased())) \(value)</title></rect>"
-            }
-            if index % labelEvery == 0 || index == runs.count - 1 {
-                svg +=
-                    "<text x=\"\(f(left + slot * (Double(index) + 0.5)))\" y=\"\(f(top + plotHeight + 16))\" font-size=\"11\" "
-                    + "text-anchor=\"middle\" fill=\"#4a5568\">\(run.runID)</text>"
-            }
+        for (index, run) in runs.enumerated() where index % labelEvery == 0 || index == runs.count - 1 {
+            svg +=
+                "<text x=\"\(f(left + slot * (Double(index) + 0.5)))\" y=\"\(f(baseline + 16))\" font-size=\"11\" "
+                + "text-anchor=\"middle\" fill=\"#4a5568\">\(run.runID)</text>"
         }
-        // Axes and titles.
-        svg +=
-            "<line x1=\"\(f(left))\" y1=\"\(f(top))\" x2=\"\(f(left))\" y2=\"\(f(top + plotHeight))\" stroke=\"#4a5568\"/>"
-        svg +=
-            "<line x1=\"\(f(left))\" y1=\"\(f(top + plotHeight))\" x2=\"\(f(width - right))\" y2=\"\(f(top + plotHeight))\" stroke=\"#4a5568\"/>"
         svg +=
             "<text x=\"\(f(left + plotWidth / 2))\" y=\"\(f(height - 12))\" font-size=\"12\" text-anchor=\"middle\" "
             + "fill=\"#1d2330\">Run id (oldest left)</text>"
-        svg +=
-            "<text x=\"16\" y=\"\(f(top + plotHeight / 2))\" font-size=\"12\" text-anchor=\"middle\" fill=\"#1d2330\" "
-            + "transform=\"rotate(-90 16 \(f(top + plotHeight / 2)))\">Receipts / corrections</text>"
         // Legend.
         var legendX = left
         for item in series {
@@ -252,6 +227,49 @@ public enum HTMLReport {
             legendX += 120
         }
         return "<div>" + svg + "</svg></div>"
+    }
+
+    /// One panel: y ticks and grid on its own scale, a bar per run and series, axes, the y title.
+    static func bars(
+        _ runs: [RunSummary], _ panelSeries: [(name: String, color: String, value: @Sendable (RunSummary) -> Int)],
+        top: Double, height plotHeight: Double, left: Double, width plotWidth: Double, slot: Double, title: String
+    ) -> String {
+        let largest = runs.flatMap { run in panelSeries.map { $0.value(run) } }.max() ?? 0
+        let step = niceStep(Double(max(largest, 1)) / 4)
+        let yMax = max(step, (Double(max(largest, 1)) / step).rounded(.up) * step)
+        func y(_ value: Double) -> Double { top + plotHeight - value / yMax * plotHeight }
+        let right = left + plotWidth
+        var svg = ""
+        var tick = 0.0
+        while tick <= yMax + step / 2 {
+            let ty = f(y(tick))
+            svg +=
+                "<line x1=\"\(f(left))\" y1=\"\(ty)\" x2=\"\(f(right))\" y2=\"\(ty)\" stroke=\"#e2e8f0\" stroke-width=\"1\"/>"
+            svg +=
+                "<text x=\"\(f(left - 6))\" y=\"\(ty)\" font-size=\"11\" text-anchor=\"end\" dominant-baseline=\"middle\" "
+                + "fill=\"#4a5568\">\(Int(tick))</text>"
+            tick += step
+        }
+        let barWidth = min(14, slot * 0.8 / Double(panelSeries.count))
+        for (index, run) in runs.enumerated() {
+            let groupStart = left + slot * Double(index) + (slot - barWidth * Double(panelSeries.count)) / 2
+            for (position, item) in panelSeries.enumerated() {
+                let value = item.value(run)
+                let barTop = y(Double(value))
+                svg +=
+                    "<rect x=\"\(f(groupStart + barWidth * Double(position)))\" y=\"\(f(barTop))\" width=\"\(f(barWidth))\" "
+                    + "height=\"\(f(top + plotHeight - barTop))\" fill=\"\(item.color)\">"
+                    + "<title>run \(run.runID): \(escape(item.name.lowercased())) \(value)</title></rect>"
+            }
+        }
+        svg +=
+            "<line x1=\"\(f(left))\" y1=\"\(f(top))\" x2=\"\(f(left))\" y2=\"\(f(top + plotHeight))\" stroke=\"#4a5568\"/>"
+        svg +=
+            "<line x1=\"\(f(left))\" y1=\"\(f(top + plotHeight))\" x2=\"\(f(right))\" y2=\"\(f(top + plotHeight))\" stroke=\"#4a5568\"/>"
+        svg +=
+            "<text x=\"16\" y=\"\(f(top + plotHeight / 2))\" font-size=\"12\" text-anchor=\"middle\" fill=\"#1d2330\" "
+            + "transform=\"rotate(-90 16 \(f(top + plotHeight / 2)))\">\(escape(title))</text>"
+        return svg
     }
 
     static func niceStep(_ raw: Double) -> Double {
