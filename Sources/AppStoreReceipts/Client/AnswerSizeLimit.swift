@@ -1,6 +1,6 @@
 /// The most bytes of one answer's body a transport keeps (`--max-answer-bytes`). Past it the body is
-/// abandoned as it arrives and the exchange fails `answerTooLarge`, a transient failure, so the memory
-/// answers take stays under the limit times the requests in flight, however large or slow they are.
+/// abandoned as it arrives and the exchange fails `answerTooLarge`, a transient failure, so the bodies
+/// kept stay under the limit times the requests in flight, however large or slow the answers are.
 ///
 /// Both checks are needed: a `Content-Length` above the limit is refused before any byte is read, and
 /// a chunked body (no length up front) is counted as it comes.
