@@ -30,7 +30,8 @@ let package = Package(
         ),
         // UTC civil dates and times, Unix time and calendar durations: the one calendar every module uses.
         .target(name: "CivilTime", swiftSettings: strict),
-        // Running other programs (initdb, pg_ctl, the built binary) without Foundation.Process.
+        // Running other programs (initdb, pg_ctl, the built binary) without Foundation.Process, and
+        // measuring a child's own peak memory (the bench, the tests' memory bounds).
         .target(name: "ChildProcess", swiftSettings: strict),
         // The only module that imports CLibPQ.
         .target(name: "Postgres", dependencies: ["CLibPQ", "ChildProcess", "CivilTime"], swiftSettings: strict),

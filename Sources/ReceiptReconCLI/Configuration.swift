@@ -20,7 +20,7 @@ public struct Configuration: Sendable {
     public static let defaultProductionURL = URL(string: "https://buy.itunes.apple.com/verifyReceipt")!
     public static let defaultSandboxURL = URL(string: "https://sandbox.itunes.apple.com/verifyReceipt")!
 
-    /// The variables of CONTRACT §2, and `RECON_HTTP_CLIENT`, for help texts.
+    /// The variables of CONTRACT §2, and the job's own `RECON_*` settings, for help texts.
     public static let variables: [(name: String, meaning: String)] = [
         ("DATABASE_URL", "libpq conninfo string or postgresql:// URI (--database-url); default: libpq's PG* defaults"),
         ("APPLE_SHARED_SECRET", "app-specific shared secret, sent as 'password' (or --shared-secret-file PATH)"),
@@ -32,6 +32,15 @@ public struct Configuration: Sendable {
         (
             "RECON_DB_RECONNECT_WINDOW",
             "seconds to keep reconnecting when the database drops mid-run (--db-reconnect-window); default: 120"
+        ),
+        (
+            "RECON_MAX_ANSWER_BYTES",
+            "abandon an Apple answer larger than this many bytes (--max-answer-bytes); default: 8388608 (8 MiB)"
+        ),
+        (
+            "RECON_MAX_RETRY_WAIT",
+            "longest wait before a retry, seconds; a longer Retry-After leaves the receipt unverified "
+                + "(--max-retry-wait); default: 300"
         ),
     ]
 

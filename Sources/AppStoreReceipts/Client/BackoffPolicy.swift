@@ -1,34 +1,29 @@
 import Synchronization
 
 /// Exponential backoff with full jitter: before attempt n+1 wait a uniform random time in
-/// [0, min(cap, base × 2^(n-1))]. A server's `Retry-After` wins when it asks for longer.
+/// [0, min(cap, base × 2^(n-1))]. A server's `Retry-After` wins when it asks for longer, and no wait
+/// exceeds the caller's limit (the retry budget's `maxWait`).
 ///
 /// Full jitter spreads the retries of many lanes that failed together (Apple outages hit every lane
 /// at once), so they do not come back in lockstep.
 public struct BackoffPolicy: Sendable {
     public var base: Duration
     public var cap: Duration
-    /// The longest `Retry-After` honoured; a larger value is clamped so one answer cannot stall a lane.
-    public var maxRetryAfter: Duration
     private let random: RandomSource
 
-    public init(
-        base: Duration = .milliseconds(500), cap: Duration = .seconds(30), maxRetryAfter: Duration = .seconds(60),
-        seed: UInt64? = nil
-    ) {
+    public init(base: Duration = .milliseconds(500), cap: Duration = .seconds(30), seed: UInt64? = nil) {
         self.base = base
         self.cap = cap
-        self.maxRetryAfter = maxRetryAfter
         random = RandomSource(seed: seed)
     }
 
-    /// The wait before the attempt after `attempt` (1-based) failed transiently.
-    public func delay(afterAttempt attempt: Int, retryAfter: Duration?) -> Duration {
+    /// The wait before the attempt after `attempt` (1-based) failed transiently, at most `limit`. A
+    /// `retryAfter` above `limit` never gets here: the classifier ends such a receipt instead.
+    public func delay(afterAttempt attempt: Int, retryAfter: Duration?, limit: Duration) -> Duration {
         let exponent = min(max(attempt - 1, 0), 30)
         let ceiling = min(cap, base * (1 << exponent))
         let jittered = ceiling * random.unit()
-        guard let retryAfter else { return jittered }
-        return max(jittered, min(retryAfter, maxRetryAfter))
+        return min(max(jittered, retryAfter ?? .zero), limit)
     }
 }
 

@@ -35,8 +35,10 @@ final class CurlMultiLoop: @unchecked Sendable {
         var requests: [CurlRequest] = []
         var cancelled: [CurlCompletion] = []
         var stopping = false
+        /// Set by `abandonWaitingRequests`, until the loop has seen it.
+        var abandoning = false
         var loop = LoopState.awake
-        var isEmpty: Bool { requests.isEmpty && cancelled.isEmpty && !stopping }
+        var isEmpty: Bool { requests.isEmpty && cancelled.isEmpty && !stopping && !abandoning }
     }
 
     let threadName: String
@@ -52,6 +54,8 @@ final class CurlMultiLoop: @unchecked Sendable {
     private var active: [UnsafeMutableRawPointer: CurlTransfer] = [:]
     /// Requests handed over before their throttle token is due, in order of start.
     private var scheduled: [CurlRequest] = []
+    /// Once set, requests whose start is still to come fail unsent (`abandonWaitingRequests`).
+    private var abandonsWaitingRequests = false
     /// Prepared easy handles for the next request; connections themselves live in the multi handle's cache.
     private var idle: [UnsafeMutableRawPointer] = []
     private let headerLists = CurlHeaderLists()
@@ -128,6 +132,12 @@ final class CurlMultiLoop: @unchecked Sendable {
         wake(unlessAwakeBy: nil) { $0.cancelled.append(completion) }
     }
 
+    /// Fails every request still waiting for its start, now and from now on, without sending it; those
+    /// already sent go on. A stopping client's throttle waits end here.
+    func abandonWaitingRequests() {
+        wake(unlessAwakeBy: nil) { $0.abandoning = true }
+    }
+
     /// Stops the thread, fails whatever is still in flight, and frees every handle. Called once, by the
     /// transport's `deinit`, when no lane can be inside `submit` any more.
     func shutdown() {
@@ -155,18 +165,19 @@ final class CurlMultiLoop: @unchecked Sendable {
     // MARK: Loop thread
 
     private func run() {
-        nameCurrentThread(threadName)
+        KernelThreadName.set(threadName)
         let capacity = 256
         var descriptors = [Int32](repeating: 0, count: capacity)
         var flags = [Int32](repeating: 0, count: capacity)
         var running: Int32 = 0
         while true {
-            let (requests, cancelled, stopping) = inbox.withLock { inbox in
+            let (requests, cancelled, stopping, abandoning) = inbox.withLock { inbox in
                 defer {
                     inbox.requests.removeAll(keepingCapacity: true)
                     inbox.cancelled.removeAll()
+                    inbox.abandoning = false
                 }
-                return (inbox.requests, inbox.cancelled, inbox.stopping)
+                return (inbox.requests, inbox.cancelled, inbox.stopping, inbox.abandoning)
             }
             if stopping {
                 for request in requests + scheduled {
@@ -174,6 +185,11 @@ final class CurlMultiLoop: @unchecked Sendable {
                 }
                 scheduled.removeAll()
                 break
+            }
+            if abandoning {
+                abandonsWaitingRequests = true
+                for request in scheduled { request.completion.finish(Self.unsent) }
+                scheduled.removeAll()
             }
             for request in requests { schedule(request) }
             gathering = GatheringPeriod.after(requests.lazy.map(\.waitedForToken), current: gathering)
@@ -224,6 +240,8 @@ final class CurlMultiLoop: @unchecked Sendable {
         exited.signal()
     }
 
+    private static let unsent = HTTPExchangeResult.failed(.connectionFailed(detail: "not sent: the client stopped"))
+
     /// `epoll_wait`'s timeout until `instant` (-1: none), rounded up so that it has passed on return:
     /// a request starts up to a millisecond late, never early.
     private static func milliseconds(until instant: ContinuousClock.Instant?) -> Int32 {
@@ -239,6 +257,7 @@ final class CurlMultiLoop: @unchecked Sendable {
     /// Starts `request` now if its time has come, else keeps it in `scheduled`, in order of start.
     private func schedule(_ request: CurlRequest) {
         guard request.start > .now else { return start(request) }
+        guard !abandonsWaitingRequests else { return request.completion.finish(Self.unsent) }
         // Tokens are handed out in order, so this is nearly always an append.
         var index = scheduled.endIndex
         while index > scheduled.startIndex, scheduled[index - 1].start > request.start { index -= 1 }
@@ -255,15 +274,6 @@ final class CurlMultiLoop: @unchecked Sendable {
         // down in one memmove. Removing while a slice was kept copied every waiting request, retains
         // and all, on each turn (about 6 % of the loop thread at 50 requests/s).
         scheduled.removeFirst(due)
-    }
-
-    /// Gives the kernel's thread name (`top -H`, `/proc/self/task/*/comm`): Foundation's `Thread.name`
-    /// stays inside Foundation on Linux, and `pthread_setname_np` is hidden behind `_GNU_SOURCE`.
-    private func nameCurrentThread(_ name: String) {
-        let descriptor = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return }
-        _ = name.withCString { write(descriptor, $0, strlen($0)) }
-        close(descriptor)
     }
 
     /// libcurl's socket callback: watches `socket` for `what`, or stops watching it.
@@ -331,7 +341,8 @@ final class CurlMultiLoop: @unchecked Sendable {
         }
         let shared = headerLists.list(for: request.headers)
         let owned = shared == nil ? CurlHeaderLists.makeList(request.headers) : nil
-        let transfer = CurlTransfer(easy: easy, completion: request.completion, ownedHeaderList: owned)
+        let transfer = CurlTransfer(
+            easy: easy, completion: request.completion, ownedHeaderList: owned, answerLimit: request.answerLimit)
         // In the table before libcurl can call back about it.
         active[easy] = transfer
         var configured = CURLE_OUT_OF_MEMORY

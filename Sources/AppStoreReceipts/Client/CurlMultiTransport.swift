@@ -32,13 +32,16 @@ public final class CurlMultiTransport: HTTPTransport {
     }
 
     private let loop: CurlMultiLoop?
+    private let answerLimit: AnswerSizeLimit
 
     /// - Parameters:
     ///   - maxConnectionsPerHost: the in-flight cap (`--concurrency`); libcurl opens at most this many
     ///     connections to one host.
     ///   - timeout: unused beyond symmetry with `URLSessionTransport`: each `post` carries its own.
-    public init(maxConnectionsPerHost: Int, timeout: Duration) {
+    ///   - answerLimit: the most body bytes kept per answer (`--max-answer-bytes`).
+    public init(maxConnectionsPerHost: Int, timeout: Duration, answerLimit: AnswerSizeLimit = .standard) {
         loop = CurlMultiLoop(maxConnectionsPerHost: max(1, maxConnectionsPerHost))
+        self.answerLimit = answerLimit
     }
 
     deinit { loop?.shutdown() }
@@ -78,8 +81,14 @@ public final class CurlMultiTransport: HTTPTransport {
         loop.submit(
             CurlRequest(
                 url: url, body: body, headers: headers, timeout: timeout,
-                start: Self.start(after: wait, on: clock), waitedForToken: wait > .zero,
+                start: Self.start(after: wait, on: clock), waitedForToken: wait > .zero, answerLimit: answerLimit,
                 completion: CurlCompletion(handler: completion)))
+    }
+
+    /// Requests the loop holds until their token is due fail at once, unsent, and so do later ones told
+    /// to wait; requests already sent go on.
+    public func abandonWaitingRequests() {
+        loop?.abandonWaitingRequests()
     }
 
     /// When the loop may start a request told to wait `wait` on `clock`. Only on the real clock: a
@@ -100,7 +109,7 @@ public final class CurlMultiTransport: HTTPTransport {
         let completion = CurlCompletion()
         let request = CurlRequest(
             url: url, body: body, headers: headers, timeout: timeout, start: start,
-            waitedForToken: waitedForToken, completion: completion)
+            waitedForToken: waitedForToken, answerLimit: answerLimit, completion: completion)
         loop.submit(request)
         let startsIn = start - .now
         let delay = max(0, startsIn.components.seconds * 1000 + startsIn.components.attoseconds / 1_000_000_000_000_000)

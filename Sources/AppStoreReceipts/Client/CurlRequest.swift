@@ -11,11 +11,13 @@ struct CurlRequest: Sendable {
     let start: ContinuousClock.Instant
     /// Whether the lane had to wait for that token: the rate, not the number of lanes, paced it.
     let waitedForToken: Bool
+    /// The transport's `--max-answer-bytes`.
+    let answerLimit: AnswerSizeLimit
     let completion: CurlCompletion
 
     init(
         url: URL, body: Data, headers: [String: String], timeout: Duration, start: ContinuousClock.Instant,
-        waitedForToken: Bool, completion: CurlCompletion
+        waitedForToken: Bool, answerLimit: AnswerSizeLimit, completion: CurlCompletion
     ) {
         self.url = url.absoluteString
         self.body = body
@@ -29,6 +31,7 @@ struct CurlRequest: Sendable {
                     + (components.attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000))
         self.start = start
         self.waitedForToken = waitedForToken
+        self.answerLimit = answerLimit
         self.completion = completion
     }
 }

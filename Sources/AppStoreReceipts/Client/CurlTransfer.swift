@@ -17,12 +17,18 @@ final class CurlTransfer {
     /// The final response's header lines as received; read on demand by `HTTPReply`.
     private var headerBlock: [UInt8] = []
     private var body = Data()
+    private let answerLimit: AnswerSizeLimit
+    /// Set when the body passed `answerLimit` and the write callback stopped the transfer.
+    private var abandonedBody = false
 
-    init(easy: UnsafeMutableRawPointer, completion: CurlCompletion, ownedHeaderList: UnsafeMutablePointer<curl_slist>?)
-    {
+    init(
+        easy: UnsafeMutableRawPointer, completion: CurlCompletion, ownedHeaderList: UnsafeMutablePointer<curl_slist>?,
+        answerLimit: AnswerSizeLimit
+    ) {
         self.easy = easy
         self.completion = completion
         self.ownedHeaderList = ownedHeaderList
+        self.answerLimit = answerLimit
     }
 
     deinit { curl_slist_free_all(ownedHeaderList) }
@@ -51,9 +57,8 @@ final class CurlTransfer {
             recon_curl_setopt_data_callback(easy, CURLOPT_WRITEFUNCTION) { data, size, count, context in
                 let length = size * count
                 guard let data, let context else { return length }
-                Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
-                    .body.append(UnsafeRawPointer(data).assumingMemoryBound(to: UInt8.self), count: length)
-                return length
+                return Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
+                    .receivedBody(UnsafeRawPointer(data).assumingMemoryBound(to: UInt8.self), count: length)
             })
         set(
             recon_curl_setopt_data_callback(easy, CURLOPT_HEADERFUNCTION) { data, size, count, context in
@@ -75,6 +80,9 @@ final class CurlTransfer {
         let context = Unmanaged.passUnretained(self).toOpaque()
         set(recon_curl_setopt_str(easy, CURLOPT_URL, request.url))
         set(recon_curl_setopt_long(easy, CURLOPT_TIMEOUT_MS, request.timeoutMilliseconds))
+        // Refuses a `Content-Length` above the limit before reading the body; chunked bodies have none,
+        // so `receivedBody` counts too.
+        set(recon_curl_setopt_offset(easy, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(answerLimit.bytes)))
         set(recon_curl_setopt_slist(easy, CURLOPT_HTTPHEADER, headerList))
         // Size first: COPYPOSTFIELDS copies that many bytes instead of stopping at a NUL.
         set(recon_curl_setopt_offset(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(request.body.count)))
@@ -98,6 +106,18 @@ final class CurlTransfer {
         _ = recon_curl_setopt_ptr(easy, CURLOPT_WRITEDATA, nil)
         _ = recon_curl_setopt_ptr(easy, CURLOPT_HEADERDATA, nil)
         _ = recon_curl_setopt_slist(easy, CURLOPT_HTTPHEADER, nil)
+    }
+
+    /// Keeps a piece of the body, or stops the transfer (a return other than `count` makes libcurl end
+    /// it with CURLE_WRITE_ERROR) once the body would pass the limit: nothing beyond it is ever held.
+    private func receivedBody(_ bytes: UnsafePointer<UInt8>, count: Int) -> Int {
+        guard answerLimit.admits(count, after: body.count) else {
+            abandonedBody = true
+            body = Data()
+            return 0
+        }
+        body.append(bytes, count: count)
+        return count
     }
 
     /// One header line as libcurl delivers it, CRLF included. Kept as bytes: building Strings and a
@@ -125,7 +145,7 @@ final class CurlTransfer {
     }
 
     /// A `Content-Length` above this is not trusted to size the body up front (verifyReceipt's answers
-    /// are tens of kilobytes); such a body still arrives whole, growing as it comes.
+    /// are tens of kilobytes); such a body grows as it comes, up to the answer limit.
     private static let largestPresizedBody = 1 << 20
     /// Room for a usual header block (Apple's run to a few hundred bytes), reserved at its first line.
     private static let headerBlockCapacity = 512
@@ -139,6 +159,7 @@ final class CurlTransfer {
 
     /// Why the transfer failed, for a code other than CURLE_OK.
     func failure(_ code: CURLcode) -> VerifyReceiptTransportFailure {
+        if abandonedBody || code == CURLE_FILESIZE_EXCEEDED { return answerLimit.failure }
         var osErrno = 0
         _ = recon_curl_getinfo_long(easy, CURLINFO_OS_ERRNO, &osErrno)
         return VerifyReceiptTransportFailure(curlCode: code, osErrno: Int32(truncatingIfNeeded: osErrno))

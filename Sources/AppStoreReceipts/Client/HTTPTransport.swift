@@ -7,6 +7,9 @@ import Foundation
 /// Threading: `post` is called concurrently from many lane threads and blocks the calling thread
 /// until the exchange ends; `send` is called concurrently from any of the job's threads and returns at once. Implementations must be thread-safe, must return within `timeout` (plus
 /// a small margin), and must never block threads of `DispatchQueue.global()` themselves.
+///
+/// Memory: an implementation keeps at most its `AnswerSizeLimit` of any answer's body, and fails the
+/// exchange `answerTooLarge` past it, so answers cost bounded memory however large they are.
 public protocol HTTPTransport: Sendable {
     func post(_ url: URL, body: Data, headers: [String: String], timeout: Duration) -> HTTPExchangeResult
 
@@ -27,9 +30,16 @@ public protocol HTTPTransport: Sendable {
     func send(
         _ url: URL, body: Data, headers: [String: String], timeout: Duration, startingIn wait: Duration,
         clock: any ThrottleClock, completion: @escaping @Sendable (HTTPExchangeResult) -> Void)
+
+    /// Ends every exchange still waiting out its `startingIn` wait, now and from now on, as a failure
+    /// without sending it; exchanges already sent go on. Called when the client stops (a signal), so no
+    /// throttle wait outlasts it. The default does nothing: such waits then end as they would have.
+    func abandonWaitingRequests()
 }
 
 extension HTTPTransport {
+    public func abandonWaitingRequests() {}
+
     public func post(
         _ url: URL, body: Data, headers: [String: String], timeout: Duration, startingIn wait: Duration,
         clock: any ThrottleClock

@@ -7,12 +7,17 @@ public enum HTTPTransportKind: String, CaseIterable, Codable, Sendable, CustomSt
 
     public var description: String { rawValue }
 
-    /// A transport for up to `maxConnectionsPerHost` requests in flight; one per process (both kinds
-    /// hold threads and connections for their whole life).
-    public func makeTransport(maxConnectionsPerHost: Int, timeout: Duration) -> any HTTPTransport {
+    /// A transport for up to `maxConnectionsPerHost` requests in flight, keeping at most `answerLimit`
+    /// bytes of each answer; one per process (both kinds hold threads and connections for their whole life).
+    public func makeTransport(
+        maxConnectionsPerHost: Int, timeout: Duration, answerLimit: AnswerSizeLimit = .standard
+    ) -> any HTTPTransport {
         switch self {
-        case .curl: CurlMultiTransport(maxConnectionsPerHost: maxConnectionsPerHost, timeout: timeout)
-        case .urlSession: URLSessionTransport(maxConnectionsPerHost: maxConnectionsPerHost, timeout: timeout)
+        case .curl:
+            CurlMultiTransport(maxConnectionsPerHost: maxConnectionsPerHost, timeout: timeout, answerLimit: answerLimit)
+        case .urlSession:
+            URLSessionTransport(
+                maxConnectionsPerHost: maxConnectionsPerHost, timeout: timeout, answerLimit: answerLimit)
         }
     }
 }

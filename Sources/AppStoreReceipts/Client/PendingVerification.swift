@@ -25,9 +25,14 @@ final class PendingVerification: @unchecked Sendable {
     }
 
     /// Sends the next request once the throttle grants it a slot: at once, or when another request
-    /// ends (then on that request's thread, usually the transport's).
+    /// ends (then on that request's thread, usually the transport's). A slot granted after the client
+    /// stopped is handed back unused, and the verification ends "stopped".
     func send() {
         client.throttle.begin { wait in
+            guard !self.client.waits.isStopped else {
+                self.client.throttle.end()
+                return self.executor { self.completion(self.progress.stopped()) }
+            }
             let clock = self.client.clock
             let started = clock.now()
             self.client.transport.send(
@@ -43,12 +48,17 @@ final class PendingVerification: @unchecked Sendable {
     }
 
     private func received(_ result: HTTPExchangeResult, latency: Duration) {
+        let client = self.client
         switch progress.record(
             result, latency: latency, configuration: client.configuration,
-            now: client.clock.wallClock(), shouldStop: shouldStop)
+            now: client.clock.wallClock(), shouldStop: { self.shouldStop() || client.waits.isStopped })
         {
         case .finished(let report): completion(report)
-        case .send(after: let backoff): client.after(backoff) { self.send() }
+        case .send(after: let backoff):
+            client.after(backoff) { stopped in
+                guard stopped else { return self.send() }
+                self.executor { self.completion(self.progress.stopped()) }
+            }
         }
     }
 }

@@ -15,6 +15,8 @@ struct VerificationProgress {
     let body: Data
     private(set) var attempt: VerifyReceiptAttempt
     private var report = VerificationReport()
+    /// The last failure a retry was planned for, and its detail: what a stop reports.
+    private var lastFailure: (reason: VerificationVerdict.TransientReason, detail: String)?
 
     /// The progress before the first request, or the finished report when no request can be built.
     static func begin(receiptData: String, configuration: VerifyReceiptClient.Configuration)
@@ -41,8 +43,18 @@ struct VerificationProgress {
         let report: VerificationReport
     }
 
+    /// The report of a verification the client stopped (SIGTERM, SIGINT) before its next request:
+    /// `unverified`, with the failure it was about to retry, if any.
+    func stopped() -> VerificationReport {
+        var report = report
+        let verdict = VerificationVerdict.unverified(.stopped(last: lastFailure?.reason))
+        report.finish(verdict, detail: lastFailure.map { "\(verdict) (\($0.detail))" } ?? "\(verdict)")
+        return report
+    }
+
     /// Records the outcome of the request sent for `attempt`, which took `latency` (the throttle's wait
-    /// excluded), and says what comes next.
+    /// excluded), and says what comes next. A retry waits the backoff or the server's `Retry-After`,
+    /// never more than the budget's `maxWait`.
     /// - Parameter shouldStop: asked before a retry; true ends the verification `unverified` instead.
     mutating func record(
         _ result: HTTPExchangeResult, latency: Duration, configuration: VerifyReceiptClient.Configuration,
@@ -79,12 +91,11 @@ struct VerificationProgress {
         }
         var backoff = Duration.zero
         if case .transient(let reason, let retryAfter) = verdict {
-            if shouldStop() {
-                report.finish(.unverified(.retriesExhausted(reason)), detail: "stopped before retrying (\(detail))")
-                return .finished(report)
-            }
+            lastFailure = (reason, detail)
+            if shouldStop() { return .finished(stopped()) }
             report.retries += 1
-            backoff = configuration.backoff.delay(afterAttempt: attempt.number, retryAfter: retryAfter)
+            backoff = configuration.backoff.delay(
+                afterAttempt: attempt.number, retryAfter: retryAfter, limit: configuration.budget.maxWait)
         } else {
             report.hops += 1
         }

@@ -4,10 +4,14 @@ import Foundation
 /// endpoint first, one hop on 21007/21008, retries with exponential backoff and full jitter (honouring
 /// `Retry-After`) within the attempt budget, every request through the shared `RequestThrottle`.
 ///
+/// Waits are bounded: no retry waits longer than the budget's `maxWait` (a longer `Retry-After` ends the
+/// receipt `unverified` instead), and `stop` ends every wait at once.
+///
 /// Threading: `verify` blocks the calling thread for the whole verification, sleeps between retries
 /// included, and is meant to be called from many threads at once (the job's own threads, never
-/// `DispatchQueue.global()`); `start` returns at once and calls back. The client holds no mutable state
-/// of its own.
+/// `DispatchQueue.global()`); `start` returns at once and calls back; `stop` may be called from any
+/// thread. The only mutable state is whether the client was stopped, with its pending waits
+/// (`RetryWaits`).
 public final class VerifyReceiptClient: Sendable {
     public struct Configuration: Sendable {
         public var productionURL: URL
@@ -18,7 +22,8 @@ public final class VerifyReceiptClient: Sendable {
         public var sharedSecret: String?
         /// Per-request timeout (`--timeout`).
         public var timeout: Duration
-        /// Attempts per endpoint (`--max-attempts`) and the 21002 budget.
+        /// Attempts per endpoint (`--max-attempts`), the 21002 budget, and the longest wait
+        /// (`--max-retry-wait`).
         public var budget: VerifyReceiptRetryBudget
         public var backoff: BackoffPolicy
         public var userAgent: String
@@ -59,9 +64,8 @@ public final class VerifyReceiptClient: Sendable {
     let clock: any ThrottleClock
     /// The same for every request, so built once.
     let requestHeaders: [String: String]
-    /// Where `start`'s retries wait out their backoff: a queue of the client's own, as the wait ends in
-    /// `RequestThrottle.begin`, which blocks while every in-flight slot is taken.
-    private let retries = DispatchQueue(label: "receipt-recon.verify-receipt.retries")
+    /// Every retry's wait, and whether the client was stopped.
+    let waits = RetryWaits()
 
     public init(
         configuration: Configuration,
@@ -90,7 +94,7 @@ public final class VerifyReceiptClient: Sendable {
         }
         var delay = Duration.zero
         while true {
-            if delay > .zero { clock.sleep(for: delay) }
+            guard sleep(for: delay), !waits.isStopped else { return progress.stopped() }
             let started = clock.now()
             var tokenWait = Duration.zero
             let result = throttle.withDeferredPermit { wait in
@@ -101,7 +105,7 @@ public final class VerifyReceiptClient: Sendable {
             }
             switch progress.record(
                 result, latency: clock.now() - started - tokenWait, configuration: configuration,
-                now: clock.wallClock(), shouldStop: shouldStop)
+                now: clock.wallClock(), shouldStop: { shouldStop() || waits.isStopped })
             {
             case .finished(let report): return report
             case .send(after: let backoff): delay = backoff
@@ -125,6 +129,8 @@ public final class VerifyReceiptClient: Sendable {
         switch VerificationProgress.begin(receiptData: receiptData, configuration: configuration) {
         case .failure(let early):
             executor { completion(early.report) }
+        case .success(let progress) where waits.isStopped:
+            executor { completion(progress.stopped()) }
         case .success(let progress):
             PendingVerification(
                 client: self, progress: progress, shouldStop: shouldStop, executor: executor,
@@ -133,21 +139,34 @@ public final class VerifyReceiptClient: Sendable {
         }
     }
 
-    /// Runs `work` after `delay` (a retry's backoff) without holding a thread meanwhile; on a test's fake
-    /// clock, sleeps on it first.
-    func after(_ delay: Duration, _ work: @escaping @Sendable () -> Void) {
-        guard delay > .zero else { return work() }
-        guard clock is SystemThrottleClock else {
+    /// Ends every wait at once, for a run that got SIGTERM or SIGINT: verifications waiting out a
+    /// backoff or a `Retry-After`, or for an in-flight slot or a throttle token, end `unverified`
+    /// ("stopped"), and so does every verification started or due for a retry afterwards, without a
+    /// request. Requests already sent run to their answer or their timeout, so draining the run takes
+    /// at most `--timeout`.
+    public func stop() {
+        waits.stop()
+        transport.abandonWaitingRequests()
+    }
+
+    /// Runs `work(false)` after `delay` (a retry's backoff) without holding a thread meanwhile, or
+    /// `work(true)` once the client stops; on a test's fake clock, sleeps on it first.
+    func after(_ delay: Duration, _ work: @escaping @Sendable (_ stopped: Bool) -> Void) {
+        guard clock is SystemThrottleClock, delay > .zero else {
             if delay > .zero { clock.sleep(for: delay) }
-            return work()
+            return work(waits.isStopped)
         }
-        let components = delay.components
-        retries.asyncAfter(
-            deadline: .now()
-                + .nanoseconds(
-                    Int(
-                        components.seconds * 1_000_000_000
-                            + components.attoseconds / 1_000_000_000)), execute: work)
+        waits.after(delay, work)
+    }
+
+    /// Blocks for `delay` (on a test's fake clock, sleeps on it). - Returns: false when the client stopped.
+    private func sleep(for delay: Duration) -> Bool {
+        guard delay > .zero else { return true }
+        guard clock is SystemThrottleClock else {
+            clock.sleep(for: delay)
+            return !waits.isStopped
+        }
+        return waits.sleep(for: delay)
     }
 }
 

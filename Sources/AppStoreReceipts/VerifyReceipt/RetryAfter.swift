@@ -1,7 +1,12 @@
 import CivilTime
 import Foundation
 
-/// The HTTP `Retry-After` header (RFC 9110 §10.2.3), as sent with 429 and 503.
+/// The `Retry-After` header, as sent with 429 and 503: RFC 9110 §10.2.3's two forms (verifyReceipt's
+/// front end), and the App Store Server API's Unix time in milliseconds.
+///
+/// No upper bound is applied here: the caller caps the wait (`VerifyReceiptClassifier.waitRule`).
+/// A number too large to hold is read as the longest wait there is, never as garbage: a server
+/// asking to wait for ages must not be retried at once by the caller's own backoff.
 public enum RetryAfter {
     /// How long the server asked us to wait.
     ///
@@ -12,7 +17,7 @@ public enum RetryAfter {
     ///   - now: the current time, for HTTP dates.
     /// - Returns: the wait; `.zero` for a date already past; nil for anything unreadable
     ///   (negative numbers, other time zones, garbage), in which case the caller's own
-    ///   backoff applies. No upper bound is applied: the caller caps the wait.
+    ///   backoff applies.
     public static func parse(_ header: String, now: Date) -> Duration? {
         let value = header.trimmingCharacters(in: .whitespaces)
         guard let first = value.utf8.first else { return nil }
@@ -25,10 +30,29 @@ public enum RetryAfter {
         return .milliseconds(Int64((interval * 1_000).rounded(.up)))
     }
 
+    /// How long until the instant the App Store Server API names in its 429's `Retry-After`: Unix
+    /// time in milliseconds (`1700000060000`). `.zero` for an instant already past; nil for anything
+    /// but digits.
+    public static func parseUnixMilliseconds(_ header: String, now: Date) -> Duration? {
+        let value = header.trimmingCharacters(in: .whitespaces)
+        guard !value.isEmpty, value.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else {
+            return nil
+        }
+        guard let instant = Int64(value) else { return longest }
+        let nowMilliseconds = Int64((now.timeIntervalSince1970 * 1_000).rounded(.down))
+        return instant > nowMilliseconds ? .milliseconds(instant - nowMilliseconds) : .zero
+    }
+
+    /// What a number too large for `Int64` means: longer than any cap.
+    static let longest = Duration.seconds(Int64.max)
+
     /// `120` (and, leniently, `1.5`); nil when it does not fit.
     static func parseDeltaSeconds(_ value: String) -> Duration? {
         if let seconds = Int64(value) {
             return .seconds(seconds)
+        }
+        if value.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) {
+            return longest
         }
         guard
             value.utf8.allSatisfy({ ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9")) || $0 == UInt8(ascii: ".") }),

@@ -84,6 +84,12 @@ extension VerificationVerdict {
         /// 21002 persisted, but the receipt decodes locally: possibly an outage at Apple (as on
         /// 2023-02-07), so no verdict.
         case malformedReceiptDataButDecodesLocally
+        /// The server asked to wait (`Retry-After`) longer than the budget's `maxWait`: the receipt is
+        /// left for the next run rather than holding its lane that long.
+        case retryAfterBeyondLimit(requested: Duration, limit: Duration, last: TransientReason)
+        /// The client was stopped (the run got SIGTERM or SIGINT) before Apple gave an answer worth
+        /// keeping; `last` is the failure it would have retried, nil when nothing was sent.
+        case stopped(last: TransientReason?)
 
         public var description: String {
             switch self {
@@ -94,7 +100,23 @@ extension VerificationVerdict {
             case .httpStatus(let code): "unexpected HTTP \(code)"
             case .malformedReceiptDataButDecodesLocally:
                 "status \(VerifyReceiptStatus.malformedReceiptData) persisted but the receipt decodes locally"
+            case .retryAfterBeyondLimit(let requested, let limit, let last):
+                "\(last): Apple asked to wait \(Self.seconds(requested)), more than the \(Self.seconds(limit)) cap "
+                    + "(--max-retry-wait)"
+            case .stopped(let last):
+                last.map { "stopped before retrying, last: \($0)" } ?? "stopped before asking Apple"
             }
+        }
+
+        /// `300 s`, `1.5 s`: whole seconds when exact, else to the millisecond (rounded up).
+        static func seconds(_ duration: Duration) -> String {
+            let (seconds, attoseconds) = duration.components
+            guard attoseconds > 0 else { return "\(seconds) s" }
+            let milliseconds = (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
+            guard milliseconds < 1000 else { return "\(seconds + 1) s" }
+            var fraction = String(milliseconds + 1000).dropFirst()
+            while fraction.hasSuffix("0") { fraction = fraction.dropLast() }
+            return "\(seconds).\(fraction) s"
         }
     }
 }

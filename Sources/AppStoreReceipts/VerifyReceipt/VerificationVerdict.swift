@@ -13,7 +13,8 @@ public enum VerificationVerdict: Hashable, Sendable {
     /// fails local decoding. Never retried.
     case invalid(InvalidReason)
     /// Try again on the same endpoint after backoff, or after `retryAfter` when the server said
-    /// so (`Retry-After`). Only returned while the attempt budget allows another attempt.
+    /// so (`Retry-After`). Only returned while the attempt budget allows another attempt and
+    /// `retryAfter` is within the budget's `maxWait`.
     case transient(TransientReason, retryAfter: Duration?)
     /// The request or the job's configuration is wrong (21004 shared secret, 21000, an
     /// endpoint answering 404...): every receipt would fail the same way. Stop the run (exit 78).

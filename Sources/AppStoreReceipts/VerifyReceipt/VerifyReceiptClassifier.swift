@@ -5,6 +5,7 @@ import Foundation
 /// Each rule of the contract has a function named after it:
 /// - routing (21007 → sandbox, 21008 → production, at most one hop): `routingRule`
 /// - retry with backoff, honouring `Retry-After`, within `--max-attempts`: `retryRule`
+/// - a `Retry-After` beyond `--max-retry-wait` is not waited out: `waitRule`
 /// - 21002 retried, bounded: `malformedReceiptRule`
 /// - 21100-21199 retried when `is_retryable` is true or absent, else unverified: `appleInternalErrorRule`
 /// - a 21002 that persists is invalid only if local decoding fails too: `persistentMalformedReceiptRule`
@@ -100,6 +101,22 @@ public enum VerifyReceiptClassifier {
         guard attempt.number < attempt.budget.maxAttempts else {
             return .unverified(.retriesExhausted(reason))
         }
+        return waitRule(reason, retryAfter: retryAfter, attempt: attempt)
+    }
+
+    /// A retry the budget allows waits out the server's `Retry-After`, unless it asks for more than
+    /// the budget's `maxWait`: then the receipt ends `unverified` for this run, and the next run asks
+    /// again. Waiting would hold the receipt's lane (and its user's writes) for as long as the server
+    /// likes, and drains after a signal would wait as long.
+    static func waitRule(
+        _ reason: VerificationVerdict.TransientReason,
+        retryAfter: Duration?,
+        attempt: VerifyReceiptAttempt
+    ) -> VerificationVerdict {
+        if let retryAfter, retryAfter > attempt.budget.maxWait {
+            return .unverified(
+                .retryAfterBeyondLimit(requested: retryAfter, limit: attempt.budget.maxWait, last: reason))
+        }
         return .transient(reason, retryAfter: retryAfter)
     }
 
@@ -110,7 +127,7 @@ public enum VerifyReceiptClassifier {
         guard malformedAnswers < attempt.budget.maxMalformedReceiptAttempts,
             attempt.number < attempt.budget.maxAttempts
         else { return .persistentMalformedReceiptData }
-        return .transient(.appleStatus(.malformedReceiptData), retryAfter: retryAfter)
+        return waitRule(.appleStatus(.malformedReceiptData), retryAfter: retryAfter, attempt: attempt)
     }
 
     /// 21100-21199: retried when `is_retryable` / `is-retryable` is true or absent; marked not

@@ -26,9 +26,13 @@ extension VerificationOptions {
     }
 
     /// The verifyReceipt backend over `client`: the environment this database serves and the bundle ids.
-    func backend(_ configuration: Configuration) -> VerifyReceiptBackend {
-        VerifyReceiptBackend(
-            client: client(configuration),
+    /// `shutdown` stops the client's waits the moment a signal arrives (`VerifyReceiptClient.stop`), so
+    /// draining the run takes at most `--timeout`.
+    func backend(_ configuration: Configuration, shutdown: ShutdownSignal) -> VerifyReceiptBackend {
+        let client = client(configuration)
+        shutdown.onRequest { client.stop() }
+        return VerifyReceiptBackend(
+            client: client,
             context: ReceiptOutcomeContext(
                 servedEnvironment: configuration.environment,
                 acceptedBundleIDs: Set(configuration.bundleIDs)))
@@ -44,13 +48,16 @@ extension VerificationOptions {
             environment: configuration.environment,
             sharedSecret: configuration.sharedSecret?.value,
             timeout: timeoutDuration,
-            budget: VerifyReceiptRetryBudget(maxAttempts: maxAttempts),
+            budget: VerifyReceiptRetryBudget(
+                maxAttempts: maxAttempts, maxWait: .milliseconds(Int64((maxRetryWait * 1000).rounded()))),
             userAgent: "receipt-recon/\(ReceiptRecon.version)",
             // The engine keeps no receipt data from Apple's answers (`ReceiptChecker`).
             keepsLatestReceipt: false)
         return VerifyReceiptClient(
             configuration: clientConfiguration,
-            transport: httpClient.makeTransport(maxConnectionsPerHost: concurrency, timeout: timeoutDuration),
+            transport: httpClient.makeTransport(
+                maxConnectionsPerHost: concurrency, timeout: timeoutDuration,
+                answerLimit: AnswerSizeLimit(bytes: maxAnswerBytes)),
             throttle: RequestThrottle(bucket: TokenBucket(rate: rate), maxInFlight: concurrency))
     }
 }

@@ -26,6 +26,23 @@ public struct VerificationOptions: Sendable {
     /// Seconds to keep reconnecting after the database drops mid-run (`--db-reconnect-window`,
     /// `RECON_DB_RECONNECT_WINDOW`).
     public var reconnectWindow = 120.0
+    /// The most bytes of one Apple answer kept (`--max-answer-bytes`, `RECON_MAX_ANSWER_BYTES`); a
+    /// larger answer is abandoned as it arrives, a transient failure (retried, then `unverified`).
+    ///
+    /// The default, 8 MiB, is a few MiB above the largest answer a real receipt can get. The job accepts
+    /// receipts of up to 4 MiB of base64 (`LocalReceiptDecoder.maxBase64Length`), and Apple echoes the
+    /// receipt in `latest_receipt`: 4 MiB. The rest of the answer is the JSON of the purchases, about
+    /// 740 bytes per transaction, listed twice (`receipt.in_app` and `latest_receipt_info`): ten years of
+    /// weekly renewals (520 transactions) come to 0.75 MiB. So 4.8 MiB; 8 MiB leaves room for more.
+    /// Put per purchase, each one costs about 540 bytes of `latest_receipt` and 1,470 of JSON, so 8 MiB
+    /// holds the answer to any receipt of up to about 4,000 purchases, 80 years of weekly renewals. (A
+    /// receipt of the full 4 MiB made of nothing but purchases, about 7,700 of them, would get a 15 MiB
+    /// answer; no subscription history is that long.) Memory for answers stays under this times
+    /// `--concurrency`.
+    public var maxAnswerBytes = AnswerSizeLimit.standard.bytes
+    /// The longest wait before a retry, seconds (`--max-retry-wait`, `RECON_MAX_RETRY_WAIT`): a
+    /// `Retry-After` beyond it ends the receipt `unverified` for this run, and backoffs stay within it.
+    public var maxRetryWait = 300.0
 
     static let shared: [OptionSpec] = [
         OptionSpec("dry-run", .flag, "compute and record everything, change no entitlement"),
@@ -62,7 +79,21 @@ public struct VerificationOptions: Sendable {
             "db-reconnect-window", .value(placeholder: "S"),
             "when the database connection drops mid-run, keep reconnecting for S seconds before giving up with 69 "
                 + "(overrides RECON_DB_RECONNECT_WINDOW)", default: "120"),
+        OptionSpec(
+            "max-answer-bytes", .value(placeholder: "N"),
+            "abandon an Apple answer larger than N bytes (retried, then unverified; overrides RECON_MAX_ANSWER_BYTES)",
+            default: "8388608"),
+        OptionSpec(
+            "max-retry-wait", .value(placeholder: "S"),
+            "longest wait before a retry, seconds; a Retry-After beyond it leaves the receipt unverified for this run "
+                + "(overrides RECON_MAX_RETRY_WAIT)", default: "300"),
     ]
+
+    /// `--max-answer-bytes`: at least 1 KiB (no real answer is smaller than its JSON envelope), at most
+    /// 1 GiB (the JSON parser's own ceiling is 2 GiB).
+    static let answerByteRange = 1024...(1 << 30)
+    /// `--max-retry-wait`: up to a day.
+    static let retryWaitRange = 0.0...86_400
 
     static let runOnly: [OptionSpec] = [
         OptionSpec(
@@ -76,7 +107,8 @@ public struct VerificationOptions: Sendable {
     ]
 
     /// - Throws: a usage error (64) for a bad flag value, a configuration error (78) for a bad
-    ///   `RECON_HTTP_CLIENT`, as `Configuration.load` does for its variables.
+    ///   `RECON_HTTP_CLIENT`, `RECON_MAX_ANSWER_BYTES` or `RECON_MAX_RETRY_WAIT`, as `Configuration.load`
+    ///   does for its variables.
     init(_ arguments: ParsedArguments, environment: [String: String]) throws(CommandError) {
         let read = arguments.read
         dryRun = arguments.has("dry-run")
@@ -114,6 +146,32 @@ public struct VerificationOptions: Sendable {
                 throw .configuration("RECON_DB_RECONNECT_WINDOW must be a number of seconds (0 or more), not '\(text)'")
             }
             reconnectWindow = seconds
+        }
+        if let bytes = try read.integer("max-answer-bytes", in: Self.answerByteRange) {
+            maxAnswerBytes = bytes
+        } else if let text = environment["RECON_MAX_ANSWER_BYTES"], !text.isEmpty {
+            guard let bytes = Int(text), Self.answerByteRange.contains(bytes) else {
+                throw .configuration(
+                    "RECON_MAX_ANSWER_BYTES must be a whole number of bytes from \(Self.answerByteRange.lowerBound) "
+                        + "to \(Self.answerByteRange.upperBound), not '\(text)'")
+            }
+            maxAnswerBytes = bytes
+        }
+        if let seconds = try read.value(
+            "max-retry-wait",
+            { parse, text throws(OptionError) in
+                guard let seconds = Double(text), Self.retryWaitRange.contains(seconds) else {
+                    throw parse.fail("max-retry-wait", "a number of seconds from 0 to 86400", text)
+                }
+                return seconds
+            })
+        {
+            maxRetryWait = seconds
+        } else if let text = environment["RECON_MAX_RETRY_WAIT"], !text.isEmpty {
+            guard let seconds = Double(text), Self.retryWaitRange.contains(seconds) else {
+                throw .configuration("RECON_MAX_RETRY_WAIT must be a number of seconds from 0 to 86400, not '\(text)'")
+            }
+            maxRetryWait = seconds
         }
     }
 }

@@ -96,16 +96,27 @@ final class FakeClock: ThrottleClock {
     }
 
     @Test func backoffGrowsWithFullJitterAndHonoursRetryAfter() {
-        let policy = BackoffPolicy(base: .milliseconds(100), cap: .seconds(2), maxRetryAfter: .seconds(10), seed: 42)
+        let policy = BackoffPolicy(base: .milliseconds(100), cap: .seconds(2), seed: 42)
         for attempt in 1...8 {
             let ceiling = min(Duration.seconds(2), .milliseconds(100) * (1 << (attempt - 1)))
-            let samples = (0..<200).map { _ in policy.delay(afterAttempt: attempt, retryAfter: nil) }
+            let samples = (0..<200).map { _ in policy.delay(afterAttempt: attempt, retryAfter: nil, limit: .seconds(10))
+            }
             #expect(samples.allSatisfy { $0 >= .zero && $0 <= ceiling })
             // Full jitter: spread over the whole range, not clustered at the ceiling.
             #expect(samples.contains { $0 < ceiling / 4 })
             #expect(samples.contains { $0 > ceiling * 3 / 4 })
         }
-        #expect(policy.delay(afterAttempt: 1, retryAfter: .seconds(3)) >= .seconds(3))
-        #expect(policy.delay(afterAttempt: 1, retryAfter: .seconds(3600)) == .seconds(10))
+        #expect(policy.delay(afterAttempt: 1, retryAfter: .seconds(3), limit: .seconds(10)) >= .seconds(3))
+    }
+
+    @Test func noBackoffExceedsTheLimitHoweverLateTheAttempt() {
+        let policy = BackoffPolicy(base: .seconds(1), cap: .seconds(30), seed: 7)
+        let delays = (1...12).flatMap { attempt in
+            (0..<50).map { _ in policy.delay(afterAttempt: attempt, retryAfter: nil, limit: .seconds(2)) }
+        }
+        #expect(delays.allSatisfy { $0 <= .seconds(2) })
+        #expect(delays.contains { $0 > .seconds(1) }, "the limit, not the base, bounds late attempts")
+        #expect(policy.delay(afterAttempt: 1, retryAfter: .seconds(60), limit: .seconds(2)) == .seconds(2))
+        #expect(policy.delay(afterAttempt: 3, retryAfter: nil, limit: .zero) == .zero)
     }
 }

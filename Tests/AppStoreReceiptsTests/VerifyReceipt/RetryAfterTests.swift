@@ -58,7 +58,7 @@ import Testing
     @Test(
         "garbage falls back to the client's own backoff",
         arguments: [
-            "", "   ", "soon", "-5", "+5", "5s", "0x10", "1e3", "99999999999999999999",
+            "", "   ", "soon", "-5", "+5", "5s", "0x10", "1e3", "1.5.2",
             "Tue, 14 Nov 2023 22:13:50 PST",
             "Tue, 14 Nov 2023 22:13:50 +0100",
             "Fri, 31 Feb 2023 22:13:50 GMT",
@@ -70,5 +70,37 @@ import Testing
         ])
     func garbage(_ header: String) {
         #expect(RetryAfter.parse(header, now: Self.now) == nil)
+    }
+
+    @Test(
+        "a wait too long to hold is the longest wait, never garbage (garbage would retry at once)",
+        arguments: ["99999999999999999999", "123456789012345678901234567890"])
+    func hugeDeltaSeconds(_ header: String) {
+        #expect(RetryAfter.parse(header, now: Self.now)! > .seconds(1_000_000_000))
+    }
+
+    @Test(
+        "the App Store Server API's Unix milliseconds are the time until then",
+        arguments: [
+            ("1700000060000", Duration.seconds(60)),
+            (" 1700000000500 ", .milliseconds(500)),
+            ("1700000000000", .zero),
+            ("1699999999000", .zero),
+            ("0", .zero),
+        ])
+    func unixMilliseconds(_ header: String, _ expected: Duration) {
+        #expect(RetryAfter.parseUnixMilliseconds(header, now: Self.now) == expected)
+    }
+
+    @Test("Unix milliseconds too large to hold are the longest wait")
+    func hugeUnixMilliseconds() {
+        #expect(RetryAfter.parseUnixMilliseconds("99999999999999999999999", now: Self.now)! > .seconds(1_000_000_000))
+    }
+
+    @Test(
+        "Unix milliseconds are digits only",
+        arguments: ["", "  ", "-1700000060000", "1700000060000.5", "Tue, 14 Nov 2023 22:14:20 GMT", "1.7e12"])
+    func unixMillisecondsGarbage(_ header: String) {
+        #expect(RetryAfter.parseUnixMilliseconds(header, now: Self.now) == nil)
     }
 }

@@ -1,25 +1,24 @@
-import ChildProcess
 import Foundation
 import Synchronization
 
-/// A child's own peak resident memory, kept apart from the bench's.
+/// A child's own peak resident memory, kept apart from its parent's (the bench's, a test's).
 ///
 /// `wait4`'s `ru_maxrss` alone is not enough: glibc's `posix_spawn` starts the child sharing this
 /// process's memory (`CLONE_VM`), and at `exec` Linux folds that memory's high-water mark into the
 /// child's `maxrss`. So the child's figure is max(this process's peak at spawn, the child's own peak),
-/// and a bench that had grown bigger than the job would report its own size as the job's.
+/// and a parent that had grown bigger than the child would report its own size as the child's.
 ///
 /// So the watch notes this process's peak just before the spawn (`VmHWM` of /proc/self/status), and
 /// samples the child's `VmHWM` (its own address space, fresh at exec) while it runs. At the end:
-/// when `ru_maxrss` exceeds the bench's peak at spawn, it is the child's own, exact (`wait4`);
+/// when `ru_maxrss` exceeds the parent's peak at spawn, it is the child's own, exact (`wait4`);
 /// otherwise the highest sample is (`sampled`; it misses growth in the last `interval` only).
 ///
 /// Threading: `Sendable`; the sampler runs on its own thread until `finish`.
-final class PeakMemoryWatch: Sendable {
-    struct Peak: Sendable {
-        var kilobytes: Int
+public final class PeakMemoryWatch: Sendable {
+    public struct Peak: Sendable {
+        public var kilobytes: Int
         /// `wait4` (exact) or `sampled` (VmHWM while running).
-        var source: String
+        public var source: String
     }
 
     private let parentAtSpawn: Int
@@ -29,13 +28,13 @@ final class PeakMemoryWatch: Sendable {
     private let interval: TimeInterval
 
     /// Call right before spawning the child.
-    init(interval: TimeInterval = 0.1) {
+    public init(interval: TimeInterval = 0.1) {
         self.interval = interval
         parentAtSpawn = Self.highWaterKilobytes(of: "self") ?? 0
     }
 
     /// Starts sampling `pid` (call right after the spawn).
-    func watch(_ pid: pid_t) {
+    public func watch(_ pid: pid_t) {
         sampled.withLock { $0.pid = pid }
         Thread.detachNewThread { [self] in
             repeat {
@@ -46,7 +45,7 @@ final class PeakMemoryWatch: Sendable {
     }
 
     /// Stops sampling and returns the child's peak, given what `wait4` reported. Call once the child is reaped.
-    func finish(_ usage: ChildProcess.ResourceUsage) -> Peak {
+    public func finish(_ usage: ChildProcess.ResourceUsage) -> Peak {
         stopped.signal()
         finished.wait()
         if usage.maxResidentKilobytes > parentAtSpawn {
@@ -63,7 +62,7 @@ final class PeakMemoryWatch: Sendable {
     }
 
     /// `VmHWM` of /proc/`process`/status, kilobytes.
-    static func highWaterKilobytes(of process: String) -> Int? {
+    public static func highWaterKilobytes(of process: String) -> Int? {
         guard let status = try? String(contentsOfFile: "/proc/\(process)/status", encoding: .utf8),
             let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") })
         else { return nil }
