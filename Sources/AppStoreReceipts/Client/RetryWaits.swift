@@ -20,8 +20,8 @@ final class RetryWaits: Sendable {
     private let state = Mutex(State())
     /// Entered at creation and left by `stop`: what blocking sleeps wait on.
     private let stopLatch = DispatchGroup()
-    /// Where timers fire: a queue of the client's own, as the work goes on into `RequestThrottle.begin`,
-    /// which blocks while every in-flight slot is taken.
+    /// Where timers fire: a serial queue of the client's own, so that a burst of retries due at once
+    /// never takes threads from `DispatchQueue.global()` (DESIGN, "Concurrency on Linux").
     private let queue = DispatchQueue(label: "receipt-recon.verify-receipt.retries")
 
     init() { stopLatch.enter() }
