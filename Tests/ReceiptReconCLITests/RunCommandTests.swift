@@ -321,6 +321,29 @@ import Testing
         }
     }
 
+    /// The run records the limits it ran under, so an odd night can be tied to them.
+    @Test func theRunRecordsItsLimits() throws {
+        let apple = try ScriptedAppleServer()
+        try TestDatabase.with { database in
+            try Self.seed(database, apple)
+            let result = try Self.run(
+                database, apple,
+                ["--max-answer-bytes", "2000000", "--max-retry-wait", "30", "--db-reconnect-window", "5"])
+            #expect(result.status == 0, "\(result.output)")
+            let row = try #require(
+                try database.connect().query(
+                    """
+                    SELECT options->>'maxAnswerBytes' AS bytes, options->>'maxRetryWait' AS wait,
+                           options->>'reconnectWindow' AS window
+                    FROM recon_runs ORDER BY id DESC LIMIT 1
+                    """
+                ).first)
+            #expect(try row.decode("bytes", as: String.self) == "2000000")
+            #expect(try Double(row.decode("wait", as: String.self)) == 30)
+            #expect(try Double(row.decode("window", as: String.self)) == 5)
+        }
+    }
+
     /// URLSession stays selectable (flag or variable, the flag winning) and reaches the same corrections;
     /// the run records which client it used.
     @Test func theHTTPClientIsSelectableAndRecorded() throws {

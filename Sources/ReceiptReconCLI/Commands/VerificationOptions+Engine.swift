@@ -22,6 +22,8 @@ extension VerificationOptions {
         options.bundleIDs = configuration.bundleIDs
         options.httpClient = httpClient
         options.reconnectWindow = reconnectWindow
+        options.maxAnswerBytes = maxAnswerBytes
+        options.maxRetryWait = maxRetryWait
         return options
     }
 

@@ -28,6 +28,10 @@ public struct RunOptions: Sendable, Codable, Equatable {
     public var httpClient: HTTPTransportKind?
     /// Seconds the run keeps trying to reach PostgreSQL again after a connection drops mid-run.
     public var reconnectWindow: Double = 120
+    /// The limits the Apple client ran under (`--max-answer-bytes`, `--max-retry-wait`), kept in
+    /// `recon_runs.options` so a night of unverified receipts can be tied to them; nil in older rows.
+    public var maxAnswerBytes: Int?
+    public var maxRetryWait: Double?
 
     public init(asOf: Date) { self.asOf = asOf }
 
