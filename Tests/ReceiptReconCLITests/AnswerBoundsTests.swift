@@ -159,6 +159,30 @@ import Testing
         }
     }
 
+    /// Support's `verify-user` stopped by Ctrl-C or SIGTERM during a wait: it ends at once, records its
+    /// run `interrupted` (not left `running`), and takes nothing away.
+    @Test func sigtermEndsVerifyUserAtOnceAndRecordsItInterrupted() throws {
+        let apple = try ScriptedAppleServer(production: [.http(429, body: "", headers: [("Retry-After", "60")])])
+        try TestDatabase.with { database in
+            try RunCommandTests.seedMany(database, users: 1)
+            let db = try database.connect()
+            let before = try RunCommandTests.entitlementsDump(db)
+            let verify = try ReceiptReconBinary.start(
+                ["verify-user", "user-0", "--as-of", Self.asOf, "--timeout", "5", "--json"],
+                environment: Self.environment(database, apple.environment))
+            let deadline = Date().addingTimeInterval(60)
+            while apple.received.isEmpty, Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+            Thread.sleep(forTimeInterval: 0.5)
+            verify.signal(SIGTERM)
+            let result = try verify.wait(timeout: 120)
+
+            #expect(result.status == 75, "\(result.stderrText)")
+            #expect(try db.query("SELECT status FROM recon_runs").first!.decode("status") == "interrupted")
+            #expect(try Self.takenAway(db) == 0)
+            #expect(try RunCommandTests.entitlementsDump(db) == before)
+        }
+    }
+
     @Test(
         arguments: [
             (["run", "--max-answer-bytes", "lots"], "--max-answer-bytes"),

@@ -98,7 +98,10 @@ struct VerifyUserCommand: Command {
     }
 
     func run(_ console: Console) throws -> ExitCode {
+        // Ctrl-C or SIGTERM ends Apple's waits at once and records the run `interrupted` (75) instead of
+        // leaving its row `running` for the next nightly run to find.
         let shutdown = ShutdownSignal()
+        shutdown.install()
         let engine = ReconciliationEngine(
             options: options.runOptions(configuration), databaseURL: configuration.databaseURL,
             backend: options.backend(configuration, shutdown: shutdown), shutdown: shutdown)
