@@ -41,21 +41,12 @@ public final class HugeAnswerServer: Sendable {
     public init(size: Int = 256 << 20, framings: [Framing] = [.contentLength, .chunked]) throws {
         precondition(size >= Self.prefix.count + Self.suffix.count, "an answer holds at least its JSON envelope")
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let listening = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                bind(listener, pointer, length) == 0 && listen(listener, 128) == 0
-                    && getsockname(listener, pointer, &length) == 0
-            }
-        }
-        guard listening else {
+        do {
+            port = try LoopbackSocket.bind(listener, listenBacklog: 128)
+        } catch {
             close(listener)
-            throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+            throw error
         }
-        port = UInt16(bigEndian: address.sin_port)
         let state = State(listener: listener)
         self.state = state
         let thread = Thread {
@@ -72,7 +63,7 @@ public final class HugeAnswerServer: Sendable {
                 }
                 let framing = framings[number % framings.count]
                 Thread.detachNewThread {
-                    if Self.readRequest(connection) {
+                    if LoopbackSocket.readRequest(connection) {
                         Self.answer(connection, size: size, framing: framing, state: state)
                     }
                     close(connection)
@@ -153,28 +144,6 @@ public final class HugeAnswerServer: Sendable {
                 offset += written
             }
             return true
-        }
-    }
-
-    /// Reads the request's head and its `Content-Length` body. - Returns: false when the client left first.
-    private static func readRequest(_ connection: Int32) -> Bool {
-        var timeout = timeval(tv_sec: 10, tv_usec: 0)
-        setsockopt(connection, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var received: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 16_384)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { recv(connection, $0.baseAddress, $0.count, 0) }
-            guard count > 0 else { return false }
-            received += chunk[0..<count]
-            let text = String(decoding: received, as: UTF8.self)
-            guard let headEnd = text.range(of: "\r\n\r\n") else { continue }
-            let head = text[..<headEnd.lowerBound].lowercased()
-            let length =
-                head.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
-                .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
-            if received.count >= text.utf8.distance(from: text.startIndex, to: headEnd.upperBound) + length {
-                return true
-            }
         }
     }
 }

@@ -160,14 +160,10 @@ public final class ScriptedAppleServer: Sendable {
         concurrency: Int = 8,
         rate: Double = 1000
     ) -> VerifyReceiptClient {
-        let configuration = VerifyReceiptClient.Configuration(
-            productionURL: productionURL, sandboxURL: sandboxURL, environment: environment, sharedSecret: sharedSecret,
-            timeout: timeout, budget: VerifyReceiptRetryBudget(maxAttempts: maxAttempts),
-            backoff: BackoffPolicy(base: .milliseconds(10), cap: .milliseconds(50), seed: 7))
-        return VerifyReceiptClient(
-            configuration: configuration,
-            transport: transport.makeTransport(maxConnectionsPerHost: concurrency, timeout: timeout),
-            throttle: RequestThrottle(bucket: TokenBucket(rate: rate), maxInFlight: concurrency))
+        .forTests(
+            productionURL: productionURL, sandboxURL: sandboxURL, transport: transport, environment: environment,
+            sharedSecret: sharedSecret, timeout: timeout, maxAttempts: maxAttempts, concurrency: concurrency,
+            rate: rate, backoff: BackoffPolicy(base: .milliseconds(10), cap: .milliseconds(50), seed: 7))
     }
 
     static func response(_ answer: Answer, endpoint: String) -> HTTPResponse {

@@ -1,5 +1,6 @@
 import AppStoreReceipts
 import Foundation
+import TestSupport
 
 @testable import AppStoreSimulator
 
@@ -33,14 +34,11 @@ extension AppStoreSimulator {
         rate: Double = 10_000,
         burst: Double? = nil
     ) -> VerifyReceiptClient {
-        let configuration = VerifyReceiptClient.Configuration(
-            productionURL: productionURL, sandboxURL: sandboxURL, environment: environment, sharedSecret: sharedSecret,
-            timeout: timeout, budget: VerifyReceiptRetryBudget(maxAttempts: maxAttempts),
+        .forTests(
+            productionURL: productionURL, sandboxURL: sandboxURL, transport: transport, environment: environment,
+            sharedSecret: sharedSecret, timeout: timeout, maxAttempts: maxAttempts, concurrency: concurrency,
+            rate: rate, burst: burst ?? rate,
             backoff: BackoffPolicy(base: .milliseconds(5), cap: .milliseconds(20), seed: 7))
-        return VerifyReceiptClient(
-            configuration: configuration,
-            transport: transport.makeTransport(maxConnectionsPerHost: concurrency, timeout: timeout),
-            throttle: RequestThrottle(bucket: TokenBucket(rate: rate, burst: burst ?? rate), maxInFlight: concurrency))
     }
 
     /// The JSON body of a verifyReceipt request, as the project's client writes it.
