@@ -28,6 +28,12 @@ let package = Package(
             pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"]), .brew(["curl"])]
         ),
+        // OpenSSL's libcrypto through Debian's libssl-dev: X.509 chains and ES256 for Apple's signed data.
+        .systemLibrary(
+            name: "CLibCrypto",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]
+        ),
         // UTC civil dates and times, Unix time and calendar durations: the one calendar every module uses.
         .target(name: "CivilTime", swiftSettings: strict),
         // Running other programs (initdb, pg_ctl, the built binary) without Foundation.Process, and
@@ -46,9 +52,9 @@ let package = Package(
             plugins: ["EmbedMigrations"]
         ),
 
-        // Apple's side: wire models, status classification, client, throttle, local receipt decoding.
-        // No database dependency.
-        .target(name: "AppStoreReceipts", dependencies: ["CLibCurl", "CivilTime"], swiftSettings: strict),
+        // Apple's side: wire models, status classification, client, throttle, local receipt decoding,
+        // signed data (JWS) verification. No database dependency.
+        .target(name: "AppStoreReceipts", dependencies: ["CLibCurl", "CLibCrypto", "CivilTime"], swiftSettings: strict),
         // A local verifyReceipt (production + sandbox) over a synthetic world.
         .target(
             name: "AppStoreSimulator",
