@@ -32,4 +32,7 @@ static inline long recon_bio_get_mem_data(BIO *bio, char **data) { return BIO_ge
 /* EVP_EC_gen is a macro over the variadic EVP_PKEY_Q_keygen. */
 static inline EVP_PKEY *recon_ec_generate(const char *curve) { return EVP_PKEY_Q_keygen(NULL, NULL, "EC", curve); }
 
+/* XN_FLAG_RFC2253 is a macro built of other macros. */
+static const unsigned long recon_xn_flag_rfc2253 = XN_FLAG_RFC2253;
+
 #endif

@@ -1,0 +1,56 @@
+/// Base64url without padding (RFC 7515 §2), the encoding of every JWS segment.
+///
+/// Table-driven over bytes: a JWS arrives as UTF-8 and is decoded segment by segment, without
+/// building `String`s (splitting a 5 KB JWS with `String.split` cost more than checking its signature).
+enum Base64URL {
+    private static let invalid: UInt8 = 0xFF
+    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+    private static let table: [UInt8] = {
+        var table = [UInt8](repeating: invalid, count: 256)
+        for (value, character) in alphabet.enumerated() { table[Int(character)] = UInt8(value) }
+        return table
+    }()
+
+    /// The bytes `segment` encodes; nil when it holds a character outside the alphabet (padding
+    /// included) or a length no encoder produces (one symbol left over).
+    static func decode(_ segment: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+        guard segment.count % 4 != 1 else { return nil }
+        var output = [UInt8]()
+        output.reserveCapacity(segment.count / 4 * 3 + 2)
+        var accumulator: UInt32 = 0
+        var bits = 0
+        for character in segment {
+            let value = table[Int(character)]
+            guard value != invalid else { return nil }
+            accumulator = accumulator << 6 | UInt32(value)
+            bits += 6
+            if bits >= 8 {
+                bits -= 8
+                output.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
+            }
+        }
+        // The leftover bits of a final partial group must be zero (a canonical encoding).
+        guard accumulator & ((1 << UInt32(bits)) - 1) == 0 else { return nil }
+        return output
+    }
+
+    static func decode(_ segment: ArraySlice<UInt8>) -> [UInt8]? {
+        segment.withUnsafeBufferPointer(decode)
+    }
+
+    static func encode(_ bytes: some Sequence<UInt8>) -> String {
+        var output = [UInt8]()
+        var accumulator: UInt32 = 0
+        var bits = 0
+        for byte in bytes {
+            accumulator = accumulator << 8 | UInt32(byte)
+            bits += 8
+            while bits >= 6 {
+                bits -= 6
+                output.append(alphabet[Int(accumulator >> UInt32(bits) & 0x3F)])
+            }
+        }
+        if bits > 0 { output.append(alphabet[Int(accumulator << UInt32(6 - bits) & 0x3F)]) }
+        return String(decoding: output, as: UTF8.self)
+    }
+}

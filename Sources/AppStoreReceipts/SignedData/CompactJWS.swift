@@ -1,0 +1,90 @@
+/// A compact JWS (RFC 7515 §7.1) split and decoded, nothing verified yet: the header's `alg` and
+/// `x5c`, the payload's bytes, the signature and the exact bytes it signs.
+///
+/// Parsing works on the UTF-8 bytes as received. It is strict where leniency would let two
+/// different texts carry one signature: no whitespace inside, no padding, canonical base64url.
+struct CompactJWS {
+    /// Apple's signed data is a few kilobytes (a notification with nested data about 15 KB); a
+    /// larger input is not Apple's and is refused before any decoding.
+    static let maximumLength = 256 * 1024
+
+    let algorithm: String
+    /// `x5c` as given (standard base64 DER certificates); nil when the header has none.
+    let certificateChain: [String]?
+    let payload: [UInt8]
+    let signature: [UInt8]
+    /// `segment0 "." segment1`, the bytes the signature covers.
+    let signingInput: ArraySlice<UInt8>
+
+    /// Whether `text` looks like a compact JWS rather than base64 receipt data: two dots, and a
+    /// header segment that starts as base64url-encoded JSON does (`eyJ`, i.e. `{"`). Receipt data
+    /// never contains a dot.
+    static func looksLikeJWS(_ text: some Collection<UInt8>) -> Bool {
+        var dots = 0
+        var first: [UInt8] = []
+        for byte in text {
+            if first.count < 3, !isWhitespace(byte) { first.append(byte) }
+            if byte == UInt8(ascii: ".") { dots += 1 }
+        }
+        return dots == 2 && first == Array("eyJ".utf8)
+    }
+
+    /// Splits and decodes `input` (surrounding whitespace ignored).
+    init(_ input: [UInt8]) throws(SignedDataFailure) {
+        var start = input.startIndex
+        var end = input.endIndex
+        while start < end, Self.isWhitespace(input[start]) { start += 1 }
+        while end > start, Self.isWhitespace(input[end - 1]) { end -= 1 }
+        let text = input[start..<end]
+        guard !text.isEmpty else { throw .notJWS("empty") }
+        guard text.count <= Self.maximumLength else { throw .notJWS("longer than \(Self.maximumLength) bytes") }
+        guard let firstDot = text.firstIndex(of: UInt8(ascii: ".")),
+            let secondDot = text[(firstDot + 1)...].firstIndex(of: UInt8(ascii: ".")),
+            !text[(secondDot + 1)...].contains(UInt8(ascii: "."))
+        else { throw .notJWS("not three dot-separated segments") }
+
+        guard let headerBytes = Base64URL.decode(text[start..<firstDot]), !headerBytes.isEmpty else {
+            throw .notJWS("header is not base64url")
+        }
+        guard let payload = Base64URL.decode(text[(firstDot + 1)..<secondDot]) else {
+            throw .notJWS("payload is not base64url")
+        }
+        guard let signature = Base64URL.decode(text[(secondDot + 1)..<end]) else {
+            throw .notJWS("signature is not base64url")
+        }
+        let header: AppleJSONObject
+        do {
+            guard case .object(let object) = try AppleJSONParser.parse(headerBytes) else {
+                throw SignedDataFailure.notJWS("header is not a JSON object")
+            }
+            header = object
+        } catch let failure as SignedDataFailure {
+            throw failure
+        } catch {
+            throw .notJWS("header is not JSON")
+        }
+        guard case .string(let algorithm) = header["alg"] else { throw .notJWS("header has no alg") }
+        self.algorithm = algorithm
+        certificateChain = try Self.certificates(header["x5c"])
+        self.payload = payload
+        self.signature = signature
+        signingInput = text[start..<secondDot]
+    }
+
+    /// `x5c`: an array of standard base64 DER certificates (RFC 7515 §4.1.6), kept as text: the
+    /// verifier recognises a chain it has already checked by its text, before decoding anything.
+    private static func certificates(_ value: AppleJSONValue?) throws(SignedDataFailure) -> [String]? {
+        guard let value else { return nil }
+        guard case .array(let entries) = value else { throw .missingCertificateChain }
+        var chain: [String] = []
+        for entry in entries {
+            guard case .string(let text) = entry else { throw .undecodableCertificate("x5c entry is not a string") }
+            chain.append(text)
+        }
+        return chain
+    }
+
+    private static func isWhitespace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
+    }
+}
