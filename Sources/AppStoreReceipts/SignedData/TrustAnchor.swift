@@ -9,8 +9,13 @@ package struct TrustAnchor: Sendable {
     package let isStrict: Bool
 
     package init(_ certificate: X509Certificate) {
+        self.init(certificate, strict: certificate.sha256 == Self.appleRootCAG3SHA256)
+    }
+
+    /// An anchor with strictness chosen by the caller: tests check minted chains under `X509_STRICT`.
+    package init(_ certificate: X509Certificate, strict: Bool) {
         self.certificate = certificate
-        isStrict = certificate.sha256 == Self.appleRootCAG3SHA256
+        isStrict = strict
     }
 
     /// Apple Root CA - G3 (P-384, 2014-04-30 to 2039-04-30), from apple.com/certificateauthority.

@@ -1,0 +1,93 @@
+import Foundation
+
+/// A throwaway root → intermediate → leaf with Apple's OIDs, and the leaf's key: what the simulator
+/// signs its StoreKit 2 data with, and what tests mint to sign their own. A run trusts it only when
+/// pointed at its root (`APPLE_ROOT_CERTIFICATES`); production never is.
+package struct SigningChain: Sendable {
+    package let root: X509Certificate
+    package let intermediate: X509Certificate
+    package let leaf: X509Certificate
+    package let leafKey: ES256Key
+
+    /// The file names `write(to:)` uses (CONTRACT §9 names `apple-root.der`).
+    package static let rootFile = "apple-root.der"
+    package static let intermediateFile = "apple-intermediate.der"
+    package static let leafFile = "apple-leaf.der"
+    package static let leafKeyFile = "apple-leaf-key.p8"
+
+    package init(root: X509Certificate, intermediate: X509Certificate, leaf: X509Certificate, leafKey: ES256Key) {
+        self.root = root
+        self.intermediate = intermediate
+        self.leaf = leaf
+        self.leafKey = leafKey
+    }
+
+    /// A new chain valid from `notBefore` to `notAfter`; the leaf's validity may be narrower (a
+    /// rotated or expired leaf), and the marker OIDs may be changed to make a chain Apple's rules reject.
+    package static func mint(
+        name: String = "receipt-recon simulator", notBefore: Date, notAfter: Date,
+        leafValidity: ClosedRange<Date>? = nil,
+        leafOID: String? = CertificateChainVerifier.leafOID,
+        intermediateOID: String? = CertificateChainVerifier.intermediateOID
+    ) throws(CertificateMinter.MintingError) -> SigningChain {
+        guard let rootKey = ES256Key.generate(), let intermediateKey = ES256Key.generate(),
+            let leafKey = ES256Key.generate()
+        else { throw .openSSL("cannot generate P-256 keys") }
+        let root = try CertificateMinter.certificate(
+            .init(commonName: "\(name) Root CA", isAuthority: true, notBefore: notBefore, notAfter: notAfter),
+            key: rootKey, issuer: nil)
+        let intermediate = try CertificateMinter.certificate(
+            .init(
+                commonName: "\(name) WWDR Intermediate", isAuthority: true, notBefore: notBefore, notAfter: notAfter,
+                markerOID: intermediateOID, serial: 2),
+            key: intermediateKey, issuer: (root, rootKey))
+        let leaf = try CertificateMinter.certificate(
+            .init(
+                commonName: "\(name) Receipt Signing", isAuthority: false,
+                notBefore: leafValidity?.lowerBound ?? notBefore, notAfter: leafValidity?.upperBound ?? notAfter,
+                markerOID: leafOID, serial: 3),
+            key: leafKey, issuer: (intermediate, intermediateKey))
+        return SigningChain(root: root, intermediate: intermediate, leaf: leaf, leafKey: leafKey)
+    }
+
+    /// A compact JWS of `payload` (JSON bytes): header `{"alg":"ES256","x5c":[leaf, intermediate,
+    /// root]}`, signed with the leaf's key.
+    package func sign(payload: [UInt8]) -> String {
+        let x5c = [leaf, intermediate, root].map { "\"" + Data($0.der).base64EncodedString() + "\"" }
+        let header = "{\"alg\":\"ES256\",\"x5c\":[" + x5c.joined(separator: ",") + "]}"
+        let signingInput = Base64URL.encode(Array(header.utf8)) + "." + Base64URL.encode(payload)
+        // A generated key always signs; an empty signature would only make the JWS fail verification.
+        let signature = leafKey.sign(Array(signingInput.utf8)) ?? []
+        return signingInput + "." + Base64URL.encode(signature)
+    }
+
+    /// Writes the chain and the leaf's key (mode 0600) into `directory`, which must exist.
+    package func write(to directory: URL) throws {
+        let files: [(String, [UInt8])] = [
+            (Self.rootFile, root.der), (Self.intermediateFile, intermediate.der), (Self.leafFile, leaf.der),
+            (Self.leafKeyFile, leafKey.pkcs8PEM ?? []),
+        ]
+        for (name, bytes) in files {
+            // The key is created readable by its owner only, never briefly world-readable.
+            let url = directory.appendingPathComponent(name)
+            try? FileManager.default.removeItem(at: url)
+            let mode = name == Self.leafKeyFile ? 0o600 : 0o644
+            guard FileManager.default.createFile(atPath: url.path, contents: Data(bytes), attributes: [.posixPermissions: mode])
+            else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path]) }
+        }
+    }
+
+    /// The chain `write(to:)` left in `directory`.
+    package static func read(from directory: URL) throws -> SigningChain {
+        func bytes(_ name: String) throws -> [UInt8] {
+            Array(try Data(contentsOf: directory.appendingPathComponent(name)))
+        }
+        guard let key = ES256Key.privateKey(pem: try bytes(leafKeyFile)) else {
+            throw CertificateMinter.MintingError.openSSL("\(leafKeyFile) is not a P-256 private key")
+        }
+        return SigningChain(
+            root: try X509Certificate(der: try bytes(rootFile)),
+            intermediate: try X509Certificate(der: try bytes(intermediateFile)),
+            leaf: try X509Certificate(der: try bytes(leafFile)), leafKey: key)
+    }
+}
