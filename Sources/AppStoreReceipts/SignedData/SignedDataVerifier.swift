@@ -58,25 +58,34 @@ public final class SignedDataVerifier: Sendable {
 
     /// Verifies `jws`. - Parameter now: the instant certificates are checked at when the payload has no `signedDate`.
     public func verify(_ jws: [UInt8], now: Date = Date()) -> SignedDataVerification {
+        verify(jws, now: now, as: nil)
+    }
+
+    /// - Parameter format: what the data must be read as (a notification's nested data), or nil to
+    ///   tell from the payload.
+    private func verify(_ jws: [UInt8], now: Date, as format: SignedDataFormat?) -> SignedDataVerification {
         var result = SignedDataVerification()
         do {
-            try verify(jws, now: now, into: &result)
+            try verify(jws, now: now, as: format, into: &result)
         } catch {
             result.failure = error
         }
         return result
     }
 
-    private func verify(_ bytes: [UInt8], now: Date, into result: inout SignedDataVerification)
-        throws(SignedDataFailure)
-    {
+    private func verify(
+        _ bytes: [UInt8], now: Date, as format: SignedDataFormat?, into result: inout SignedDataVerification
+    ) throws(SignedDataFailure) {
         let jws = try CompactJWS(bytes)
         guard jws.algorithm == "ES256" else { throw .unsupportedAlgorithm(String(jws.algorithm.prefix(20))) }
         guard let x5c = jws.certificateChain else { throw .missingCertificateChain }
         guard x5c.count == 3 else { throw .chainLength(x5c.count) }
         let payload: SignedPayload
         do {
-            payload = try SignedPayload.decode(jws.payload)
+            payload =
+                try format.map { format throws(SignedPayloadError) in
+                    try SignedPayload.decode(jws.payload, as: format)
+                } ?? SignedPayload.decode(jws.payload)
         } catch {
             result.chain = CertificateChainVerifier.presented(x5c)
             throw .undecodablePayload("\(error)")
@@ -100,10 +109,22 @@ public final class SignedDataVerifier: Sendable {
         guard verified else { throw .badSignature("ES256 signature does not match the signed data") }
 
         try checkApplication(payload)
-        for (field, nested) in payload.nestedSignedData {
-            let verification = verify(Array(nested.utf8), now: now)
+        guard case .notification(let notification) = payload else { return }
+        for (format, nested) in notification.nestedSignedData {
+            let field = Self.nestedField(format)
+            let verification = verify(Array(nested.utf8), now: now, as: format)
             result.nested.append((field, verification))
             if let failure = verification.failure { throw .nested(field: field, failure: .init(failure)) }
+        }
+    }
+
+    /// Apple's name for the notification field that nests data of `format`.
+    private static func nestedField(_ format: SignedDataFormat) -> String {
+        switch format {
+        case .transaction: "signedTransactionInfo"
+        case .renewalInfo: "signedRenewalInfo"
+        case .appTransaction: "signedAppTransactionInfo"
+        case .notification: "signedPayload"
         }
     }
 

@@ -72,7 +72,9 @@ package struct SigningChain: Sendable {
             let url = directory.appendingPathComponent(name)
             try? FileManager.default.removeItem(at: url)
             let mode = name == Self.leafKeyFile ? 0o600 : 0o644
-            guard FileManager.default.createFile(atPath: url.path, contents: Data(bytes), attributes: [.posixPermissions: mode])
+            guard
+                FileManager.default.createFile(
+                    atPath: url.path, contents: Data(bytes), attributes: [.posixPermissions: mode])
             else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path]) }
         }
     }

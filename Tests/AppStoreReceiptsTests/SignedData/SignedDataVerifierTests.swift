@@ -70,7 +70,8 @@ struct SignedDataVerifierTests {
         try Self.chain.write(to: directory)
         func pem(_ name: String) throws -> String {
             let path = directory.appendingPathComponent(name).path
-            _ = try ChildProcess.run("/usr/bin/openssl", ["x509", "-inform", "der", "-in", path, "-out", path + ".pem"])
+            _ = try ChildProcess.run(
+                "/usr/bin/openssl", ["x509", "-inform", "der", "-in", path, "-out", path + ".pem"])
             return path + ".pem"
         }
         let result = try ChildProcess.run(
@@ -83,8 +84,9 @@ struct SignedDataVerifierTests {
         #expect(result.status == 0, "\(String(decoding: result.stderr, as: UTF8.self))")
         let reread = try SigningChain.read(from: directory)
         #expect(Self.verify(reread.sign(payload: Self.payload())).failure == nil)
-        let mode = try FileManager.default.attributesOfItem(
-            atPath: directory.appendingPathComponent(SigningChain.leafKeyFile).path)[.posixPermissions] as? Int
+        let mode =
+            try FileManager.default.attributesOfItem(
+                atPath: directory.appendingPathComponent(SigningChain.leafKeyFile).path)[.posixPermissions] as? Int
         #expect(mode == 0o600)
     }
 
@@ -92,7 +94,8 @@ struct SignedDataVerifierTests {
     @Test func shortRAndSArePadded() {
         let verifier = Self.verifier()
         let failures = (0..<400).filter { index in
-            let jws = Self.chain.sign(payload: Array("{\"transactionId\":\"\(index)\",\"signedDate\":1790000000000}".utf8))
+            let jws = Self.chain.sign(
+                payload: Array("{\"transactionId\":\"\(index)\",\"signedDate\":1790000000000}".utf8))
             return !verifier.verify(Array(jws.utf8), now: Self.now).isValid
         }
         #expect(failures.isEmpty)
@@ -131,7 +134,8 @@ struct SignedDataVerifierTests {
         let jws = Self.chain.sign(payload: Self.payload())
         for alg in ["ES384", "none", "HS256", "RS256"] {
             let header = Self.header(
-                "{\"alg\":\"\(alg)\",\"x5c\":[\(Self.x5c([Self.chain.leaf, Self.chain.intermediate, Self.chain.root]))]}")
+                "{\"alg\":\"\(alg)\",\"x5c\":[\(Self.x5c([Self.chain.leaf, Self.chain.intermediate, Self.chain.root]))]}"
+            )
             #expect(
                 Self.verify(Self.replacing(segment: 0, of: jws, with: header)).failure == .unsupportedAlgorithm(alg))
         }
@@ -152,14 +156,17 @@ struct SignedDataVerifierTests {
     /// x5c[2] is never trusted: the chain goes to the configured root whatever sits there, and a
     /// JWS that names the configured root in x5c[2] but was signed under another root fails.
     @Test func x5cRootIsNeverTrusted() throws {
-        let other = try SigningChain.mint(name: "other", notBefore: Self.now - Self.year, notAfter: Self.now + Self.year)
+        let other = try SigningChain.mint(
+            name: "other", notBefore: Self.now - Self.year, notAfter: Self.now + Self.year)
         let foreignRoot = Self.header(
             "{\"alg\":\"ES256\",\"x5c\":[\(Self.x5c([Self.chain.leaf, Self.chain.intermediate, other.root]))]}")
         #expect(Self.verify(Self.signed(header: foreignRoot, key: Self.chain.leafKey)).failure == nil)
 
         let claimingOurRoot = Self.header(
             "{\"alg\":\"ES256\",\"x5c\":[\(Self.x5c([other.leaf, other.intermediate, Self.chain.root]))]}")
-        guard case .untrustedChain(let reason) = Self.verify(Self.signed(header: claimingOurRoot, key: other.leafKey)).failure
+        guard
+            case .untrustedChain(let reason) = Self.verify(Self.signed(header: claimingOurRoot, key: other.leafKey))
+                .failure
         else {
             Issue.record("a chain to another root verified")
             return
@@ -242,9 +249,39 @@ struct SignedDataVerifierTests {
 
     @Test func recognisesJWSBesideReceipts() {
         #expect(SignedDataVerifier.looksLikeJWS(Array(Self.chain.sign(payload: Self.payload()).utf8)))
-        #expect(SignedDataVerifier.looksLikeJWS(Array("  \n" .utf8) + Array(Self.chain.sign(payload: Self.payload()).utf8)))
-        #expect(!SignedDataVerifier.looksLikeJWS(Array("MIITtgYJKoZIhvcNAQcCoIITpzCCE6MCAQExCzAJBgUrDgMCGgUAMIIDVwYJ".utf8)))
+        #expect(
+            SignedDataVerifier.looksLikeJWS(Array("  \n".utf8) + Array(Self.chain.sign(payload: Self.payload()).utf8)))
+        #expect(
+            !SignedDataVerifier.looksLikeJWS(Array("MIITtgYJKoZIhvcNAQcCoIITpzCCE6MCAQExCzAJBgUrDgMCGgUAMIIDVwYJ".utf8))
+        )
         #expect(!SignedDataVerifier.looksLikeJWS(Array("ewoJInNpZ25hdHVyZSIgPSAiQXBNVUJD".utf8)))
         #expect(!SignedDataVerifier.looksLikeJWS([]))
+    }
+
+    /// A notification's nested signed data is verified in place, and a forged one fails the whole.
+    @Test func notificationNestedDataIsVerified() {
+        let transaction = Self.chain.sign(payload: Self.payload())
+        func notification(nested: String) -> String {
+            Self.chain.sign(
+                payload: Array(
+                    """
+                    {"notificationType":"DID_RENEW","signedDate":1790000000000,"data":{"environment":"Production",\
+                    "bundleId":"com.example","appAppleId":1234,"signedTransactionInfo":"\(nested)"}}
+                    """.utf8))
+        }
+        let verification = Self.verify(notification(nested: transaction))
+        #expect(verification.failure == nil)
+        #expect(verification.payload?.format == .notification)
+        #expect(verification.nested.map(\.field) == ["signedTransactionInfo"])
+        #expect(verification.nested.first?.verification.payload?.format == .transaction)
+
+        let forged = Self.replacing(segment: 1, of: transaction, with: Base64URL.encode(Self.payload(bundleID: "x")))
+        let failed = Self.verify(notification(nested: forged))
+        guard case .nested(let field, let inner) = failed.failure, case .badSignature = inner.failure else {
+            Issue.record("a notification with forged nested data verified: \(String(describing: failed.failure))")
+            return
+        }
+        #expect(field == "signedTransactionInfo")
+        #expect(failed.failure?.description.hasPrefix("signedTransactionInfo: signature rejected") == true)
     }
 }
