@@ -16,6 +16,9 @@ public struct Configuration: Sendable {
     public var sandboxURL: URL
     /// Which App Store environment this database serves.
     public var environment: AppStoreEnvironment
+    /// Root certificate files signed data must chain to instead of Apple Root CA - G3 (staging and
+    /// tests only); empty means the built-in root.
+    public var rootCertificateFiles: [String] = []
 
     public static let defaultProductionURL = URL(string: "https://buy.itunes.apple.com/verifyReceipt")!
     public static let defaultSandboxURL = URL(string: "https://sandbox.itunes.apple.com/verifyReceipt")!
@@ -28,6 +31,11 @@ public struct Configuration: Sendable {
         ("APPLE_VERIFY_URL_PRODUCTION", "verifyReceipt production endpoint (--production-url)"),
         ("APPLE_VERIFY_URL_SANDBOX", "verifyReceipt sandbox endpoint (--sandbox-url)"),
         ("RECON_ENVIRONMENT", "production or sandbox: the App Store environment this database serves (--environment)"),
+        (
+            "APPLE_ROOT_CERTIFICATES",
+            "root certificate files (DER or PEM, comma-separated) that replace the built-in Apple Root CA - G3 "
+                + "for signed data; staging and tests only (--apple-root-certificate)"
+        ),
         ("RECON_HTTP_CLIENT", "curl or urlsession: how requests reach Apple (--http-client); default: curl"),
         (
             "RECON_DB_RECONNECT_WINDOW",
@@ -67,7 +75,15 @@ public struct Configuration: Sendable {
         OptionSpec(
             "environment", .value(placeholder: "production|sandbox"),
             "the App Store environment this database serves (overrides RECON_ENVIRONMENT)", default: "production"),
+        rootCertificateOption,
     ]
+
+    /// Shared with `inspect`, which needs no other Apple setting.
+    static let rootCertificateOption = OptionSpec(
+        "apple-root-certificate", .repeatable(placeholder: "PATH"),
+        "trust this root (DER or PEM) for signed data instead of Apple Root CA - G3; repeatable; staging and "
+            + "tests only (overrides APPLE_ROOT_CERTIFICATES)",
+        default: "Apple Root CA - G3")
 
     /// Reads the configuration.
     /// - Throws: a usage error (64) for a bad flag value, a configuration error (78) for a bad
@@ -120,6 +136,10 @@ public struct Configuration: Sendable {
             }
         }
 
+        configuration.rootCertificateFiles = rootCertificateFiles(arguments, variable("APPLE_ROOT_CERTIFICATES"))
+        // Read now, so an unusable root file stops the command before it touches the database.
+        _ = try configuration.signedDataVerifier()
+
         if let text = try read.choice("environment", ["production", "sandbox"]) {
             configuration.environment = AppStoreEnvironment(rawValue: text)!
         } else if let text = variable("RECON_ENVIRONMENT") {
@@ -129,6 +149,26 @@ public struct Configuration: Sendable {
             configuration.environment = value
         }
         return configuration
+    }
+
+    /// `--apple-root-certificate` (repeatable), else `APPLE_ROOT_CERTIFICATES` (comma-separated).
+    static func rootCertificateFiles(_ arguments: ParsedArguments, _ variable: String?) -> [String] {
+        let flags = arguments.all("apple-root-certificate")
+        guard flags.isEmpty else { return flags }
+        return (variable ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty }
+    }
+
+    /// The verifier of the job's signed data rows: signatures and chains only, the bundle id and
+    /// environment being the rules' to judge.
+    /// - Throws: a configuration error (78) naming a root certificate file that cannot be used.
+    func signedDataVerifier() throws(CommandError) -> SignedDataVerifier {
+        do {
+            return try SignedDataVerifier.make(
+                rootCertificateFiles: rootCertificateFiles, acceptedBundleIDs: [], environment: nil)
+        } catch {
+            throw .configuration(error.description)
+        }
     }
 }
 

@@ -20,13 +20,10 @@ struct CompactJWS {
     /// header segment that starts as base64url-encoded JSON does (`eyJ`, i.e. `{"`). Receipt data
     /// never contains a dot.
     static func looksLikeJWS(_ text: some Collection<UInt8>) -> Bool {
-        var dots = 0
-        var first: [UInt8] = []
-        for byte in text {
-            if first.count < 3, !isWhitespace(byte) { first.append(byte) }
-            if byte == UInt8(ascii: ".") { dots += 1 }
-        }
-        return dots == 2 && first == Array("eyJ".utf8)
+        // The prefix first: a receipt row is kilobytes of base64 that never starts with `eyJ`, and
+        // the job asks this of every row.
+        guard text.lazy.filter({ !isWhitespace($0) }).prefix(3).elementsEqual("eyJ".utf8) else { return false }
+        return text.lazy.filter { $0 == UInt8(ascii: ".") }.count == 2
     }
 
     /// Splits and decodes `input` (surrounding whitespace ignored).

@@ -110,12 +110,17 @@ public final class SignedDataVerifier: Sendable {
 
         try checkApplication(payload)
         guard case .notification(let notification) = payload else { return }
+        // Every nested item is verified, so `inspect` can show each; the first failure is the reason.
+        var firstFailure: SignedDataFailure?
         for (format, nested) in notification.nestedSignedData {
             let field = Self.nestedField(format)
             let verification = verify(Array(nested.utf8), now: now, as: format)
             result.nested.append((field, verification))
-            if let failure = verification.failure { throw .nested(field: field, failure: .init(failure)) }
+            if firstFailure == nil, let failure = verification.failure {
+                firstFailure = .nested(field: field, failure: .init(failure))
+            }
         }
+        if let firstFailure { throw firstFailure }
     }
 
     /// Apple's name for the notification field that nests data of `format`.
@@ -156,7 +161,8 @@ public struct SignedDataVerification: Sendable {
     public var chain: [CertificateSummary] = []
     /// Why the data is not believed; nil when it is.
     public var failure: SignedDataFailure?
-    /// A notification's nested signed data, by field name, each verified in place.
+    /// A notification's nested signed data, by field name, each verified in place, in the order of
+    /// `SignedNotification.nestedSignedData`.
     public var nested: [(field: String, verification: SignedDataVerification)] = []
 
     public var isValid: Bool { failure == nil }

@@ -66,7 +66,8 @@ struct DemoRunner {
         let backend = VerifyReceiptBackend(
             client: Self.client(simulator: simulator, options: options),
             context: ReceiptOutcomeContext(
-                servedEnvironment: options.environment, acceptedBundleIDs: Set(options.bundleIDs)))
+                servedEnvironment: options.environment, acceptedBundleIDs: Set(options.bundleIDs)),
+            signedData: SignedDataVerifier())
         say("\nRunning the nightly job (receipt-recon run --older-than 0 --bundle-id \(WorldCatalog.appBundleID))…\n")
         let engine = ReconciliationEngine(
             options: options, databaseURL: conninfo, backend: backend,

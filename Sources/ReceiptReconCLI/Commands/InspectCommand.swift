@@ -3,21 +3,39 @@ import CommandLineOptions
 import Foundation
 import Reconciliation
 
-/// `receipt-recon inspect FILE|-`: decode one receipt locally and print it as JSON; no network.
+/// `receipt-recon inspect FILE|-`: decode one receipt, or verify one piece of Apple's signed data
+/// (a compact JWS), locally, and print it as JSON; no network.
 struct InspectCommand: Command {
     static let spec = CommandSpec(
         name: "inspect",
-        usage: "inspect FILE|-",
-        summary: "Decode one receipt locally (base64 app receipt or iOS 6 transaction receipt) and print it as JSON.",
-        discussion: "Reads base64 receipt data from FILE, or from stdin with '-'; whitespace is ignored. No network.",
-        options: [],
-        environment: [],
-        exitCodes: [.success, .usage, .dataError, .internalError]
+        usage: "inspect FILE|- [options]",
+        summary:
+            "Decode one receipt (base64 app receipt or iOS 6 transaction receipt), or verify Apple's signed data "
+            + "(a JWS: StoreKit 2 transaction, renewal info, notification, app transaction), and print it as JSON.",
+        discussion: """
+            Reads FILE, or stdin with '-'; surrounding whitespace is ignored. No network. Signed data is verified \
+            as the job verifies it (ES256, x5c chain to Apple Root CA - G3 with Apple's OIDs, checked at the \
+            payload's signedDate) and printed with the verdict; it exits 65 when the verdict is invalid. The \
+            bundle id and environment are checked only when given (flags or APPLE_BUNDLE_IDS, RECON_ENVIRONMENT). \
+            The output is described in docs/inspect.md.
+            """,
+        options: [
+            Configuration.rootCertificateOption,
+            OptionSpec(
+                "bundle-id", .repeatable(placeholder: "ID"),
+                "signed data must carry one of these bundle ids (overrides APPLE_BUNDLE_IDS)", default: "no check"),
+            OptionSpec(
+                "environment", .value(placeholder: "production|sandbox"),
+                "signed data must be for this environment (overrides RECON_ENVIRONMENT)", default: "no check"),
+        ],
+        environment: ["APPLE_ROOT_CERTIFICATES", "APPLE_BUNDLE_IDS", "RECON_ENVIRONMENT"],
+        exitCodes: [.success, .usage, .dataError, .internalError, .configuration]
     )
 
     let path: String
+    let verifier: SignedDataVerifier
 
-    init(_ arguments: ParsedArguments, environment: [String: String]) throws(CommandError) {
+    init(_ arguments: ParsedArguments, environment variables: [String: String]) throws(CommandError) {
         guard arguments.positionals.count == 1 else {
             throw .usage(
                 arguments.positionals.isEmpty
@@ -25,6 +43,30 @@ struct InspectCommand: Command {
                 command: "inspect")
         }
         path = arguments.positionals[0]
+        func variable(_ name: String) -> String? { variables[name].flatMap { $0.isEmpty ? nil : $0 } }
+
+        var bundleIDs = arguments.all("bundle-id")
+        if bundleIDs.isEmpty {
+            bundleIDs = (variable("APPLE_BUNDLE_IDS") ?? "").split(separator: ",")
+                .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        }
+        var environment: AppStoreEnvironment?
+        if let text = try arguments.read.choice("environment", ["production", "sandbox"]) {
+            environment = AppStoreEnvironment(rawValue: text)
+        } else if let text = variable("RECON_ENVIRONMENT") {
+            guard let value = AppStoreEnvironment(rawValue: text) else {
+                throw .configuration("RECON_ENVIRONMENT must be 'production' or 'sandbox', not '\(text)'")
+            }
+            environment = value
+        }
+        do {
+            verifier = try SignedDataVerifier.make(
+                rootCertificateFiles: Configuration.rootCertificateFiles(
+                    arguments, variable("APPLE_ROOT_CERTIFICATES")),
+                acceptedBundleIDs: Set(bundleIDs), environment: environment)
+        } catch {
+            throw .configuration(error.description)
+        }
     }
 
     func run(_ console: Console) throws -> ExitCode {
@@ -38,6 +80,8 @@ struct InspectCommand: Command {
             }
             input = data
         }
+        let bytes = Array(input)
+        if SignedDataVerifier.looksLikeJWS(bytes) { return try inspectSigned(bytes, console) }
         // The decoder bounds size, depth and every length itself; it never echoes the bytes.
         do {
             let receipt = try LocalReceiptDecoder.decode(base64Text: input)
@@ -46,5 +90,18 @@ struct InspectCommand: Command {
         } catch {
             throw CommandError(.dataError, "inspect: not a receipt: \(error)")
         }
+    }
+
+    /// Verifies signed data and prints the verdict with the payload. Data whose payload cannot even be
+    /// read gets a one-line reason only, like any other input that is not a receipt.
+    private func inspectSigned(_ bytes: [UInt8], _ console: Console) throws -> ExitCode {
+        let verification = verifier.verify(bytes)
+        guard verification.payload != nil else {
+            throw CommandError(
+                .dataError, "inspect: not valid signed data: \(verification.failure.map { "\($0)" } ?? "")")
+        }
+        console.print(verification.inspectObject.rendered(pretty: true))
+        guard let failure = verification.failure else { return .success }
+        throw CommandError(.dataError, "inspect: signed data is not valid: \(failure)")
     }
 }

@@ -40,7 +40,7 @@ struct RunCommand: Command {
         }
         let engine = ReconciliationEngine(
             options: options.runOptions(configuration), databaseURL: configuration.databaseURL,
-            backend: options.backend(configuration, shutdown: shutdown), shutdown: shutdown, progress: progress)
+            backend: try options.backend(configuration, shutdown: shutdown), shutdown: shutdown, progress: progress)
         let outcome = try engine.runNightly()
         if showProgress { console.errorWrite("\r\u{1B}[K") }
         if outcome.lockHeld { throw NightlyLockHeld(shard: "\(options.shard.index)/\(options.shard.count)") }
@@ -104,7 +104,7 @@ struct VerifyUserCommand: Command {
         shutdown.install()
         let engine = ReconciliationEngine(
             options: options.runOptions(configuration), databaseURL: configuration.databaseURL,
-            backend: options.backend(configuration, shutdown: shutdown), shutdown: shutdown)
+            backend: try options.backend(configuration, shutdown: shutdown), shutdown: shutdown)
         guard let result = try engine.verifyUser(userID) else {
             throw CommandError(
                 .dataError,

@@ -30,14 +30,18 @@ extension VerificationOptions {
     /// The verifyReceipt backend over `client`: the environment this database serves and the bundle ids.
     /// `shutdown` stops the client's waits the moment a signal arrives (`VerifyReceiptClient.stop`), so
     /// draining the run takes at most `--timeout`.
-    func backend(_ configuration: Configuration, shutdown: ShutdownSignal) -> VerifyReceiptBackend {
+    /// - Throws: a configuration error (78) for a root certificate file that cannot be used.
+    func backend(_ configuration: Configuration, shutdown: ShutdownSignal) throws(CommandError) -> VerifyReceiptBackend
+    {
+        let signedData = try configuration.signedDataVerifier()
         let client = client(configuration)
         shutdown.onRequest { client.stop() }
         return VerifyReceiptBackend(
             client: client,
             context: ReceiptOutcomeContext(
                 servedEnvironment: configuration.environment,
-                acceptedBundleIDs: Set(configuration.bundleIDs)))
+                acceptedBundleIDs: Set(configuration.bundleIDs)),
+            signedData: signedData)
     }
 
     /// One client for the whole process: one transport (one curl loop thread or one URLSession), one

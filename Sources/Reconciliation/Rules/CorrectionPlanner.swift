@@ -12,7 +12,9 @@ import Foundation
 ///
 /// Expiries compare at millisecond precision, nil meaning never (`Expiry`). Guards, in `plan`:
 /// 1. a user with any `unverified` receipt in the run gets no `revoke` and no `shorten`;
-/// 2. rows whose `source` is not `app_store` are never read for corrections nor written.
+/// 2. rows whose `source` is not `app_store` are never read for corrections nor written;
+/// 3. an entitlement carried by a counted row of Apple's signed data gets no `revoke` and no
+///    `shorten` except for a refund (`signedDataGuard`).
 ///
 /// Reasons: `grantReason`, `extendReason`, `shortenReason`, `revokeReason`.
 public enum CorrectionPlanner {
@@ -48,9 +50,22 @@ public enum CorrectionPlanner {
             else { continue }
             // Guard 1: an unverified receipt may hide the purchase; never take access away then.
             if userHasUnverifiedReceipt, correction.action == .revoke || correction.action == .shorten { continue }
+            guard signedDataGuard(correction, truth: entitlementTruth) else { continue }
             corrections.append(correction)
         }
         return corrections
+    }
+
+    /// Guard 3 (CONTRACT §9): signed data proves what Apple knew at its `signedDate`. Its
+    /// subscription may have renewed since and its purchase may have been refunded since; neither
+    /// is known without the App Store Server API. So an entitlement it carries may be granted or
+    /// extended up to what it proves, but taken away only for a refund it proves (`refund`).
+    /// - Returns: whether `correction` may be made.
+    public static func signedDataGuard(_ correction: PlannedCorrection, truth: EntitlementTruth) -> Bool {
+        guard truth.carriedBySignedData, correction.action == .revoke || correction.action == .shorten else {
+            return true
+        }
+        return correction.reason == .refund
     }
 
     /// The correction one entitlement needs, before the unverified guard; nil when the row

@@ -24,6 +24,9 @@ public struct EntitlementTruth: Hashable, Sendable {
     public var hasCountingTransactions: Bool
     /// How the receipts that carried transactions of the entitlement stand (any outcome).
     public var carriers: Set<ReceiptStanding>
+    /// Whether a counted row of Apple's signed data carries the entitlement: evidence as of its
+    /// `signedDate`, which cannot tell a renewal or refund since (CONTRACT §9).
+    public var carriedBySignedData: Bool
 
     public init(
         entitlement: String,
@@ -34,7 +37,8 @@ public struct EntitlementTruth: Hashable, Sendable {
         refundedTransactions: [EntitlementTransaction] = [],
         newestTransactionIsRefunded: Bool = false,
         hasCountingTransactions: Bool = false,
-        carriers: Set<ReceiptStanding> = []
+        carriers: Set<ReceiptStanding> = [],
+        carriedBySignedData: Bool = false
     ) {
         self.entitlement = entitlement
         self.isActive = isActive
@@ -45,6 +49,7 @@ public struct EntitlementTruth: Hashable, Sendable {
         self.newestTransactionIsRefunded = newestTransactionIsRefunded
         self.hasCountingTransactions = hasCountingTransactions
         self.carriers = carriers
+        self.carriedBySignedData = carriedBySignedData
     }
 
     /// `expires_at` to write: nil means never expires (only meaningful when active).

@@ -128,6 +128,6 @@ public enum ReceiptOutcomeRule {
     public static func environmentRule(_ verification: ReceiptVerification, served: AppStoreEnvironment) -> FlagKind? {
         let other = served.other
         guard verification.answeredBy == other || verification.response?.environment == other else { return nil }
-        return served == .production ? .sandboxInProduction : .productionInSandbox
+        return misroutedFlag(served: served)
     }
 }

@@ -14,17 +14,23 @@ public struct UserReceipt: Hashable, Sendable {
     public var transactions: [VerifyReceiptTransaction]
     /// Apple's `pending_renewal_info` (grace periods); used only when the receipt counts.
     public var pendingRenewalInfo: [VerifyReceiptPendingRenewalInfo]
+    /// Whether the row holds Apple's signed data rather than a receipt verifyReceipt answered for:
+    /// its transactions are evidence as of their `signedDate` only, so an entitlement it carries is
+    /// never revoked or shortened except for a refund it proves (`CorrectionPlanner`, guard 4).
+    public var isSignedData: Bool
 
     public init(
         receiptID: Int64,
         classification: ReceiptClassification,
         transactions: [VerifyReceiptTransaction] = [],
-        pendingRenewalInfo: [VerifyReceiptPendingRenewalInfo] = []
+        pendingRenewalInfo: [VerifyReceiptPendingRenewalInfo] = [],
+        isSignedData: Bool = false
     ) {
         self.receiptID = receiptID
         self.classification = classification
         self.transactions = transactions
         self.pendingRenewalInfo = pendingRenewalInfo
+        self.isSignedData = isSignedData
     }
 
     /// A receipt with the transactions and renewal info of Apple's answer, if any.

@@ -98,6 +98,7 @@ public struct UserTruth: Hashable, Sendable {
                 if let product, products[product].kind != .consumable, let entitlement = products[product].entitlement {
                     let index = slot(of: entitlement)
                     slots[index].carry(standing)
+                    if standing == .counted, ordered[receiptIndex].isSignedData { slots[index].isSignedEvidence = true }
                 }
                 guard standing == .counted else { continue }
                 let entry = CountedTransaction(receipt: receiptIndex, transaction: transactionIndex, product: product)
@@ -142,6 +143,7 @@ public struct UserTruth: Hashable, Sendable {
                 transactions: byEntitlement[index],
                 renewalInfo: renewalInfo,
                 carriers: slots[index].carriers,
+                carriedBySignedData: slots[index].isSignedEvidence,
                 asOf: asOf)
         }
         return UserTruth(
@@ -154,6 +156,8 @@ public struct UserTruth: Hashable, Sendable {
     private struct EntitlementSlot {
         let name: String
         private var standings: UInt8 = 0
+        /// A counted row of signed data carries the entitlement.
+        var isSignedEvidence = false
 
         init(name: String) { self.name = name }
 
@@ -202,6 +206,7 @@ public struct UserTruth: Hashable, Sendable {
         transactions: [EntitlementTransaction],
         renewalInfo: [VerifyReceiptPendingRenewalInfo],
         carriers: Set<ReceiptStanding>,
+        carriedBySignedData: Bool = false,
         asOf: Date
     ) -> EntitlementTruth {
         // One pass for the winner, the newest and the latest subscription (each as `max(by:)` would
@@ -237,7 +242,8 @@ public struct UserTruth: Hashable, Sendable {
             refundedTransactions: refunded,
             newestTransactionIsRefunded: newest.map { transactions[$0].isRefunded } ?? false,
             hasCountingTransactions: hasCountingTransactions,
-            carriers: carriers)
+            carriers: carriers,
+            carriedBySignedData: carriedBySignedData)
 
         let winning = winner.map { transactions[$0] }
         truth.winningTransaction = winning

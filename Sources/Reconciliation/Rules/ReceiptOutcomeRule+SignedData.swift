@@ -1,0 +1,51 @@
+import AppStoreReceipts
+import CivilTime
+import Foundation
+
+extension ReceiptOutcomeRule {
+    /// The outcome of a row holding Apple's signed data, which is never sent to verifyReceipt
+    /// (CONTRACT §9, docs/reconciliation-rules.md "Signed data rows"): the same outcomes and flags
+    /// as a receipt, decided by the signature instead of Apple's status.
+    ///
+    /// - signature, chain or format fails (a forged or altered JWS, Xcode data): `invalid`,
+    ///   `invalid_receipt`;
+    /// - valid, bundle id not accepted: `invalid`, `bundle_mismatch` (`bundleIDRule`);
+    /// - valid, signed for the other environment: `misrouted`, `sandbox_in_production` or
+    ///   `production_in_sandbox`;
+    /// - else `valid`. Its `detail` says the evidence is as of `signedDate`.
+    public static func classifySigned(
+        _ verification: SignedDataVerification, evidence: SignedEvidence, context: ReceiptOutcomeContext
+    ) -> ReceiptClassification {
+        let format = evidence.format.map { "\($0)" } ?? "signed data"
+        if let failure = verification.failure {
+            return ReceiptClassification(
+                outcome: .invalid, outcomeFlag: .invalidReceipt, detail: "\(format) rejected: \(failure)")
+        }
+        let environment = evidence.environment?.appStoreEnvironment
+        if let mismatch = bundleIDRule(evidence.bundleID, accepted: context.acceptedBundleIDs) {
+            return ReceiptClassification(
+                outcome: .invalid, outcomeFlag: .bundleMismatch, environment: environment, detail: mismatch)
+        }
+        let signed =
+            evidence.signedDate.map {
+                "signed " + CivilDateTime(unixSeconds: Int64($0.timeIntervalSince1970.rounded(.down))).iso8601
+            } ?? "no signedDate"
+        if let environment, environment == context.servedEnvironment.other {
+            return ReceiptClassification(
+                outcome: .misrouted, outcomeFlag: misroutedFlag(served: context.servedEnvironment),
+                environment: environment,
+                detail:
+                    "\(format) signed for \(environment) (\(signed)); this database serves \(context.servedEnvironment)"
+            )
+        }
+        return ReceiptClassification(
+            outcome: .valid, environment: environment ?? context.servedEnvironment,
+            detail:
+                "\(format) verified locally (\(signed)); renewals and refunds since then need the App Store Server API")
+    }
+
+    /// The flag of a receipt valid only in the other environment than the database's.
+    static func misroutedFlag(served: AppStoreEnvironment) -> FlagKind {
+        served == .production ? .sandboxInProduction : .productionInSandbox
+    }
+}
