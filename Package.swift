@@ -54,7 +54,9 @@ let package = Package(
 
         // Apple's side: wire models, status classification, client, throttle, local receipt decoding,
         // signed data (JWS) verification. No database dependency.
-        .target(name: "AppStoreReceipts", dependencies: ["CLibCurl", "CLibCrypto", "CivilTime"], swiftSettings: strict),
+        .target(
+            name: "AppStoreReceipts", dependencies: ["CLibCurl", "CLibCrypto", "CivilTime"], swiftSettings: strict
+        ),
         // A local verifyReceipt (production + sandbox) over a synthetic world.
         .target(
             name: "AppStoreSimulator",
