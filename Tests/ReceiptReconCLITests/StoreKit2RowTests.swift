@@ -1,0 +1,244 @@
+import AppStoreReceipts
+import Foundation
+import Postgres
+import TestSupport
+import Testing
+
+/// StoreKit 2 rows (`receipt_data` holding a JWS signed transaction) through `run` and `verify-user`
+/// with the verifyReceipt backend: never sent to Apple, verified locally against the configured root,
+/// and believed as of their `signedDate` only (CONTRACT §9).
+@Suite struct StoreKit2RowTests {
+    static let asOf = "2026-11-01T00:00:00Z"
+    static let now = ISO8601DateFormatter().date(from: asOf)!
+    static func day(_ offset: Double) -> Date { now.addingTimeInterval(offset * 86_400) }
+    static func ms(_ date: Date) -> Int64 { Int64(date.timeIntervalSince1970 * 1000) }
+
+    /// A chain minted for the test, written where the run is pointed at its root.
+    struct PKI {
+        let chain: SigningChain
+        let directory: URL
+        var rootFile: String { directory.appendingPathComponent(SigningChain.rootFile).path }
+
+        init() throws {
+            chain = try SigningChain.mint(notBefore: StoreKit2RowTests.day(-400), notAfter: StoreKit2RowTests.day(400))
+            directory = FileManager.default.temporaryDirectory.appendingPathComponent("recon-sk2-\(UUID())")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            try chain.write(to: directory)
+        }
+
+        func remove() { try? FileManager.default.removeItem(at: directory) }
+
+        /// A signed transaction as StoreKit 2 hands it to the app.
+        func transaction(
+            id: String, product: String, type: String = "Auto-Renewable Subscription", signed: Date,
+            purchased: Date, expires: Date? = nil, revoked: Date? = nil, environment: String = "Production"
+        ) -> String {
+            var fields = [
+                "\"transactionId\":\"\(id)\"", "\"originalTransactionId\":\"\(id)\"", "\"bundleId\":\"com.example\"",
+                "\"productId\":\"\(product)\"", "\"type\":\"\(type)\"", "\"purchaseDate\":\(ms(purchased))",
+                "\"originalPurchaseDate\":\(ms(purchased))", "\"signedDate\":\(ms(signed))",
+                "\"environment\":\"\(environment)\"", "\"inAppOwnershipType\":\"PURCHASED\"", "\"quantity\":1",
+                "\"price\":9990", "\"currency\":\"USD\"", "\"storefront\":\"USA\"",
+            ]
+            if let expires { fields.append("\"expiresDate\":\(ms(expires))") }
+            if let revoked { fields += ["\"revocationDate\":\(ms(revoked))", "\"revocationReason\":0"] }
+            return chain.sign(payload: Array(("{" + fields.joined(separator: ",") + "}").utf8))
+        }
+    }
+
+    /// The same JWS with its payload's expiry pushed a year ahead and the signature left as it was.
+    static func tampered(_ jws: String) -> String {
+        var parts = jws.split(separator: ".").map(String.init)
+        var payload = parts[1].replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while payload.count % 4 != 0 { payload += "=" }
+        var text = String(decoding: Data(base64Encoded: payload)!, as: UTF8.self)
+        text = text.replacingOccurrences(of: "\"expiresDate\":", with: "\"expiresDate\":3")
+        parts[1] = Data(text.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        return parts.joined(separator: ".")
+    }
+
+    static func seed(_ database: TestDatabase, _ pki: PKI, _ apple: ScriptedAppleServer) throws {
+        let db = try database.connect()
+        try db.executeScript(
+            """
+            INSERT INTO products VALUES ('monthly', 'auto_renewable', 'premium', NULL),
+                                        ('lifetime', 'non_consumable', 'pro', NULL);
+            """)
+        func receipt(_ user: String, _ data: String) throws {
+            try db.execute("INSERT INTO receipts (user_id, receipt_data) VALUES (\(user), \(data))")
+        }
+        func entitlement(_ user: String, _ name: String, active: Bool = true, expires: Date?) throws {
+            try db.execute(
+                """
+                INSERT INTO entitlements (user_id, entitlement, active, expires_at, source)
+                VALUES (\(user), \(name), \(active), \(expires), 'app_store')
+                """)
+        }
+        // Paying, in agreement.
+        try receipt(
+            "sk-keep",
+            pki.transaction(id: "1001", product: "monthly", signed: day(-5), purchased: day(-5), expires: day(25)))
+        try entitlement("sk-keep", "premium", expires: day(25))
+        // Signed before its last renewal: expired since, but the app saw the renewal. Never revoked.
+        try receipt(
+            "sk-renewed",
+            pki.transaction(id: "1002", product: "monthly", signed: day(-40), purchased: day(-40), expires: day(-10)))
+        try entitlement("sk-renewed", "premium", expires: day(20))
+        // The app's row runs longer than the signed expiry: never shortened.
+        try receipt(
+            "sk-longer",
+            pki.transaction(id: "1003", product: "monthly", signed: day(-20), purchased: day(-20), expires: day(10)))
+        try entitlement("sk-longer", "premium", expires: day(40))
+        // Bought, never granted: granted up to what the JWS proves.
+        try receipt(
+            "sk-grant",
+            pki.transaction(
+                id: "1004", product: "lifetime", type: "Non-Consumable", signed: day(-3), purchased: day(-3)))
+        // A refund the JWS proves itself.
+        try receipt(
+            "sk-refund",
+            pki.transaction(
+                id: "1005", product: "monthly", signed: day(-1), purchased: day(-20), expires: day(10), revoked: day(-2)
+            ))
+        try entitlement("sk-refund", "premium", expires: day(10))
+        // Altered after signing.
+        try receipt(
+            "sk-forged",
+            tampered(
+                pki.transaction(id: "1006", product: "monthly", signed: day(-5), purchased: day(-5), expires: day(25))))
+        try entitlement("sk-forged", "premium", expires: day(25))
+        // Sandbox data in a production database.
+        try receipt(
+            "sk-sandbox",
+            pki.transaction(
+                id: "1007", product: "monthly", signed: day(-5), purchased: day(-5), expires: day(25),
+                environment: "Sandbox"))
+        try entitlement("sk-sandbox", "premium", expires: day(25))
+        // Halfway through the migration: an old receipt Apple says expired, and a newer JWS.
+        try receipt("sk-mixed", "UkVDRUlQVC1NSVhFRA==")
+        try receipt(
+            "sk-mixed",
+            pki.transaction(id: "1009", product: "monthly", signed: day(-2), purchased: day(-2), expires: day(28)))
+        try entitlement("sk-mixed", "premium", expires: day(28))
+        apple.answer(
+            "UkVDRUlQVC1NSVhFRA==",
+            with: .valid([
+                ScriptedAppleServer.Purchase(
+                    product: "monthly", transactionID: "1008", originalTransactionID: "1008", purchased: day(-90),
+                    expires: day(-60))
+            ]))
+    }
+
+    static func environment(_ database: TestDatabase, _ pki: PKI, _ apple: ScriptedAppleServer) -> [String: String] {
+        apple.environment.merging(["DATABASE_URL": database.conninfo, "APPLE_ROOT_CERTIFICATES": pki.rootFile]) { $1 }
+    }
+
+    static func strings(_ db: PostgresConnection, _ sql: PostgresQuery) throws -> Set<String> {
+        Set(try db.query(sql).map { try $0.decode("s", as: String.self) })
+    }
+
+    @Test func signedRowsKeepPayingCustomersAndFlagForgeries() throws {
+        let apple = try ScriptedAppleServer()
+        let pki = try PKI()
+        defer { pki.remove() }
+        try TestDatabase.with { database in
+            try Self.seed(database, pki, apple)
+            let db = try database.connect()
+            let result = try ReceiptReconBinary.run(
+                ["run", "--older-than", "0", "--as-of", Self.asOf, "--json"],
+                environment: Self.environment(database, pki, apple))
+            #expect(result.status == 0, "\(result.output)")
+
+            // Only the old receipt went to Apple.
+            #expect(apple.received.count == 1)
+            #expect(apple.received.allSatisfy { !$0.body.contains("eyJ") })
+
+            #expect(
+                try Self.strings(
+                    db,
+                    "SELECT user_id || ' ' || entitlement || ' ' || action || ' ' || reason AS s FROM recon_corrections"
+                )
+                    == [
+                        "sk-grant pro grant purchase_not_granted", "sk-refund premium revoke refund",
+                        "sk-forged premium revoke invalid_receipt", "sk-sandbox premium revoke wrong_environment",
+                    ])
+            #expect(
+                try Self.strings(db, "SELECT user_id || ' ' || kind AS s FROM recon_flags")
+                    == ["sk-forged invalid_receipt", "sk-sandbox sandbox_in_production", "sk-refund refunded"])
+            #expect(
+                try Self.strings(
+                    db,
+                    """
+                    SELECT r.user_id || ' ' || x.outcome AS s FROM recon_results x JOIN receipts r ON r.id = x.receipt_id
+                    WHERE r.receipt_data LIKE 'eyJ%'
+                    """)
+                    == [
+                        "sk-keep valid", "sk-renewed valid", "sk-longer valid", "sk-grant valid", "sk-refund valid",
+                        "sk-forged invalid", "sk-sandbox misrouted", "sk-mixed valid",
+                    ])
+            // Each signed row's result says what it proves and when, and that Apple was not asked.
+            let details = try db.query(
+                """
+                SELECT x.detail, x.apple_status, x.attempts FROM recon_results x JOIN receipts r ON r.id = x.receipt_id
+                WHERE r.user_id = 'sk-renewed'
+                """)
+            #expect(
+                try details.first?.decode("detail", as: String.self).contains("signed 2026-09-22T00:00:00Z") == true)
+            #expect(try details.first?.decode("detail", as: String.self).contains("App Store Server API") == true)
+            #expect(try details.first?.decode("apple_status", as: Int?.self) == nil)
+            #expect(try details.first?.decode("attempts", as: Int.self) == 0)
+            // The signed transactions are recorded like Apple's.
+            #expect(
+                try Self.strings(
+                    db, "SELECT transaction_id AS s FROM recon_transactions WHERE transaction_id LIKE '100%'"
+                )
+                .isSuperset(of: ["1001", "1002", "1003", "1004", "1005", "1009"]))
+            let active = try Self.strings(
+                db, "SELECT user_id || ' ' || entitlement AS s FROM entitlements WHERE active")
+            #expect(
+                active == [
+                    "sk-keep premium", "sk-renewed premium", "sk-longer premium", "sk-grant pro", "sk-mixed premium",
+                ])
+        }
+    }
+
+    @Test func verifyUserKeepsAStoreKit2Subscriber() throws {
+        let apple = try ScriptedAppleServer()
+        let pki = try PKI()
+        defer { pki.remove() }
+        try TestDatabase.with { database in
+            try Self.seed(database, pki, apple)
+            let result = try ReceiptReconBinary.run(
+                ["verify-user", "sk-renewed", "--as-of", Self.asOf],
+                environment: Self.environment(database, pki, apple))
+            #expect(result.status == 0, "\(result.output)")
+            #expect(result.stdout.contains("valid 1"), "\(result.stdout)")
+            #expect(!result.stdout.contains("revoke"), "\(result.stdout)")
+            #expect(apple.received.isEmpty)
+        }
+    }
+
+    /// Without the test root the signature cannot be trusted: every JWS row is `invalid`, which the
+    /// revoke breaker then stops from revoking everyone; an unreadable root file is exit 78.
+    @Test func anUntrustedRootMakesSignedRowsInvalidAndABadRootFileIs78() throws {
+        let apple = try ScriptedAppleServer()
+        let pki = try PKI()
+        defer { pki.remove() }
+        try TestDatabase.with { database in
+            try Self.seed(database, pki, apple)
+            var environment = Self.environment(database, pki, apple)
+            environment["APPLE_ROOT_CERTIFICATES"] = pki.directory.appendingPathComponent("missing.der").path
+            let bad = try ReceiptReconBinary.run(
+                ["run", "--older-than", "0", "--as-of", Self.asOf], environment: environment)
+            #expect(bad.status == 78, "\(bad.output)")
+            #expect(bad.stderr.contains("missing.der cannot be read"))
+
+            environment["APPLE_ROOT_CERTIFICATES"] = nil
+            let untrusted = try ReceiptReconBinary.run(
+                ["verify-user", "sk-keep", "--as-of", Self.asOf], environment: environment)
+            #expect(untrusted.status == 0, "\(untrusted.output)")
+            #expect(untrusted.stdout.contains("invalid 1"), "\(untrusted.stdout)")
+        }
+    }
+}
