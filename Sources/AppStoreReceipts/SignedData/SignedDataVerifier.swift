@@ -166,6 +166,16 @@ public struct SignedDataVerification: Sendable {
     public var nested: [(field: String, verification: SignedDataVerification)] = []
 
     public var isValid: Bool { failure == nil }
+
+    public init(
+        payload: SignedPayload? = nil, checkedAt: Date? = nil, chain: [CertificateSummary] = [],
+        failure: SignedDataFailure? = nil
+    ) {
+        self.payload = payload
+        self.checkedAt = checkedAt
+        self.chain = chain
+        self.failure = failure
+    }
 }
 
 /// A trust anchor file that cannot be used: exit 78 (configuration).
