@@ -150,6 +150,11 @@ import Testing
                 environment: Self.environment(database, pki, apple))
             #expect(result.status == 0, "\(result.output)")
 
+            // The run record says which root signed data was trusted under.
+            let roots = try db.query("SELECT options->'signedDataRoots'->>0 AS root FROM recon_runs").first?
+                .decode("root", as: String?.self)
+            #expect(roots == pki.rootFile)
+
             // Only the old receipt went to Apple.
             #expect(apple.received.count == 1)
             #expect(apple.received.allSatisfy { !$0.body.contains("eyJ") })

@@ -24,6 +24,7 @@ extension VerificationOptions {
         options.reconnectWindow = reconnectWindow
         options.maxAnswerBytes = maxAnswerBytes
         options.maxRetryWait = maxRetryWait
+        options.signedDataRoots = configuration.rootCertificateFiles.isEmpty ? nil : configuration.rootCertificateFiles
         return options
     }
 

@@ -32,6 +32,10 @@ public struct RunOptions: Sendable, Codable, Equatable {
     /// `recon_runs.options` so a night of unverified receipts can be tied to them; nil in older rows.
     public var maxAnswerBytes: Int?
     public var maxRetryWait: Double?
+    /// The root certificate files signed data was checked against in place of Apple Root CA - G3
+    /// (`APPLE_ROOT_CERTIFICATES`), kept in `recon_runs.options` so a run that trusted a staging root
+    /// shows it; nil for the built-in root and in older rows.
+    public var signedDataRoots: [String]?
 
     public init(asOf: Date) { self.asOf = asOf }
 
