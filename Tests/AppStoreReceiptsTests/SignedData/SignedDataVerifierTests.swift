@@ -1,5 +1,7 @@
 import ChildProcess
+import Dispatch
 import Foundation
+import Synchronization
 import Testing
 
 @testable import AppStoreReceipts
@@ -283,5 +285,24 @@ struct SignedDataVerifierTests {
         }
         #expect(field == "signedTransactionInfo")
         #expect(failed.failure?.description.hasPrefix("signedTransactionInfo: signature rejected") == true)
+    }
+
+    /// The run verifies from every worker thread at once through one verifier: one chain cache, one
+    /// trust store, one leaf key. Every verdict must still be right, forged ones included.
+    @Test func concurrentVerificationsShareOneVerifier() {
+        let verifier = Self.verifier()
+        let valid = (0..<8).map { Self.chain.sign(payload: Self.payload(bundleID: "com.example.\($0)")) }
+        let forged = valid.map { Self.replacing(segment: 1, of: $0, with: Base64URL.encode(Self.payload())) }
+        let wrong = Mutex(0)
+        DispatchQueue.concurrentPerform(iterations: 8) { worker in
+            for round in 0..<150 {
+                let isForged = round % 3 == 0
+                let jws = isForged ? forged[worker] : valid[worker]
+                if verifier.verify(Array(jws.utf8), now: Self.now).isValid == isForged {
+                    wrong.withLock { $0 += 1 }
+                }
+            }
+        }
+        #expect(wrong.withLock { $0 } == 0)
     }
 }
