@@ -46,13 +46,14 @@ package final class X509Certificate: @unchecked Sendable {
 
     /// A certificate file: DER, or PEM (the first certificate in it).
     package convenience init(file contents: [UInt8]) throws(SignedDataFailure) {
-        if contents.starts(with: Array("-----BEGIN".utf8)) || contents.contains(UInt8(ascii: "-")) {
-            if let der = Self.pemToDER(contents) {
-                try self.init(der: der)
-                return
-            }
+        // A PEM file is text with a BEGIN line; DER starts with a SEQUENCE tag (0x30).
+        let isPEM = contents.first != 0x30
+        guard isPEM else {
+            try self.init(der: contents)
+            return
         }
-        try self.init(der: contents)
+        guard let der = Self.pemToDER(contents) else { throw .undecodableCertificate("neither DER nor PEM") }
+        try self.init(der: der)
     }
 
     deinit { X509_free(pointer) }

@@ -84,6 +84,11 @@ struct SignedDataVerifierTests {
                 try pem(SigningChain.leafFile),
             ])
         #expect(result.status == 0, "\(String(decoding: result.stderr, as: UTF8.self))")
+        // A root given as PEM reads as the same certificate as its DER.
+        let pemRoot = try X509Certificate(
+            file: Array(try Data(contentsOf: URL(fileURLWithPath: try pem(SigningChain.rootFile)))))
+        #expect(pemRoot.der == Self.chain.root.der)
+        #expect(throws: SignedDataFailure.self) { try X509Certificate(file: Array("not a certificate".utf8)) }
         let reread = try SigningChain.read(from: directory)
         #expect(Self.verify(reread.sign(payload: Self.payload())).failure == nil)
         let mode =
