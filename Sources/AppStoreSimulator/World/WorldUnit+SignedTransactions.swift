@@ -65,7 +65,8 @@ extension WorldUnit {
             text("offerDiscountType", "FREE_TRIAL")
         }
         text("environment", owner.environment == .sandbox ? "Sandbox" : "Production")
-        text("transactionReason", transaction.transactionID == transaction.originalTransactionID ? "PURCHASE" : "RENEWAL")
+        let isFirst = transaction.transactionID == transaction.originalTransactionID
+        text("transactionReason", isFirst ? "PURCHASE" : "RENEWAL")
         text("storefront", "USA")
         text("storefrontId", "143441")
         number("price", transaction.isTrialPeriod ? 0 : Self.priceMilliunits(transaction.productID))

@@ -114,27 +114,14 @@ struct SimulatorSeedCommand: Command {
         }
     }
 
-    /// Mints the chain StoreKit 2 rows are signed with and writes it into `directory` (created if
-    /// missing), before seeding, so a seeded database never goes without its root. Valid from twenty years
-    /// before `asOf` (older than any date of the world) to twenty years after.
+    /// Mints the chain StoreKit 2 rows are signed with and writes it into `directory` before seeding, so
+    /// a seeded database never goes without its root.
     private func writeSigningChain(into directory: String, asOfMs: Int64) throws -> SigningChain {
-        let asOf = Date(timeIntervalSince1970: Double(asOfMs) / 1000)
-        let twentyYears = 20 * 365.25 * 86_400
-        let chain: SigningChain
         do {
-            chain = try SigningChain.mint(
-                notBefore: asOf.addingTimeInterval(-twentyYears), notAfter: asOf.addingTimeInterval(twentyYears))
+            return try SeedSigningChain.create(in: URL(fileURLWithPath: directory, isDirectory: true), asOfMs: asOfMs)
         } catch {
-            throw CommandError(.internalError, "cannot mint a signing chain: \(error)")
+            throw CommandError(.dataError, "cannot write a signing chain into '\(directory)': \(error)")
         }
-        do {
-            let url = URL(fileURLWithPath: directory, isDirectory: true)
-            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-            try chain.write(to: url)
-        } catch {
-            throw CommandError(.dataError, "cannot write the signing chain into '\(directory)': \(error.localizedDescription)")
-        }
-        return chain
     }
 
     /// Fails before seeding when the expected file cannot be written, so a seeded database never goes

@@ -74,7 +74,8 @@ struct SimulatorServeCommand: Command {
 
     func run(_ console: Console) throws -> ExitCode {
         if let directory = self.world.pkiDirectory,
-            !FileManager.default.fileExists(atPath: (directory as NSString).appendingPathComponent(SigningChain.rootFile))
+            !FileManager.default.fileExists(
+                atPath: (directory as NSString).appendingPathComponent(SigningChain.rootFile))
         {
             throw CommandError(
                 .configuration, "no signing chain in '\(directory)': give the --pki-dir 'simulator seed' wrote")
