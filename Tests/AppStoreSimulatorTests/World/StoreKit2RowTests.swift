@@ -132,6 +132,20 @@ import Testing
         }
     }
 
+    /// `serve --pki-dir` rebuilds the same world: every receipt of the other users is found from its bytes.
+    @Test func theServerFindsTheOtherUsersReceiptsOfAWorldWithStoreKit2Users() {
+        let locator = WorldReceiptLocator(world: TestWorlds.storeKit2)
+        var compared = 0
+        TestWorlds.storeKit2.forEachUnit { unit in
+            for slot in unit.receipts.indices {
+                if case .signedTransaction = unit.receipts[slot] { continue }
+                #expect(locator.identify(unit.receiptData(slot)) == unit.identity(ofSlot: slot))
+                compared += 1
+            }
+        }
+        #expect(compared > 250)
+    }
+
     @Test func signedRowTransactionIDsAreUniqueAcrossTheWorld() {
         var seen = Set<String>()
         var duplicates = 0
