@@ -8,7 +8,8 @@ import AppStoreReceipts
 /// environment first, one hop on 21007/21008, statuses to outcomes) against `AppleAnswerer`, the same
 /// answers the simulator serves; then it computes each user's truth and compares it with the user's
 /// `app_store` rows. The world is deterministic, so retried statuses give the same answer again: a
-/// 21002 persists, a 21199 marked not retryable ends `unverified` at once.
+/// 21002 persists, a 21199 marked not retryable ends `unverified` at once. StoreKit 2 rows (a JWS) are
+/// never sent: their outcome comes from what the world knows of them (`ExpectationDeriver+SignedRows`).
 ///
 /// Pure and per unit (accounts never span units, so `shared_transaction` is decided inside one).
 public enum ExpectationDeriver {
@@ -16,6 +17,11 @@ public enum ExpectationDeriver {
     public enum Outcome: Sendable, Hashable {
         case valid(AppleAnswer)
         case misrouted(AppleAnswer)
+        /// A StoreKit 2 row whose signature verifies, signed in the database's environment: its
+        /// transaction as it was at the row's `signedDate`.
+        case validSigned(WorldTransaction.View)
+        /// The same, signed in the other environment.
+        case misroutedSigned(WorldTransaction.View)
         /// With the flag kind: `invalid_receipt` or `bundle_mismatch`.
         case invalid(flag: String)
         case unverified
@@ -69,7 +75,7 @@ public enum ExpectationDeriver {
         let originalIDs: [Set<String>] = outcomes.map { rows in
             var ids = Set<String>()
             for outcome in rows {
-                ids.formUnion(answered(outcome)?.transactions.map(\.transaction.originalTransactionID) ?? [])
+                ids.formUnion(transactions(of: outcome)?.map(\.transaction.originalTransactionID) ?? [])
             }
             return ids
         }
@@ -91,11 +97,11 @@ public enum ExpectationDeriver {
                 case .unverified:
                     unverified += 1
                     flag("unverified")
-                case .valid(let answer), .misrouted(let answer):
-                    if case .misrouted = outcome {
+                case .valid, .misrouted, .validSigned, .misroutedSigned:
+                    if outcome.isMisrouted {
                         flag(assumptions.environment == .production ? "sandbox_in_production" : "production_in_sandbox")
                     }
-                    let transactions = answer.transactions
+                    let transactions = transactions(of: outcome) ?? []
                     if transactions.contains(where: { $0.cancellationMs != nil && !$0.isUpgraded }) { flag("refunded") }
                     if transactions.contains(where: { WorldCatalog.tableProduct($0.transaction.productID) == nil }) {
                         flag("unknown_product")
@@ -117,17 +123,23 @@ public enum ExpectationDeriver {
                 continue
             }
 
-            // Which receipts count.
+            // Which receipts and signed rows count.
             var counting: [AppleAnswer] = []
+            var signed: [WorldTransaction.View] = []
+            let misroutedCount = assumptions.sandboxPolicy == .flag || user.isSandboxTester
             for outcome in rows {
                 switch outcome {
                 case .valid(let answer): counting.append(answer)
-                case .misrouted(let answer) where assumptions.sandboxPolicy == .flag || user.isSandboxTester:
-                    counting.append(answer)
+                case .misrouted(let answer) where misroutedCount: counting.append(answer)
+                case .validSigned(let view): signed.append(view)
+                case .misroutedSigned(let view) where misroutedCount: signed.append(view)
                 default: break
                 }
             }
-            let truth = self.truth(counting, asOf: asOf)
+            let truth = self.truth(counting, signed: signed, asOf: asOf)
+            // A signed row is evidence as of its signedDate: what it carries is never revoked or shortened
+            // (a renewal since may exist), unless it proves a refund itself.
+            let held = heldBySignedRows(signed)
 
             // Corrections against app_store rows.
             var revoked = false
@@ -139,11 +151,11 @@ public enum ExpectationDeriver {
                 if apple != nil, row?.active != true {
                     action = "grant"
                 } else if let row, row.active, apple == nil {
-                    action = unverified > 0 ? nil : "revoke"
+                    action = unverified > 0 || held.contains(entitlement) ? nil : "revoke"
                 } else if let apple, let row, row.active {
                     switch compare(apple.expiresMs, row.expiresMs) {
                     case .later: action = "extend"
-                    case .earlier: action = unverified > 0 ? nil : "shorten"
+                    case .earlier: action = unverified > 0 || held.contains(entitlement) ? nil : "shorten"
                     case .same: action = nil
                     }
                 }
@@ -169,6 +181,11 @@ public enum ExpectationDeriver {
     ) -> Outcome {
         // Decided locally, never sent: data that is provably not a receipt, and Xcode receipts.
         let receipt = unit.receipts[slot]
+        if case .signedTransaction(let account, let id, let signedMs, let tampered) = receipt {
+            return signedOutcome(
+                unit.accounts[account], transactionID: id, signedMs: signedMs, tampered: tampered,
+                assumptions: assumptions)
+        }
         var decodesLocally = true
         switch receipt {
         case .empty, .notBase64, .xcode, .garbage:
@@ -179,8 +196,8 @@ public enum ExpectationDeriver {
                 if error.isEmptyOrNotBase64 { return .invalid(flag: "invalid_receipt") }
                 decodesLocally = false
             }
-        case .app, .tamperedApp, .transaction:
-            break  // real-format receipts decode (held by the tests)
+        case .app, .tamperedApp, .transaction, .signedTransaction:
+            break  // real-format receipts decode (held by the tests); signed rows are decided above
         }
 
         let identity = unit.identity(ofSlot: slot)
@@ -215,82 +232,12 @@ public enum ExpectationDeriver {
         }
     }
 
-    private static func answered(_ outcome: Outcome) -> AppleAnswer? {
+    /// The transactions a believed row shows: an answer's, or a signed row's one.
+    private static func transactions(of outcome: Outcome) -> [WorldTransaction.View]? {
         switch outcome {
-        case .valid(let answer), .misrouted(let answer): answer
+        case .valid(let answer), .misrouted(let answer): answer.transactions
+        case .validSigned(let view), .misroutedSigned(let view): [view]
         case .invalid, .unverified: nil
-        }
-    }
-
-    // MARK: Truth
-
-    /// Apple's truth for one entitlement: active with this expiry (nil: never expires).
-    struct Truth: Hashable {
-        var expiresMs: Int64?
-    }
-
-    /// "Truth per entitlement": only active entitlements are returned.
-    static func truth(_ answers: [AppleAnswer], asOf: Int64) -> [String: Truth] {
-        // The user's transactions: the union over counting receipts, deduplicated by transaction_id.
-        var seen = Set<String>()
-        var transactions: [WorldTransaction.View] = []
-        var renewals: [String: WorldAccount.RenewalInfo] = [:]
-        for answer in answers {
-            for view in answer.transactions where seen.insert(view.transaction.transactionID).inserted {
-                transactions.append(view)
-            }
-            for renewal in answer.pendingRenewalInfo ?? [] { renewals[renewal.originalTransactionID] = renewal }
-        }
-
-        var autoRenewable: [String: WorldTransaction] = [:]  // entitlement → winning (latest expiry) transaction
-        var nonConsumable = Set<String>()
-        var nonRenewing: [String: Int64] = [:]
-        for view in transactions {
-            // A refund counts as never purchased; an upgraded period grants nothing by itself.
-            guard !view.isUpgraded, view.cancellationMs == nil,
-                let product = WorldCatalog.tableProduct(view.transaction.productID),
-                let entitlement = product.entitlement
-            else { continue }
-            let transaction = view.transaction
-            switch product.kind {
-            case .autoRenewable:
-                if let current = autoRenewable[entitlement], (current.expiresMs ?? 0) >= (transaction.expiresMs ?? 0) {
-                    continue
-                }
-                autoRenewable[entitlement] = transaction
-            case .nonConsumable:
-                nonConsumable.insert(entitlement)
-            case .nonRenewing:
-                let ends = transaction.purchaseMs + Int64(product.durationDays!) * SubscriptionClock.millisecondsPerDay
-                nonRenewing[entitlement] = max(nonRenewing[entitlement] ?? .min, ends)
-            case .consumable:
-                continue
-            }
-        }
-
-        var truth: [String: Truth] = [:]
-        for (entitlement, winner) in autoRenewable {
-            let expiry = winner.expiresMs ?? .min
-            if expiry > asOf {
-                truth[entitlement] = Truth(expiresMs: expiry)
-            } else if let grace = renewals[winner.originalTransactionID]?.gracePeriodExpiresMs, grace > asOf {
-                truth[entitlement] = Truth(expiresMs: grace)
-            }
-        }
-        for entitlement in nonConsumable { truth[entitlement] = Truth(expiresMs: nil) }
-        for (entitlement, ends) in nonRenewing where ends > asOf { truth[entitlement] = Truth(expiresMs: ends) }
-        return truth
-    }
-
-    enum Comparison { case earlier, same, later }
-
-    /// Apple's expiry against the row's, at millisecond precision; nil is later than any instant.
-    static func compare(_ apple: Int64?, _ row: Int64?) -> Comparison {
-        switch (apple, row) {
-        case (nil, nil): .same
-        case (nil, _): .later
-        case (_, nil): .earlier
-        case (let apple?, let row?): apple > row ? .later : (apple < row ? .earlier : .same)
         }
     }
 

@@ -57,8 +57,10 @@ extension ExpectedOutcome {
     public func jsonData() -> Data {
         var text = "{\n"
         text += "  \"as_of\": \(quoted(Self.iso8601(asOfMs))),\n"
+        // The StoreKit 2 key appears only in worlds that have them: other files stay as they were.
         text +=
-            "  \"world\": {\"users\": \(world.users), \"seed\": \(world.seed), \"environment\": \(quoted(world.environment.rawValue))},\n"
+            "  \"world\": {\"users\": \(world.users), \"seed\": \(world.seed), \"environment\": \(quoted(world.environment.rawValue))"
+            + (world.includesStoreKit2Users ? ", \"store_kit_2_users\": true},\n" : "},\n")
         text += "  \"run\": \(quoted(runCommand)),\n"
         text += "  \"environment\": \(quoted(assumptions.environment.rawValue)),\n"
         text +=
@@ -94,6 +96,7 @@ extension ExpectedOutcome {
         if assumptions.sandboxPolicy != .revoke {
             parts.append("--sandbox-policy \(assumptions.sandboxPolicy.rawValue)")
         }
+        if let root = assumptions.appleRootCertificate { parts.append("--apple-root-certificate \(root)") }
         return parts.joined(separator: " ")
     }
 

@@ -16,6 +16,9 @@ public struct RunAssumptions: Sendable, Hashable {
     /// What the client sends as `exclude-old-transactions` (the project's client sends true). The world
     /// is built so that the expectation is the same either way; a test holds it to that.
     public var excludeOldTransactions: Bool
+    /// `--apple-root-certificate`: the root the run trusts for StoreKit 2 rows instead of Apple's (the
+    /// `apple-root.der` of the seeding's `--pki-dir`); nil trusts Apple Root CA - G3.
+    public var appleRootCertificate: String?
 
     /// The default expectation: a production run with `APPLE_BUNDLE_IDS` set to the app's bundle id (so
     /// `bundle_mismatch` can occur) and the default `--sandbox-policy revoke`. The shared secret, if any,
@@ -24,11 +27,13 @@ public struct RunAssumptions: Sendable, Hashable {
         environment: AppStoreEnvironment = .production,
         bundleIDs: [String]? = [WorldCatalog.appBundleID],
         sandboxPolicy: SandboxPolicy = .revoke,
-        excludeOldTransactions: Bool = true
+        excludeOldTransactions: Bool = true,
+        appleRootCertificate: String? = nil
     ) {
         self.environment = environment
         self.bundleIDs = bundleIDs
         self.sandboxPolicy = sandboxPolicy
         self.excludeOldTransactions = excludeOldTransactions
+        self.appleRootCertificate = appleRootCertificate
     }
 }

@@ -27,11 +27,15 @@ public enum WorldSeeder {
     public enum SeedError: Error, Sendable, Equatable, CustomStringConvertible {
         /// The app's tables already hold rows: the expectation assumes a database with this world only.
         case tableNotEmpty(String)
+        /// The world has StoreKit 2 users, whose rows can only be written signed.
+        case signingChainRequired
 
         public var description: String {
             switch self {
             case .tableNotEmpty(let table):
                 "table \(table) is not empty: seed a fresh database (run 'receipt-recon migrate' on an empty one)"
+            case .signingChainRequired:
+                "a world with StoreKit 2 users is seeded with a signing chain (--pki-dir)"
             }
         }
     }
@@ -40,16 +44,19 @@ public enum WorldSeeder {
     ///
     /// - Parameters:
     ///   - assumptions: the run the returned expectation is for.
+    ///   - signingChain: signs the StoreKit 2 rows; required when the world includes StoreKit 2 users.
     ///   - batchUnits: units generated and copied per batch.
     ///   - progress: called after each batch with the users written so far.
-    public static func seed(
+    package static func seed(
         _ world: SimulatedWorld,
         into connection: PostgresConnection,
         assumptions: RunAssumptions = RunAssumptions(),
+        signingChain: SigningChain? = nil,
         batchUnits: Int = 2_000,
         progress: ((Int) -> Void)? = nil
     ) throws -> Summary {
-        try connection.transaction {
+        if world.includesStoreKit2Users, signingChain == nil { throw SeedError.signingChainRequired }
+        return try connection.transaction {
             for table in ["products", "receipts", "entitlements", "sandbox_testers"] {
                 let rows = try connection.query(PostgresQuery(unsafeSQL: "SELECT EXISTS (SELECT 1 FROM \(table))"))
                 if try rows.first?.decode(at: 0, as: Bool.self) == true { throw SeedError.tableNotEmpty(table) }
@@ -74,7 +81,8 @@ public enum WorldSeeder {
                 var start = 0
                 while start < world.unitCount {
                     let range = start..<min(world.unitCount, start + batchUnits)
-                    let batch = makeBatch(world, range, &nextReceiptID, &accumulator, answerer, assumptions)
+                    let batch = makeBatch(
+                        world, range, &nextReceiptID, &accumulator, answerer, assumptions, signingChain)
                     guard pipeline.put(batch) else { return }
                     start = range.upperBound
                 }
@@ -126,7 +134,8 @@ public enum WorldSeeder {
         _ nextReceiptID: inout Int64,
         _ accumulator: inout ExpectationDeriver.Accumulator,
         _ answerer: AppleAnswerer,
-        _ assumptions: RunAssumptions
+        _ assumptions: RunAssumptions,
+        _ signingChain: SigningChain?
     ) -> Batch {
         var batch = Batch()
         world.forEachUnit(in: range) { unit in
@@ -136,7 +145,7 @@ public enum WorldSeeder {
             var data: [Int: String] = [:]  // a receipt stored twice is encoded once
             for (position, user) in unit.users.enumerated() {
                 for (row, receipt) in user.receipts.enumerated() {
-                    let text = data[receipt.slot] ?? unit.receiptData(receipt.slot)
+                    let text = data[receipt.slot] ?? unit.receiptData(receipt.slot, signingChain: signingChain)
                     data[receipt.slot] = text
                     batch.receipts.append([ids[position][row], user.id, text, date(receipt.createdMs)])
                 }

@@ -2,8 +2,9 @@ import AppStoreReceipts
 import Foundation
 
 /// The simulated App Store and the app's database around it, generated from `(users, seed, asOf,
-/// environment)` alone: the same parameters give the same world, byte for byte, in `simulator seed`
-/// and `simulator serve`, on any machine.
+/// environment, StoreKit 2 users or not)` alone: the same parameters give the same world, byte for byte,
+/// in `simulator seed` and `simulator serve`, on any machine (a StoreKit 2 row's signature aside: it is
+/// made with the chain of the seeding, and ECDSA signatures are randomized).
 ///
 /// The world is never held whole. It is a sequence of `WorldUnit`s (one or two users each), each a pure
 /// function of the parameters and its index, rebuilt on demand: seeding streams them, and the server
@@ -20,35 +21,59 @@ public struct SimulatedWorld: Sendable, Hashable {
         /// The environment the app's database serves: `production` for a live app, `sandbox` for a
         /// staging backend whose users buy with sandbox accounts.
         public var environment: AppStoreEnvironment
+        /// Whether the world includes StoreKit 2 users (rows holding signed transactions). Their rows
+        /// can only be written with a signing chain, so only `simulator seed --pki-dir` sets it; the
+        /// other users' scenarios and positions change with it, so `serve` must be given it too.
+        public var includesStoreKit2Users: Bool
 
-        public init(users: Int, seed: UInt64, asOfMs: Int64, environment: AppStoreEnvironment = .production) {
+        public init(
+            users: Int, seed: UInt64, asOfMs: Int64, environment: AppStoreEnvironment = .production,
+            includesStoreKit2Users: Bool = false
+        ) {
             precondition(users >= 1, "a world needs at least one user")
             self.users = users
             self.seed = seed
             self.asOfMs = asOfMs
             self.environment = environment
+            self.includesStoreKit2Users = includesStoreKit2Users
         }
     }
 
     public let parameters: Parameters
     /// Forced scenario positions are `k * spacing`.
     let spacing: Int
+    /// The scenarios single users are drawn from, and their weights.
+    let scenarios: [WorldScenario]
+    private let weights: [Double]
 
     public init(_ parameters: Parameters) {
         self.parameters = parameters
-        let forced = WorldScenario.singleUserScenarios.count + 1  // + the shared pair
+        scenarios = WorldScenario.singleUserScenarios(storeKit2: parameters.includesStoreKit2Users)
+        weights = scenarios.map(\.weight)
+        let forced = scenarios.count + 1  // + the shared pair
         spacing = max(1, parameters.users / forced)
     }
 
     /// A world of `users` users seen at `asOf` (rounded to the millisecond).
-    public init(users: Int, seed: UInt64, asOf: Date, environment: AppStoreEnvironment = .production) {
-        self.init(Parameters(users: users, seed: seed, asOfMs: Self.milliseconds(asOf), environment: environment))
+    public init(
+        users: Int, seed: UInt64, asOf: Date, environment: AppStoreEnvironment = .production,
+        includesStoreKit2Users: Bool = false
+    ) {
+        self.init(
+            Parameters(
+                users: users, seed: seed, asOfMs: Self.milliseconds(asOf), environment: environment,
+                includesStoreKit2Users: includesStoreKit2Users))
     }
 
     /// A world of about `receipts` receipt rows (for benchmarks): the user count that gives that many on average.
-    public init(receipts: Int, seed: UInt64, asOf: Date, environment: AppStoreEnvironment = .production) {
+    public init(
+        receipts: Int, seed: UInt64, asOf: Date, environment: AppStoreEnvironment = .production,
+        includesStoreKit2Users: Bool = false
+    ) {
         let users = max(1, Int((Double(receipts) / Self.averageReceiptsPerUser).rounded()))
-        self.init(users: users, seed: seed, asOf: asOf, environment: environment)
+        self.init(
+            users: users, seed: seed, asOf: asOf, environment: environment,
+            includesStoreKit2Users: includesStoreKit2Users)
     }
 
     /// Expected receipt rows per randomly drawn user.
@@ -65,6 +90,7 @@ public struct SimulatedWorld: Sendable, Hashable {
     public var asOfMs: Int64 { parameters.asOfMs }
     public var asOf: Date { Date(timeIntervalSince1970: Double(parameters.asOfMs) / 1000) }
     public var environment: AppStoreEnvironment { parameters.environment }
+    public var includesStoreKit2Users: Bool { parameters.includesStoreKit2Users }
 
     /// Unit `index` (users `2*index` and `2*index+1`), rebuilt from the parameters.
     public func unit(_ index: Int) -> WorldUnit {
@@ -100,8 +126,7 @@ public struct SimulatedWorld: Sendable, Hashable {
     func forcedScenario(_ userIndex: Int) -> WorldScenario? {
         guard userIndex % spacing == 0 else { return nil }
         let position = userIndex / spacing
-        let singles = WorldScenario.singleUserScenarios
-        return position < singles.count ? singles[position] : nil
+        return position < scenarios.count ? scenarios[position] : nil
     }
 
     /// Whether unit `index` is a shared pair: forced once, after the single scenarios, then by chance in
@@ -109,17 +134,15 @@ public struct SimulatedWorld: Sendable, Hashable {
     func isSharedUnit(_ index: Int) -> Bool {
         let first = index * 2
         guard first + 1 < parameters.users else { return false }
-        let sharedPosition = WorldScenario.singleUserScenarios.count * spacing
+        let sharedPosition = scenarios.count * spacing
         if sharedPosition / 2 == index { return true }
         if forcedScenario(first) != nil || forcedScenario(first + 1) != nil { return false }
         var rng = SplitMix64.derive(parameters.seed, UInt64(index), 0)
         return rng.chance(WorldScenario.sharedPairProbability)
     }
 
-    private static let weights = WorldScenario.singleUserScenarios.map(\.weight)
-
     private func drawScenario(_ rng: inout SplitMix64) -> WorldScenario {
-        WorldScenario.singleUserScenarios[rng.weightedIndex(Self.weights)]
+        scenarios[rng.weightedIndex(weights)]
     }
 
     static func milliseconds(_ date: Date) -> Int64 {

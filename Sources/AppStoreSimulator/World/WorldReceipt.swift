@@ -19,11 +19,18 @@ public enum WorldReceipt: Sendable, Hashable {
     case empty
     /// Text that is not base64: provably not a receipt, never sent.
     case notBase64
+    /// A StoreKit 2 `Transaction.jwsRepresentation` of one transaction of `account`, as the App Store
+    /// signed it at `signedMs` (the transaction as it was then). With `tampered`, the payload was edited
+    /// after signing (a year added to `expiresDate`), so the signature no longer matches. Written only with
+    /// a signing chain (`WorldUnit.receiptData(_:signingChain:)`); never sent to verifyReceipt.
+    case signedTransaction(account: Int, transactionID: String, signedMs: Int64, tampered: Bool)
 
     /// The account whose receipt this is, if any.
     public var account: Int? {
         switch self {
-        case .app(let account, _), .tamperedApp(let account, _), .transaction(let account, _): account
+        case .app(let account, _), .tamperedApp(let account, _), .transaction(let account, _),
+            .signedTransaction(let account, _, _, _):
+            account
         case .xcode, .garbage, .empty, .notBase64: nil
         }
     }

@@ -70,10 +70,48 @@ public enum WorldScenario: String, Sendable, Hashable, CaseIterable {
     case sharedTransactionOwner
     /// The second app account of that Apple ID (always generated together with the owner).
     case sharedTransactionRestored
+    // StoreKit 2 users: their row holds a signed transaction (JWS), judged locally as evidence as of its
+    // `signedDate` (CONTRACT §9). Only in worlds seeded with a signing chain (`--pki-dir`).
+    /// A current subscription period, signed a few days ago; the row matches it.
+    case storeKit2Active
+    /// The same, but the app never granted it: grant (`purchase_not_granted`) to the JWS's `expiresDate`.
+    case storeKit2NotGranted
+    /// An old period, long expired; the app saw the renewals (StoreKit 2 updates) and kept the row
+    /// active, but stored only the first JWS. The JWS cannot know of the renewals: no revoke.
+    case storeKit2ExpiredSince
+    /// A current period whose row runs later than the JWS's expiry: nothing the JWS proves shortens it.
+    case storeKit2RowLonger
+    /// A pro purchase whose JWS was signed after its refund and carries `revocationDate`: the one revoke
+    /// a JWS causes by itself (reason `refund`, flag `refunded`).
+    case storeKit2Refunded
+    /// A lapsed subscription's JWS whose payload was edited after signing (a year added to `expiresDate`)
+    /// and believed by the app: the signature fails, `invalid` (flag and revoke reason `invalid_receipt`).
+    case storeKit2Tampered
+    /// A pro purchase signed in the other environment (a TestFlight purchase in production): `misrouted`,
+    /// revoked under the default sandbox policy (reason `wrong_environment`).
+    case storeKit2OtherEnvironment
+    /// A pro purchase (non-consumable: never expires) the app never granted.
+    case storeKit2Lifetime
 
-    /// The scenarios a single user is drawn from (the shared pair is drawn per unit).
+    /// Whether the user's rows are StoreKit 2 signed transactions rather than receipts.
+    public var isStoreKit2: Bool { rawValue.hasPrefix("storeKit2") }
+
+    /// The scenarios a single user is drawn from in a world of receipts only (the shared pair is drawn per
+    /// unit): the world of every seed before StoreKit 2 users existed, unchanged.
     public static let singleUserScenarios: [WorldScenario] = allCases.filter {
-        $0 != .sharedTransactionOwner && $0 != .sharedTransactionRestored
+        $0 != .sharedTransactionOwner && $0 != .sharedTransactionRestored && !$0.isStoreKit2
+    }
+
+    /// Every scenario of a world without StoreKit 2 users.
+    public static let receiptScenarios: [WorldScenario] = allCases.filter { !$0.isStoreKit2 }
+
+    /// The single-user scenarios of a world with StoreKit 2 users: the receipt ones, then the StoreKit 2 ones.
+    public static let singleUserScenariosWithStoreKit2: [WorldScenario] =
+        singleUserScenarios + allCases.filter(\.isStoreKit2)
+
+    /// The single-user scenarios of a world with or without StoreKit 2 users.
+    public static func singleUserScenarios(storeKit2: Bool) -> [WorldScenario] {
+        storeKit2 ? singleUserScenariosWithStoreKit2 : singleUserScenarios
     }
 
     /// Share of randomly drawn users, in percent of `singleUserScenarios`' total. Revoking scenarios
@@ -138,6 +176,15 @@ public enum WorldScenario: String, Sendable, Hashable, CaseIterable {
         case .otherSourceOnly: 0.3
         case .noReceiptInactiveRow: 0.2
         case .otherSourceBesideReceipts: 0.3
+        // About 3.5 % of users in a world with StoreKit 2 users.
+        case .storeKit2Active: 1.5
+        case .storeKit2NotGranted: 0.3
+        case .storeKit2ExpiredSince: 0.5
+        case .storeKit2RowLonger: 0.3
+        case .storeKit2Refunded: 0.1
+        case .storeKit2Tampered: 0.1
+        case .storeKit2OtherEnvironment: 0.1
+        case .storeKit2Lifetime: 0.6
         case .sharedTransactionOwner, .sharedTransactionRestored: 0
         }
     }
@@ -161,12 +208,13 @@ public enum WorldScenario: String, Sendable, Hashable, CaseIterable {
         case .subscriptionActive, .subscriptionYearly, .subscriptionTrial, .subscriptionAutoRenewOff,
             .subscriptionDowngradePending, .subscriptionExpiredInactiveRow, .proActive, .seasonPassActive,
             .seasonPassExpiredInactiveRow, .coinsOnly, .severalReceipts, .emptyReceiptNoRow, .ios6InSync,
-            .otherSourceOnly, .noReceiptInactiveRow, .otherSourceBesideReceipts:
+            .otherSourceOnly, .noReceiptInactiveRow, .otherSourceBesideReceipts, .storeKit2Active,
+            .storeKit2ExpiredSince, .storeKit2RowLonger:
             return ([], [])
         case .missedRenewal, .gracePeriod, .upgradedToYearly, .ios6MissedRenewal:
             return (["premium:extend"], [])
         case .missedRenewalInactiveRow, .gracePeriodInactiveRow, .refundReversed, .familyShared,
-            .purchaseNotGranted, .severalReceiptsMissingGrant:
+            .purchaseNotGranted, .severalReceiptsMissingGrant, .storeKit2NotGranted:
             return (["premium:grant"], [])
         case .expiredStillActive, .billingRetryWithoutGrace, .gracePeriodOver, .emptyReceiptWithRow, .ios6Expired:
             return (["premium:revoke"], [])
@@ -174,9 +222,9 @@ public enum WorldScenario: String, Sendable, Hashable, CaseIterable {
             return (["premium:shorten"], [])
         case .refundedSubscription, .familySharingRevoked:
             return (["premium:revoke"], ["refunded"])
-        case .proNotGranted, .proRefundReversed:
+        case .proNotGranted, .proRefundReversed, .storeKit2Lifetime:
             return (["pro:grant"], [])
-        case .proRefunded:
+        case .proRefunded, .storeKit2Refunded:
             return (["pro:revoke"], ["refunded"])
         case .proRowWithExpiry:
             return (["pro:extend"], [])
@@ -194,7 +242,7 @@ public enum WorldScenario: String, Sendable, Hashable, CaseIterable {
             return ([], ["refunded", "refunded"])
         case .unknownProduct:
             return ([], ["unknown_product"])
-        case .otherEnvironmentReceipt:
+        case .otherEnvironmentReceipt, .storeKit2OtherEnvironment:
             return (["pro:revoke"], ["sandbox_in_production"])
         case .otherEnvironmentTester:
             return (["pro:grant"], ["sandbox_in_production"])
@@ -204,7 +252,7 @@ public enum WorldScenario: String, Sendable, Hashable, CaseIterable {
             return (["premium:revoke"], ["bundle_mismatch"])
         case .tamperedReceipt, .garbageReceipt, .emptyReceiptData:
             return (["pro:revoke"], ["invalid_receipt"])
-        case .deletedAccount, .xcodeReceipt, .notBase64ReceiptData:
+        case .deletedAccount, .xcodeReceipt, .notBase64ReceiptData, .storeKit2Tampered:
             return (["premium:revoke"], ["invalid_receipt"])
         case .appleInternalError:
             return (["pro:grant"], ["unverified"])

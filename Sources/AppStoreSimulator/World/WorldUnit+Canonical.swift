@@ -25,7 +25,14 @@ extension WorldUnit {
             for renewal in account.renewals { lines.append("  renewal \(renewal)") }
         }
         for slot in receipts.indices {
-            lines.append("receipt \(slot) \(receipts[slot]) \(receiptData(slot))")
+            // A JWS's signature is randomized and made with the seeding's chain: its payload is the world's.
+            let data: String
+            if case .signedTransaction = receipts[slot] {
+                data = String(decoding: signedTransactionPayload(slot), as: UTF8.self)
+            } else {
+                data = receiptData(slot)
+            }
+            lines.append("receipt \(slot) \(receipts[slot]) \(data)")
         }
         return lines.joined(separator: "\n") + "\n"
     }

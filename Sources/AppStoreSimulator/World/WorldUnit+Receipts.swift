@@ -7,13 +7,22 @@ import Foundation
 /// All pure functions of the unit, so the server can rebuild any receipt and compare it byte for byte
 /// with what it was sent: that comparison is the simulator's signature check.
 extension WorldUnit {
-    /// `receipts.receipt_data` of slot `slot`: base64 as the device sent it.
+    /// `receipts.receipt_data` of slot `slot`: base64 as the device sent it. A StoreKit 2 slot needs the
+    /// signing chain (`receiptData(_:signingChain:)`).
     public func receiptData(_ slot: Int) -> String {
+        receiptData(slot, signingChain: nil)
+    }
+
+    /// `receipts.receipt_data` of slot `slot`; a StoreKit 2 slot holds its JWS, signed by `signingChain`.
+    package func receiptData(_ slot: Int, signingChain: SigningChain?) -> String {
         switch receipts[slot] {
         case .empty:
             return ""
         case .notBase64:
             return "<receipt unavailable: StoreKit error 0>"
+        case .signedTransaction:
+            guard let signingChain else { preconditionFailure("a StoreKit 2 row is written with a signing chain") }
+            return signedTransactionJWS(slot, signingChain: signingChain)
         default:
             return Self.base64(receiptBytes(slot)!)
         }
@@ -51,7 +60,7 @@ extension WorldUnit {
             // Neither a DER SEQUENCE (0x30), nor plist text, nor base64 text: no receipt by any reading.
             bytes[0] = 0x04
             return bytes
-        case .empty, .notBase64:
+        case .empty, .notBase64, .signedTransaction:
             return nil
         }
     }
@@ -63,7 +72,7 @@ extension WorldUnit {
         case .app(let account, let created), .tamperedApp(let account, let created):
             return AppReceiptDER.encode(
                 appReceipt(account: account, createdMs: created, tag: .init(kind: .stored, unit: index, slot: slot)))
-        case .transaction, .xcode, .garbage, .empty, .notBase64:
+        case .transaction, .xcode, .garbage, .empty, .notBase64, .signedTransaction:
             return nil
         }
     }

@@ -287,6 +287,10 @@ extension WorldUnitBuilder {
             .notBase64ReceiptData, .appleInternalError:
             addUnverifiableReceipts(to: &user, rng: &rng)
 
+        case .storeKit2Active, .storeKit2NotGranted, .storeKit2ExpiredSince, .storeKit2RowLonger, .storeKit2Refunded,
+            .storeKit2Tampered, .storeKit2OtherEnvironment, .storeKit2Lifetime:
+            addStoreKit2Rows(to: &user, rng: &rng)
+
         case .ios6Expired, .ios6InSync:
             let chain: Chain
             let account: Int

@@ -26,6 +26,8 @@ struct WorldParameters {
     let seed: UInt64
     let asOf: Date?
     let environment: AppStoreEnvironment
+    /// `--pki-dir`: the world includes StoreKit 2 users, whose rows are signed by the chain kept there.
+    let pkiDirectory: String?
 
     init(_ arguments: ParsedArguments) throws(CommandError) {
         users = try arguments.read.integer("users", in: 1...10_000_000)
@@ -39,14 +41,21 @@ struct WorldParameters {
             try arguments.read.choice("environment", ["production", "sandbox"]).flatMap(
                 AppStoreEnvironment.init(rawValue:))
             ?? .production
+        pkiDirectory = arguments.value("pki-dir")
+        if pkiDirectory?.isEmpty == true { throw .usage("--pki-dir needs a directory", command: arguments.command) }
     }
 
     /// The world, seen at `asOf` or, without one, at `now`.
     func world(now: Date = Date()) -> SimulatedWorld {
         let instant = asOf ?? now
+        let storeKit2 = pkiDirectory != nil
         if let receipts {
-            return SimulatedWorld(receipts: receipts, seed: seed, asOf: instant, environment: environment)
+            return SimulatedWorld(
+                receipts: receipts, seed: seed, asOf: instant, environment: environment,
+                includesStoreKit2Users: storeKit2)
         }
-        return SimulatedWorld(users: users ?? 2000, seed: seed, asOf: instant, environment: environment)
+        return SimulatedWorld(
+            users: users ?? 2000, seed: seed, asOf: instant, environment: environment,
+            includesStoreKit2Users: storeKit2)
     }
 }

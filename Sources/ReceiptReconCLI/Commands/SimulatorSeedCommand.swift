@@ -10,14 +10,19 @@ import Reconciliation
 struct SimulatorSeedCommand: Command {
     static let spec = CommandSpec(
         name: "simulator seed",
-        usage: "simulator seed --database-url URL --users N --seed S --as-of T --expected FILE",
+        usage: "simulator seed --database-url URL --users N --seed S --as-of T --expected FILE [--pki-dir DIR]",
         summary: "Seed products, receipts and entitlements that drifted from the simulated App Store in known ways.",
         discussion: """
             Migrates the database if needed, then fills the app's empty tables (products, receipts, entitlements, \
             sandbox_testers) in one transaction. FILE receives, as JSON, the corrections and flags a correct \
             'receipt-recon run --older-than 0 --as-of T' must produce against 'simulator serve' with the same \
             --users/--receipts, --seed, --as-of and --environment. The file states the run it is for: by default \
-            a run with --bundle-id com.example.recon (APPLE_BUNDLE_IDS) and --sandbox-policy revoke.
+            a run with --bundle-id com.example.recon (APPLE_BUNDLE_IDS) and --sandbox-policy revoke. \
+            With --pki-dir DIR, seeding mints a throwaway signing chain with Apple's OIDs, writes it into DIR \
+            (apple-root.der, apple-intermediate.der, apple-leaf.der, apple-leaf-key.p8; DIR is created if \
+            missing) and adds StoreKit 2 users whose rows hold JWS signed by it; the run must then trust \
+            DIR/apple-root.der (--apple-root-certificate), and 'simulator serve' be given the same --pki-dir. \
+            For staging and tests only: never point a production run at that root.
             """,
         options: simulatorWorldOptions + [
             OptionSpec(
@@ -29,6 +34,9 @@ struct SimulatorSeedCommand: Command {
             OptionSpec(
                 "sandbox-policy", .value(placeholder: "revoke|flag"), "expectation: the run's --sandbox-policy",
                 default: "revoke"),
+            OptionSpec(
+                "pki-dir", .value(placeholder: "DIR"),
+                "mint a throwaway signing chain into DIR and add StoreKit 2 users signed by it (staging only)"),
         ] + Configuration.databaseOptions,
         environment: ["DATABASE_URL"],
         exitCodes: [.success, .usage, .dataError, .unavailable, .internalError, .configuration]
@@ -54,13 +62,17 @@ struct SimulatorSeedCommand: Command {
             environment: world.environment,
             bundleIDs: arguments.has("no-bundle-check")
                 ? nil : (bundles.isEmpty ? [WorldCatalog.appBundleID] : bundles),
-            sandboxPolicy: RunAssumptions.SandboxPolicy(rawValue: policy)!)
+            sandboxPolicy: RunAssumptions.SandboxPolicy(rawValue: policy)!,
+            appleRootCertificate: world.pkiDirectory.map {
+                ($0 as NSString).appendingPathComponent(SigningChain.rootFile)
+            })
         configuration = try Configuration.load(arguments, environment: environment, needsApple: false)
     }
 
     func run(_ console: Console) throws -> ExitCode {
         let world = world.world()
         if let expectedFile { try checkWritable(expectedFile) }
+        let signingChain = try self.world.pkiDirectory.map { try writeSigningChain(into: $0, asOfMs: world.asOfMs) }
         let connection = try PostgresConnection(
             conninfo: configuration.databaseURL, statementTimeout: nil,
             applicationName: "receipt-recon simulator seed")
@@ -68,7 +80,9 @@ struct SimulatorSeedCommand: Command {
         let started = ContinuousClock.now
         let summary: WorldSeeder.Summary
         do {
-            summary = try WorldSeeder.seed(world, into: connection, assumptions: assumptions) { users in
+            summary = try WorldSeeder.seed(
+                world, into: connection, assumptions: assumptions, signingChain: signingChain
+            ) { users in
                 if console.stderrIsTerminal { console.error("seeded \(users) of \(world.userCount) users") }
             }
         } catch let error as WorldSeeder.SeedError {
@@ -97,6 +111,16 @@ struct SimulatorSeedCommand: Command {
             try OutputFile.write(data, to: path)
         } catch {
             throw CommandError(.dataError, "cannot write the expected file '\(path)': \(error.reason)")
+        }
+    }
+
+    /// Mints the chain StoreKit 2 rows are signed with and writes it into `directory` before seeding, so
+    /// a seeded database never goes without its root.
+    private func writeSigningChain(into directory: String, asOfMs: Int64) throws -> SigningChain {
+        do {
+            return try SeedSigningChain.create(in: URL(fileURLWithPath: directory, isDirectory: true), asOfMs: asOfMs)
+        } catch {
+            throw CommandError(.dataError, "cannot write a signing chain into '\(directory)': \(error)")
         }
     }
 

@@ -15,7 +15,8 @@ struct SimulatorServeCommand: Command {
             Answers as Apple would at T for the world of the same --users/--receipts, --seed, --as-of and \
             --environment as 'simulator seed'. Prints one line with the URLs once listening; stops on SIGINT/SIGTERM. \
             With a shared secret (APPLE_SHARED_SECRET or --shared-secret-file), receipts with subscriptions need \
-            it as 'password' (else status 21004).
+            it as 'password' (else status 21004). Give the --pki-dir given to 'simulator seed' when it had one: \
+            the world then includes its StoreKit 2 users (whose rows are never sent to verifyReceipt).
             """,
         options: simulatorWorldOptions + [
             OptionSpec("port", .value(placeholder: "P"), "TCP port on 127.0.0.1 (0 picks a free one)", default: "0"),
@@ -34,6 +35,9 @@ struct SimulatorServeCommand: Command {
             OptionSpec(
                 "shared-secret-file", .value(placeholder: "PATH"),
                 "require this shared secret as 'password' (overrides APPLE_SHARED_SECRET)"),
+            OptionSpec(
+                "pki-dir", .value(placeholder: "DIR"),
+                "the world of 'simulator seed --pki-dir DIR': with its StoreKit 2 users"),
         ],
         environment: ["APPLE_SHARED_SECRET"],
         exitCodes: [.success, .usage, .unavailable, .internalError, .configuration]
@@ -69,6 +73,13 @@ struct SimulatorServeCommand: Command {
     }
 
     func run(_ console: Console) throws -> ExitCode {
+        if let directory = self.world.pkiDirectory,
+            !FileManager.default.fileExists(
+                atPath: (directory as NSString).appendingPathComponent(SigningChain.rootFile))
+        {
+            throw CommandError(
+                .configuration, "no signing chain in '\(directory)': give the --pki-dir 'simulator seed' wrote")
+        }
         let world = world.world()
         let simulator = AppStoreSimulator(world: world, options: options)
         do {
@@ -80,6 +91,7 @@ struct SimulatorServeCommand: Command {
         console.error(
             "simulator: \(world.userCount) users, seed \(world.parameters.seed), as of "
                 + "\(ExpectedOutcome.iso8601(world.asOfMs)), \(world.environment) database"
+                + (world.includesStoreKit2Users ? " with StoreKit 2 users" : "")
                 + (options.sharedSecret == nil ? "" : ", shared secret required"))
         console.print(
             "listening on \(simulator.baseURL.absoluteString) (production: \(simulator.productionURL.absoluteString), "

@@ -36,12 +36,12 @@ import Testing
             return .valid(status: expired ? 21006 : 0, environment: owner.environment, hops: 0)
         case .tamperedApp:
             return .invalid(.receiptNotAuthenticated)
-        case .xcode, .garbage, .empty, .notBase64:
+        case .xcode, .garbage, .empty, .notBase64, .signedTransaction:
             return .persistentMalformed
         }
     }
 
-    @Test(arguments: WorldScenario.allCases, HTTPTransportKind.allCases)
+    @Test(arguments: WorldScenario.receiptScenarios, HTTPTransportKind.allCases)
     func theClientGetsTheAnswerAppleWouldGive(scenario: WorldScenario, transport: HTTPTransportKind) async throws {
         let (unit, user) = try #require(Self.cases[scenario])
         try await withSimulator(TestWorlds.small) { simulator in

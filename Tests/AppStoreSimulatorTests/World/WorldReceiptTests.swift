@@ -67,6 +67,8 @@ import Testing
                     } catch {
                         #expect(error.isEmptyOrNotBase64)
                     }
+                case .signedTransaction:
+                    Issue.record("a world without StoreKit 2 users holds a signed row")
                 }
             }
         }

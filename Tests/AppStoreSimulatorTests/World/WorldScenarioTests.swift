@@ -6,21 +6,30 @@ import Testing
 
 /// Each scenario leads a correct run to what the scenario says (`WorldScenario.intended`): the
 /// generic derivation from Apple's answers and the rules agrees with the intent of every case.
+/// StoreKit 2 scenarios are checked in worlds that have them (`simulator seed --pki-dir`).
 @Suite struct WorldScenarioTests {
     static let cases = TestWorlds.firstOfEachScenario(TestWorlds.small)
+    static let storeKit2Cases = TestWorlds.firstOfEachScenario(TestWorlds.storeKit2)
 
     @Test func everyScenarioOccursInASmallWorld() {
-        let missing = WorldScenario.allCases.filter { Self.cases[$0] == nil }
+        let missing = WorldScenario.receiptScenarios.filter { Self.cases[$0] == nil }
         #expect(missing.isEmpty, "scenarios missing from a 200-user world: \(missing)")
+        #expect(Self.cases.keys.filter(\.isStoreKit2).isEmpty, "StoreKit 2 users in a world without them")
+    }
+
+    @Test func everyScenarioOccursInAWorldWithStoreKit2Users() {
+        let missing = WorldScenario.allCases.filter { Self.storeKit2Cases[$0] == nil }
+        #expect(missing.isEmpty, "scenarios missing from a 300-user world with StoreKit 2 users: \(missing)")
     }
 
     @Test(arguments: WorldScenario.allCases)
     func derivationMatchesTheScenarioIntent(scenario: WorldScenario) throws {
-        let (unit, user) = try #require(Self.cases[scenario])
+        let world = scenario.isStoreKit2 ? TestWorlds.storeKit2 : TestWorlds.small
+        let (unit, user) = try #require((scenario.isStoreKit2 ? Self.storeKit2Cases : Self.cases)[scenario])
         var next: Int64 = 1
         let ids = ExpectationDeriver.receiptIDs(for: unit, startingAt: &next)
         let result = ExpectationDeriver.derive(
-            unit: unit, receiptIDs: ids, answerer: AppleAnswerer(world: TestWorlds.small),
+            unit: unit, receiptIDs: ids, answerer: AppleAnswerer(world: world),
             assumptions: RunAssumptions())
         let corrections = result.corrections.filter { $0.userID == user.id }.map { "\($0.entitlement):\($0.action)" }
             .sorted()
@@ -30,16 +39,19 @@ import Testing
     }
 
     static let stagingCases = TestWorlds.firstOfEachScenario(TestWorlds.staging)
+    static let storeKit2StagingCases = TestWorlds.firstOfEachScenario(TestWorlds.storeKit2Staging)
 
     /// The same intents in a staging world (a database serving the sandbox, 5-minute sandbox months),
     /// with the misrouting flag named after that environment.
     @Test(arguments: WorldScenario.allCases)
     func aStagingWorldMeansTheSame(scenario: WorldScenario) throws {
-        let (unit, user) = try #require(Self.stagingCases[scenario])
+        let world = scenario.isStoreKit2 ? TestWorlds.storeKit2Staging : TestWorlds.staging
+        let (unit, user) = try #require(
+            (scenario.isStoreKit2 ? Self.storeKit2StagingCases : Self.stagingCases)[scenario])
         var next: Int64 = 1
         let ids = ExpectationDeriver.receiptIDs(for: unit, startingAt: &next)
         let result = ExpectationDeriver.derive(
-            unit: unit, receiptIDs: ids, answerer: AppleAnswerer(world: TestWorlds.staging),
+            unit: unit, receiptIDs: ids, answerer: AppleAnswerer(world: world),
             assumptions: RunAssumptions(environment: .sandbox))
         let corrections = result.corrections.filter { $0.userID == user.id }.map { "\($0.entitlement):\($0.action)" }
             .sorted()

@@ -11,6 +11,10 @@ enum TestWorlds {
     static let small = SimulatedWorld(users: 200, seed: 7, asOf: testAsOf)
     static let acceptance = SimulatedWorld(users: 2000, seed: 1, asOf: testAsOf)
     static let staging = SimulatedWorld(users: 400, seed: 3, asOf: testAsOf, environment: .sandbox)
+    /// Worlds with StoreKit 2 users (`simulator seed --pki-dir`), production and staging.
+    static let storeKit2 = SimulatedWorld(users: 300, seed: 11, asOf: testAsOf, includesStoreKit2Users: true)
+    static let storeKit2Staging = SimulatedWorld(
+        users: 400, seed: 13, asOf: testAsOf, environment: .sandbox, includesStoreKit2Users: true)
 
     /// Every user of `world` with its unit.
     static func users(_ world: SimulatedWorld) -> [(unit: WorldUnit, user: WorldUser)] {
