@@ -46,22 +46,31 @@ import Testing
         Issue.record("the simulator did not start listening on port \(port)")
     }
 
-    @Test func aTwoThousandUserWorldIsCorrectedExactlyAsExpectedThenLeftAlone() throws {
+    /// Run twice: the world of receipts only, and the world with StoreKit 2 users, whose rows hold
+    /// JWS signed by the chain seeding writes under `--pki-dir` (the run trusts its root).
+    @Test(arguments: [false, true])
+    func aTwoThousandUserWorldIsCorrectedExactlyAsExpectedThenLeftAlone(storeKit2: Bool) throws {
         try TestDatabase.with { database in
             let expectedFile = FileManager.default.temporaryDirectory.appendingPathComponent("expected-\(UUID()).json")
-            defer { try? FileManager.default.removeItem(at: expectedFile) }
+            let pkiDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("pki-\(UUID())")
+            defer {
+                try? FileManager.default.removeItem(at: expectedFile)
+                try? FileManager.default.removeItem(at: pkiDirectory)
+            }
+            let pki = storeKit2 ? ["--pki-dir", pkiDirectory.path] : []
             let seeded = try ReceiptReconBinary.run(
                 [
                     "simulator", "seed", "--users", "2000", "--seed", "7", "--as-of", Self.asOf, "--expected",
                     expectedFile.path,
-                ],
+                ] + pki,
                 environment: ["DATABASE_URL": database.conninfo], timeout: 300)
             #expect(seeded.status == 0, "\(seeded.output)")
 
             // The simulator as staging would run it: its own process, the same world parameters.
             let port = try Self.freePort()
             let serve = try ReceiptReconBinary.start(
-                ["simulator", "serve", "--port", String(port), "--users", "2000", "--seed", "7", "--as-of", Self.asOf])
+                ["simulator", "serve", "--port", String(port), "--users", "2000", "--seed", "7", "--as-of", Self.asOf]
+                    + pki)
             defer {
                 serve.signal(SIGTERM)
                 _ = try? serve.wait(timeout: 30)
@@ -75,6 +84,8 @@ import Testing
             let arguments =
                 ["run", "--older-than", "0", "--as-of", Self.asOf, "--rate", "2000", "--concurrency", "32"]
                 + bundleIDs.flatMap { ["--bundle-id", $0] }
+                + (storeKit2
+                    ? ["--apple-root-certificate", pkiDirectory.appendingPathComponent("apple-root.der").path] : [])
             let environment = [
                 "DATABASE_URL": database.conninfo,
                 "APPLE_VERIFY_URL_PRODUCTION": base + "/production/verifyReceipt",
@@ -114,6 +125,16 @@ import Testing
                 gotFlags == wantFlags,
                 "extra: \(gotFlags.subtracting(wantFlags).sorted().prefix(10)), missing: \(wantFlags.subtracting(gotFlags).sorted().prefix(10))"
             )
+
+            // The StoreKit 2 rows were judged locally: some verified, the tampered ones rejected.
+            let signedOutcomes = Set(
+                try db.query(
+                    """
+                    SELECT x.outcome AS o FROM recon_results x JOIN receipts r ON r.id = x.receipt_id
+                    WHERE r.receipt_data LIKE 'eyJ%' AND x.apple_status IS NULL AND x.attempts = 0
+                    """
+                ).map { try $0.decode("o", as: String.self) })
+            #expect(signedOutcomes == (storeKit2 ? ["valid", "invalid", "misrouted"] : []))
 
             let second = try ReceiptReconBinary.run(arguments, environment: environment, timeout: 600)
             #expect([0, 1].contains(second.status), "\(second.output)")
