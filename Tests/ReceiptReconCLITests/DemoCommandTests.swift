@@ -10,9 +10,10 @@ import Testing
         // This test process's own cluster must exist before the snapshot, so only the demo's can differ.
         try TestDatabase.with(migrated: false) { _ in }
         let clustersBefore = try Self.clusterDirectories()
-        let result = try ReceiptReconBinary.run(["demo", "--users", "300", "--output-dir", output.path], timeout: 300)
+        let result = try ReceiptReconBinary.run(["demo", "--users", "1000", "--output-dir", output.path], timeout: 300)
         #expect(result.status == 0, "\(result.output)")
         #expect(result.stdout.contains("match the simulator's expectation exactly"))
+        #expect(result.stdout.contains("StoreKit 2 signed transactions: verified locally"))
         #expect(result.stdout.contains("verify-user"))
         #expect(result.stdout.contains("Open next:"))
         for file in [

@@ -13,7 +13,10 @@ struct DemoCommand: Command {
             one user the way support would.
             """,
         options: [
-            OptionSpec("users", .value(placeholder: "N"), "users in the seeded world", default: "2000"),
+            OptionSpec(
+                "users", .value(placeholder: "N"),
+                "users in the seeded world, at least 1000 (a smaller world is mostly drift scenarios, and the "
+                    + "revoke breaker would rightly stop the run)", default: "2000"),
             OptionSpec(
                 "output-dir", .value(placeholder: "DIR"), "where the CSVs and the report go", default: "./demo-output"),
         ] + Configuration.databaseOptions,
@@ -29,7 +32,7 @@ struct DemoCommand: Command {
         guard arguments.positionals.isEmpty else {
             throw .usage("unexpected argument '\(arguments.positionals[0])'", command: "demo")
         }
-        users = try arguments.read.integer("users", in: 1...1_000_000) ?? 2000
+        users = try arguments.read.integer("users", in: 1000...1_000_000) ?? 2000
         outputDirectory = arguments.value("output-dir") ?? "./demo-output"
         configuration = try Configuration.load(arguments, environment: environment, needsApple: false)
     }

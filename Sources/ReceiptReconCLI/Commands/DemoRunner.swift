@@ -39,17 +39,28 @@ struct DemoRunner {
         let connection = try PostgresConnection(conninfo: conninfo, applicationName: "receipt-recon demo")
         _ = try Migrator().apply(on: connection)
 
-        // 2. A world that drifted, and Apple's side of it.
+        // 2. A world that drifted, and Apple's side of it. Some users are on StoreKit 2: their rows hold
+        // transactions signed by a throwaway chain (the simulator's stand-in for Apple's), which the
+        // run below trusts in place of Apple Root CA - G3.
         let asOf = Date(timeIntervalSince1970: (Date().timeIntervalSince1970).rounded(.down))
-        let world = SimulatedWorld(users: users, seed: 1, asOf: asOf)
+        let world = SimulatedWorld(users: users, seed: 1, asOf: asOf, includesStoreKit2Users: true)
+        let pkiDirectory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "receipt-recon-demo-pki-\(getpid())")
+        defer { try? FileManager.default.removeItem(at: pkiDirectory) }
+        let signingChain = try SeedSigningChain.create(in: pkiDirectory, asOfMs: world.asOfMs)
         say("Seeding \(users) users whose entitlements drifted from the App Store…")
         let seeded: WorldSeeder.Summary
         do {
-            seeded = try WorldSeeder.seed(world, into: connection)
+            seeded = try WorldSeeder.seed(world, into: connection, signingChain: signingChain)
         } catch let error as WorldSeeder.SeedError {
             throw CommandError(.dataError, "demo: \(error)")
         }
         say("  \(seeded.receipts) receipts, \(seeded.entitlements) entitlements, \(seeded.products) products")
+        let signedRows: Int =
+            try connection.query(
+                "SELECT count(*)::int AS n FROM receipts WHERE receipt_data LIKE 'eyJ%'"
+            ).first?.decode("n") ?? 0
+        say("  \(signedRows) of the receipts are StoreKit 2 signed transactions: verified locally, never sent to Apple")
         let simulator = AppStoreSimulator(world: world)
         try simulator.start(port: 0)
         defer { simulator.stop() }
@@ -67,7 +78,7 @@ struct DemoRunner {
             client: Self.client(simulator: simulator, options: options),
             context: ReceiptOutcomeContext(
                 servedEnvironment: options.environment, acceptedBundleIDs: Set(options.bundleIDs)),
-            signedData: SignedDataVerifier())
+            signedData: SignedDataVerifier(anchors: [TrustAnchor(signingChain.root)]))
         say("\nRunning the nightly job (receipt-recon run --older-than 0 --bundle-id \(WorldCatalog.appBundleID))…\n")
         let engine = ReconciliationEngine(
             options: options, databaseURL: conninfo, backend: backend,
