@@ -108,19 +108,21 @@ public final class SignedDataVerifier: Sendable {
         let verified = jws.signingInput.withUnsafeBytes { chain.leafKey.verify(signature: jws.signature, of: $0) }
         guard verified else { throw .badSignature("ES256 signature does not match the signed data") }
 
-        try checkApplication(payload)
-        guard case .notification(let notification) = payload else { return }
-        // Every nested item is verified, so `inspect` can show each; the first failure is the reason.
-        var firstFailure: SignedDataFailure?
-        for (format, nested) in notification.nestedSignedData {
-            let field = Self.nestedField(format)
-            let verification = verify(Array(nested.utf8), now: now, as: format)
-            result.nested.append((field, verification))
-            if firstFailure == nil, let failure = verification.failure {
-                firstFailure = .nested(field: field, failure: .init(failure))
+        // Every nested item is verified, so `inspect` can show each, even when the outer data fails an
+        // application check; the outer failure is the reason, else the first nested one.
+        var nestedFailure: SignedDataFailure?
+        if case .notification(let notification) = payload {
+            for (format, nested) in notification.nestedSignedData {
+                let field = Self.nestedField(format)
+                let verification = verify(Array(nested.utf8), now: now, as: format)
+                result.nested.append((field, verification))
+                if nestedFailure == nil, let failure = verification.failure {
+                    nestedFailure = .nested(field: field, failure: .init(failure))
+                }
             }
         }
-        if let firstFailure { throw firstFailure }
+        try checkApplication(payload)
+        if let nestedFailure { throw nestedFailure }
     }
 
     /// Apple's name for the notification field that nests data of `format`.
