@@ -22,6 +22,10 @@ final class CertificateChainVerifier: Sendable {
     /// Apple's WWDR intermediate OID.
     static let intermediateOID = "1.2.840.113635.100.6.2.1"
 
+    /// The instants X.509 validity times can express: 0001-01-01T00:00:00Z to 9999-12-31T23:59:59Z.
+    static let expressible =
+        Date(timeIntervalSince1970: -62_135_596_800)...Date(timeIntervalSince1970: 253_402_300_799)
+
     private let stores: [TrustStore]
     private let rootNames: String
     private let cache = Mutex<(entries: [Key: VerifiedChain], order: [Key])>((entries: [:], order: []))
@@ -79,6 +83,14 @@ final class CertificateChainVerifier: Sendable {
         }
         guard intermediate.hasExtension(Self.intermediateOID) else {
             throw .missingAppleExtension(certificate: "intermediate", oid: Self.intermediateOID)
+        }
+        // Before OpenSSL, which takes the instant as a `time_t`: a `signedDate` of 1e300 ms does not
+        // convert (a trap), and no certificate is valid outside the years X.509 times can express.
+        guard instant >= Self.expressible.lowerBound else {
+            throw .untrustedChain("a certificate was not yet valid at the instant checked (before year 1)")
+        }
+        guard instant <= Self.expressible.upperBound else {
+            throw .untrustedChain("a certificate had expired at the instant checked (after year 9999)")
         }
         var firstFailure: SignedDataFailure?
         for store in stores {

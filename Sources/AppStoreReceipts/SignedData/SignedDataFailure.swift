@@ -51,7 +51,7 @@ public enum SignedDataFailure: Error, Hashable, Sendable, CustomStringConvertibl
     public var description: String {
         switch self {
         case .notJWS(let reason): "not a compact JWS: \(reason)"
-        case .unsupportedAlgorithm(let alg): "header alg is \(alg), not ES256"
+        case .unsupportedAlgorithm(let alg): "header alg is \(Self.shown(alg, limit: 12)), not ES256"
         case .missingCertificateChain: "header has no x5c certificate chain"
         case .chainLength(let count): "x5c holds \(count) certificate\(count == 1 ? "" : "s"), not 3"
         case .undecodableCertificate(let reason): "x5c certificate does not decode: \(reason)"
@@ -59,11 +59,29 @@ public enum SignedDataFailure: Error, Hashable, Sendable, CustomStringConvertibl
         case .missingAppleExtension(let certificate, let oid): "\(certificate) lacks Apple's OID \(oid)"
         case .untrustedChain(let reason): "certificate chain rejected: \(reason)"
         case .badSignature(let reason): "signature rejected: \(reason)"
-        case .testEnvironment(let environment): "environment \(environment) is local StoreKit testing, never accepted"
-        case .wrongEnvironment(let signed, let served): "signed for \(signed); this database serves \(served)"
+        case .testEnvironment(let environment):
+            "environment \(Self.shown(environment, limit: 12)) is local StoreKit testing, never accepted"
+        case .wrongEnvironment(let signed, let served):
+            "signed for \(Self.shown(signed, limit: 24)); this database serves \(served)"
         case .bundleNotAccepted(let bundleID, let accepted):
-            "bundle id \(bundleID) is not accepted (APPLE_BUNDLE_IDS: \(accepted.joined(separator: ", ")))"
+            "bundle id \(Self.shown(bundleID, limit: 64)) is not accepted (APPLE_BUNDLE_IDS: \(accepted.joined(separator: ", ")))"
         case .nested(let field, let box): "\(field): \(box.failure)"
         }
+    }
+
+    /// A value from the data as a description may name it: control and line-breaking characters
+    /// (a JSON `\n` escape decodes to one) as `?`, and at most `limit` characters, cut with `…`.
+    /// An `alg` is named in at most 12: it is read before anything is verified, and JWS names are
+    /// shorter. Only a bundle id or environment that a trusted chain signed is named longer.
+    static func shown(_ value: String, limit: Int) -> String {
+        var shown = ""
+        for (count, character) in value.enumerated() {
+            guard count < limit else { return shown + "…" }
+            let printable =
+                !character.isNewline
+                && !character.unicodeScalars.contains { $0.properties.generalCategory == .control }
+            shown.append(printable ? character : "?")
+        }
+        return shown
     }
 }
