@@ -75,12 +75,23 @@ public final class CurlMultiTransport: HTTPTransport {
         _ url: URL, body: Data, headers: [String: String], timeout: Duration, startingIn wait: Duration,
         clock: any ThrottleClock, completion: @escaping @Sendable (HTTPExchangeResult) -> Void
     ) {
+        send(
+            .post, url, body: body, headers: headers, timeout: timeout, startingIn: wait, clock: clock,
+            completion: completion)
+    }
+
+    /// `send` with a method (the Server API's GETs), from the loop's thread like a POST.
+    public func send(
+        _ method: HTTPMethod, _ url: URL, body: Data, headers: [String: String], timeout: Duration,
+        startingIn wait: Duration, clock: any ThrottleClock,
+        completion: @escaping @Sendable (HTTPExchangeResult) -> Void
+    ) {
         guard let loop else {
             return completion(.failed(.connectionFailed(detail: "libcurl could not be initialised")))
         }
         loop.submit(
             CurlRequest(
-                url: url, body: body, headers: headers, timeout: timeout,
+                method: method, url: url, body: body, headers: headers, timeout: timeout,
                 start: Self.start(after: wait, on: clock), waitedForToken: wait > .zero, answerLimit: answerLimit,
                 completion: CurlCompletion(handler: completion)))
     }

@@ -2,6 +2,7 @@ import Foundation
 
 /// One POST handed from a lane to the curl loop thread: only values, so it crosses threads freely.
 struct CurlRequest: Sendable {
+    let method: HTTPMethod
     let url: String
     let body: Data
     let headers: [String: String]
@@ -16,9 +17,10 @@ struct CurlRequest: Sendable {
     let completion: CurlCompletion
 
     init(
-        url: URL, body: Data, headers: [String: String], timeout: Duration, start: ContinuousClock.Instant,
-        waitedForToken: Bool, answerLimit: AnswerSizeLimit, completion: CurlCompletion
+        method: HTTPMethod = .post, url: URL, body: Data, headers: [String: String], timeout: Duration,
+        start: ContinuousClock.Instant, waitedForToken: Bool, answerLimit: AnswerSizeLimit, completion: CurlCompletion
     ) {
+        self.method = method
         self.url = url.absoluteString
         self.body = body
         self.headers = headers

@@ -84,16 +84,22 @@ final class CurlTransfer {
         // so `receivedBody` counts too.
         set(recon_curl_setopt_offset(easy, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(answerLimit.bytes)))
         set(recon_curl_setopt_slist(easy, CURLOPT_HTTPHEADER, headerList))
-        // Size first: COPYPOSTFIELDS copies that many bytes instead of stopping at a NUL.
-        set(recon_curl_setopt_offset(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(request.body.count)))
-        if request.body.isEmpty {
-            set(recon_curl_setopt_str(easy, CURLOPT_COPYPOSTFIELDS, ""))
-        } else {
-            set(
-                request.body.withUnsafeBytes {
-                    recon_curl_setopt_ptr(
-                        easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: $0.baseAddress))
-                })
+        switch request.method {
+        case .get:
+            // Also undoes a POST of the handle's previous transfer.
+            set(recon_curl_setopt_long(easy, CURLOPT_HTTPGET, 1))
+        case .post:
+            // Size first: COPYPOSTFIELDS copies that many bytes instead of stopping at a NUL.
+            set(recon_curl_setopt_offset(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(request.body.count)))
+            if request.body.isEmpty {
+                set(recon_curl_setopt_str(easy, CURLOPT_COPYPOSTFIELDS, ""))
+            } else {
+                set(
+                    request.body.withUnsafeBytes {
+                        recon_curl_setopt_ptr(
+                            easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: $0.baseAddress))
+                    })
+            }
         }
         set(recon_curl_setopt_ptr(easy, CURLOPT_WRITEDATA, context))
         set(recon_curl_setopt_ptr(easy, CURLOPT_HEADERDATA, context))

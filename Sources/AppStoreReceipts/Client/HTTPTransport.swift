@@ -31,6 +31,13 @@ public protocol HTTPTransport: Sendable {
         _ url: URL, body: Data, headers: [String: String], timeout: Duration, startingIn wait: Duration,
         clock: any ThrottleClock, completion: @escaping @Sendable (HTTPExchangeResult) -> Void)
 
+    /// `send` with a method: the Server API's GETs (no body) beside verifyReceipt's POSTs. The default
+    /// sends POSTs through `send(_:body:…)` and fails GETs, which only the real transports implement.
+    func send(
+        _ method: HTTPMethod, _ url: URL, body: Data, headers: [String: String], timeout: Duration,
+        startingIn wait: Duration, clock: any ThrottleClock,
+        completion: @escaping @Sendable (HTTPExchangeResult) -> Void)
+
     /// Ends every exchange still waiting out its `startingIn` wait, now and from now on, as a failure
     /// without sending it; exchanges already sent go on. Called when the client stops (a signal), so no
     /// throttle wait outlasts it. The default does nothing: such waits then end as they would have.
@@ -39,6 +46,17 @@ public protocol HTTPTransport: Sendable {
 
 extension HTTPTransport {
     public func abandonWaitingRequests() {}
+
+    public func send(
+        _ method: HTTPMethod, _ url: URL, body: Data, headers: [String: String], timeout: Duration,
+        startingIn wait: Duration, clock: any ThrottleClock,
+        completion: @escaping @Sendable (HTTPExchangeResult) -> Void
+    ) {
+        guard method == .post else {
+            return completion(.failed(.connectionFailed(detail: "this transport sends POST only")))
+        }
+        send(url, body: body, headers: headers, timeout: timeout, startingIn: wait, clock: clock, completion: completion)
+    }
 
     public func post(
         _ url: URL, body: Data, headers: [String: String], timeout: Duration, startingIn wait: Duration,

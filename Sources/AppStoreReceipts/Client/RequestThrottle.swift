@@ -18,8 +18,8 @@ public final class RequestThrottle: Sendable {
     private struct State {
         var inFlight = 0
         var peak = 0
-        /// Requests waiting for a slot, in order of arrival.
-        var waiting = FIFOBuffer<@Sendable (Duration) -> Void>()
+        /// Requests waiting for a slot, in order of arrival, with the bucket each takes its token from.
+        var waiting = FIFOBuffer<(bucket: TokenBucket, start: @Sendable (Duration) -> Void)>()
 
         mutating func take() {
             inFlight += 1
@@ -70,9 +70,15 @@ public final class RequestThrottle: Sendable {
     /// at once on this thread when a slot is free, else on the thread of the `end` that frees one.
     /// `start` must not block. Every `begin` needs exactly one `end`, when the exchange is over.
     public func begin(then start: @escaping @Sendable (_ wait: Duration) -> Void) {
+        begin(tokenFrom: bucket, then: start)
+    }
+
+    /// `begin(then:)` with the token taken from `bucket` instead of this throttle's own: the App Store
+    /// Server API limits each endpoint separately, while the in-flight cap is the run's.
+    public func begin(tokenFrom bucket: TokenBucket, then start: @escaping @Sendable (_ wait: Duration) -> Void) {
         let granted = state.withLock { state -> Bool in
             guard state.inFlight < maxInFlight else {
-                state.waiting.append(start)
+                state.waiting.append((bucket, start))
                 return false
             }
             state.take()
@@ -83,13 +89,13 @@ public final class RequestThrottle: Sendable {
 
     /// Frees the slot `begin` took, or hands it straight to the first request waiting for one.
     public func end() {
-        let next = state.withLock { state -> (@Sendable (Duration) -> Void)? in
+        let next = state.withLock { state -> (bucket: TokenBucket, start: @Sendable (Duration) -> Void)? in
             state.inFlight -= 1
             guard let next = state.waiting.popFirst() else { return nil }
             state.take()
             return next
         }
-        next?(bucket.reserve())
+        if let next { next.start(next.bucket.reserve()) }
     }
 
     /// The most requests that were in flight at once so far.

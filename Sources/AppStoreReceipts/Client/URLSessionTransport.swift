@@ -44,9 +44,27 @@ public final class URLSessionTransport: HTTPTransport {
     }
 
     public func post(_ url: URL, body: Data, headers: [String: String], timeout: Duration) -> HTTPExchangeResult {
+        exchange(.post, url, body: body, headers: headers, timeout: timeout)
+    }
+
+    /// A GET or POST on a thread of its own (the exchange blocks it), after the token's wait.
+    public func send(
+        _ method: HTTPMethod, _ url: URL, body: Data, headers: [String: String], timeout: Duration,
+        startingIn wait: Duration, clock: any ThrottleClock,
+        completion: @escaping @Sendable (HTTPExchangeResult) -> Void
+    ) {
+        Thread.detachNewThread { [self] in
+            if wait > .zero { clock.sleep(for: wait) }
+            completion(exchange(method, url, body: body, headers: headers, timeout: timeout))
+        }
+    }
+
+    private func exchange(_ method: HTTPMethod, _ url: URL, body: Data, headers: [String: String], timeout: Duration)
+        -> HTTPExchangeResult
+    {
         var request = URLRequest(url: url)
-        request.httpMethod = "POST"
-        request.httpBody = body
+        request.httpMethod = method.rawValue
+        if method == .post { request.httpBody = body }
         request.timeoutInterval = Self.wholeSeconds(timeout)
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
 
