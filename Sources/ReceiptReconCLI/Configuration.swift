@@ -16,6 +16,8 @@ public struct Configuration: Sendable {
     public var sandboxURL: URL
     /// Which App Store environment this database serves.
     public var environment: AppStoreEnvironment
+    /// `--backend` and the App Store Server API's settings.
+    public var serverAPI = ServerAPISettings()
     /// Root certificate files signed data must chain to instead of Apple Root CA - G3 (staging and
     /// tests only); empty means the built-in root.
     public var rootCertificateFiles: [String] = []
@@ -24,7 +26,9 @@ public struct Configuration: Sendable {
     public static let defaultSandboxURL = URL(string: "https://sandbox.itunes.apple.com/verifyReceipt")!
 
     /// The variables of CONTRACT §2, and the job's own `RECON_*` settings, for help texts.
-    public static let variables: [(name: String, meaning: String)] = [
+    public static let variables: [(name: String, meaning: String)] = coreVariables + ServerAPISettings.variables
+
+    private static let coreVariables: [(name: String, meaning: String)] = [
         ("DATABASE_URL", "libpq conninfo string or postgresql:// URI (--database-url); default: libpq's PG* defaults"),
         ("APPLE_SHARED_SECRET", "app-specific shared secret, sent as 'password' (or --shared-secret-file PATH)"),
         ("APPLE_BUNDLE_IDS", "accepted bundle ids, comma-separated; others are flagged bundle_mismatch (--bundle-id)"),
@@ -59,24 +63,26 @@ public struct Configuration: Sendable {
             default: "libpq defaults")
     ]
 
-    public static let appleOptions: [OptionSpec] = [
-        OptionSpec(
-            "shared-secret-file", .value(placeholder: "PATH"),
-            "read the App Store shared secret from PATH (overrides APPLE_SHARED_SECRET)"),
-        OptionSpec(
-            "bundle-id", .repeatable(placeholder: "ID"), "accepted bundle id; repeatable (overrides APPLE_BUNDLE_IDS)",
-            default: "no check"),
-        OptionSpec(
-            "production-url", .value(placeholder: "URL"), "verifyReceipt production endpoint",
-            default: defaultProductionURL.absoluteString),
-        OptionSpec(
-            "sandbox-url", .value(placeholder: "URL"), "verifyReceipt sandbox endpoint",
-            default: defaultSandboxURL.absoluteString),
-        OptionSpec(
-            "environment", .value(placeholder: "production|sandbox"),
-            "the App Store environment this database serves (overrides RECON_ENVIRONMENT)", default: "production"),
-        rootCertificateOption,
-    ]
+    public static let appleOptions: [OptionSpec] =
+        [
+            OptionSpec(
+                "shared-secret-file", .value(placeholder: "PATH"),
+                "read the App Store shared secret from PATH (overrides APPLE_SHARED_SECRET)"),
+            OptionSpec(
+                "bundle-id", .repeatable(placeholder: "ID"),
+                "accepted bundle id; repeatable (overrides APPLE_BUNDLE_IDS)",
+                default: "no check"),
+            OptionSpec(
+                "production-url", .value(placeholder: "URL"), "verifyReceipt production endpoint",
+                default: defaultProductionURL.absoluteString),
+            OptionSpec(
+                "sandbox-url", .value(placeholder: "URL"), "verifyReceipt sandbox endpoint",
+                default: defaultSandboxURL.absoluteString),
+            OptionSpec(
+                "environment", .value(placeholder: "production|sandbox"),
+                "the App Store environment this database serves (overrides RECON_ENVIRONMENT)", default: "production"),
+            rootCertificateOption,
+        ] + ServerAPISettings.options
 
     /// Shared with `inspect`, which needs no other Apple setting.
     static let rootCertificateOption = OptionSpec(
@@ -139,6 +145,7 @@ public struct Configuration: Sendable {
         configuration.rootCertificateFiles = rootCertificateFiles(arguments, variable("APPLE_ROOT_CERTIFICATES"))
         // Read now, so an unusable root file stops the command before it touches the database.
         _ = try configuration.signedDataVerifier()
+        configuration.serverAPI = try ServerAPISettings.load(arguments, variable: variable)
 
         if let text = try read.choice("environment", ["production", "sandbox"]) {
             configuration.environment = AppStoreEnvironment(rawValue: text)!

@@ -55,7 +55,8 @@ extension HTTPTransport {
         guard method == .post else {
             return completion(.failed(.connectionFailed(detail: "this transport sends POST only")))
         }
-        send(url, body: body, headers: headers, timeout: timeout, startingIn: wait, clock: clock, completion: completion)
+        send(
+            url, body: body, headers: headers, timeout: timeout, startingIn: wait, clock: clock, completion: completion)
     }
 
     public func post(

@@ -58,12 +58,16 @@ extension VerificationVerdict {
         /// HTTP 400, 401, 403, 404, 405, 407, 410 or 415: the endpoint URL, a proxy or the
         /// request format is wrong, or the endpoint was retired.
         case httpStatus(Int)
+        /// The App Store Server API refused the job's credentials or app (401 after a fresh token,
+        /// 4000002), or the API key cannot be used.
+        case serverAPI(String)
 
         public var description: String {
             switch self {
             case .sharedSecretMismatch: "status \(VerifyReceiptStatus.sharedSecretMismatch)"
             case .badRequest: "status \(VerifyReceiptStatus.badRequest)"
             case .httpStatus(let code): "HTTP \(code) from the verifyReceipt endpoint"
+            case .serverAPI(let detail): detail
             }
         }
     }

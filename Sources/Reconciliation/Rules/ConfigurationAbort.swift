@@ -18,7 +18,7 @@ public struct ConfigurationAbort: Error, Hashable, Sendable, CustomStringConvert
     public var description: String {
         switch problem {
         case .sharedSecretMismatch: "configuration error: \(problem) (APPLE_SHARED_SECRET is wrong or was rotated)"
-        case .badRequest, .httpStatus: "configuration error: \(problem)"
+        case .badRequest, .httpStatus, .serverAPI: "configuration error: \(problem)"
         }
     }
 }

@@ -36,6 +36,8 @@ public struct RunOptions: Sendable, Codable, Equatable {
     /// (`APPLE_ROOT_CERTIFICATES`), kept in `recon_runs.options` so a run that trusted a staging root
     /// shows it; nil for the built-in root and in older rows.
     public var signedDataRoots: [String]?
+    /// `--backend` (`verify-receipt`, `server-api`); nil in rows written before there was a choice.
+    public var backend: String?
 
     public init(asOf: Date) { self.asOf = asOf }
 

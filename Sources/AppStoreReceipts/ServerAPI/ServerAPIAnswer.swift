@@ -1,0 +1,73 @@
+import Foundation
+
+/// What one HTTP exchange with the App Store Server API means for the request (research/server-api.md
+/// §4): the body, a reason to ask the other environment, to retry, to refresh the token, or to stop.
+/// Pure: `classify` is the one place status codes and Apple's `errorCode`s are read.
+enum ServerAPIAnswer: Equatable {
+    case success(Data)
+    /// 404 with 4040010 / 4040005: not in this environment; the other one may have it (one hop).
+    case notInThisEnvironment(code: Int)
+    /// A 404 that no environment changes (4040001 account, 4040003 app, 4040019 app transaction): the id
+    /// names nothing Apple knows for this app.
+    case notFound(code: Int)
+    /// Worth another attempt: the retryable codes, 5xx, 429 (`after`: its `Retry-After`), unknown codes,
+    /// transport failures.
+    case retry(reason: String, after: Duration?)
+    /// HTTP 401: the token (clock skew, expiry) or the key; refreshed once, then a configuration error.
+    case unauthorized
+    /// The configuration is wrong whatever is asked (4000002 invalid app identifier).
+    case configuration(String)
+    /// A request Apple refuses (400s): no retry, no verdict.
+    case refused(String)
+
+    /// Apple's own names for its retryable codes (and 5000000, whose page says "try again later").
+    static let retryableCodes: Set<Int> = [4_040_002, 4_040_004, 4_040_006, 5_000_000, 5_000_001]
+    static let otherEnvironmentCodes: Set<Int> = [4_040_010, 4_040_005]
+    static let notFoundCodes: Set<Int> = [4_040_001, 4_040_003, 4_040_019]
+
+    static func classify(_ result: HTTPExchangeResult, now: Date) -> ServerAPIAnswer {
+        let reply: HTTPReply
+        switch result {
+        case .failed(let failure): return .retry(reason: "\(failure)", after: nil)
+        case .response(let response): reply = response
+        }
+        let code = errorCode(reply.body)
+        let named = code.map { "errorCode \($0)" } ?? "no errorCode"
+        switch reply.statusCode {
+        case 200..<300:
+            return .success(reply.body)
+        case 401:
+            return .unauthorized
+        case 429:
+            let header = reply.header("Retry-After") ?? ""
+            let after = RetryAfter.parseUnixMilliseconds(header, now: now) ?? RetryAfter.parse(header, now: now)
+            return .retry(reason: "HTTP 429 (\(named))", after: after)
+        default:
+            break
+        }
+        if let code {
+            if otherEnvironmentCodes.contains(code) { return .notInThisEnvironment(code: code) }
+            if notFoundCodes.contains(code) { return .notFound(code: code) }
+            if code == 4_000_002 {
+                return .configuration(
+                    "Apple says the app identifier is invalid (errorCode 4000002): check the bundle id")
+            }
+            if retryableCodes.contains(code) {
+                return .retry(reason: "HTTP \(reply.statusCode) (\(named))", after: nil)
+            }
+            // Known request errors are ours to fix; an unknown code is kept and treated as transient.
+            if (4_000_000..<4_010_000).contains(code) {
+                return .refused("HTTP \(reply.statusCode) (\(named): the request was refused)")
+            }
+        }
+        return .retry(reason: "HTTP \(reply.statusCode) (\(named))", after: nil)
+    }
+
+    /// `errorCode` of an error body, if it is one.
+    static func errorCode(_ body: Data) -> Int? {
+        guard !body.isEmpty, body.count < 4096, case .object(let object)? = try? AppleJSONParser.parse(body) else {
+            return nil
+        }
+        return object.appleInt("errorCode")
+    }
+}

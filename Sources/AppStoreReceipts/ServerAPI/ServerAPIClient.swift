@@ -1,0 +1,179 @@
+import Foundation
+
+/// A client of the App Store Server API for re-verification (CONTRACT §9, research/server-api.md):
+/// Get Transaction History v2 walked page by page with `revision`, Get All Subscription Statuses, each
+/// request through its endpoint's token bucket and the run's in-flight cap (`ServerAPIExchange`), every
+/// signed item verified (`SignedDataVerifier`) before it is handed on.
+///
+/// Threading: every method may be called from any thread and returns at once; completions run on
+/// `executor`.
+public final class ServerAPIClient: Sendable {
+    public struct Configuration: Sendable {
+        public var productionURL: URL
+        public var sandboxURL: URL
+        public var timeout: Duration
+        public var budget: VerifyReceiptRetryBudget
+        public var backoff: BackoffPolicy
+        public var userAgent: String
+
+        public init(
+            productionURL: URL = URL(string: "https://api.storekit.apple.com")!,
+            sandboxURL: URL = URL(string: "https://api.storekit-sandbox.apple.com")!,
+            timeout: Duration = .seconds(30), budget: VerifyReceiptRetryBudget = VerifyReceiptRetryBudget(),
+            backoff: BackoffPolicy = BackoffPolicy(), userAgent: String = "receipt-recon"
+        ) {
+            self.productionURL = productionURL
+            self.sandboxURL = sandboxURL
+            self.timeout = timeout
+            self.budget = budget
+            self.backoff = backoff
+            self.userAgent = userAgent
+        }
+
+        func url(_ endpoint: ServerAPIEndpoint, id: String, query: String, environment: AppStoreEnvironment) -> URL {
+            let base = (environment == .production ? productionURL : sandboxURL).absoluteString
+            let trimmed = base.hasSuffix("/") ? String(base.dropLast()) : base
+            return URL(string: trimmed + endpoint.path(id) + (query.isEmpty ? "" : "?" + query))!
+        }
+    }
+
+    public let configuration: Configuration
+    let tokens: ServerAPITokens
+    let transport: any HTTPTransport
+    let throttle: RequestThrottle
+    let buckets: [ServerAPIEndpoint: TokenBucket]
+    let clock: any ThrottleClock
+    let waits = RetryWaits()
+    private let verifier: SignedDataVerifier
+
+    /// - Parameters:
+    ///   - verifier: checks signatures and chains; the bundle id is the rules' to judge, and the
+    ///     environment is checked here against the host that answered.
+    ///   - rate: requests per second for each endpoint (`--rate`).
+    public init(
+        configuration: Configuration, tokens: ServerAPITokens, verifier: SignedDataVerifier,
+        transport: any HTTPTransport, rate: Double, maxInFlight: Int, clock: any ThrottleClock = SystemThrottleClock()
+    ) {
+        self.configuration = configuration
+        self.tokens = tokens
+        self.verifier = verifier
+        self.transport = transport
+        self.clock = clock
+        var buckets: [ServerAPIEndpoint: TokenBucket] = [:]
+        for endpoint in ServerAPIEndpoint.allCases { buckets[endpoint] = TokenBucket(rate: rate, clock: clock) }
+        self.buckets = buckets
+        throttle = RequestThrottle(bucket: buckets[.transactionHistory]!, maxInFlight: maxInFlight)
+    }
+
+    func bucket(_ endpoint: ServerAPIEndpoint) -> TokenBucket { buckets[endpoint]! }
+
+    func headers(token: String) -> [String: String] {
+        ["Authorization": "Bearer " + token, "Accept": "application/json", "User-Agent": configuration.userAgent]
+    }
+
+    /// Every transaction of the customer `id` belongs to, for the app `bundleID`: all pages.
+    /// - Parameters:
+    ///   - environment: where to ask first; `mayHop`: ask the other environment once on 4040010.
+    public func history(
+        of id: String, bundleID: String, environment: AppStoreEnvironment, mayHop: Bool,
+        shouldStop: @escaping @Sendable () -> Bool,
+        executor: @escaping @Sendable (_ work: @escaping @Sendable () -> Void) -> Void,
+        completion: @escaping @Sendable (ServerAPILookup<ServerAPIHistory>, ServerAPITraffic) -> Void
+    ) {
+        HistoryWalk(
+            client: self, id: id, bundleID: bundleID, shouldStop: shouldStop, executor: executor,
+            completion: completion
+        ).page(revision: nil, environment: environment, mayHop: mayHop)
+    }
+
+    /// The status and renewal info of each of the customer's subscriptions, asked where `environment`
+    /// says (the history's, so no hop).
+    public func statuses(
+        of id: String, bundleID: String, environment: AppStoreEnvironment,
+        shouldStop: @escaping @Sendable () -> Bool,
+        executor: @escaping @Sendable (_ work: @escaping @Sendable () -> Void) -> Void,
+        completion: @escaping @Sendable (ServerAPILookup<ServerAPIStatuses>, ServerAPITraffic) -> Void
+    ) {
+        ServerAPIExchange(
+            client: self, endpoint: .subscriptionStatuses, id: id, query: "", bundleID: bundleID,
+            environment: environment, mayHop: false, shouldStop: shouldStop, executor: executor
+        ) { outcome, traffic in
+            switch outcome {
+            case .finished(let end): completion(end.lookup(), traffic)
+            case .answer(let body, let answered): completion(self.statuses(body, environment: answered), traffic)
+            }
+        }.send()
+    }
+
+    /// Stops retries and throttle waits at once (a signal).
+    public func stop() {
+        waits.stop()
+        transport.abandonWaitingRequests()
+    }
+
+    func after(_ delay: Duration, _ work: @escaping @Sendable (_ stopped: Bool) -> Void) {
+        guard clock is SystemThrottleClock, delay > .zero else {
+            if delay > .zero { clock.sleep(for: delay) }
+            return work(waits.isStopped)
+        }
+        waits.after(delay, work)
+    }
+
+    /// A signed transaction of an answer, verified, and signed for the environment that answered.
+    func transaction(_ jws: String, environment: AppStoreEnvironment) -> Result<SignedTransaction, SignedAnswerError> {
+        switch verified(jws, environment: environment) {
+        case .failure(let error): return .failure(error)
+        case .success(.transaction(let transaction)): return .success(transaction)
+        case .success: return .failure(SignedAnswerError(detail: "signed data in the answer is not a transaction"))
+        }
+    }
+
+    func verified(_ jws: String, environment: AppStoreEnvironment) -> Result<SignedPayload, SignedAnswerError> {
+        let verification = verifier.verify(Array(jws.utf8))
+        if let failure = verification.failure {
+            return .failure(SignedAnswerError(detail: "signed data in Apple's answer rejected: \(failure)"))
+        }
+        guard let payload = verification.payload else {
+            return .failure(SignedAnswerError(detail: "signed data in Apple's answer has no payload"))
+        }
+        if let signed = payload.environment, signed.appStoreEnvironment != environment {
+            return .failure(
+                SignedAnswerError(detail: "the \(environment) host answered with data signed for \(signed.rawValue)"))
+        }
+        return .success(payload)
+    }
+
+    private func statuses(_ body: Data, environment: AppStoreEnvironment) -> ServerAPILookup<ServerAPIStatuses> {
+        let decoded: ServerAPIStatusesBody
+        do {
+            decoded = try ServerAPIStatusesBody(body)
+        } catch {
+            return .unverified(detail: "subscription statuses: \(error)")
+        }
+        var subscriptions: [ServerAPIStatuses.Subscription] = []
+        for last in decoded.lastTransactions {
+            var subscription = ServerAPIStatuses.Subscription(
+                status: last.status, originalTransactionID: last.originalTransactionID)
+            if let jws = last.signedTransactionInfo {
+                switch transaction(jws, environment: environment) {
+                case .success(let transaction): subscription.transaction = transaction
+                case .failure(let error): return .unverified(detail: error.detail)
+                }
+            }
+            if let jws = last.signedRenewalInfo {
+                switch verified(jws, environment: environment) {
+                case .success(.renewalInfo(let info)): subscription.renewalInfo = info
+                case .success: return .unverified(detail: "signedRenewalInfo in the answer is not renewal info")
+                case .failure(let error): return .unverified(detail: error.detail)
+                }
+            }
+            subscriptions.append(subscription)
+        }
+        return .found(ServerAPIStatuses(subscriptions: subscriptions), environment: environment)
+    }
+}
+
+/// Signed data in one of Apple's answers that cannot be believed: the lookup is `unverified`.
+struct SignedAnswerError: Error {
+    let detail: String
+}

@@ -1,0 +1,24 @@
+import Foundation
+
+/// The App Store Server API endpoints a re-verification uses (research/server-api.md §2). Apple limits
+/// each one separately, so each has its own token bucket (`--rate` applies to each).
+public enum ServerAPIEndpoint: String, Sendable, CaseIterable, Hashable, CustomStringConvertible {
+    /// Get Transaction History v2: every transaction of the customer for the app, 20 a page.
+    case transactionHistory = "transaction_history"
+    /// Get All Subscription Statuses: per subscription group, status 1-5 and the renewal info.
+    case subscriptionStatuses = "subscription_statuses"
+    /// Get Transaction Info: one transaction.
+    case transactionInfo = "transaction_info"
+
+    /// The path below the base URL for `id` (any transaction id of the customer).
+    func path(_ id: String) -> String {
+        let escaped = id.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? id
+        switch self {
+        case .transactionHistory: return "/inApps/v2/history/" + escaped
+        case .subscriptionStatuses: return "/inApps/v1/subscriptions/" + escaped
+        case .transactionInfo: return "/inApps/v1/transactions/" + escaped
+        }
+    }
+
+    public var description: String { rawValue }
+}

@@ -1,0 +1,53 @@
+import Foundation
+
+/// What the App Store Server API said about one id, after routing, retries and verification.
+public enum ServerAPILookup<Value: Sendable>: Sendable {
+    /// Found in `environment`; every signed item in `value` verified.
+    case found(Value, environment: AppStoreEnvironment)
+    /// Apple knows no such id in either environment (4040010 twice, or a final 404).
+    case notFound(detail: String)
+    /// No verdict: transient failures outlasted the attempts, a refused request, an answer that does
+    /// not decode, or signed data in the answer that failed verification (never believed).
+    case unverified(detail: String)
+    /// The configuration is wrong (401 after a fresh token, 4000002): the run stops, exit 78.
+    case configuration(detail: String)
+}
+
+/// The transactions of a customer's history, each verified, the newest delivery of each id kept.
+public struct ServerAPIHistory: Sendable {
+    public var transactions: [SignedTransaction]
+}
+
+/// Get All Subscription Statuses, verified: per subscription, its status and renewal info.
+public struct ServerAPIStatuses: Sendable {
+    public struct Subscription: Sendable {
+        /// 1 active, 2 expired, 3 billing retry, 4 billing grace period, 5 revoked.
+        public var status: Int?
+        public var originalTransactionID: String?
+        public var transaction: SignedTransaction?
+        public var renewalInfo: SignedRenewalInfo?
+    }
+
+    public var subscriptions: [Subscription]
+}
+
+/// The traffic of one lookup, for the run's figures.
+public struct ServerAPITraffic: Sendable {
+    public var requests = 0
+    public var retries = 0
+    public var throttled = 0
+    public var hops = 0
+    public var latencies: [Duration] = []
+    public var requestsByEndpoint: [ServerAPIEndpoint: Int] = [:]
+
+    public init() {}
+
+    public mutating func add(_ other: ServerAPITraffic) {
+        requests += other.requests
+        retries += other.retries
+        throttled += other.throttled
+        hops += other.hops
+        latencies += other.latencies
+        requestsByEndpoint.merge(other.requestsByEndpoint, uniquingKeysWith: +)
+    }
+}

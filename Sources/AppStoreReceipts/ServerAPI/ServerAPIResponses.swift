@@ -1,0 +1,85 @@
+import Foundation
+
+/// Get Transaction History's body: one page of signed transactions (≤ 20) and where to go on.
+struct ServerAPIHistoryPage {
+    var revision: String?
+    var hasMore: Bool
+    var bundleID: String?
+    var environment: String?
+    var signedTransactions: [String]
+
+    init(_ body: Data) throws(ServerAPIDecodingError) {
+        let object = try ServerAPIDecodingError.object(body)
+        revision = object.appleString("revision")
+        hasMore = object.appleBool("hasMore") ?? false
+        bundleID = object.appleString("bundleId")
+        environment = object.appleString("environment")
+        signedTransactions = ServerAPIDecodingError.strings(object["signedTransactions"])
+    }
+}
+
+/// Get All Subscription Statuses' body: per subscription group, the last transaction of each
+/// subscription with its status and renewal info.
+struct ServerAPIStatusesBody {
+    struct Last {
+        var status: Int?
+        var originalTransactionID: String?
+        var signedTransactionInfo: String?
+        var signedRenewalInfo: String?
+    }
+
+    var environment: String?
+    var lastTransactions: [Last] = []
+
+    init(_ body: Data) throws(ServerAPIDecodingError) {
+        let object = try ServerAPIDecodingError.object(body)
+        environment = object.appleString("environment")
+        guard case .array(let groups)? = object["data"] else { return }
+        for case .object(let group) in groups {
+            guard case .array(let lasts)? = group["lastTransactions"] else { continue }
+            for case .object(let last) in lasts {
+                lastTransactions.append(
+                    Last(
+                        status: last.appleInt("status"),
+                        originalTransactionID: last.appleString("originalTransactionId"),
+                        signedTransactionInfo: last.appleString("signedTransactionInfo"),
+                        signedRenewalInfo: last.appleString("signedRenewalInfo")))
+            }
+        }
+    }
+}
+
+/// Get Transaction Info's body.
+struct ServerAPITransactionInfoBody {
+    var signedTransactionInfo: String?
+
+    init(_ body: Data) throws(ServerAPIDecodingError) {
+        signedTransactionInfo = try ServerAPIDecodingError.object(body).appleString("signedTransactionInfo")
+    }
+}
+
+/// A 2xx body that is not the JSON object the endpoint promises (an HTML error page, a cut body).
+struct ServerAPIDecodingError: Error, CustomStringConvertible {
+    let description: String
+
+    static func object(_ body: Data) throws(ServerAPIDecodingError) -> AppleJSONObject {
+        let value: AppleJSONValue
+        do {
+            value = try AppleJSONParser.parse(body)
+        } catch {
+            throw ServerAPIDecodingError(description: "answer is not JSON (\(body.count) bytes): \(error)")
+        }
+        guard case .object(let object) = value else {
+            throw ServerAPIDecodingError(description: "answer is not a JSON object")
+        }
+        return object
+    }
+
+    static func strings(_ value: AppleJSONValue?) -> [String] {
+        guard case .array(let elements)? = value else { return [] }
+        return elements.compactMap { element in
+            if case .string(let text) = element { return text }
+            return nil
+        }
+    }
+}

@@ -1,0 +1,77 @@
+import AppStoreReceipts
+import Foundation
+
+/// What the App Store Server API can be asked with for one stored row (CONTRACT §9): a transaction id
+/// (a JWS's `transactionId`; an app receipt's in-app `transaction_id` or `original_transaction_id`,
+/// decoded locally; an iOS 6 receipt's `transaction-id`), with the row's own environment hint and
+/// bundle id; or the outcome already decided without asking.
+enum StoredRowKey {
+    case ask(id: String, environment: AppStoreEnvironment?, bundleID: String?, signed: Bool)
+    /// Decided locally: a receipt that is provably not one, an Xcode receipt, a JWS that failed
+    /// verification, an app receipt with no purchase to ask about.
+    case decided(ReceiptAnswer)
+
+    /// Reads `row`. - Parameter signedAnswer: the answer for a JWS row (verified by the caller).
+    static func read(_ row: StoredReceipt, signedAnswer: (StoredReceipt) -> (ReceiptAnswer, id: String?))
+        -> StoredRowKey
+    {
+        if SignedDataVerifier.looksLikeJWS(row.data.utf8) {
+            let (answer, id) = signedAnswer(row)
+            // A JWS that failed verification is never believed, its id included; one for another app
+            // (bundle_mismatch) is not worth a request.
+            guard answer.receipt.outcome == .valid || answer.receipt.outcome == .misrouted, let id else {
+                return .decided(answer)
+            }
+            return .ask(
+                id: id, environment: answer.receipt.classification.environment, bundleID: answer.bundleID, signed: true)
+        }
+        let receipt: LocalReceipt
+        do {
+            receipt = try LocalReceiptDecoder.decode(base64: row.data)
+        } catch {
+            let check: LocalReceiptCheck =
+                switch error {
+                case .emptyInput: .empty
+                case .notBase64: .notBase64
+                default: .doesNotDecode
+                }
+            let classification =
+                ReceiptOutcomeRule.localRuling(check)
+                ?? ReceiptClassification(
+                    outcome: .invalid, outcomeFlag: .invalidReceipt,
+                    detail: "receipt data does not decode locally, so it names no transaction to ask the App Store "
+                        + "Server API about")
+            return .decided(Self.answer(row, classification, bundleID: nil))
+        }
+        if receipt.isXcodeTestReceipt, let ruling = ReceiptOutcomeRule.localRuling(.xcodeReceipt) {
+            return .decided(Self.answer(row, ruling, bundleID: receipt.bundleID))
+        }
+        let hint: AppStoreEnvironment? =
+            switch receipt.environmentKind {
+            case .production: .production
+            case .sandbox: .sandbox
+            case .xcode, .unrecognized: nil
+            }
+        guard
+            let id = receipt.inApp.lazy.compactMap({ $0.transactionID ?? $0.originalTransactionID }).first(where: {
+                !$0.isEmpty
+            })
+        else {
+            return .decided(
+                Self.answer(
+                    row,
+                    ReceiptClassification(
+                        outcome: .valid, environment: hint,
+                        detail: "the receipt holds no in-app purchase: nothing to ask the App Store Server API about"),
+                    bundleID: receipt.bundleID))
+        }
+        return .ask(id: id, environment: hint, bundleID: receipt.bundleID, signed: false)
+    }
+
+    private static func answer(_ row: StoredReceipt, _ classification: ReceiptClassification, bundleID: String?)
+        -> ReceiptAnswer
+    {
+        ReceiptAnswer(
+            receipt: UserReceipt(receiptID: row.id, classification: classification), attempts: 0, bundleID: bundleID)
+    }
+}
