@@ -104,16 +104,16 @@ public final class ServerAPIBackend: AppleBackend {
                         AppleUserAnswer(
                             receipts: [], configurationAbort: ConfigurationAbort(problem: .serverAPI(detail))))
                 case .notFound(let detail):
-                    self.answerRows(asking: id, traffic: traffic) { _ in
+                    self.answerRows(
+                        where: { $0 == id }, traffic: traffic,
                         ReceiptClassification(
                             outcome: .invalid, outcomeFlag: .invalidReceipt,
-                            detail: "transaction \(id) is unknown to the App Store Server API: \(detail)")
-                    }
+                            detail: "transaction \(id) is unknown to the App Store Server API: \(detail)"))
                     self.next()
                 case .unverified(let detail):
-                    self.answerRows(asking: id, traffic: traffic) { _ in
-                        ReceiptClassification(outcome: .unverified, outcomeFlag: .unverified, detail: detail)
-                    }
+                    self.answerRows(
+                        where: { $0 == id }, traffic: traffic,
+                        ReceiptClassification(outcome: .unverified, outcomeFlag: .unverified, detail: detail))
                     self.next()
                 case .found(let history, let environment):
                     self.found(history, in: environment, id: id, bundleID: bundle, traffic: traffic)
@@ -128,7 +128,8 @@ public final class ServerAPIBackend: AppleBackend {
         ) {
             let transactions = history.transactions.map(VerifyReceiptTransaction.init)
             guard backend.mayBeInBillingRetry(transactions) else {
-                return answer(history, transactions: transactions, renewalInfo: [], in: environment, traffic: traffic)
+                return answer(
+                    history, transactions: transactions, renewalInfo: [], in: environment, asked: id, traffic: traffic)
             }
             backend.client.statuses(
                 of: id, bundleID: bundleID, environment: environment, shouldStop: shouldStop, executor: executor
@@ -140,7 +141,7 @@ public final class ServerAPIBackend: AppleBackend {
                 case .found(let statuses, _):
                     self.answer(
                         history, transactions: transactions, renewalInfo: ServerAPIBackend.renewalInfo(statuses),
-                        in: environment, traffic: total)
+                        in: environment, asked: id, traffic: total)
                 case .configuration(let detail):
                     self.completion(
                         AppleUserAnswer(
@@ -149,10 +150,10 @@ public final class ServerAPIBackend: AppleBackend {
                     // Without the status a grace period cannot be told from a lapse: no verdict.
                     let ids = Set(
                         history.transactions.flatMap { [$0.transactionID, $0.originalTransactionID] }.compactMap { $0 })
-                    self.answerRows(where: { ids.contains($0) || $0 == id }, traffic: total) { _ in
+                    self.answerRows(
+                        where: { ids.contains($0) || $0 == id }, traffic: total,
                         ReceiptClassification(
-                            outcome: .unverified, outcomeFlag: .unverified, detail: "subscription statuses: \(detail)")
-                    }
+                            outcome: .unverified, outcomeFlag: .unverified, detail: "subscription statuses: \(detail)"))
                     self.next()
                 }
             }
@@ -160,7 +161,7 @@ public final class ServerAPIBackend: AppleBackend {
 
         private func answer(
             _ history: ServerAPIHistory, transactions: [VerifyReceiptTransaction],
-            renewalInfo: [VerifyReceiptPendingRenewalInfo], in environment: AppStoreEnvironment,
+            renewalInfo: [VerifyReceiptPendingRenewalInfo], in environment: AppStoreEnvironment, asked: String,
             traffic: ServerAPITraffic
         ) {
             let ids = Set(
@@ -168,42 +169,28 @@ public final class ServerAPIBackend: AppleBackend {
             let bundleID = history.transactions.lazy.compactMap(\.bundleID).first
             let classification = backend.classify(
                 environment: environment, bundleID: bundleID, transactions: transactions.count)
-            answerRows(where: ids.contains, traffic: traffic, transactions: transactions, renewalInfo: renewalInfo) {
-                _ in
-                classification
-            }
-            // The row asked about is answered even if its id is missing from the history Apple gave.
-            if let index = answers.firstIndex(where: { $0 == nil }), case .ask(let asked, _, _, _) = keys[index],
-                !ids.contains(asked), history.transactions.isEmpty
-            {
-                answerRows(where: { $0 == asked }, traffic: traffic) { _ in classification }
-            }
+            // The row asked about is answered even when Apple's history does not repeat its id.
+            answerRows(
+                where: { ids.contains($0) || $0 == asked }, traffic: traffic, classification,
+                transactions: transactions, renewalInfo: renewalInfo)
             next()
         }
 
         /// Answers every unanswered row whose id `matches`; the first of them carries the traffic.
         private func answerRows(
-            where matches: (String) -> Bool, traffic: ServerAPITraffic,
-            transactions: [VerifyReceiptTransaction] = [], renewalInfo: [VerifyReceiptPendingRenewalInfo] = [],
-            _ classification: (Int) -> ReceiptClassification
+            where matches: (String) -> Bool, traffic: ServerAPITraffic, _ classification: ReceiptClassification,
+            transactions: [VerifyReceiptTransaction] = [], renewalInfo: [VerifyReceiptPendingRenewalInfo] = []
         ) {
             var carried = false
             for index in answers.indices where answers[index] == nil {
-                guard case .ask(let id, _, let bundleID, let signed) = keys[index], matches(id) else { continue }
+                guard case .ask(let id, _, let bundleID, _) = keys[index], matches(id) else { continue }
                 answers[index] = ReceiptAnswer(
                     receipt: UserReceipt(
-                        receiptID: user.receipts[index].id, classification: classification(index),
-                        transactions: transactions, pendingRenewalInfo: renewalInfo, isSignedData: false),
+                        receiptID: user.receipts[index].id, classification: classification,
+                        transactions: transactions, pendingRenewalInfo: renewalInfo),
                     attempts: carried ? 0 : traffic.requests, bundleID: bundleID)
-                _ = signed
                 carried = true
             }
-        }
-
-        private func answerRows(
-            asking id: String, traffic: ServerAPITraffic, _ classification: (Int) -> ReceiptClassification
-        ) {
-            answerRows(where: { $0 == id }, traffic: traffic, classification)
         }
 
         private func finish() {
