@@ -248,6 +248,8 @@ extension AppleTraffic {
     init(_ traffic: ServerAPITraffic) {
         self.init(
             requests: traffic.requests, retries: traffic.retries, throttled: traffic.throttled, hops: traffic.hops,
-            latencies: traffic.latencies)
+            latencies: traffic.latencies,
+            requestsByEndpoint: Dictionary(
+                uniqueKeysWithValues: traffic.requestsByEndpoint.map { ($0.key.rawValue, $0.value) }))
     }
 }

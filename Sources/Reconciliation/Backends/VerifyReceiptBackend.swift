@@ -141,6 +141,7 @@ extension AppleTraffic {
     init(_ report: VerificationReport) {
         self.init(
             requests: report.requests, retries: report.retries, throttled: report.throttled, hops: report.hops,
-            latencies: report.latencies)
+            latencies: report.latencies,
+            requestsByEndpoint: report.requests > 0 ? ["verify_receipt": report.requests] : [:])
     }
 }

@@ -67,12 +67,18 @@ public struct AppleTraffic: Sendable {
     public var hops = 0
     /// Each request's time, throttle waits excluded.
     public var latencies: [Duration] = []
+    /// Requests per endpoint (`verify_receipt`, or the App Store Server API's `transaction_history`, …).
+    public var requestsByEndpoint: [String: Int] = [:]
 
-    public init(requests: Int = 0, retries: Int = 0, throttled: Int = 0, hops: Int = 0, latencies: [Duration] = []) {
+    public init(
+        requests: Int = 0, retries: Int = 0, throttled: Int = 0, hops: Int = 0, latencies: [Duration] = [],
+        requestsByEndpoint: [String: Int] = [:]
+    ) {
         self.requests = requests
         self.retries = retries
         self.throttled = throttled
         self.hops = hops
         self.latencies = latencies
+        self.requestsByEndpoint = requestsByEndpoint
     }
 }
