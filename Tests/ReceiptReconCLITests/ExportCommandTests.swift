@@ -75,7 +75,8 @@ import Testing
                     ],
                     [
                         "T1", "'-minus", "a,b \"q\"\r\nline", "prod.one", "auto_renewable", "'=pro", "production", "",
-                        "2026-01-01T00:00:00Z", "", "", "", "", "true", "", "", "-1", "", "1", "1.99", "USD", "USA", "1",
+                        "2026-01-01T00:00:00Z", "", "", "", "", "true", "", "", "-1", "", "1", "1.99", "USD", "USA",
+                        "1",
                         "FREE_TRIAL", "PURCHASE", "'-REFUND_FULL", "signed_row",
                     ],
                     [

@@ -27,7 +27,8 @@ import Testing
     }
 
     @Test func verifyReceiptAnswersHaveNoFinanceFields() throws {
-        let answer = #"{"status":0,"receipt":{"in_app":[{"product_id":"p","transaction_id":"1","#
+        let answer =
+            #"{"status":0,"receipt":{"in_app":[{"product_id":"p","transaction_id":"1","#
             + #""original_transaction_id":"1","purchase_date_ms":"1000","price":"1990","currency":"USD"}]}}"#
         let transaction = try #require(try VerifyReceiptResponse.decode(Data(answer.utf8)).allTransactions.first)
         #expect(transaction.price == nil && transaction.currency == nil && transaction.storefront == nil)
@@ -61,20 +62,22 @@ import Testing
         #expect(TransactionSource.allCases.map(\.rawValue) == ["verify_receipt", "server_api", "signed_row"])
     }
 
-    @Test(arguments: [
-        (1_990, "1.99"), (10_000, "10"), (10_990, "10.99"), (1, "0.001"), (10, "0.01"), (100, "0.1"), (0, "0"),
-        (-5, "-0.005"), (-19_980, "-19.98"), (1_000_500, "1000.5"),
-        (Int64.max, "9223372036854775.807"), (Int64.min, "-9223372036854775.808"),
-    ] as [(Int64, String)])
+    @Test(
+        arguments: [
+            (1_990, "1.99"), (10_000, "10"), (10_990, "10.99"), (1, "0.001"), (10, "0.01"), (100, "0.1"), (0, "0"),
+            (-5, "-0.005"), (-19_980, "-19.98"), (1_000_500, "1000.5"),
+            (Int64.max, "9223372036854775.807"), (Int64.min, "-9223372036854775.808"),
+        ] as [(Int64, String)])
     func amountsPrintExactly(milliunits: Int64, text: String) {
         #expect(CurrencyAmount(milliunits: milliunits).description == text)
         #expect(CurrencyAmount(decimal: text) == CurrencyAmount(milliunits: milliunits) || milliunits == .min)
     }
 
-    @Test(arguments: [
-        ("1.990", 1_990), ("1.9900", 1_990), ("10.", nil), (".5", nil), ("1.0001", nil), ("1e3", nil), ("", nil),
-        ("-", nil), ("+1", nil), ("NaN", nil), ("99999999999999999999", nil), ("٣", nil),
-    ] as [(String, Int64?)])
+    @Test(
+        arguments: [
+            ("1.990", 1_990), ("1.9900", 1_990), ("10.", nil), (".5", nil), ("1.0001", nil), ("1e3", nil), ("", nil),
+            ("-", nil), ("+1", nil), ("NaN", nil), ("99999999999999999999", nil), ("٣", nil),
+        ] as [(String, Int64?)])
     func amountsParseOnlyWhatTheJobWrites(text: String, milliunits: Int64?) {
         #expect(CurrencyAmount(decimal: text)?.milliunits == milliunits)
     }
@@ -83,6 +86,8 @@ import Testing
         let encoded = try JSONEncoder().encode([CurrencyAmount(milliunits: 19_980)])
         #expect(String(decoding: encoded, as: UTF8.self) == #"["19.98"]"#)
         #expect(try JSONDecoder().decode([CurrencyAmount].self, from: encoded) == [CurrencyAmount(milliunits: 19_980)])
-        #expect(throws: DecodingError.self) { try JSONDecoder().decode([CurrencyAmount].self, from: Data("[1.5]".utf8)) }
+        #expect(throws: DecodingError.self) {
+            try JSONDecoder().decode([CurrencyAmount].self, from: Data("[1.5]".utf8))
+        }
     }
 }

@@ -39,9 +39,11 @@ import Testing
                     isTrial: n % 3 == 1 ? nil : n % 2 == 0, isIntroOffer: n % 2 == 0, isUpgraded: n == 5 ? true : nil,
                     ownershipType: n % 2 == 0 ? nil : "PURCHASED", quantity: n % 5 == 0 ? nil : n,
                     webOrderLineItemID: n % 3 == 2 ? nil : hostile[(n + 2) % hostile.count],
-                    price: n % 3 == 0 ? nil : CurrencyAmount(milliunits: [1_990, 10_000, -5, 9_223_372_036_854_775_807][n % 4]),
+                    price: n % 3 == 0
+                        ? nil : CurrencyAmount(milliunits: [1_990, 10_000, -5, 9_223_372_036_854_775_807][n % 4]),
                     currency: n % 3 == 0 ? nil : hostile[n % hostile.count], storefront: n % 2 == 0 ? nil : "USA",
-                    offerType: n % 4 == 1 ? 3 : nil, offerDiscountType: n % 2 == 0 ? nil : hostile[(n + 3) % hostile.count],
+                    offerType: n % 4 == 1 ? 3 : nil,
+                    offerDiscountType: n % 2 == 0 ? nil : hostile[(n + 3) % hostile.count],
                     transactionReason: n % 3 == 1 ? "RENEWAL" : nil, revocationType: n == 4 ? "REFUND_FULL" : nil,
                     source: TransactionSource.allCases[n % 3])
             }
