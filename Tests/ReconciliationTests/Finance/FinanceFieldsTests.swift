@@ -58,10 +58,6 @@ import Testing
         #expect(rows[1].price == nil && rows[1].currency == nil && rows[1].source == .verifyReceipt)
     }
 
-    @Test func theSourceVocabularyIsTheContracts() {
-        #expect(TransactionSource.allCases.map(\.rawValue) == ["verify_receipt", "server_api", "signed_row"])
-    }
-
     @Test(
         arguments: [
             (1_990, "1.99"), (10_000, "10"), (10_990, "10.99"), (1, "0.001"), (10, "0.01"), (100, "0.1"), (0, "0"),
