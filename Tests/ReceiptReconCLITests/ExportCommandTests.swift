@@ -15,6 +15,11 @@ import Testing
           ('T3', 'O3', 'prod.one', 'at-to', 'production', '2026-02-01 00:00:00+00', NULL, NULL, NULL, NULL, NULL),
           ('T4', 'O4', 'prod.one', 'sandbox', 'sandbox', '2026-01-10 00:00:00+00', NULL, NULL, NULL, NULL, NULL),
           ('T0', 'O0', 'prod.one', 'before', 'production', '2025-12-31 23:59:59.999+00', NULL, NULL, NULL, NULL, NULL);
+        -- The finance columns as the writer stores them (CurrencyAmount's exact text): 1990 and 10000 milliunits.
+        UPDATE recon_transactions SET price = 1.99, currency = 'USD', storefront = 'USA', offer_type = 1,
+            offer_discount_type = 'FREE_TRIAL', transaction_reason = 'PURCHASE', revocation_type = '-REFUND_FULL',
+            source = 'signed_row' WHERE transaction_id = 'T1';
+        UPDATE recon_transactions SET price = 10, currency = 'EUR', source = 'server_api' WHERE transaction_id = 'T2';
         INSERT INTO recon_corrections (run_id, user_id, entitlement, action, reason, before_active, after_active,
             after_expires_at, product_id, original_transaction_id, applied, created_at) VALUES
           (1, '=HYPERLINK("x")', E'\\ttab', 'revoke', 'refund', NULL, false, '2026-03-01 12:00:00+00', '', NULL, true,
@@ -65,16 +70,19 @@ import Testing
                         "environment", "ownership_type", "purchased_at", "original_purchased_at", "expires_at",
                         "cancelled_at",
                         "cancellation_reason", "is_trial", "is_intro_offer", "is_upgraded", "quantity",
-                        "web_order_line_item_id", "last_run_id",
+                        "web_order_line_item_id", "last_run_id", "price", "currency", "storefront", "offer_type",
+                        "offer_discount_type", "transaction_reason", "revocation_type", "source",
                     ],
                     [
                         "T1", "'-minus", "a,b \"q\"\r\nline", "prod.one", "auto_renewable", "'=pro", "production", "",
-                        "2026-01-01T00:00:00Z", "", "", "", "", "true", "", "", "-1", "", "1",
+                        "2026-01-01T00:00:00Z", "", "", "", "", "true", "", "", "-1", "", "1", "1.99", "USD", "USA",
+                        "1",
+                        "FREE_TRIAL", "PURCHASE", "'-REFUND_FULL", "signed_row",
                     ],
                     [
                         "T2", "O2", "ünïcødé 🧾", "prod.none", "", "", "production", "'+plus", "2026-01-15T10:20:30Z",
                         "", "",
-                        "", "", "false", "", "", "1", "'@at", "",
+                        "", "", "false", "", "", "1", "'@at", "", "10", "EUR", "", "", "", "", "", "server_api",
                     ],
                 ])
             let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -82,7 +90,9 @@ import Testing
             #expect(text.hasSuffix("\r\n"))
             #expect(text.components(separatedBy: "\r\n").filter { !$0.isEmpty }.count == 4)  // one CRLF inside a cell
             // Empty string and NULL stay distinguishable: ownership_type '' → "", web_order_line_item_id NULL → empty.
-            #expect(text.contains(",production,\"\",2026-01-01T00:00:00Z,,,,,true,,,-1,,1\r\n"))
+            #expect(text.contains(",production,\"\",2026-01-01T00:00:00Z,,,,,true,,,-1,,1,1.99,USD,"))
+            // Prices print exactly, in currency units; NULL finance fields are empty.
+            #expect(text.contains(",'@at,,10,EUR,,,,,,server_api\r\n"))
 
             // Manifest: rows and sha256 of the file bytes.
             let manifest =

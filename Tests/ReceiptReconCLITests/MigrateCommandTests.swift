@@ -32,7 +32,9 @@ import Testing
             "transaction_id", "original_transaction_id", "product_id", "user_id", "receipt_id",
             "environment", "purchased_at", "original_purchased_at", "expires_at", "cancelled_at",
             "cancellation_reason", "is_trial", "is_intro_offer", "is_upgraded", "ownership_type",
-            "quantity", "web_order_line_item_id", "first_run_id", "last_run_id", "updated_at",
+            "quantity", "web_order_line_item_id", "first_run_id", "last_run_id", "updated_at", "price",
+            "currency", "storefront", "offer_type", "offer_discount_type", "transaction_reason",
+            "revocation_type", "source",
         ],
         "recon_flags": ["id", "run_id", "receipt_id", "user_id", "kind", "detail", "created_at"],
         "recon_corrections": [
@@ -103,6 +105,47 @@ import Testing
                 """
                 INSERT INTO recon_runs (kind, status, dry_run, as_of) VALUES ('nightly', 'completed', false, now())
                 """)
+        }
+    }
+
+    /// 0004 on a database migrated and used by a build before it: the finance columns arrive empty,
+    /// `source` is filled from the row's receipt (JWS or not), and earlier refunds are attributed to
+    /// the run that last saw them so that no later run counts them again.
+    @Test func financeColumnsMigrateADatabaseWithTransactionsAlready() throws {
+        try TestDatabase.with(migrated: false) { database in
+            let connection = try database.connect()
+            let before = Migration.all.filter { $0.version < "0004" }
+            try Migrator(migrations: before).apply(on: connection)
+            try connection.executeScript(
+                """
+                INSERT INTO recon_runs (kind, status, dry_run, as_of) VALUES ('nightly', 'completed', false, now());
+                INSERT INTO receipts (id, user_id, receipt_data) VALUES (1, 'u', 'MIIbase64receipt'),
+                    (2, 'u', E'  eyJhbGciOiJFUzI1NiJ9.eyJ0cmFuc2FjdGlvbklkIjoiMSJ9.c2ln\n');
+                INSERT INTO recon_transactions (transaction_id, original_transaction_id, product_id, user_id, receipt_id,
+                    cancelled_at, first_run_id, last_run_id) VALUES
+                  ('T1', 'O1', 'p', 'u', 1, NULL, 1, 1), ('T2', 'O2', 'p', 'u', 2, now(), 1, 1),
+                  ('T3', 'O3', 'p', 'u', 99, NULL, 1, 1);
+                """)
+            let result = try ReceiptReconBinary.run(["migrate"], environment: ["DATABASE_URL": database.conninfo])
+            #expect(result.status == 0, "\(result.output)")
+            let rows = try connection.query(
+                """
+                SELECT transaction_id, coalesce(source, '-') AS source, price IS NULL AND currency IS NULL
+                       AND storefront IS NULL AND offer_type IS NULL AND offer_discount_type IS NULL
+                       AND transaction_reason IS NULL AND revocation_type IS NULL AS empty,
+                       coalesce(refund_run_id, 0) AS refund_run_id
+                FROM recon_transactions ORDER BY transaction_id
+                """
+            ).map {
+                "\(try $0.decode("transaction_id", as: String.self)) \(try $0.decode("source", as: String.self)) "
+                    + "\(try $0.decode("empty", as: Bool.self)) \(try $0.decode("refund_run_id", as: Int64.self))"
+            }
+            #expect(rows == ["T1 verify_receipt true 0", "T2 signed_row true 1", "T3 - true 0"])
+            let again = try ReceiptReconBinary.run(["migrate"], environment: ["DATABASE_URL": database.conninfo])
+            #expect(again.status == 0 && again.stdout.contains("up to date"), "\(again.output)")
+            #expect(throws: PostgresError.self) {
+                try connection.execute("UPDATE recon_transactions SET source = 'receipt' WHERE transaction_id = 'T1'")
+            }
         }
     }
 

@@ -39,9 +39,14 @@ import Testing
                 "\"originalPurchaseDate\":\(ms(purchased))", "\"signedDate\":\(ms(signed))",
                 "\"environment\":\"\(environment)\"", "\"inAppOwnershipType\":\"PURCHASED\"", "\"quantity\":1",
                 "\"price\":9990", "\"currency\":\"USD\"", "\"storefront\":\"USA\"",
+                "\"transactionReason\":\"PURCHASE\"",
             ]
             if let expires { fields.append("\"expiresDate\":\(ms(expires))") }
-            if let revoked { fields += ["\"revocationDate\":\(ms(revoked))", "\"revocationReason\":0"] }
+            if let revoked {
+                fields += [
+                    "\"revocationDate\":\(ms(revoked))", "\"revocationReason\":0", "\"revocationType\":\"REFUND_FULL\"",
+                ]
+            }
             return chain.sign(payload: Array(("{" + fields.joined(separator: ",") + "}").utf8))
         }
     }
@@ -244,6 +249,57 @@ import Testing
                 ["verify-user", "sk-keep", "--as-of", Self.asOf], environment: environment)
             #expect(untrusted.status == 0, "\(untrusted.output)")
             #expect(untrusted.stdout.contains("invalid 1"), "\(untrusted.stdout)")
+        }
+    }
+
+    /// CONTRACT §9, "Finance": a signed row's price, currency and storefront reach
+    /// `recon_transactions` and the export exactly, tagged `signed_row`; verifyReceipt's transactions
+    /// are `verify_receipt` without them; the refund counts in the run that first recorded it only.
+    @Test func signedRowsCarryFinanceFieldsToTheTableTheExportAndTheSummary() throws {
+        let apple = try ScriptedAppleServer()
+        let pki = try PKI()
+        defer { pki.remove() }
+        try TestDatabase.with { database in
+            try Self.seed(database, pki, apple)
+            let db = try database.connect()
+            let environment = Self.environment(database, pki, apple)
+            let first = try ReceiptReconBinary.run(
+                ["run", "--older-than", "0", "--as-of", Self.asOf, "--json"], environment: environment)
+            #expect(first.status == 0, "\(first.output)")
+            #expect(
+                first.stdout.contains(#""refundedRevenue":[{"amount":"9.99","currency":"USD","transactions":1}]"#),
+                "\(first.stdout)")
+
+            #expect(
+                try Self.strings(
+                    db,
+                    """
+                    SELECT transaction_id || ' ' || coalesce(price::text, '-') || ' ' || coalesce(currency, '-') || ' '
+                           || coalesce(storefront, '-') || ' ' || coalesce(transaction_reason, '-') || ' '
+                           || coalesce(revocation_type, '-') || ' ' || source AS s
+                    FROM recon_transactions WHERE transaction_id IN ('1001', '1005', '1008')
+                    """)
+                    == [
+                        "1001 9.99 USD USA PURCHASE - signed_row", "1005 9.99 USD USA PURCHASE REFUND_FULL signed_row",
+                        "1008 - - - - - verify_receipt",
+                    ])
+
+            let export = try ReceiptReconBinary.run(
+                ["export", "transactions", "--from", "2026-01-01", "--to", "2027-01-01"], environment: environment)
+            #expect(export.status == 0, "\(export.output)")
+            #expect(
+                export.stdout.hasPrefix("transaction_id,") && export.stdout.contains(",last_run_id,price,currency,"))
+            let refunded = export.stdout.components(separatedBy: "\r\n").first { $0.hasPrefix("1005,") }
+            #expect(
+                refunded?.hasSuffix(",1,9.99,USD,USA,,,PURCHASE,REFUND_FULL,signed_row") == true, "\(export.stdout)")
+
+            // The same refund seen again by the next run is not counted again.
+            let second = try ReceiptReconBinary.run(
+                ["run", "--older-than", "0", "--as-of", Self.asOf, "--json"], environment: environment)
+            #expect(second.status == 0, "\(second.output)")
+            #expect(second.stdout.contains(#""refundedRevenue":[]"#), "\(second.stdout)")
+            let report = try ReceiptReconBinary.run(["report", "--run", "1"], environment: environment)
+            #expect(report.stdout.contains("Refunded revenue: USD 9.99 (1)\n"), "\(report.output)")
         }
     }
 }

@@ -2,7 +2,8 @@ extension VerifyReceiptTransaction {
     /// A signed transaction in the shape the reconciliation rules read, so signed data and
     /// verifyReceipt answers feed one set of rules: `revocationDate` is the refund
     /// (`cancellation_date`), an introductory free trial is `is_trial_period`, any other introductory
-    /// offer `is_in_intro_offer_period`.
+    /// offer `is_in_intro_offer_period`. The finance fields are copied as sent (price in milliunits,
+    /// coded values as their raw values) so a value Apple adds later still reaches the export.
     public init(_ signed: SignedTransaction) {
         let introductory = signed.offerType == .introductory
         let freeTrial = introductory && signed.offerDiscountType == .freeTrial
@@ -24,7 +25,14 @@ extension VerifyReceiptTransaction {
             subscriptionGroupIdentifier: signed.subscriptionGroupIdentifier,
             promotionalOfferID: signed.offerType == .promotional ? signed.offerIdentifier : nil,
             offerCodeRefName: signed.offerType == .offerCode ? signed.offerIdentifier : nil,
-            appAccountToken: signed.appAccountToken)
+            appAccountToken: signed.appAccountToken,
+            price: signed.price,
+            currency: signed.currency,
+            storefront: signed.storefront,
+            offerType: signed.offerType?.rawValue,
+            offerDiscountType: signed.offerDiscountType?.rawValue,
+            transactionReason: signed.transactionReason?.rawValue,
+            revocationType: signed.revocationType?.rawValue)
     }
 }
 

@@ -32,5 +32,12 @@ extension VerifyReceiptTransaction {
         if offerCodeRefName == nil { offerCodeRefName = other.offerCodeRefName }
         if appAccountToken == nil { appAccountToken = other.appAccountToken }
         if itemID == nil { itemID = other.itemID }
+        if price == nil { price = other.price }
+        if currency == nil { currency = other.currency }
+        if storefront == nil { storefront = other.storefront }
+        if offerType == nil { offerType = other.offerType }
+        if offerDiscountType == nil { offerDiscountType = other.offerDiscountType }
+        if transactionReason == nil { transactionReason = other.transactionReason }
+        if revocationType == nil { revocationType = other.revocationType }
     }
 }

@@ -115,6 +115,46 @@ public struct VerifyReceiptTransaction: Hashable, Sendable {
         set { storage.value.itemID = newValue }
     }
 
+    // The finance fields (CONTRACT §9, "Finance"): only signed data carries them (a StoreKit 2 row,
+    // the App Store Server API); verifyReceipt answers never do, so they stay nil there.
+
+    /// `price`: Apple's milliunits of `currency` (1990 is 1.99), kept as the integer Apple sent so
+    /// that nothing between the answer and `recon_transactions` rounds it.
+    public var price: Int64? {
+        get { storage.value.price }
+        set { storage.value.price = newValue }
+    }
+    /// `currency`: ISO 4217 code.
+    public var currency: String? {
+        get { storage.value.currency }
+        set { storage.value.currency = newValue }
+    }
+    /// `storefront`: ISO 3166-1 alpha-3 code.
+    public var storefront: String? {
+        get { storage.value.storefront }
+        set { storage.value.storefront = newValue }
+    }
+    /// `offerType`'s raw code (1 introductory, 2 promotional, 3 offer code, 4 win-back).
+    public var offerType: Int? {
+        get { storage.value.offerType }
+        set { storage.value.offerType = newValue }
+    }
+    /// `offerDiscountType` as sent (`FREE_TRIAL`, `PAY_AS_YOU_GO`, …).
+    public var offerDiscountType: String? {
+        get { storage.value.offerDiscountType }
+        set { storage.value.offerDiscountType = newValue }
+    }
+    /// `transactionReason` as sent (`PURCHASE`, `RENEWAL`).
+    public var transactionReason: String? {
+        get { storage.value.transactionReason }
+        set { storage.value.transactionReason = newValue }
+    }
+    /// `revocationType` as sent (`REFUND_FULL`, `REFUND_PRORATED`, `FAMILY_REVOKE`).
+    public var revocationType: String? {
+        get { storage.value.revocationType }
+        set { storage.value.revocationType = newValue }
+    }
+
     public init(
         productID: String? = nil,
         transactionID: String? = nil,
@@ -134,7 +174,14 @@ public struct VerifyReceiptTransaction: Hashable, Sendable {
         promotionalOfferID: String? = nil,
         offerCodeRefName: String? = nil,
         appAccountToken: String? = nil,
-        itemID: String? = nil
+        itemID: String? = nil,
+        price: Int64? = nil,
+        currency: String? = nil,
+        storefront: String? = nil,
+        offerType: Int? = nil,
+        offerDiscountType: String? = nil,
+        transactionReason: String? = nil,
+        revocationType: String? = nil
     ) {
         storage = CopyOnWrite(
             Fields(
@@ -156,7 +203,14 @@ public struct VerifyReceiptTransaction: Hashable, Sendable {
                 promotionalOfferID: promotionalOfferID,
                 offerCodeRefName: offerCodeRefName,
                 appAccountToken: appAccountToken,
-                itemID: itemID))
+                itemID: itemID,
+                price: price,
+                currency: currency,
+                storefront: storefront,
+                offerType: offerType,
+                offerDiscountType: offerDiscountType,
+                transactionReason: transactionReason,
+                revocationType: revocationType))
     }
 
     /// Whether `in_app_ownership_type` says the purchase was shared by a family member.
@@ -182,6 +236,13 @@ public struct VerifyReceiptTransaction: Hashable, Sendable {
         var offerCodeRefName: String?
         var appAccountToken: String?
         var itemID: String?
+        var price: Int64?
+        var currency: String?
+        var storefront: String?
+        var offerType: Int?
+        var offerDiscountType: String?
+        var transactionReason: String?
+        var revocationType: String?
     }
 }
 

@@ -3,18 +3,26 @@ import Foundation
 import Postgres
 import Reconciliation
 
-/// `receipt-recon report`: a past run's summary as text, JSON or an HTML page.
+/// `receipt-recon report`: a past run's summary as text, JSON or an HTML page; or, with `--compare`,
+/// the users two runs decided differently about (`RunComparison`).
 struct ReportCommand: Command {
     static let spec = CommandSpec(
         name: "report",
-        usage: "report [--run ID | --last] [--json | --html FILE]",
+        usage:
+            "report [--run ID | --last] [--json | --html FILE]\n       receipt-recon report --compare RUN_A RUN_B [--json]",
         summary: "Print a past run's summary (text, --json), or write it as a self-contained HTML page.",
-        discussion: "Without --run, the last nightly run is reported.",
+        discussion: """
+            Without --run, the last nightly run is reported. --compare lists every user whose corrections \
+            (entitlement, action, reason; applied or planned) or flag kinds differ between two runs, one line \
+            per user with what each run has and the other lacks, then the count: run one backend with \
+            --dry-run beside a run of the other, and compare them before switching.
+            """,
         options: [
             OptionSpec("run", .value(placeholder: "ID"), "the run to report (recon_runs.id)"),
             OptionSpec("last", .flag, "the most recent nightly run (the default)"),
             OptionSpec("json", .flag, "one JSON object on stdout"),
             OptionSpec("html", .value(placeholder: "FILE"), "write an HTML report with a chart of the last 30 runs"),
+            OptionSpec("compare", .value(placeholder: "RUN_A RUN_B"), "the users two runs decided differently about"),
         ] + Configuration.databaseOptions,
         environment: ["DATABASE_URL"],
         exitCodes: [.success, .usage, .dataError, .unavailable, .internalError]
@@ -23,11 +31,30 @@ struct ReportCommand: Command {
     let runID: Int64?
     let json: Bool
     let htmlFile: String?
+    /// `--compare RUN_A RUN_B`: RUN_B is the one positional argument.
+    let compare: (a: Int64, b: Int64)?
     let configuration: Configuration
 
     init(_ arguments: ParsedArguments, environment: [String: String]) throws(CommandError) {
-        guard arguments.positionals.isEmpty else {
-            throw .usage("unexpected argument '\(arguments.positionals[0])'", command: "report")
+        if let a = try arguments.read.integer("compare", in: 1...Int.max) {
+            guard arguments.positionals.count == 1 else {
+                throw .usage("--compare takes two run ids: --compare RUN_A RUN_B", command: "report")
+            }
+            if arguments.has("run") || arguments.has("last") || arguments.has("html") {
+                throw .usage("--compare takes no --run, --last or --html", command: "report")
+            }
+            let b: Int
+            do throws(OptionError) {
+                b = try arguments.read.parse.integer("compare", arguments.positionals[0], in: 1...Int.max)
+            } catch {
+                throw CommandError(usage: error)
+            }
+            compare = (Int64(a), Int64(b))
+        } else {
+            compare = nil
+            guard arguments.positionals.isEmpty else {
+                throw .usage("unexpected argument '\(arguments.positionals[0])'", command: "report")
+            }
         }
         if arguments.has("run"), arguments.has("last") {
             throw .usage("give --run ID or --last, not both", command: "report")
@@ -44,6 +71,9 @@ struct ReportCommand: Command {
     func run(_ console: Console) throws -> ExitCode {
         let connection = try PostgresConnection(
             conninfo: configuration.databaseURL, applicationName: "receipt-recon report")
+        if let compare {
+            return try Self.compare(compare.a, compare.b, on: connection, json: json, console: console)
+        }
         let rows =
             try runID.map { id in
                 try connection.query("SELECT id, status, summary FROM recon_runs WHERE id = \(id)")
@@ -84,6 +114,23 @@ struct ReportCommand: Command {
             throw CommandError(.dataError, "report: \(error.description)")
         }
         console.print(htmlFile)
+        return .success
+    }
+}
+
+extension ReportCommand {
+    /// `--compare`: both runs must exist (65 otherwise, like `--run`); differences are findings, not
+    /// failures, so printing them is exit 0.
+    static func compare(_ a: Int64, _ b: Int64, on connection: PostgresConnection, json: Bool, console: Console)
+        throws -> ExitCode
+    {
+        let known: Set<Int64> = Set(
+            try connection.query("SELECT id FROM recon_runs WHERE id IN (\(a), \(b))").map { try $0.decode("id") })
+        for id in [a, b] where !known.contains(id) {
+            throw CommandError(.dataError, "report: there is no run \(id) in recon_runs")
+        }
+        let comparison = try RunComparison.load(runA: a, runB: b, from: connection)
+        console.write(json ? comparison.json + "\n" : comparison.text)
         return .success
     }
 }

@@ -131,7 +131,7 @@ extension VerifyReceiptBackend {
         return ReceiptAnswer(
             receipt: UserReceipt(
                 receiptID: row.id, classification: classification, transactions: evidence.transactions,
-                pendingRenewalInfo: evidence.renewalInfo, isSignedData: true),
+                pendingRenewalInfo: evidence.renewalInfo, isSignedData: true, source: .signedRow),
             attempts: 0, bundleID: evidence.bundleID)
     }
 }

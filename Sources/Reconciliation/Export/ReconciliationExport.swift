@@ -47,7 +47,9 @@ public struct ReconciliationExport: Sendable {
                 c("original_purchased_at", .instant), c("expires_at", .instant), c("cancelled_at", .instant),
                 c("cancellation_reason", .number), c("is_trial", .boolean), c("is_intro_offer", .boolean),
                 c("is_upgraded", .boolean), c("quantity", .number), c("web_order_line_item_id", .text),
-                c("last_run_id", .number),
+                c("last_run_id", .number), c("price", .number), c("currency", .text), c("storefront", .text),
+                c("offer_type", .number), c("offer_discount_type", .text), c("transaction_reason", .text),
+                c("revocation_type", .text), c("source", .text),
             ]
         case .corrections:
             return [

@@ -47,6 +47,12 @@ public enum HTMLReport {
         }
         body += table("Corrections by action and reason", ["Action", "Reason", "Count"], correctionRows)
         body += table("Flags by kind", ["Kind", "Flags"], ordered(summary.flags).map { [$0.0, String($0.1)] })
+        // Only where some refund had a price: verifyReceipt data has none, and "none" would read as no refunds.
+        if let refunded = summary.refundedRevenue, !refunded.isEmpty {
+            body += table(
+                "Refunded revenue (refunds first recorded by this run)", ["Currency", "Refunds", "Amount"],
+                refunded.map { [$0.currency, String($0.transactions), $0.amount.description] })
+        }
         body += table(
             "Apple statuses (final answer per receipt)", ["Status", "Receipts"],
             ordered(summary.appleStatuses, ["0"]).map { [$0.0, String($0.1)] })

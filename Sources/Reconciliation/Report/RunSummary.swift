@@ -38,6 +38,9 @@ public struct RunSummary: Sendable, Codable, Equatable {
     /// Seconds the job's threads spent waiting on PostgreSQL, summed over its connections (they
     /// overlap, so this can exceed the run's duration). Optional: summaries stored before it existed.
     public var databaseSeconds: Double?
+    /// Revenue of the transactions this run recorded refunded first, per currency (`RefundedRevenue`):
+    /// empty when none had a price (verifyReceipt data). Optional: summaries stored before it existed.
+    public var refundedRevenue: [RefundedRevenue]?
 
     public init() {}
 
@@ -57,6 +60,7 @@ extension RunSummary {
         corrections = written.corrections
         flags = written.flags
         revokedUsers = written.revokedUsers
+        refundedRevenue = written.refundedRevenue
     }
 }
 
@@ -89,6 +93,10 @@ extension RunSummary {
             lines.append("  \(action): \(reasons.values.reduce(0, +)) (\(Self.list(reasons)))")
         }
         lines.append("Flags: \(flagCount)" + (flags.isEmpty ? "" : " (\(Self.list(flags)))"))
+        if let refunded = refundedRevenue, !refunded.isEmpty {
+            let amounts = refunded.map { "\($0.currency) \($0.amount) (\($0.transactions))" }
+            lines.append("Refunded revenue: " + amounts.joined(separator: ", "))
+        }
         var traffic =
             "Apple: \(appleRequests) requests, \(appleRetries) retries, \(appleThrottled) throttled (429), \(appleHops) re-routes"
         if let p50 = latencyP50Milliseconds, let p95 = latencyP95Milliseconds {

@@ -109,7 +109,12 @@ public enum UserDecision {
                         cancelledAt: transaction.cancellationDate, cancellationReason: transaction.cancellationReason,
                         isTrial: transaction.isTrialPeriod, isIntroOffer: transaction.isInIntroOfferPeriod,
                         isUpgraded: transaction.isUpgraded, ownershipType: transaction.inAppOwnershipType,
-                        quantity: transaction.quantity, webOrderLineItemID: transaction.webOrderLineItemID))
+                        quantity: transaction.quantity, webOrderLineItemID: transaction.webOrderLineItemID,
+                        price: transaction.price.map(CurrencyAmount.init(milliunits:)), currency: transaction.currency,
+                        storefront: transaction.storefront, offerType: transaction.offerType,
+                        offerDiscountType: transaction.offerDiscountType,
+                        transactionReason: transaction.transactionReason, revocationType: transaction.revocationType,
+                        source: receipt.source))
             }
         }
         return (rows, shared)

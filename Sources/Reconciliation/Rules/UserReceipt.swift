@@ -18,19 +18,24 @@ public struct UserReceipt: Hashable, Sendable {
     /// its transactions are evidence as of their `signedDate` only, so an entitlement it carries is
     /// never revoked or shortened except for a refund it proves (`CorrectionPlanner`, guard 4).
     public var isSignedData: Bool
+    /// Where `transactions` came from, recorded with each of them (`recon_transactions.source`).
+    /// Set by the backend that answered: the rules never look at it.
+    public var source: TransactionSource
 
     public init(
         receiptID: Int64,
         classification: ReceiptClassification,
         transactions: [VerifyReceiptTransaction] = [],
         pendingRenewalInfo: [VerifyReceiptPendingRenewalInfo] = [],
-        isSignedData: Bool = false
+        isSignedData: Bool = false,
+        source: TransactionSource = .verifyReceipt
     ) {
         self.receiptID = receiptID
         self.classification = classification
         self.transactions = transactions
         self.pendingRenewalInfo = pendingRenewalInfo
         self.isSignedData = isSignedData
+        self.source = source
     }
 
     /// A receipt with the transactions and renewal info of Apple's answer, if any.

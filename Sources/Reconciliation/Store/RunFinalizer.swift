@@ -65,7 +65,7 @@ public struct RunFinalizer {
     }
 
     /// Everything the run's own rows say it did: results by outcome and Apple status, corrections by
-    /// action and reason, flags by kind, the users touched and revoked.
+    /// action and reason, flags by kind, the users touched and revoked, the refunds it recorded first.
     public func writtenFigures(runID: Int64) throws -> WrittenFigures {
         var figures = WrittenFigures()
         for row in try connection.query(
@@ -94,6 +94,18 @@ public struct RunFinalizer {
         {
             figures.flags[try FlagKind(contractName: row.decode("kind"))] = try row.decode("n")
         }
+        figures.refundedRevenue = RefundedRevenue.figures(
+            try connection.query(
+                """
+                SELECT price::text AS price, currency, ownership_type, revocation_type FROM recon_transactions
+                WHERE refund_run_id = \(runID)
+                """
+            ).map { row in
+                RefundedRevenue.Refund(
+                    price: try row.decode("price", as: String?.self).flatMap { CurrencyAmount(decimal: $0) },
+                    currency: try row.decode("currency"), ownershipType: try row.decode("ownership_type"),
+                    revocationType: try row.decode("revocation_type"))
+            })
         // A user whose receipts were all written has results; corrections are unioned in for
         // verify-user's user without receipts.
         let totals = try connection.query(

@@ -33,6 +33,15 @@ public struct TransactionRecord: Sendable {
     public var ownershipType: String?
     public var quantity: Int?
     public var webOrderLineItemID: String?
+    /// The finance fields (CONTRACT §9): signed data only, nil from verifyReceipt.
+    public var price: CurrencyAmount?
+    public var currency: String?
+    public var storefront: String?
+    public var offerType: Int?
+    public var offerDiscountType: String?
+    public var transactionReason: String?
+    public var revocationType: String?
+    public var source: TransactionSource
 }
 
 /// A `recon_corrections` row as read back (`verify-user`'s report); the writer writes

@@ -145,6 +145,10 @@ struct HTMLReportBrowserTests {
                 ])
             #expect(seen.tables["Flags by kind"] == [["bundle_mismatch", "3"], ["sandbox_in_production", "4"]])
             #expect(
+                seen.tables["Refunded revenue (refunds first recorded by this run)"] == [
+                    ["EUR", "1", "4.99"], ["USD", "2", "19.98"],
+                ])
+            #expect(
                 seen.tables["Receipts by outcome"] == [
                     ["valid", "2950"], ["misrouted", "31"], ["invalid", "24"], ["unverified", "12"],
                 ])

@@ -73,6 +73,37 @@ struct HTMLReportTests {
         #expect(parsed.text.contains("run 7: verified"))
     }
 
+    /// Refunded revenue per currency when the run's refunds had prices; no table at all when none
+    /// had (verifyReceipt data), where an empty table would read as "no refunds".
+    @Test func refundedRevenueShowsOnlyWhenPricesWereKnown() throws {
+        var summary = ReportFixtures.summary()
+        summary.refundedRevenue?.append(
+            RefundedRevenue(currency: "<b>X</b>", amount: CurrencyAmount(milliunits: 1), transactions: 1))
+        let parsed = try Self.parse(HTMLReport.render(summary, history: []))
+        #expect(parsed.text.contains("Refunded revenue"))
+        #expect(parsed.text.contains("EUR14.99") && parsed.text.contains("USD219.98"))
+        #expect(parsed.text.contains("<b>X</b>10.001") && !parsed.tags.contains("b"))
+        for empty in [[], nil] as [[RefundedRevenue]?] {
+            summary.refundedRevenue = empty
+            #expect(!HTMLReport.render(summary, history: []).contains("Refunded revenue"))
+            #expect(!summary.text.contains("Refunded revenue"))
+        }
+    }
+
+    @Test func theSummaryCarriesRefundedRevenueAsExactStrings() throws {
+        let summary = ReportFixtures.summary()
+        #expect(summary.text.contains("Refunded revenue: EUR 4.99 (1), USD 19.98 (2)\n"))
+        #expect(
+            summary.json.contains(
+                #""refundedRevenue":[{"amount":"4.99","currency":"EUR","transactions":1},"#
+                    + #"{"amount":"19.98","currency":"USD","transactions":2}]"#))
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        #expect(
+            try decoder.decode(RunSummary.self, from: Data(summary.json.utf8)).refundedRevenue
+                == summary.refundedRevenue)
+    }
+
     @Test func hostileAbortReasonIsEscaped() throws {
         var summary = ReportFixtures.summary(exitCode: .unavailable)
         summary.status = .aborted

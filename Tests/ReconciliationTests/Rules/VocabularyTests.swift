@@ -35,4 +35,9 @@ struct VocabularyTests {
             ])
         #expect(SandboxPolicy.allCases.map(\.rawValue) == ["revoke", "flag"])
     }
+
+    /// `recon_transactions.source` (CONTRACT §9, "Finance").
+    @Test func transactionSources() {
+        #expect(TransactionSource.allCases.map(\.rawValue) == ["verify_receipt", "server_api", "signed_row"])
+    }
 }

@@ -38,7 +38,14 @@ import Testing
                     cancelledAt: n == 4 ? verifiedAt : nil, cancellationReason: n == 4 ? 1 : nil,
                     isTrial: n % 3 == 1 ? nil : n % 2 == 0, isIntroOffer: n % 2 == 0, isUpgraded: n == 5 ? true : nil,
                     ownershipType: n % 2 == 0 ? nil : "PURCHASED", quantity: n % 5 == 0 ? nil : n,
-                    webOrderLineItemID: n % 3 == 2 ? nil : hostile[(n + 2) % hostile.count])
+                    webOrderLineItemID: n % 3 == 2 ? nil : hostile[(n + 2) % hostile.count],
+                    price: n % 3 == 0
+                        ? nil : CurrencyAmount(milliunits: [1_990, 10_000, -5, 9_223_372_036_854_775_807][n % 4]),
+                    currency: n % 3 == 0 ? nil : hostile[n % hostile.count], storefront: n % 2 == 0 ? nil : "USA",
+                    offerType: n % 4 == 1 ? 3 : nil,
+                    offerDiscountType: n % 2 == 0 ? nil : hostile[(n + 3) % hostile.count],
+                    transactionReason: n % 3 == 1 ? "RENEWAL" : nil, revocationType: n == 4 ? "REFUND_FULL" : nil,
+                    source: TransactionSource.allCases[n % 3])
             }
             plan.flags = [PlannedFlag(kind: .refunded, receiptID: u == 1 ? nil : receiptID, detail: hostile[u + 1])]
             let afterExpiresAt = u == 0 ? nil : Date(timeIntervalSince1970: 1_800_000_000.5)
@@ -107,7 +114,9 @@ import Testing
                 """
                 SELECT transaction_id, original_transaction_id, product_id, user_id, receipt_id, environment, purchased_at,
                     original_purchased_at, expires_at, cancelled_at, cancellation_reason, is_trial, is_intro_offer,
-                    is_upgraded, ownership_type, quantity, web_order_line_item_id, first_run_id, last_run_id
+                    is_upgraded, ownership_type, quantity, web_order_line_item_id, first_run_id, last_run_id,
+                    price::text AS price, currency, storefront, offer_type, offer_discount_type, transaction_reason,
+                    revocation_type, source, refund_run_id
                 FROM recon_transactions
                 """)
             #expect(rows.count == expected.count && expected.count == 7)
@@ -133,6 +142,16 @@ import Testing
                 #expect(try row.decode("ownership_type", as: String?.self) == t.ownershipType)
                 #expect(try row.decode("quantity", as: Int32?.self) == t.quantity.map(Int32.init))
                 #expect(try row.decode("web_order_line_item_id", as: String?.self) == t.webOrderLineItemID)
+                // The price as the exact decimal in currency units, e.g. 1990 milliunits → 1.99.
+                #expect(try row.decode("price", as: String?.self) == t.price?.description)
+                #expect(try row.decode("currency", as: String?.self) == t.currency)
+                #expect(try row.decode("storefront", as: String?.self) == t.storefront)
+                #expect(try row.decode("offer_type", as: Int32?.self) == t.offerType.map(Int32.init))
+                #expect(try row.decode("offer_discount_type", as: String?.self) == t.offerDiscountType)
+                #expect(try row.decode("transaction_reason", as: String?.self) == t.transactionReason)
+                #expect(try row.decode("revocation_type", as: String?.self) == t.revocationType)
+                #expect(try row.decode("source", as: String.self) == t.source.rawValue)
+                #expect(try row.decode("refund_run_id", as: Int64?.self) == (t.cancelledAt == nil ? nil : runID))
                 #expect(
                     try row.decode("first_run_id", as: Int64.self) == runID
                         && row.decode("last_run_id", as: Int64.self) == runID)
