@@ -187,7 +187,7 @@ public final class ServerAPIBackend: AppleBackend {
                 answers[index] = ReceiptAnswer(
                     receipt: UserReceipt(
                         receiptID: user.receipts[index].id, classification: classification,
-                        transactions: transactions, pendingRenewalInfo: renewalInfo),
+                        transactions: transactions, pendingRenewalInfo: renewalInfo, source: .serverAPI),
                     attempts: carried ? 0 : traffic.requests, bundleID: bundleID)
                 carried = true
             }

@@ -34,6 +34,10 @@ final class RunCounters: Sendable {
             state.summary.appleRetries += report.retries
             state.summary.appleThrottled += report.throttled
             state.summary.appleHops += report.hops
+            if !report.requestsByEndpoint.isEmpty {
+                state.summary.appleRequestsByEndpoint = state.summary.appleRequestsByEndpoint ?? [:]
+                state.summary.appleRequestsByEndpoint!.merge(report.requestsByEndpoint, uniquingKeysWith: +)
+            }
             for latency in report.latencies { state.latencies.record(latency) }
         }
     }

@@ -33,6 +33,9 @@ public struct RunSummary: Sendable, Codable, Equatable {
     public var appleRetries = 0
     public var appleThrottled = 0
     public var appleHops = 0
+    /// Requests per endpoint (`verify_receipt`, `transaction_history`, `subscription_statuses`,
+    /// `transaction_info`); optional: summaries stored before it existed.
+    public var appleRequestsByEndpoint: [String: Int]?
     public var latencyP50Milliseconds: Double?
     public var latencyP95Milliseconds: Double?
     /// Seconds the job's threads spent waiting on PostgreSQL, summed over its connections (they
@@ -103,6 +106,9 @@ extension RunSummary {
             traffic += String(format: "; latency p50 %.0f ms, p95 %.0f ms", p50, p95)
         }
         lines.append(traffic)
+        if let endpoints = appleRequestsByEndpoint, endpoints.keys.contains(where: { $0 != "verify_receipt" }) {
+            lines.append("  requests by endpoint: " + Self.list(endpoints))
+        }
         return lines.joined(separator: "\n") + "\n"
     }
 
