@@ -18,6 +18,8 @@ struct BenchOptions: Sendable, Equatable {
     var asOf = "2026-11-01T00:00:00Z"
     /// Passed to `run` as `--http-client X` only when given.
     var httpClient: String?
+    /// `verify-receipt` or `server-api`: the job's `--backend`, and what the world is seeded for.
+    var backend = "verify-receipt"
     /// Further arguments for `run`, in order.
     var jobArguments: [String] = []
     /// The `receipt-recon` to measure; nil: the one beside this executable.
@@ -43,6 +45,11 @@ struct BenchOptions: Sendable, Equatable {
             "as-of", .value(placeholder: "T"), "the world's instant and the job's --as-of (ISO 8601)",
             default: "2026-11-01T00:00:00Z"),
         OptionSpec("http-client", .value(placeholder: "X"), "pass --http-client X to 'run'", default: "not passed"),
+        OptionSpec(
+            "backend", .value(placeholder: "verify-receipt|server-api"),
+            "the job's backend; server-api seeds StoreKit 2 users too and serves the App Store Server API "
+                + "(--pki-dir), its rate limit applying to each endpoint",
+            default: "verify-receipt"),
         OptionSpec("job-arg", .repeatable(placeholder: "ARG"), "pass ARG to 'run' (repeatable, in order)"),
         OptionSpec(
             "job-binary", .value(placeholder: "PATH"), "the receipt-recon to measure",
@@ -123,6 +130,7 @@ struct BenchOptions: Sendable, Equatable {
                 return text
             } ?? asOf
         httpClient = try read.nonEmpty("http-client", "a client name")
+        backend = try read.choice("backend", ["verify-receipt", "server-api"]) ?? backend
         jobArguments = parsed.all("job-arg")
         jobBinary = try read.nonEmpty("job-binary", "a path")
         keep = parsed.has("keep")
@@ -153,13 +161,25 @@ struct BenchOptions: Sendable, Equatable {
     /// The job's `--rate`.
     var jobRateText: String { rateLimit.map(Self.text) ?? Self.unlimitedJobRateText }
 
+    var isServerAPI: Bool { backend == "server-api" }
+
     /// The most receipts per second this setup allows, `min(R, C / (L + J/2))`: either the rate limit
     /// binds, or C requests in flight, each taking the simulator's mean latency (its jitter is uniform
     /// in [0, J]). Nil when nothing bounds it: no rate limit and no latency.
-    var idealReceiptsPerSecond: Double? {
+    var idealReceiptsPerSecond: Double? { idealReceiptsPerSecond(requestsPerReceipt: ["verify_receipt": 1]) }
+
+    /// The same bound for any mix of endpoints, `k_e` requests of endpoint e per receipt: each endpoint's
+    /// limit allows `R / k_e` receipts per second (Apple limits endpoints separately), and C requests in
+    /// flight allow `C / ((L + J/2) · Σ k_e)`. With verifyReceipt (one request per receipt) this is
+    /// `min(R, C / (L + J/2))`.
+    func idealReceiptsPerSecond(requestsPerReceipt: [String: Double]) -> Double? {
         let meanLatencySeconds = (Double(latencyMilliseconds) + Double(jitterMilliseconds) / 2) / 1000
-        let inFlightBound = meanLatencySeconds > 0 ? Double(concurrency) / meanLatencySeconds : nil
-        switch (rateLimit, inFlightBound) {
+        let total = requestsPerReceipt.values.reduce(0, +)
+        let inFlightBound =
+            meanLatencySeconds > 0 && total > 0 ? Double(concurrency) / (meanLatencySeconds * total) : nil
+        let busiest = requestsPerReceipt.values.max() ?? 0
+        let rateBound = rateLimit.flatMap { rate in busiest > 0 ? rate / busiest : nil }
+        switch (rateBound, inFlightBound) {
         case (let rate?, let bound?): return min(rate, bound)
         case (let rate, let bound): return rate ?? bound
         }

@@ -86,8 +86,16 @@ struct BenchReport: Sendable {
         }
         add("wall_seconds", Self.fixed(wall, 2))
 
-        // The bound the setup puts on throughput, and how close the run came to it.
-        let ideal = inputs.options.idealReceiptsPerSecond
+        // The bound the setup puts on throughput, and how close the run came to it. With the Server API the
+        // mix of endpoints per receipt is read from the run (each endpoint has its own limit).
+        let byEndpoint = (inputs.summary?.requestsByEndpoint ?? [:]).mapValues { Double($0) / (perReceipt ?? 1) }
+        let ideal =
+            inputs.options.isServerAPI
+            ? (perReceipt == nil ? nil : inputs.options.idealReceiptsPerSecond(requestsPerReceipt: byEndpoint))
+            : inputs.options.idealReceiptsPerSecond
+        for (endpoint, perReceiptCount) in byEndpoint.sorted(by: { $0.key < $1.key }) where inputs.options.isServerAPI {
+            add("apple_requests_per_receipt_\(endpoint)", Self.fixed(perReceiptCount, 3))
+        }
         add("ideal_receipts_per_second", ideal.map { Self.fixed($0, 1) })
         if let ideal, let perSecond { add("ideal_ratio", Self.fixed(perSecond / ideal, 3)) }
 
@@ -105,6 +113,7 @@ struct BenchReport: Sendable {
         add("jitter_ms", String(options.jitterMilliseconds))
         add("seed", String(options.seed))
         add("http_client", options.httpClient)
+        add("backend", options.backend)
         add("job_exit_code", String(inputs.job.status))
         add("job_status", inputs.summary?.status)
         add("job_cpu_seconds", Self.fixed(usage.cpuSeconds, 2))

@@ -52,17 +52,19 @@ final class BenchRun {
         let workDirectory = cluster.directory + "/bench"
         try FileManager.default.createDirectory(atPath: workDirectory, withIntermediateDirectories: true)
 
-        let seeded = try seed(databaseURL: conninfo(cluster), expectedFile: workDirectory + "/expected.json")
+        let pkiDirectory = workDirectory + "/pki"
+        let seeded = try seed(
+            databaseURL: conninfo(cluster), expectedFile: workDirectory + "/expected.json", pkiDirectory: pkiDirectory)
         let bundleIDs = seeded.expected?.bundleIDs ?? []
 
-        let simulator = try startSimulator()
+        let simulator = try startSimulator(pkiDirectory: pkiDirectory)
         var simulatorStopped = false
         defer { if !simulatorStopped { simulator.stop(registry: registry) } }
 
         let activeBefore = activeSeconds(conninfo(cluster))
         let (job, wall, jobPeak) = try runJob(
             databaseURL: conninfo(cluster), simulatorPort: simulator.port, bundleIDs: bundleIDs,
-            stderrFile: workDirectory + "/job.stderr")
+            stderrFile: workDirectory + "/job.stderr", pkiDirectory: pkiDirectory)
         let summary = JobSummary(stdout: job.stdoutText)
         let simulatorStats: SimulatorProcess.Stats?
         do {
@@ -105,13 +107,14 @@ final class BenchRun {
         var corrections: Int
     }
 
-    private func seed(databaseURL: String, expectedFile: String) throws -> Seeded {
+    private func seed(databaseURL: String, expectedFile: String, pkiDirectory: String) throws -> Seeded {
         progress("seeding about \(options.receipts) receipts (seed \(options.seed), as of \(options.asOf))…")
         let clock = ContinuousClock.now
-        let arguments = [
-            "simulator", "seed", "--database-url", databaseURL, "--receipts", String(options.receipts),
-            "--seed", String(options.seed), "--as-of", options.asOf, "--expected", expectedFile,
-        ]
+        let arguments =
+            [
+                "simulator", "seed", "--database-url", databaseURL, "--receipts", String(options.receipts),
+                "--seed", String(options.seed), "--as-of", options.asOf, "--expected", expectedFile,
+            ] + serverAPIWorld(pkiDirectory) + (options.isServerAPI ? ["--backend", "server-api"] : [])
         let result = try runToEnd(arguments, environment: baseEnvironment())
         let seconds = Self.seconds(ContinuousClock.now - clock)
         guard result.status == 0 else {
@@ -172,7 +175,13 @@ final class BenchRun {
         return ExpectedFile(bundleIDs: bundleIDs ?? [], corrections: corrections)
     }
 
-    private func startSimulator() throws -> SimulatorProcess {
+    /// `--pki-dir` for seed and serve under `--backend server-api`: the same world on both sides; seeding
+    /// writes the simulator's throwaway signing chain and API key there.
+    private func serverAPIWorld(_ pkiDirectory: String) -> [String] {
+        options.isServerAPI ? ["--pki-dir", pkiDirectory] : []
+    }
+
+    private func startSimulator(pkiDirectory: String) throws -> SimulatorProcess {
         var arguments = [
             "simulator", "serve", "--port", "0", "--receipts", String(options.receipts),
             "--seed", String(options.seed), "--as-of", options.asOf,
@@ -180,6 +189,7 @@ final class BenchRun {
             "--fault-rate", "0",
         ]
         if options.rateLimit != nil { arguments += ["--rate-limit", options.rateText] }
+        arguments += serverAPIWorld(pkiDirectory)
         let clock = ContinuousClock.now
         let simulator: SimulatorProcess
         do {
@@ -202,7 +212,8 @@ final class BenchRun {
         databaseURL: String,
         simulatorPort: UInt16,
         bundleIDs: [String],
-        stderrFile: String
+        stderrFile: String,
+        pkiDirectory: String
     ) throws -> (ChildProcess.Result, Double, PeakMemoryWatch.Peak) {
         var arguments = [
             "run", "--older-than", "0", "--rate", options.jobRateText, "--concurrency", String(options.concurrency),
@@ -215,6 +226,20 @@ final class BenchRun {
         environment["DATABASE_URL"] = databaseURL
         environment["APPLE_VERIFY_URL_PRODUCTION"] = "http://127.0.0.1:\(simulatorPort)/production/verifyReceipt"
         environment["APPLE_VERIFY_URL_SANDBOX"] = "http://127.0.0.1:\(simulatorPort)/sandbox/verifyReceipt"
+        if options.isServerAPI {
+            // The simulator's throwaway key and chain: the key is named by its file, never passed as a value.
+            func contents(_ name: String) -> String {
+                (try? String(contentsOfFile: pkiDirectory + "/" + name, encoding: .utf8))?
+                    .trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+            }
+            environment["RECON_BACKEND"] = "server-api"
+            environment["APPLE_API_KEY_FILE"] = pkiDirectory + "/api-key.p8"
+            environment["APPLE_API_KEY_ID"] = contents("api-key-id")
+            environment["APPLE_API_ISSUER_ID"] = contents("api-issuer-id")
+            environment["APPLE_SERVER_API_URL_PRODUCTION"] = "http://127.0.0.1:\(simulatorPort)/production"
+            environment["APPLE_SERVER_API_URL_SANDBOX"] = "http://127.0.0.1:\(simulatorPort)/sandbox"
+            environment["APPLE_ROOT_CERTIFICATES"] = pkiDirectory + "/apple-root.der"
+        }
         progress("run started: receipt-recon " + arguments.joined(separator: " "))
 
         let memory = PeakMemoryWatch()

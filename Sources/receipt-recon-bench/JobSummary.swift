@@ -15,6 +15,8 @@ struct JobSummary: Sendable {
     var corrections: Int?
     /// Seconds the job spent waiting on PostgreSQL across its connections (`databaseSeconds`).
     var databaseSeconds: Double?
+    /// Requests per endpoint (`appleRequestsByEndpoint`).
+    var requestsByEndpoint: [String: Int] = [:]
 
     /// The last line of `stdout` that is a JSON object; nil when there is none.
     init?(stdout: String) {
@@ -30,6 +32,9 @@ struct JobSummary: Sendable {
         appleRetries = integer("appleRetries")
         appleThrottled = integer("appleThrottled")
         databaseSeconds = (object["databaseSeconds"] as? NSNumber)?.doubleValue
+        for (endpoint, count) in object["appleRequestsByEndpoint"] as? [String: Any] ?? [:] {
+            if let count = (count as? NSNumber)?.intValue { requestsByEndpoint[endpoint] = count }
+        }
         if let byAction = object["corrections"] as? [String: [String: Any]] {
             corrections = byAction.values.reduce(0) { total, reasons in
                 total + reasons.values.reduce(0) { $0 + (($1 as? NSNumber)?.intValue ?? 0) }
