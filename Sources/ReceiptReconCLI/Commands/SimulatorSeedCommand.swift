@@ -20,7 +20,8 @@ struct SimulatorSeedCommand: Command {
             a run with --bundle-id com.example.recon (APPLE_BUNDLE_IDS) and --sandbox-policy revoke. \
             With --pki-dir DIR, seeding mints a throwaway signing chain with Apple's OIDs, writes it into DIR \
             (apple-root.der, apple-intermediate.der, apple-leaf.der, apple-leaf-key.p8; DIR is created if \
-            missing) and adds StoreKit 2 users whose rows hold JWS signed by it; the run must then trust \
+            missing) with an App Store Server API key (api-key.p8, api-key-id, api-issuer-id) for --backend \
+            server-api and 'simulator serve', and adds StoreKit 2 users whose rows hold JWS signed by it; the run must then trust \
             DIR/apple-root.der (--apple-root-certificate), and 'simulator serve' be given the same --pki-dir. \
             For staging and tests only: never point a production run at that root.
             """,
