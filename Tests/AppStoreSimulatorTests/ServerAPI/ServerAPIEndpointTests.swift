@@ -34,7 +34,8 @@ import Testing
         let (long, id, count) = try Self.longHistory()
         #expect(count > 40)
         let world = Fixture.world
-        try await withServerAPISimulator(units: { $0 == long.index ? long : world.unit($0) }) { simulator in
+        let units: @Sendable (Int) -> WorldUnit = { $0 == long.index ? long : world.unit($0) }
+        try await withServerAPISimulator(units: units) { simulator in
             let verifier = Fixture.verifier(.production)
             var revision: String?
             var seen: [String] = []
