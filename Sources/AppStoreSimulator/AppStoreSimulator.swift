@@ -3,7 +3,8 @@ import Foundation
 import Synchronization
 
 /// A local verifyReceipt: `POST /production/verifyReceipt`, `POST /sandbox/verifyReceipt` and
-/// `GET /stats` over a `SimulatedWorld`, with the latency, rate limit and faults of `SimulatorOptions`.
+/// `GET /stats` over a `SimulatedWorld`, with the latency, rate limit and faults of `SimulatorOptions`;
+/// with a `ServerAPISetup`, also the App Store Server API (`AppStoreSimulator+ServerAPI`).
 ///
 /// ```swift
 /// let simulator = AppStoreSimulator(world: SimulatedWorld(users: 2000, seed: 1, asOf: asOf))
@@ -28,16 +29,31 @@ public final class AppStoreSimulator: Sendable, HTTPHandler {
     let faults: FaultInjector
     let limiter: RateLimiter?
     let recorder: SimulatorRecorder
+    /// The App Store Server API, when given its chain and key (`--pki-dir`); nil answers its routes 401.
+    let serverAPI: ServerAPIService?
     private let server = Mutex<HTTPServer?>(nil)
 
-    public init(world: SimulatedWorld, options: SimulatorOptions = SimulatorOptions()) {
+    public convenience init(world: SimulatedWorld, options: SimulatorOptions = SimulatorOptions()) {
+        self.init(world: world, options: options, serverAPI: nil)
+    }
+
+    /// With `serverAPI`, also the App Store Server API under `/production/inApps/…` and
+    /// `/sandbox/inApps/…`. `units` replaces the world's units (tests that need an unusual account).
+    package init(
+        world: SimulatedWorld, options: SimulatorOptions = SimulatorOptions(), serverAPI: ServerAPISetup?,
+        units: (@Sendable (Int) -> WorldUnit)? = nil
+    ) {
         self.world = world
         self.options = options
         answerer = AppleAnswerer(world: world, sharedSecret: options.sharedSecret)
-        locator = WorldReceiptLocator(world: world)
+        let locator = WorldReceiptLocator(world: world)
+        self.locator = locator
         faults = FaultInjector(options: options)
         limiter = options.rateLimit.map { RateLimiter(rate: $0, burst: options.rateLimitBurst) }
         recorder = SimulatorRecorder(logCapacity: options.requestLogCapacity)
+        self.serverAPI = serverAPI.map {
+            ServerAPIService(setup: $0, world: world, options: options, units: units ?? { locator.unit($0) })
+        }
     }
 
     // MARK: Serving
@@ -101,6 +117,9 @@ public final class AppStoreSimulator: Sendable, HTTPHandler {
             encoder.outputFormatting = [.sortedKeys]
             return .json(try encoder.encode(stats))
         default:
+            if let (endpoint, environment, id) = ServerAPIService.route(request.path) {
+                return serverAPI(request, endpoint: endpoint, environment: environment, id: id)
+            }
             return .error(404, "no route for \(request.path)")
         }
     }
@@ -182,7 +201,7 @@ public final class AppStoreSimulator: Sendable, HTTPHandler {
 }
 
 extension HTTPResponse {
-    fileprivate func withDelay(_ delay: Duration?) -> HTTPResponse {
+    func withDelay(_ delay: Duration?) -> HTTPResponse {
         guard let delay else { return self }
         return delayed(by: delay)
     }

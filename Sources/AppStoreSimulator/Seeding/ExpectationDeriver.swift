@@ -9,7 +9,11 @@ import AppStoreReceipts
 /// answers the simulator serves; then it computes each user's truth and compares it with the user's
 /// `app_store` rows. The world is deterministic, so retried statuses give the same answer again: a
 /// 21002 persists, a 21199 marked not retryable ends `unverified` at once. StoreKit 2 rows (a JWS) are
-/// never sent: their outcome comes from what the world knows of them (`ExpectationDeriver+SignedRows`).
+/// never sent to verifyReceipt: their outcome comes from what the world knows of them
+/// (`ExpectationDeriver+SignedRows`), which under `--backend server-api` is Apple's state at `asOf`.
+/// Receipt rows are derived the same way under both backends: CONTRACT §9 makes their expectations
+/// identical, and the simulator's Server API answers each receipt scenario so that they are
+/// (docs/simulator.md).
 ///
 /// Pure and per unit (accounts never span units, so `shared_transaction` is decided inside one).
 public enum ExpectationDeriver {
@@ -182,6 +186,10 @@ public enum ExpectationDeriver {
         // Decided locally, never sent: data that is provably not a receipt, and Xcode receipts.
         let receipt = unit.receipts[slot]
         if case .signedTransaction(let account, let id, let signedMs, let tampered) = receipt {
+            if assumptions.backend == .serverAPI {
+                return serverAPISignedOutcome(
+                    unit: unit, account: account, tampered: tampered, answerer: answerer, assumptions: assumptions)
+            }
             return signedOutcome(
                 unit.accounts[account], transactionID: id, signedMs: signedMs, tampered: tampered,
                 assumptions: assumptions)

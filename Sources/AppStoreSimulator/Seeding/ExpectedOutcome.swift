@@ -67,6 +67,10 @@ extension ExpectedOutcome {
             "  \"bundle_ids\": "
             + (assumptions.bundleIDs.map { "[" + $0.map(quoted).joined(separator: ", ") + "]" } ?? "null") + ",\n"
         text += "  \"sandbox_policy\": \(quoted(assumptions.sandboxPolicy.rawValue)),\n"
+        // Stated only for the Server API: a verify-receipt file stays what it always was.
+        if assumptions.backend != .verifyReceipt {
+            text += "  \"backend\": \(quoted(assumptions.backend.rawValue)),\n"
+        }
         text +=
             "  \"counts\": {\"users\": \(counts.users), \"users_with_receipts\": \(counts.usersWithReceipts), "
             + "\"receipts\": \(counts.receipts), \"unverified_receipts\": \(counts.unverifiedReceipts), "
@@ -97,6 +101,7 @@ extension ExpectedOutcome {
             parts.append("--sandbox-policy \(assumptions.sandboxPolicy.rawValue)")
         }
         if let root = assumptions.appleRootCertificate { parts.append("--apple-root-certificate \(root)") }
+        if assumptions.backend != .verifyReceipt { parts.append("--backend \(assumptions.backend.rawValue)") }
         return parts.joined(separator: " ")
     }
 

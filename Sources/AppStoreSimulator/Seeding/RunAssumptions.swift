@@ -7,6 +7,12 @@ public struct RunAssumptions: Sendable, Hashable {
         case revoke, flag
     }
 
+    /// `--backend`: how the run re-verifies users (CONTRACT §9).
+    public enum Backend: String, Sendable, Hashable {
+        case verifyReceipt = "verify-receipt"
+        case serverAPI = "server-api"
+    }
+
     /// `RECON_ENVIRONMENT` / `--environment`: the environment the database serves.
     public var environment: AppStoreEnvironment
     /// `APPLE_BUNDLE_IDS` / `--bundle-id`; nil runs without a bundle check.
@@ -19,6 +25,9 @@ public struct RunAssumptions: Sendable, Hashable {
     /// `--apple-root-certificate`: the root the run trusts for StoreKit 2 rows instead of Apple's (the
     /// `apple-root.der` of the seeding's `--pki-dir`); nil trusts Apple Root CA - G3.
     public var appleRootCertificate: String?
+    /// `--backend`. For receipt rows the two backends' expectations are identical (CONTRACT §9); they
+    /// differ only in what StoreKit 2 rows prove (`ExpectationDeriver+SignedRows`).
+    public var backend: Backend
 
     /// The default expectation: a production run with `APPLE_BUNDLE_IDS` set to the app's bundle id (so
     /// `bundle_mismatch` can occur) and the default `--sandbox-policy revoke`. The shared secret, if any,
@@ -28,12 +37,14 @@ public struct RunAssumptions: Sendable, Hashable {
         bundleIDs: [String]? = [WorldCatalog.appBundleID],
         sandboxPolicy: SandboxPolicy = .revoke,
         excludeOldTransactions: Bool = true,
-        appleRootCertificate: String? = nil
+        appleRootCertificate: String? = nil,
+        backend: Backend = .verifyReceipt
     ) {
         self.environment = environment
         self.bundleIDs = bundleIDs
         self.sandboxPolicy = sandboxPolicy
         self.excludeOldTransactions = excludeOldTransactions
         self.appleRootCertificate = appleRootCertificate
+        self.backend = backend
     }
 }

@@ -201,7 +201,18 @@ public enum WorldScenario: String, Sendable, Hashable, CaseIterable {
         }
     }
 
-    /// What a correct production run with the default assumptions does for this user:
+    /// What a correct production run with the default assumptions and `--backend B` does for this user.
+    /// Receipt scenarios: the same for both backends (CONTRACT §9). StoreKit 2 scenarios under the Server
+    /// API: Apple's state at `asOf` decides, not the JWS's, which changes one case: `storeKit2RowLonger`
+    /// is shortened to the current period's expiry (the others end the same: `storeKit2ExpiredSince`'s
+    /// row runs to the latest renewal, the refund and the other environment are Apple's facts too, and a
+    /// tampered JWS is invalid whatever the backend).
+    public func intended(backend: RunAssumptions.Backend) -> (corrections: [String], flags: [String]) {
+        if backend == .serverAPI, self == .storeKit2RowLonger { return (["premium:shorten"], []) }
+        return intended
+    }
+
+    /// What a correct production run with the default assumptions (verify-receipt) does for this user:
     /// `entitlement:action` corrections and flag kinds (one per flagged receipt).
     public var intended: (corrections: [String], flags: [String]) {
         switch self {

@@ -30,49 +30,15 @@ extension WorldUnit {
         }
         let owner = accounts[account]
         let transaction = owner.transaction(withID: id)!
-        let view = transaction.view(at: signedMs)
-        let kind = WorldCatalog.product(transaction.productID)?.kind ?? .nonConsumable
+        return owner.transactionPayload(
+            transaction, seenAt: signedMs, signedMs: signedMs,
+            appTransactionID: appTransactionID(account: account),
+            expiryShift: forged ? 365 * SubscriptionClock.millisecondsPerDay : 0)
+    }
 
-        var fields: [(key: String, json: String)] = []
-        func text(_ key: String, _ value: String) { fields.append((key, "\"" + value + "\"")) }
-        func number(_ key: String, _ value: Int64) { fields.append((key, String(value))) }
-        text("transactionId", transaction.transactionID)
-        text("originalTransactionId", transaction.originalTransactionID)
-        if let webOrder = transaction.webOrderLineItemID { text("webOrderLineItemId", webOrder) }
-        text("bundleId", owner.bundleID)
-        text("productId", transaction.productID)
-        if kind == .autoRenewable { text("subscriptionGroupIdentifier", WorldCatalog.premiumGroupID) }
-        number("purchaseDate", transaction.purchaseMs)
-        number("originalPurchaseDate", transaction.originalPurchaseMs)
-        if let expires = transaction.expiresMs {
-            number("expiresDate", expires + (forged ? 365 * SubscriptionClock.millisecondsPerDay : 0))
-        }
-        number("quantity", Int64(transaction.quantity))
-        text("type", Self.signedType(kind))
-        text("inAppOwnershipType", transaction.ownership.rawValue)
-        number("signedDate", signedMs)
-        if let revoked = view.cancellationMs {
-            // An upgrade ends a period too (StoreKit 2 sets revocationDate beside isUpgraded), with no reason.
-            number("revocationDate", revoked)
-            if !view.isUpgraded {
-                number("revocationReason", Int64(view.cancellationReason ?? 0))
-                text("revocationType", transaction.ownership == .familyShared ? "FAMILY_REVOKE" : "REFUND_FULL")
-            }
-        }
-        if view.isUpgraded { fields.append(("isUpgraded", "true")) }
-        if transaction.isTrialPeriod {
-            number("offerType", 1)
-            text("offerDiscountType", "FREE_TRIAL")
-        }
-        text("environment", owner.environment == .sandbox ? "Sandbox" : "Production")
-        let isFirst = transaction.transactionID == transaction.originalTransactionID
-        text("transactionReason", isFirst ? "PURCHASE" : "RENEWAL")
-        text("storefront", "USA")
-        text("storefrontId", "143441")
-        number("price", transaction.isTrialPeriod ? 0 : Self.priceMilliunits(transaction.productID))
-        text("currency", "USD")
-        text("appTransactionId", String(Self.appTransactionIDBase + UInt64(index) * 10 + UInt64(account)))
-        return Array(("{" + fields.map { "\"\($0.key)\":\($0.json)" }.joined(separator: ",") + "}").utf8)
+    /// `appTransactionId` of `account`: one per Apple ID and app, like Apple's.
+    func appTransactionID(account: Int) -> String {
+        String(Self.appTransactionIDBase + UInt64(index) * 10 + UInt64(account))
     }
 
     /// Apple's `type` of a product kind.

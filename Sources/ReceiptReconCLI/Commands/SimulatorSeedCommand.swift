@@ -17,10 +17,13 @@ struct SimulatorSeedCommand: Command {
             sandbox_testers) in one transaction. FILE receives, as JSON, the corrections and flags a correct \
             'receipt-recon run --older-than 0 --as-of T' must produce against 'simulator serve' with the same \
             --users/--receipts, --seed, --as-of and --environment. The file states the run it is for: by default \
-            a run with --bundle-id com.example.recon (APPLE_BUNDLE_IDS) and --sandbox-policy revoke. \
+            a run with --bundle-id com.example.recon (APPLE_BUNDLE_IDS), --sandbox-policy revoke and --backend \
+            verify-receipt; with --backend server-api, StoreKit 2 rows are judged by Apple's state at T (receipt \
+            rows expect the same under both backends). \
             With --pki-dir DIR, seeding mints a throwaway signing chain with Apple's OIDs, writes it into DIR \
             (apple-root.der, apple-intermediate.der, apple-leaf.der, apple-leaf-key.p8; DIR is created if \
-            missing) and adds StoreKit 2 users whose rows hold JWS signed by it; the run must then trust \
+            missing) with an App Store Server API key (api-key.p8, api-key-id, api-issuer-id) for --backend \
+            server-api and 'simulator serve', and adds StoreKit 2 users whose rows hold JWS signed by it; the run must then trust \
             DIR/apple-root.der (--apple-root-certificate), and 'simulator serve' be given the same --pki-dir. \
             For staging and tests only: never point a production run at that root.
             """,
@@ -34,6 +37,9 @@ struct SimulatorSeedCommand: Command {
             OptionSpec(
                 "sandbox-policy", .value(placeholder: "revoke|flag"), "expectation: the run's --sandbox-policy",
                 default: "revoke"),
+            OptionSpec(
+                "backend", .value(placeholder: "verify-receipt|server-api"), "expectation: the run's --backend",
+                default: "verify-receipt"),
             OptionSpec(
                 "pki-dir", .value(placeholder: "DIR"),
                 "mint a throwaway signing chain into DIR and add StoreKit 2 users signed by it (staging only)"),
@@ -58,6 +64,11 @@ struct SimulatorSeedCommand: Command {
         }
         let bundles = arguments.all("bundle-id")
         let policy = try arguments.read.choice("sandbox-policy", ["revoke", "flag"]) ?? "revoke"
+        let backend = try arguments.read.choice("backend", ["verify-receipt", "server-api"]) ?? "verify-receipt"
+        if backend == "server-api", world.pkiDirectory == nil {
+            throw .usage(
+                "--backend server-api needs --pki-dir: the API key is written there", command: "simulator seed")
+        }
         assumptions = RunAssumptions(
             environment: world.environment,
             bundleIDs: arguments.has("no-bundle-check")
@@ -65,7 +76,8 @@ struct SimulatorSeedCommand: Command {
             sandboxPolicy: RunAssumptions.SandboxPolicy(rawValue: policy)!,
             appleRootCertificate: world.pkiDirectory.map {
                 ($0 as NSString).appendingPathComponent(SigningChain.rootFile)
-            })
+            },
+            backend: RunAssumptions.Backend(rawValue: backend)!)
         configuration = try Configuration.load(arguments, environment: environment, needsApple: false)
     }
 

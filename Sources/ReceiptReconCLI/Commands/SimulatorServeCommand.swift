@@ -10,13 +10,18 @@ struct SimulatorServeCommand: Command {
         name: "simulator serve",
         usage:
             "simulator serve --port P --users N --seed S --as-of T [--latency-ms L] [--jitter-ms J] [--rate-limit R] [--fault-rate F]",
-        summary: "Serve POST /production/verifyReceipt, POST /sandbox/verifyReceipt and GET /stats on loopback.",
+        summary:
+            "Serve POST /production/verifyReceipt, POST /sandbox/verifyReceipt, GET /stats and, with --pki-dir, the App Store Server API on loopback.",
         discussion: """
             Answers as Apple would at T for the world of the same --users/--receipts, --seed, --as-of and \
             --environment as 'simulator seed'. Prints one line with the URLs once listening; stops on SIGINT/SIGTERM. \
             With a shared secret (APPLE_SHARED_SECRET or --shared-secret-file), receipts with subscriptions need \
             it as 'password' (else status 21004). Give the --pki-dir given to 'simulator seed' when it had one: \
-            the world then includes its StoreKit 2 users (whose rows are never sent to verifyReceipt).
+            the world then includes its StoreKit 2 users (whose rows are never sent to verifyReceipt), and the \
+            App Store Server API is served for the same world under /production/inApps/... and /sandbox/inApps/... \
+            (Get Transaction History v2, Get All Subscription Statuses, Get Transaction Info), accepting only \
+            tokens signed with DIR/api-key.p8 (kid DIR/api-key-id, iss DIR/api-issuer-id) and signing every \
+            answer with DIR's chain; --rate-limit applies to each of its endpoints separately.
             """,
         options: simulatorWorldOptions + [
             OptionSpec("port", .value(placeholder: "P"), "TCP port on 127.0.0.1 (0 picks a free one)", default: "0"),
@@ -81,7 +86,23 @@ struct SimulatorServeCommand: Command {
                 .configuration, "no signing chain in '\(directory)': give the --pki-dir 'simulator seed' wrote")
         }
         let world = world.world()
-        let simulator = AppStoreSimulator(world: world, options: options)
+        var serverAPI: ServerAPISetup?
+        if let directory = self.world.pkiDirectory {
+            let url = URL(fileURLWithPath: directory, isDirectory: true)
+            if ServerAPIKey.exists(in: url) {
+                do {
+                    serverAPI = try ServerAPISetup.read(from: url)
+                } catch {
+                    throw CommandError(
+                        .configuration, "cannot read the signing chain and API key in '\(directory)': \(error)")
+                }
+            } else {
+                console.error(
+                    "simulator: no \(ServerAPIKey.keyFile) in '\(directory)' (seeded before the Server API existed): "
+                        + "the App Store Server API routes answer 401; re-seed to get one")
+            }
+        }
+        let simulator = AppStoreSimulator(world: world, options: options, serverAPI: serverAPI)
         do {
             try simulator.start(port: UInt16(port))
         } catch {
@@ -95,11 +116,18 @@ struct SimulatorServeCommand: Command {
                 + (options.sharedSecret == nil ? "" : ", shared secret required"))
         console.print(
             "listening on \(simulator.baseURL.absoluteString) (production: \(simulator.productionURL.absoluteString), "
-                + "sandbox: \(simulator.sandboxURL.absoluteString), stats: \(simulator.statsURL.absoluteString))")
+                + "sandbox: \(simulator.sandboxURL.absoluteString), stats: \(simulator.statsURL.absoluteString)"
+                + (serverAPI == nil
+                    ? ")"
+                    : "; App Store Server API: \(simulator.baseURL.absoluteString)/production, "
+                        + "\(simulator.baseURL.absoluteString)/sandbox)"))
         simulator.waitUntilStopped()
         let stats = simulator.stats
+        let verifyReceipt = (stats.requestsByEndpoint["production"] ?? 0) + (stats.requestsByEndpoint["sandbox"] ?? 0)
+        let serverAPIRequests = stats.requests - verifyReceipt
         console.error(
-            "simulator: stopped after \(stats.requests) verifyReceipt requests "
+            "simulator: stopped after \(verifyReceipt) verifyReceipt requests "
+                + (serverAPIRequests > 0 ? "and \(serverAPIRequests) Server API requests " : "")
                 + "(\(stats.rateLimited) rate-limited, \(stats.faultsByKind.values.reduce(0, +)) faults injected)")
         return .success
     }

@@ -1,0 +1,119 @@
+import AppStoreReceipts
+import Foundation
+import Glibc
+import Postgres
+import TestSupport
+import Testing
+
+/// `simulator seed --pki-dir DIR --backend server-api` and `simulator serve --pki-dir DIR` through the
+/// built binary: the API key files, the expected file's backend, and a history answer for a seeded row.
+@Suite struct SimulatorServerAPICommandTests {
+    static let world = ["--users", "150", "--seed", "4", "--as-of", "2026-11-22T03:00:00Z"]
+
+    @Test func seedWritesTheAPIKeyAndServeAnswersTheServerAPI() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pki-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("expected-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: file) }
+        let jws = try TestDatabase.with(migrated: false) { database -> String in
+            let result = try ReceiptReconBinary.run(
+                [
+                    "simulator", "seed", "--database-url", database.conninfo, "--pki-dir", directory.path,
+                    "--backend", "server-api", "--expected", file.path,
+                ] + Self.world)
+            #expect(result.status == 0, "\(result.output)")
+            let rows = try database.connect().query("SELECT receipt_data FROM receipts WHERE receipt_data LIKE 'eyJ%'")
+            return try #require(try rows.first?.decode(at: 0, as: String.self))
+        }
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any])
+        #expect(json["backend"] as? String == "server-api")
+        #expect((json["run"] as? String)?.contains("--backend server-api") == true)
+
+        let keyPath = directory.appendingPathComponent("api-key.p8").path
+        let mode = try FileManager.default.attributesOfItem(atPath: keyPath)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+        let keyID = try String(contentsOf: directory.appendingPathComponent("api-key-id"), encoding: .utf8)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let issuer = try String(contentsOf: directory.appendingPathComponent("api-issuer-id"), encoding: .utf8)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(keyID.count == 10 && keyID.allSatisfy { $0.isUppercase || $0.isNumber })
+        #expect(UUID(uuidString: issuer) != nil)
+        let key = try #require(ES256Key.privateKey(pem: Array(try Data(contentsOf: URL(fileURLWithPath: keyPath)))))
+
+        let server = try BackgroundProcess(
+            ReceiptReconBinary.url.path,
+            ["simulator", "serve", "--port", "0", "--pki-dir", directory.path] + Self.world)
+        defer { server.kill() }
+        let line = try server.firstLine(within: .seconds(60))
+        #expect(line.contains("App Store Server API: http://127.0.0.1:"), "\(line)")
+        let port = try #require(line.firstMatch(of: /127\.0\.0\.1:(\d+)/).flatMap { UInt16($0.1) })
+
+        let payload = try #require(
+            Self.base64URL(decoding: String(jws.split(separator: ".")[1])).flatMap {
+                try JSONSerialization.jsonObject(with: $0) as? [String: Any]
+            })
+        let id = try #require(payload["transactionId"] as? String)
+        let environment = payload["environment"] as? String == "Sandbox" ? "sandbox" : "production"
+        let now = Int(Date().timeIntervalSince1970)
+        let header = "{\"alg\":\"ES256\",\"kid\":\"\(keyID)\",\"typ\":\"JWT\"}"
+        let claims =
+            "{\"iss\":\"\(issuer)\",\"iat\":\(now),\"exp\":\(now + 300),\"aud\":\"appstoreconnect-v1\","
+            + "\"bid\":\"com.example.recon\"}"
+        let input = Self.base64URL(Data(header.utf8)) + "." + Self.base64URL(Data(claims.utf8))
+        let token = input + "." + Self.base64URL(Data(try #require(key.sign(Array(input.utf8)))))
+
+        let answer = try Self.get(port: port, path: "/\(environment)/inApps/v2/history/\(id)", token: token)
+        #expect(answer.hasPrefix("HTTP/1.1 200"), "\(answer.prefix(200))")
+        #expect(answer.contains("\"signedTransactions\":[\"eyJ"))
+        let refused = try Self.get(port: port, path: "/\(environment)/inApps/v2/history/\(id)", token: input + ".AAAA")
+        #expect(refused.hasPrefix("HTTP/1.1 401"))
+
+        server.signal(SIGTERM)
+        #expect(try server.exitStatus(within: .seconds(30)) == 0)
+        #expect(server.stderr.contains("and 2 Server API requests"), "\(server.stderr)")
+        #expect(!server.stderr.contains(token) && !server.stdout.contains(token))
+    }
+
+    static func base64URL(_ data: Data) -> String {
+        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    static func base64URL(decoding text: String) -> Data? {
+        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+        return Data(base64Encoded: base64)
+    }
+
+    /// One GET with `Connection: close` on a raw socket; the whole response as text.
+    static func get(port: UInt16, path: String, token: String) throws -> String {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var timeout = timeval(tv_sec: 30, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else { throw ServeFailure(detail: "connect: \(errno)") }
+        let request = Array(
+            "GET \(path) HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \(token)\r\nConnection: close\r\n\r\n"
+                .utf8)
+        guard send(fd, request, request.count, Int32(MSG_NOSIGNAL)) == request.count else {
+            throw ServeFailure(detail: "send: \(errno)")
+        }
+        var response: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = recv(fd, &buffer, buffer.count, 0)
+            guard count > 0 else { break }
+            response += buffer[0..<count]
+        }
+        return String(decoding: response, as: UTF8.self)
+    }
+}
