@@ -56,7 +56,7 @@ public final class ServerAPIBackend: AppleBackend {
         walk.next()
     }
 
-    /// One user's rows: the answers so far, and which rows still wait for a lookup.
+    /// One user's rows, and what Apple said about each transaction id they name.
     private final class UserWalk: @unchecked Sendable {
         // Unchecked: handed from thread to thread with each answer, never shared.
         let backend: ServerAPIBackend
@@ -66,7 +66,21 @@ public final class ServerAPIBackend: AppleBackend {
         let onTraffic: @Sendable (AppleTraffic) -> Void
         let executor: @Sendable (_ work: @escaping @Sendable () -> Void) -> Void
         let completion: @Sendable (AppleUserAnswer) -> Void
-        var answers: [ReceiptAnswer?]
+        /// A history Apple gave, with what the rules read of it.
+        struct Found {
+            var classification: ReceiptClassification
+            var transactions: [VerifyReceiptTransaction]
+            var renewalInfo: [VerifyReceiptPendingRenewalInfo]
+        }
+        enum Resolution {
+            case found(Int)
+            case notFound(String)
+            case unverified(String)
+        }
+        var histories: [Found] = []
+        var resolved: [String: Resolution] = [:]
+        /// Requests made for each row's lookups (`recon_results.attempts`).
+        var requests: [Int]
 
         init(
             backend: ServerAPIBackend, user: UserWork, keys: [StoredRowKey], shouldStop: @escaping @Sendable () -> Bool,
@@ -81,120 +95,139 @@ public final class ServerAPIBackend: AppleBackend {
             self.onTraffic = onTraffic
             self.executor = executor
             self.completion = completion
-            answers = keys.map { key in
-                if case .decided(let answer) = key { return answer }
-                return nil
-            }
+            requests = Array(repeating: 0, count: keys.count)
         }
 
-        /// Looks up the first row still unanswered, or finishes.
+        /// Looks up the first id no answer covers yet, or finishes.
         func next() {
-            guard !shouldStop(), let index = answers.firstIndex(where: { $0 == nil }),
-                case .ask(let id, let hint, let bundleID, _) = keys[index]
-            else { return finish() }
-            let bundle = bundleID ?? backend.defaultBundleID
+            guard !shouldStop() else { return finish() }
+            for (row, key) in keys.enumerated() {
+                guard case .ask(let ids, let hint, let bundleID) = key,
+                    let id = ids.first(where: { resolved[$0] == nil })
+                else { continue }
+                return lookUp(id, row: row, hint: hint, bundleID: bundleID ?? backend.defaultBundleID)
+            }
+            finish()
+        }
+
+        private func lookUp(_ id: String, row: Int, hint: AppStoreEnvironment?, bundleID: String) {
             backend.client.history(
-                of: id, bundleID: bundle, environment: hint ?? backend.context.servedEnvironment, mayHop: true,
+                of: id, bundleID: bundleID, environment: hint ?? backend.context.servedEnvironment, mayHop: true,
                 shouldStop: shouldStop, executor: executor
             ) { lookup, traffic in
                 self.onTraffic(AppleTraffic(traffic))
+                self.requests[row] += traffic.requests
                 switch lookup {
                 case .configuration(let detail):
-                    self.completion(
-                        AppleUserAnswer(
-                            receipts: [], configurationAbort: ConfigurationAbort(problem: .serverAPI(detail))))
+                    self.abort(detail)
                 case .notFound(let detail):
-                    self.answerRows(
-                        where: { $0 == id }, traffic: traffic,
-                        ReceiptClassification(
-                            outcome: .invalid, outcomeFlag: .invalidReceipt,
-                            detail: "transaction \(id) is unknown to the App Store Server API: \(detail)"))
+                    self.resolved[id] = .notFound(
+                        "transaction \(id) is unknown to the App Store Server API (\(detail))")
                     self.next()
                 case .unverified(let detail):
-                    self.answerRows(
-                        where: { $0 == id }, traffic: traffic,
-                        ReceiptClassification(outcome: .unverified, outcomeFlag: .unverified, detail: detail))
+                    self.resolved[id] = .unverified(detail)
                     self.next()
                 case .found(let history, let environment):
-                    self.found(history, in: environment, id: id, bundleID: bundle, traffic: traffic)
+                    self.found(history, in: environment, id: id, row: row, bundleID: bundleID)
                 }
             }
         }
 
-        /// The history answers its rows; statuses first when a subscription may be in billing retry.
+        /// Records a history (statuses first when a subscription may be in billing retry).
         private func found(
-            _ history: ServerAPIHistory, in environment: AppStoreEnvironment, id: String, bundleID: String,
-            traffic: ServerAPITraffic
+            _ history: ServerAPIHistory, in environment: AppStoreEnvironment, id: String, row: Int, bundleID: String
         ) {
             let transactions = history.transactions.map(VerifyReceiptTransaction.init)
+            let ids =
+                [id] + history.transactions.flatMap { [$0.transactionID, $0.originalTransactionID] }.compactMap { $0 }
+            let classification = backend.classify(
+                environment: environment, bundleID: history.transactions.lazy.compactMap(\.bundleID).first,
+                transactions: transactions.count)
             guard backend.mayBeInBillingRetry(transactions) else {
-                return answer(
-                    history, transactions: transactions, renewalInfo: [], in: environment, asked: id, traffic: traffic)
+                return record(
+                    Found(classification: classification, transactions: transactions, renewalInfo: []), for: ids)
             }
             backend.client.statuses(
                 of: id, bundleID: bundleID, environment: environment, shouldStop: shouldStop, executor: executor
-            ) { lookup, statusTraffic in
-                self.onTraffic(AppleTraffic(statusTraffic))
-                var total = traffic
-                total.add(statusTraffic)
+            ) { lookup, traffic in
+                self.onTraffic(AppleTraffic(traffic))
+                self.requests[row] += traffic.requests
                 switch lookup {
                 case .found(let statuses, _):
-                    self.answer(
-                        history, transactions: transactions, renewalInfo: ServerAPIBackend.renewalInfo(statuses),
-                        in: environment, asked: id, traffic: total)
+                    self.record(
+                        Found(
+                            classification: classification, transactions: transactions,
+                            renewalInfo: ServerAPIBackend.renewalInfo(statuses)),
+                        for: ids)
                 case .configuration(let detail):
-                    self.completion(
-                        AppleUserAnswer(
-                            receipts: [], configurationAbort: ConfigurationAbort(problem: .serverAPI(detail))))
+                    self.abort(detail)
                 case .notFound(let detail), .unverified(let detail):
                     // Without the status a grace period cannot be told from a lapse: no verdict.
-                    let ids = Set(
-                        history.transactions.flatMap { [$0.transactionID, $0.originalTransactionID] }.compactMap { $0 })
-                    self.answerRows(
-                        where: { ids.contains($0) || $0 == id }, traffic: total,
-                        ReceiptClassification(
-                            outcome: .unverified, outcomeFlag: .unverified, detail: "subscription statuses: \(detail)"))
+                    for id in ids { self.resolved[id] = .unverified("subscription statuses: \(detail)") }
                     self.next()
                 }
             }
         }
 
-        private func answer(
-            _ history: ServerAPIHistory, transactions: [VerifyReceiptTransaction],
-            renewalInfo: [VerifyReceiptPendingRenewalInfo], in environment: AppStoreEnvironment, asked: String,
-            traffic: ServerAPITraffic
-        ) {
-            let ids = Set(
-                history.transactions.flatMap { [$0.transactionID, $0.originalTransactionID] }.compactMap { $0 })
-            let bundleID = history.transactions.lazy.compactMap(\.bundleID).first
-            let classification = backend.classify(
-                environment: environment, bundleID: bundleID, transactions: transactions.count)
-            // The row asked about is answered even when Apple's history does not repeat its id.
-            answerRows(
-                where: { ids.contains($0) || $0 == asked }, traffic: traffic, classification,
-                transactions: transactions, renewalInfo: renewalInfo)
+        private func record(_ found: Found, for ids: [String]) {
+            histories.append(found)
+            for id in ids where resolved[id] == nil { resolved[id] = .found(histories.count - 1) }
             next()
         }
 
-        /// Answers every unanswered row whose id `matches`; the first of them carries the traffic.
-        private func answerRows(
-            where matches: (String) -> Bool, traffic: ServerAPITraffic, _ classification: ReceiptClassification,
-            transactions: [VerifyReceiptTransaction] = [], renewalInfo: [VerifyReceiptPendingRenewalInfo] = []
-        ) {
-            var carried = false
-            for index in answers.indices where answers[index] == nil {
-                guard case .ask(let id, _, let bundleID, _) = keys[index], matches(id) else { continue }
-                answers[index] = ReceiptAnswer(
-                    receipt: UserReceipt(
-                        receiptID: user.receipts[index].id, classification: classification,
-                        transactions: transactions, pendingRenewalInfo: renewalInfo, source: .serverAPI),
-                    attempts: carried ? 0 : traffic.requests, bundleID: bundleID)
-                carried = true
-            }
+        private func abort(_ detail: String) {
+            completion(
+                AppleUserAnswer(receipts: [], configurationAbort: ConfigurationAbort(problem: .serverAPI(detail))))
         }
 
+        /// Every row's answer from what its ids resolved to: a row naming a transaction Apple never made is
+        /// `invalid` (an altered receipt); one with an id left without a verdict is `unverified`; else its
+        /// histories' outcome, with their transactions and renewal facts.
         private func finish() {
-            completion(AppleUserAnswer(receipts: answers.compactMap { $0 }))
+            var answers: [ReceiptAnswer] = []
+            for (row, key) in keys.enumerated() {
+                switch key {
+                case .decided(let answer):
+                    answers.append(answer)
+                case .ask(let ids, _, let bundleID):
+                    let resolutions = ids.map { resolved[$0] }
+                    // A stopped run leaves rows it never asked about out of the answer.
+                    guard resolutions.allSatisfy({ $0 != nil }) else { continue }
+                    answers.append(answer(row, resolutions.compactMap { $0 }, bundleID: bundleID))
+                }
+            }
+            completion(AppleUserAnswer(receipts: answers))
+        }
+
+        private func answer(_ row: Int, _ resolutions: [Resolution], bundleID: String?) -> ReceiptAnswer {
+            var classification: ReceiptClassification?
+            var transactions: [VerifyReceiptTransaction] = []
+            var renewalInfo: [VerifyReceiptPendingRenewalInfo] = []
+            var used: Set<Int> = []
+            for resolution in resolutions {
+                switch resolution {
+                case .notFound(let detail):
+                    classification = ReceiptClassification(
+                        outcome: .invalid, outcomeFlag: .invalidReceipt, detail: detail)
+                case .unverified(let detail) where classification?.outcome != .invalid:
+                    classification = ReceiptClassification(
+                        outcome: .unverified, outcomeFlag: .unverified, detail: detail)
+                case .unverified:
+                    break
+                case .found(let index):
+                    guard used.insert(index).inserted else { continue }
+                    transactions += histories[index].transactions
+                    renewalInfo += histories[index].renewalInfo
+                }
+            }
+            let outcome = classification ?? histories[used.min() ?? 0].classification
+            let counted = outcome.outcome == .valid || outcome.outcome == .misrouted || outcome.isBundleMismatch
+            return ReceiptAnswer(
+                receipt: UserReceipt(
+                    receiptID: user.receipts[row].id, classification: outcome,
+                    transactions: counted ? transactions : [], pendingRenewalInfo: counted ? renewalInfo : [],
+                    source: .serverAPI),
+                attempts: requests[row], bundleID: bundleID)
         }
     }
 

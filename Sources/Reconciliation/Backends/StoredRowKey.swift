@@ -6,7 +6,9 @@ import Foundation
 /// decoded locally; an iOS 6 receipt's `transaction-id`), with the row's own environment hint and
 /// bundle id; or the outcome already decided without asking.
 enum StoredRowKey {
-    case ask(id: String, environment: AppStoreEnvironment?, bundleID: String?, signed: Bool)
+    /// `ids`: every transaction the row names (one for a JWS; each in-app purchase of a receipt, since a
+    /// receipt naming a purchase Apple never made has been altered), the first asked about first.
+    case ask(ids: [String], environment: AppStoreEnvironment?, bundleID: String?)
     /// Decided locally: a receipt that is provably not one, an Xcode receipt, a JWS that failed
     /// verification, an app receipt with no purchase to ask about.
     case decided(ReceiptAnswer)
@@ -22,8 +24,7 @@ enum StoredRowKey {
             guard answer.receipt.outcome == .valid || answer.receipt.outcome == .misrouted, let id else {
                 return .decided(answer)
             }
-            return .ask(
-                id: id, environment: answer.receipt.classification.environment, bundleID: answer.bundleID, signed: true)
+            return .ask(ids: [id], environment: answer.receipt.classification.environment, bundleID: answer.bundleID)
         }
         let receipt: LocalReceipt
         do {
@@ -52,11 +53,13 @@ enum StoredRowKey {
             case .sandbox: .sandbox
             case .xcode, .unrecognized: nil
             }
-        guard
-            let id = receipt.inApp.lazy.compactMap({ $0.transactionID ?? $0.originalTransactionID }).first(where: {
-                !$0.isEmpty
-            })
-        else {
+        var ids: [String] = []
+        for purchase in receipt.inApp {
+            guard let id = purchase.transactionID ?? purchase.originalTransactionID, !id.isEmpty, !ids.contains(id)
+            else { continue }
+            ids.append(id)
+        }
+        guard !ids.isEmpty else {
             return .decided(
                 Self.answer(
                     row,
@@ -65,7 +68,7 @@ enum StoredRowKey {
                         detail: "the receipt holds no in-app purchase: nothing to ask the App Store Server API about"),
                     bundleID: receipt.bundleID))
         }
-        return .ask(id: id, environment: hint, bundleID: receipt.bundleID, signed: false)
+        return .ask(ids: ids, environment: hint, bundleID: receipt.bundleID)
     }
 
     private static func answer(_ row: StoredReceipt, _ classification: ReceiptClassification, bundleID: String?)
