@@ -24,8 +24,9 @@ public final class ScriptedServerAPI: Sendable {
         case statuses([ServerAPIScriptStatus])
         /// Apple's error body `{"errorCode": code}` with `status` (404 for 4040010, 500 for 5000001...).
         case error(Int, status: Int)
-        /// HTTP 429 with `Retry-After` at `retryAfter`, in Unix milliseconds as Apple sends it.
-        case tooManyRequests(retryAfter: Date)
+        /// HTTP 429 with `Retry-After` `retryAfter` after the answer is sent, in Unix milliseconds as Apple
+        /// sends it (so a script of several 429s asks each time for a wait ahead of that answer).
+        case tooManyRequests(retryAfter: Duration)
         /// HTTP 401 without a body, as Apple answers a token it refuses.
         case unauthorized
         /// Any HTTP answer (an HTML page, a cut body).
@@ -210,7 +211,9 @@ public final class ScriptedServerAPI: Sendable {
         case .error(let code, let status):
             return .json(Data("{\"errorCode\":\(code),\"errorMessage\":\"scripted\"}".utf8), status: status)
         case .tooManyRequests(let retryAfter):
-            let milliseconds = Int64((retryAfter.timeIntervalSince1970 * 1000).rounded(.up))
+            let (seconds, attoseconds) = retryAfter.components
+            let instant = Date().timeIntervalSince1970 + Double(seconds) + Double(attoseconds) / 1e18
+            let milliseconds = Int64((instant * 1000).rounded(.up))
             return .json(
                 Data("{\"errorCode\":4290000,\"errorMessage\":\"Rate limit exceeded.\"}".utf8), status: 429,
                 headers: [("Retry-After", String(milliseconds))])
