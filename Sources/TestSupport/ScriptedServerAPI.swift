@@ -36,7 +36,8 @@ public final class ScriptedServerAPI: Sendable {
 
         /// HTTP 200 with an HTML page, as a captive proxy or a misrouted load balancer answers.
         public static let htmlPage = Answer.raw(
-            status: 200, body: "<html><body>Service Unavailable</body></html>", headers: [("Content-Type", "text/html")])
+            status: 200, body: "<html><body>Service Unavailable</body></html>", headers: [("Content-Type", "text/html")]
+        )
     }
 
     /// One request as the server saw it.
@@ -85,7 +86,8 @@ public final class ScriptedServerAPI: Sendable {
 
     /// Mints the chain (valid `validity` around now) and the API key, and starts on a free loopback port.
     public init(chainValidity: ClosedRange<Date>? = nil) throws {
-        let validity = chainValidity ?? Date(timeIntervalSinceNow: -400 * 86_400)...Date(timeIntervalSinceNow: 400 * 86_400)
+        let validity =
+            chainValidity ?? Date(timeIntervalSinceNow: -400 * 86_400)...Date(timeIntervalSinceNow: 400 * 86_400)
         let chain = try SigningChain.mint(notBefore: validity.lowerBound, notAfter: validity.upperBound)
         guard let apiKey = ES256Key.generate(), let pem = apiKey.pkcs8PEM else {
             throw CocoaError(.featureUnsupported, userInfo: [NSLocalizedDescriptionKey: "cannot generate the API key"])
@@ -139,6 +141,17 @@ public final class ScriptedServerAPI: Sendable {
     }
 
     public var received: [Received] { state.log.withLock { $0 } }
+
+    /// `transaction` signed by this server's chain, as StoreKit 2 hands it to an app (a JWS row).
+    public func sign(_ transaction: ServerAPIScriptTransaction, environment: String = "Production") -> String {
+        transaction.jws(chain, host: environment)
+    }
+
+    /// The `.p8`'s base64 lines, for "the key appears nowhere" checks.
+    public var keyLines: [String] {
+        String(decoding: apiKey.pkcs8PEM ?? [], as: UTF8.self).split(separator: "\n").map(String.init)
+            .filter { !$0.hasPrefix("-----") }
+    }
 
     public var keyFile: String { directory.appendingPathComponent("api-key.p8").path }
     public var rootFile: String { directory.appendingPathComponent(SigningChain.rootFile).path }

@@ -16,13 +16,16 @@ public struct ServerAPIScriptTransaction: Sendable {
     public var environment: String?
     /// Changes the payload after signing, so the signature no longer covers it (a forgery).
     public var forged: Bool
+    /// `signedDate`; nil: the moment it is signed.
+    public var signed: Date?
 
     public init(
         id: String, originalID: String? = nil, product: String = "monthly",
         type: String = "Auto-Renewable Subscription", bundleID: String = "com.example", purchased: Date,
         expires: Date? = nil, revoked: Date? = nil, upgraded: Bool = false, environment: String? = nil,
-        forged: Bool = false
+        forged: Bool = false, signed: Date? = nil
     ) {
+        self.signed = signed
         self.id = id
         self.originalID = originalID ?? id
         self.product = product
@@ -44,7 +47,7 @@ public struct ServerAPIScriptTransaction: Sendable {
             "\"transactionId\":\"\(id)\"", "\"originalTransactionId\":\"\(originalID)\"",
             "\"bundleId\":\"\(bundleID)\"", "\"productId\":\"\(product)\"", "\"type\":\"\(type)\"",
             "\"purchaseDate\":\(Self.ms(purchased))", "\"originalPurchaseDate\":\(Self.ms(purchased))",
-            "\"signedDate\":\(Self.ms(Date()))", "\"environment\":\"\(environment ?? host)\"",
+            "\"signedDate\":\(Self.ms(signed ?? Date()))", "\"environment\":\"\(environment ?? host)\"",
             "\"inAppOwnershipType\":\"PURCHASED\"", "\"quantity\":1", "\"price\":9990", "\"currency\":\"USD\"",
             "\"storefront\":\"USA\"",
         ]

@@ -23,9 +23,13 @@ import Testing
                 .history(
                     [ScriptedTransaction(id: "60", purchased: Self.day(-40), expires: Self.day(-10))], hasMore: true,
                     revision: "r1"),
-                .history([ScriptedTransaction(id: "61", originalID: "60", purchased: Self.day(-10), expires: Self.day(20))]),
+                .history([
+                    ScriptedTransaction(id: "61", originalID: "60", purchased: Self.day(-10), expires: Self.day(20))
+                ]),
             ])
-        api.script(.production, .history, id: "70", [.history([ScriptedTransaction(id: "70", bundleID: "com.other", purchased: Self.day(-1))])])
+        api.script(
+            .production, .history, id: "70",
+            [.history([ScriptedTransaction(id: "70", bundleID: "com.other", purchased: Self.day(-1))])])
         let client = api.client()
         let before = Int64(Date().timeIntervalSince1970)
         _ = client.historyNow(of: "60", bundleID: "com.example")

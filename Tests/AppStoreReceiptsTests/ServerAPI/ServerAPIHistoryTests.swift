@@ -127,7 +127,8 @@ import Testing
             [
                 .statuses([
                     ServerAPIScriptStatus(
-                        status: 4, transaction: ScriptedTransaction(id: "50", purchased: Self.day(-31), expires: Self.day(-1)),
+                        status: 4,
+                        transaction: ScriptedTransaction(id: "50", purchased: Self.day(-31), expires: Self.day(-1)),
                         gracePeriodExpires: grace)
                 ])
             ])

@@ -30,9 +30,10 @@ import Testing
         #expect(body.environment == "LocalTesting")
         #expect(body.lastTransactions.map(\.status) == [1, 5, 2])
         #expect(body.lastTransactions.map(\.originalTransactionID) == ["3749183", "5314314134", "3413453"])
-        #expect(body.lastTransactions.map(\.signedTransactionInfo) == [
-            "signed_transaction_one", "signed_transaction_two", "signed_transaction_three",
-        ])
+        #expect(
+            body.lastTransactions.map(\.signedTransactionInfo) == [
+                "signed_transaction_one", "signed_transaction_two", "signed_transaction_three",
+            ])
         #expect(body.lastTransactions.last?.signedRenewalInfo == "signed_renewal_three")
     }
 

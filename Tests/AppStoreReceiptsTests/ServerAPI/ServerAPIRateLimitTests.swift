@@ -63,14 +63,13 @@ import Testing
         for index in 0..<6 {
             group.enter()
             client.history(
-                of: "h\(index)", bundleID: "com.example", environment: .production, mayHop: false, shouldStop: { false },
-                executor: { queue.async(execute: $0) }
-            ) { _, _ in group.leave() }
+                of: "h\(index)", bundleID: "com.example", environment: .production, mayHop: false,
+                shouldStop: { false },
+                executor: { queue.async(execute: $0) }, completion: { _, _ in group.leave() })
             group.enter()
             client.statuses(
                 of: "s\(index)", bundleID: "com.example", environment: .production, shouldStop: { false },
-                executor: { queue.async(execute: $0) }
-            ) { _, _ in group.leave() }
+                executor: { queue.async(execute: $0) }, completion: { _, _ in group.leave() })
         }
         group.wait()
         let elapsed = ContinuousClock.now - started
