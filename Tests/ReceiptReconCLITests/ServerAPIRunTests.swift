@@ -211,14 +211,19 @@ import Testing
         return db
     }
 
-    @Test func aKeyAppleRefusesIsExit78BeforeAnyCorrection() throws {
+    /// A key Apple refuses (401 even with a fresh token) and an app identifier it does not know
+    /// (4000002) are configuration errors, whatever the receipts say.
+    @Test(arguments: [("401", ScriptedServerAPI.Answer.unauthorized), ("4000002", .error(4_000_002, status: 400))])
+    func aConfigurationAppleRefusesIsExit78BeforeAnyCorrection(_ named: String, _ answer: ScriptedServerAPI.Answer)
+        throws
+    {
         let api = try Self.server()
-        api.scriptEverything([.unauthorized])
+        api.scriptEverything([answer])
         try TestDatabase.with { database in
             let db = try Self.seedRefund(database, api)
             let result = try Self.run(database, api)
             #expect(result.status == 78, "\(result.output)")
-            #expect(result.stderr.contains("401"), "\(result.stderr)")
+            #expect(result.stderr.contains(named), "\(result.stderr)")
             #expect(try Self.strings(db, "SELECT count(*)::text AS s FROM recon_corrections") == ["0"])
             #expect(try Self.strings(db, "SELECT count(*)::text AS s FROM entitlements WHERE active") == ["2"])
             for line in api.keyLines { #expect(!result.output.contains(line)) }
