@@ -39,7 +39,7 @@ enum ServerAPIAnswer: Equatable {
         case 401:
             return .unauthorized
         case 429:
-            let header = reply.header("Retry-After") ?? ""
+            let header = reply.header("retry-after") ?? ""
             let after = RetryAfter.parseUnixMilliseconds(header, now: now) ?? RetryAfter.parse(header, now: now)
             return .retry(reason: "HTTP 429 (\(named))", after: after)
         default:

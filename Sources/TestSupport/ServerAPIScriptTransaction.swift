@@ -1,0 +1,112 @@
+import AppStoreReceipts
+import Foundation
+
+/// A transaction the scripted App Store Server API signs into its answers, built from simple values.
+public struct ServerAPIScriptTransaction: Sendable {
+    public var id: String
+    public var originalID: String
+    public var product: String
+    public var type: String
+    public var bundleID: String
+    public var purchased: Date
+    public var expires: Date?
+    public var revoked: Date?
+    public var upgraded: Bool
+    /// `Production` / `Sandbox`; nil: the environment of the host that answers, as Apple signs.
+    public var environment: String?
+    /// Changes the payload after signing, so the signature no longer covers it (a forgery).
+    public var forged: Bool
+    /// `signedDate`; nil: the moment it is signed.
+    public var signed: Date?
+
+    public init(
+        id: String, originalID: String? = nil, product: String = "monthly",
+        type: String = "Auto-Renewable Subscription", bundleID: String = "com.example", purchased: Date,
+        expires: Date? = nil, revoked: Date? = nil, upgraded: Bool = false, environment: String? = nil,
+        forged: Bool = false, signed: Date? = nil
+    ) {
+        self.signed = signed
+        self.id = id
+        self.originalID = originalID ?? id
+        self.product = product
+        self.type = type
+        self.bundleID = bundleID
+        self.purchased = purchased
+        self.expires = expires
+        self.revoked = revoked
+        self.upgraded = upgraded
+        self.environment = environment
+        self.forged = forged
+    }
+
+    static func ms(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
+
+    /// The payload's JSON members: `transactionId` first, the rest as Apple names them.
+    func payload(host: String) -> String {
+        var fields = [
+            "\"transactionId\":\"\(id)\"", "\"originalTransactionId\":\"\(originalID)\"",
+            "\"bundleId\":\"\(bundleID)\"", "\"productId\":\"\(product)\"", "\"type\":\"\(type)\"",
+            "\"purchaseDate\":\(Self.ms(purchased))", "\"originalPurchaseDate\":\(Self.ms(purchased))",
+            "\"signedDate\":\(Self.ms(signed ?? Date()))", "\"environment\":\"\(environment ?? host)\"",
+            "\"inAppOwnershipType\":\"PURCHASED\"", "\"quantity\":1", "\"price\":9990", "\"currency\":\"USD\"",
+            "\"storefront\":\"USA\"",
+        ]
+        if let expires { fields.append("\"expiresDate\":\(Self.ms(expires))") }
+        if let revoked {
+            fields += ["\"revocationDate\":\(Self.ms(revoked))", "\"revocationReason\":0"]
+            fields.append("\"revocationType\":\"REFUND_FULL\"")
+        }
+        if upgraded { fields.append("\"isUpgraded\":true") }
+        return "{" + fields.joined(separator: ",") + "}"
+    }
+
+    /// The signed transaction; a forged one carries a payload the signature was not made over.
+    func jws(_ chain: SigningChain, host: String) -> String {
+        let signed = chain.sign(payload: Array(payload(host: host).utf8))
+        return forged ? Self.forge(signed) : signed
+    }
+
+    /// `jws` with its payload's `price` changed and the signature left as it was.
+    static func forge(_ jws: String) -> String {
+        var parts = jws.split(separator: ".").map(String.init)
+        let payload = String(decoding: ReceivedToken.base64URL(parts[1]) ?? Data(), as: UTF8.self)
+        let changed = payload.replacingOccurrences(of: "\"price\":9990", with: "\"price\":10")
+        parts[1] = Data(changed.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        return parts.joined(separator: ".")
+    }
+}
+
+/// One subscription in a scripted Get All Subscription Statuses answer.
+public struct ServerAPIScriptStatus: Sendable {
+    /// 1 active, 2 expired, 3 billing retry, 4 billing grace period, 5 revoked.
+    public var status: Int
+    public var transaction: ServerAPIScriptTransaction
+    public var gracePeriodExpires: Date?
+    public var autoRenew: Bool
+
+    public init(
+        status: Int, transaction: ServerAPIScriptTransaction, gracePeriodExpires: Date? = nil, autoRenew: Bool = true
+    ) {
+        self.status = status
+        self.transaction = transaction
+        self.gracePeriodExpires = gracePeriodExpires
+        self.autoRenew = autoRenew
+    }
+
+    func json(_ chain: SigningChain, host: String) -> String {
+        let ms = ServerAPIScriptTransaction.ms
+        var renewal = [
+            "\"originalTransactionId\":\"\(transaction.originalID)\"", "\"productId\":\"\(transaction.product)\"",
+            "\"autoRenewProductId\":\"\(transaction.product)\"", "\"autoRenewStatus\":\(autoRenew ? 1 : 0)",
+            "\"environment\":\"\(transaction.environment ?? host)\"", "\"signedDate\":\(ms(Date()))",
+            "\"isInBillingRetryPeriod\":\(status == 3 || status == 4)",
+        ]
+        if status == 3 || status == 4 { renewal.append("\"expirationIntent\":2") }
+        if let gracePeriodExpires { renewal.append("\"gracePeriodExpiresDate\":\(ms(gracePeriodExpires))") }
+        let renewalJWS = chain.sign(payload: Array(("{" + renewal.joined(separator: ",") + "}").utf8))
+        return "{\"status\":\(status),\"originalTransactionId\":\"\(transaction.originalID)\","
+            + "\"signedTransactionInfo\":\"\(transaction.jws(chain, host: host))\","
+            + "\"signedRenewalInfo\":\"\(renewalJWS)\"}"
+    }
+}

@@ -1,0 +1,32 @@
+import AppStoreReceipts
+import Foundation
+import TestSupport
+
+/// Shorthands for reading lookups and scripting transactions in the App Store Server API tests.
+extension ServerAPILookup {
+    var found: (value: Value, environment: AppStoreEnvironment)? {
+        if case .found(let value, let environment) = self { return (value, environment) }
+        return nil
+    }
+
+    var unverifiedDetail: String? {
+        if case .unverified(let detail) = self { return detail }
+        return nil
+    }
+
+    var configurationDetail: String? {
+        if case .configuration(let detail) = self { return detail }
+        return nil
+    }
+
+    var isNotFound: Bool {
+        if case .notFound = self { return true }
+        return false
+    }
+}
+
+enum ServerAPITestDates {
+    static func day(_ offset: Double) -> Date { Date(timeIntervalSinceNow: offset * 86_400) }
+}
+
+typealias ScriptedTransaction = ServerAPIScriptTransaction
