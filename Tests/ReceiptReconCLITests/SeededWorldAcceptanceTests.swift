@@ -46,10 +46,18 @@ import Testing
         Issue.record("the simulator did not start listening on port \(port)")
     }
 
-    /// Run twice: the world of receipts only, and the world with StoreKit 2 users, whose rows hold
-    /// JWS signed by the chain seeding writes under `--pki-dir` (the run trusts its root).
-    @Test(arguments: [false, true])
-    func aTwoThousandUserWorldIsCorrectedExactlyAsExpectedThenLeftAlone(storeKit2: Bool) throws {
+    /// The worlds: receipts only; with StoreKit 2 users, whose rows hold JWS signed by the chain seeding
+    /// writes under `--pki-dir` (the run trusts its root); and that world again through the App Store
+    /// Server API, the simulator's and the job's (`--backend server-api`, the seeded API key).
+    enum World: String, CaseIterable, CustomStringConvertible {
+        case receipts, storeKit2, storeKit2ServerAPI
+        var description: String { rawValue }
+    }
+
+    @Test(arguments: World.allCases)
+    func aTwoThousandUserWorldIsCorrectedExactlyAsExpectedThenLeftAlone(world: World) throws {
+        let storeKit2 = world != .receipts
+        let serverAPI = world == .storeKit2ServerAPI
         try TestDatabase.with { database in
             let expectedFile = FileManager.default.temporaryDirectory.appendingPathComponent("expected-\(UUID()).json")
             let pkiDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("pki-\(UUID())")
@@ -62,7 +70,7 @@ import Testing
                 [
                     "simulator", "seed", "--users", "2000", "--seed", "7", "--as-of", Self.asOf, "--expected",
                     expectedFile.path,
-                ] + pki,
+                ] + pki + (serverAPI ? ["--backend", "server-api"] : []),
                 environment: ["DATABASE_URL": database.conninfo], timeout: 300)
             #expect(seeded.status == 0, "\(seeded.output)")
 
@@ -86,11 +94,49 @@ import Testing
                 + bundleIDs.flatMap { ["--bundle-id", $0] }
                 + (storeKit2
                     ? ["--apple-root-certificate", pkiDirectory.appendingPathComponent("apple-root.der").path] : [])
-            let environment = [
+            var environment = [
                 "DATABASE_URL": database.conninfo,
                 "APPLE_VERIFY_URL_PRODUCTION": base + "/production/verifyReceipt",
                 "APPLE_VERIFY_URL_SANDBOX": base + "/sandbox/verifyReceipt",
             ]
+            if serverAPI {
+                func contents(_ name: String) throws -> String {
+                    try String(contentsOf: pkiDirectory.appendingPathComponent(name), encoding: .utf8)
+                        .trimmingCharacters(in: .whitespacesAndNewlines)
+                }
+                environment["RECON_BACKEND"] = "server-api"
+                environment["APPLE_API_KEY_FILE"] = pkiDirectory.appendingPathComponent("api-key.p8").path
+                environment["APPLE_API_KEY_ID"] = try contents("api-key-id")
+                environment["APPLE_API_ISSUER_ID"] = try contents("api-issuer-id")
+                environment["APPLE_SERVER_API_URL_PRODUCTION"] = base + "/production"
+                environment["APPLE_SERVER_API_URL_SANDBOX"] = base + "/sandbox"
+            }
+            if serverAPI {
+                // The migration aid: a dry run with each backend, then `report --compare` lists only users
+                // whose rows are StoreKit 2 JWS (the Server API sees what happened since they were signed).
+                var verifyReceipt = environment
+                verifyReceipt["RECON_BACKEND"] = "verify-receipt"
+                let dryA = try ReceiptReconBinary.run(
+                    arguments + ["--dry-run"], environment: verifyReceipt, timeout: 600)
+                let dryB = try ReceiptReconBinary.run(arguments + ["--dry-run"], environment: environment, timeout: 600)
+                #expect([0, 1].contains(dryA.status) && [0, 1].contains(dryB.status), "\(dryA.output)\(dryB.output)")
+                let compare = try ReceiptReconBinary.run(
+                    ["report", "--compare", "1", "2", "--json"], environment: ["DATABASE_URL": database.conninfo])
+                #expect(compare.status == 0, "\(compare.output)")
+                let compared = try #require(
+                    try JSONSerialization.jsonObject(with: Data(compare.stdout.utf8)) as? [String: Any])
+                let differing = Set(
+                    (compared["users"] as? [[String: Any]] ?? []).compactMap { $0["userId"] as? String })
+                let db = try database.connect()
+                let storeKit2Users = Set(
+                    try db.query(
+                        """
+                        SELECT user_id AS u FROM receipts GROUP BY user_id HAVING bool_and(receipt_data LIKE 'eyJ%')
+                        """
+                    ).map { try $0.decode("u", as: String.self) })
+                #expect(!differing.isEmpty && differing.isSubset(of: storeKit2Users), "\(differing.sorted())")
+            }
+
             let first = try ReceiptReconBinary.run(arguments, environment: environment, timeout: 600)
             #expect([0, 1].contains(first.status), "\(first.output)")
 
@@ -131,10 +177,40 @@ import Testing
                 try db.query(
                     """
                     SELECT x.outcome AS o FROM recon_results x JOIN receipts r ON r.id = x.receipt_id
-                    WHERE r.receipt_data LIKE 'eyJ%' AND x.apple_status IS NULL AND x.attempts = 0
+                    WHERE r.receipt_data LIKE 'eyJ%' AND x.apple_status IS NULL
                     """
                 ).map { try $0.decode("o", as: String.self) })
             #expect(signedOutcomes == (storeKit2 ? ["valid", "invalid", "misrouted"] : []))
+
+            if serverAPI {
+                // Finance: every transaction the Server API gave has its price, currency and storefront, in
+                // the table and in the export.
+                let incomplete: Int = try db.query(
+                    """
+                    SELECT count(*)::int AS n FROM recon_transactions
+                    WHERE source = 'server_api' AND (price IS NULL OR currency IS NULL OR storefront IS NULL)
+                    """
+                ).first!.decode("n")
+                #expect(incomplete == 0)
+                let export = try ReceiptReconBinary.run(
+                    ["export", "transactions", "--from", "2000-01-01", "--to", "2030-01-01", "--environment", "all"],
+                    environment: ["DATABASE_URL": database.conninfo])
+                #expect(export.status == 0, "\(export.stderr)")
+                let rows = export.stdout.split(separator: "\r\n").map {
+                    $0.split(separator: ",", omittingEmptySubsequences: false)
+                }
+                let header = rows.first.map { $0.map(String.init) } ?? []
+                let column = { (name: String) in header.firstIndex(of: name) ?? -1 }
+                let serverRows = rows.dropFirst().filter {
+                    $0.count == header.count && $0[column("source")] == "server_api"
+                }
+                #expect(!serverRows.isEmpty)
+                #expect(
+                    serverRows.allSatisfy {
+                        !$0[column("price")].isEmpty && !$0[column("currency")].isEmpty
+                            && !$0[column("storefront")].isEmpty
+                    })
+            }
 
             let second = try ReceiptReconBinary.run(arguments, environment: environment, timeout: 600)
             #expect([0, 1].contains(second.status), "\(second.output)")
