@@ -5,7 +5,7 @@ import Reconciliation
 struct DemoCommand: Command {
     static let spec = CommandSpec(
         name: "demo",
-        usage: "demo [--users N] [--output-dir DIR]",
+        usage: "demo [--users N] [--output-dir DIR] [--backend verify-receipt|server-api]",
         summary: "Run the whole job end to end on a throwaway PostgreSQL and the built-in App Store simulator.",
         discussion: """
             Without DATABASE_URL a temporary PostgreSQL cluster is started and removed afterwards. Seeds a \
@@ -19,6 +19,9 @@ struct DemoCommand: Command {
                     + "revoke breaker would rightly stop the run)", default: "2000"),
             OptionSpec(
                 "output-dir", .value(placeholder: "DIR"), "where the CSVs and the report go", default: "./demo-output"),
+            OptionSpec(
+                "backend", .value(placeholder: "verify-receipt|server-api"),
+                "the backend the demo's run uses: the simulator answers both APIs", default: "verify-receipt"),
         ] + Configuration.databaseOptions,
         environment: ["DATABASE_URL"],
         exitCodes: [.success, .usage, .unavailable, .internalError]
@@ -26,6 +29,7 @@ struct DemoCommand: Command {
 
     let users: Int
     let outputDirectory: String
+    let serverAPI: Bool
     let configuration: Configuration
 
     init(_ arguments: ParsedArguments, environment: [String: String]) throws(CommandError) {
@@ -34,13 +38,14 @@ struct DemoCommand: Command {
         }
         users = try arguments.read.integer("users", in: 1000...1_000_000) ?? 2000
         outputDirectory = arguments.value("output-dir") ?? "./demo-output"
+        serverAPI = try arguments.read.choice("backend", ["verify-receipt", "server-api"]) == "server-api"
         configuration = try Configuration.load(arguments, environment: environment, needsApple: false)
     }
 
     func run(_ console: Console) throws -> ExitCode {
         try DemoRunner(
             users: users, outputDirectory: outputDirectory, databaseURL: configuration.databaseURL,
-            console: console
+            serverAPI: serverAPI, console: console
         ).run()
     }
 }

@@ -12,6 +12,8 @@ struct DemoRunner {
     let users: Int
     let outputDirectory: String
     let databaseURL: String?
+    /// Run against the simulator's App Store Server API instead of its verifyReceipt.
+    let serverAPI: Bool
     let console: Console
 
     func say(_ text: String) { console.print(text) }
@@ -51,7 +53,11 @@ struct DemoRunner {
         say("Seeding \(users) users whose entitlements drifted from the App Store…")
         let seeded: WorldSeeder.Summary
         do {
-            seeded = try WorldSeeder.seed(world, into: connection, signingChain: signingChain)
+            seeded = try WorldSeeder.seed(
+                world, into: connection,
+                assumptions: RunAssumptions(
+                    bundleIDs: [WorldCatalog.appBundleID], backend: serverAPI ? .serverAPI : .verifyReceipt),
+                signingChain: signingChain)
         } catch let error as WorldSeeder.SeedError {
             throw CommandError(.dataError, "demo: \(error)")
         }
@@ -60,8 +66,12 @@ struct DemoRunner {
             try connection.query(
                 "SELECT count(*)::int AS n FROM receipts WHERE receipt_data LIKE 'eyJ%'"
             ).first?.decode("n") ?? 0
-        say("  \(signedRows) of the receipts are StoreKit 2 signed transactions: verified locally, never sent to Apple")
-        let simulator = AppStoreSimulator(world: world)
+        say(
+            "  \(signedRows) of the receipts are StoreKit 2 signed transactions: verified locally"
+                + (serverAPI ? ", then looked up by transaction id" : ", never sent to verifyReceipt"))
+        let apiKey = try ServerAPIKey.generate()
+        let simulator = AppStoreSimulator(
+            world: world, serverAPI: ServerAPISetup(chain: signingChain, key: apiKey))
         try simulator.start(port: 0)
         defer { simulator.stop() }
         say("App Store simulator listening on \(simulator.baseURL.absoluteString)")
@@ -74,12 +84,21 @@ struct DemoRunner {
         options.timeout = 30
         options.bundleIDs = [WorldCatalog.appBundleID]
         options.httpClient = .curl
-        let backend = VerifyReceiptBackend(
-            client: Self.client(simulator: simulator, options: options),
-            context: ReceiptOutcomeContext(
-                servedEnvironment: options.environment, acceptedBundleIDs: Set(options.bundleIDs)),
-            signedData: SignedDataVerifier(anchors: [TrustAnchor(signingChain.root)]))
-        say("\nRunning the nightly job (receipt-recon run --older-than 0 --bundle-id \(WorldCatalog.appBundleID))…\n")
+        let signedData = SignedDataVerifier(anchors: [TrustAnchor(signingChain.root)])
+        let context = ReceiptOutcomeContext(
+            servedEnvironment: options.environment, acceptedBundleIDs: Set(options.bundleIDs))
+        let backend: any AppleBackend =
+            serverAPI
+            ? ServerAPIBackend(
+                client: Self.serverAPIClient(
+                    simulator: simulator, key: apiKey, signedData: signedData, options: options),
+                context: context, signedData: signedData, asOf: asOf, defaultBundleID: WorldCatalog.appBundleID)
+            : VerifyReceiptBackend(
+                client: Self.client(simulator: simulator, options: options), context: context, signedData: signedData)
+        options.backend = serverAPI ? "server-api" : "verify-receipt"
+        say(
+            "\nRunning the nightly job (receipt-recon run --older-than 0 --bundle-id \(WorldCatalog.appBundleID)"
+                + (serverAPI ? " --backend server-api" : "") + ")…\n")
         let engine = ReconciliationEngine(
             options: options, databaseURL: conninfo, backend: backend,
             shutdown: ShutdownSignal(), log: EventLog(enabled: false))
@@ -163,6 +182,20 @@ struct DemoRunner {
             throw CommandError(
                 code, "demo: '\(command.spec.name) \(arguments.first ?? "")' ended with exit \(code.rawValue)")
         }
+    }
+
+    static func serverAPIClient(
+        simulator: AppStoreSimulator, key: ServerAPIKey, signedData: SignedDataVerifier, options: RunOptions
+    ) -> ServerAPIClient {
+        ServerAPIClient(
+            configuration: ServerAPIClient.Configuration(
+                productionURL: simulator.baseURL.appendingPathComponent("production"),
+                sandboxURL: simulator.baseURL.appendingPathComponent("sandbox"),
+                userAgent: "receipt-recon/\(ReceiptRecon.version) demo"),
+            tokens: ServerAPITokens(key: key.key, keyID: key.keyID, issuerID: key.issuerID), verifier: signedData,
+            transport: (options.httpClient ?? .curl).makeTransport(
+                maxConnectionsPerHost: options.concurrency, timeout: .seconds(30)),
+            rate: options.rate, maxInFlight: options.concurrency)
     }
 
     static func client(simulator: AppStoreSimulator, options: RunOptions) -> VerifyReceiptClient {
