@@ -13,6 +13,11 @@ enum ServerAPIAnswer: Equatable {
     /// Worth another attempt: the retryable codes, 5xx, 429 (`after`: its `Retry-After`), unknown codes,
     /// transport failures.
     case retry(reason: String, after: Duration?)
+    /// 5000000: "server error, try again later", but not one of the codes Apple names retryable. A
+    /// customer whose lookups keep failing this way is usually broken at Apple for hours: asked again
+    /// once (`boundedAttempts`), not `--max-attempts` times, so one such customer cannot hold a lane for
+    /// seconds of backoff.
+    case retryOnce(reason: String)
     /// HTTP 401: the token (clock skew, expiry) or the key; refreshed once, then a configuration error.
     case unauthorized
     /// The configuration is wrong whatever is asked (4000002 invalid app identifier).
@@ -21,7 +26,8 @@ enum ServerAPIAnswer: Equatable {
     case refused(String)
 
     /// Apple's own names for its retryable codes (and 5000000, whose page says "try again later").
-    static let retryableCodes: Set<Int> = [4_040_002, 4_040_004, 4_040_006, 5_000_000, 5_000_001]
+    static let retryableCodes: Set<Int> = [4_040_002, 4_040_004, 4_040_006, 5_000_001]
+    static let boundedAttempts = 2
     static let otherEnvironmentCodes: Set<Int> = [4_040_010, 4_040_005]
     static let notFoundCodes: Set<Int> = [4_040_001, 4_040_003, 4_040_019]
 
@@ -55,6 +61,7 @@ enum ServerAPIAnswer: Equatable {
             if retryableCodes.contains(code) {
                 return .retry(reason: "HTTP \(reply.statusCode) (\(named))", after: nil)
             }
+            if code == 5_000_000 { return .retryOnce(reason: "HTTP \(reply.statusCode) (\(named))") }
             // Known request errors are ours to fix; an unknown code is kept and treated as transient.
             if (4_000_000..<4_010_000).contains(code) {
                 return .refused("HTTP \(reply.statusCode) (\(named): the request was refused)")

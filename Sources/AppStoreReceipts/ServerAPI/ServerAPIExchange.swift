@@ -101,12 +101,14 @@ final class ServerAPIExchange: @unchecked Sendable {
         case .retry(let reason, let after):
             if reason.hasPrefix("HTTP 429") { traffic.throttled += 1 }
             retry(reason, after: after)
+        case .retryOnce(let reason):
+            retry(reason, after: nil, attempts: ServerAPIAnswer.boundedAttempts)
         }
     }
 
-    private func retry(_ reason: String, after: Duration?) {
+    private func retry(_ reason: String, after: Duration?, attempts limit: Int = .max) {
         let budget = client.configuration.budget
-        guard attempt < budget.maxAttempts, !shouldStop(), !client.waits.isStopped else {
+        guard attempt < min(budget.maxAttempts, limit), !shouldStop(), !client.waits.isStopped else {
             return finish(.unverified(detail: "\(endpoint): \(reason) after \(attempt) attempt(s)"))
         }
         if let after, after > budget.maxWait {

@@ -125,7 +125,14 @@ public final class ServerAPIBackend: AppleBackend {
                         "transaction \(id) is unknown to the App Store Server API (\(detail))")
                     self.next()
                 case .unverified(let detail):
+                    // The row is without a verdict now whatever its other ids say (unless one proves it
+                    // altered, which a verdict-less answer cannot): they are not asked about.
                     self.resolved[id] = .unverified(detail)
+                    if case .ask(let ids, _, _) = self.keys[row] {
+                        for other in ids where self.resolved[other] == nil {
+                            self.resolved[other] = .unverified(detail)
+                        }
+                    }
                     self.next()
                 case .found(let history, let environment):
                     self.found(history, in: environment, id: id, row: row, bundleID: bundleID)

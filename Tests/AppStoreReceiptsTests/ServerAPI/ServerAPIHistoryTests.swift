@@ -90,6 +90,16 @@ import Testing
         #expect(api.received.allSatisfy { $0.environment == .production }, "a transient error is no reason to hop")
     }
 
+    /// 5000000 is not one of the codes Apple names retryable: asked again once, not `--max-attempts` times.
+    @Test func aPersistentGeneralInternalErrorIsAskedTwiceOnly() throws {
+        let api = try ScriptedServerAPI()
+        api.script(.production, .history, id: "32", [.error(5_000_000, status: 500)])
+        let (lookup, _) = api.client(maxAttempts: 4).historyNow(of: "32")
+        let detail = try #require(lookup.unverifiedDetail, "\(lookup)")
+        #expect(detail.contains("5000000") && detail.contains("after 2 attempt"))
+        #expect(api.received.count == 2)
+    }
+
     @Test func aForgedSignatureInAnAnswerIsUnverifiedNamingTheRejection() throws {
         let api = try ScriptedServerAPI()
         api.script(

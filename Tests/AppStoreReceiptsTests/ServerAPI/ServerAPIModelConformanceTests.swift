@@ -81,6 +81,8 @@ import Testing
         (404, #"{"errorCode":4040006}"#, .retry(reason: "HTTP 404 (errorCode 4040006)", after: nil)),
         (400, #"{"errorCode":4000006}"#, .refused("")),
         (502, "<html>Bad Gateway</html>", .retry(reason: "HTTP 502 (no errorCode)", after: nil)),
+        (500, #"{"errorCode":5000001}"#, .retry(reason: "HTTP 500 (errorCode 5000001)", after: nil)),
+        (500, #"{"errorCode":5000000}"#, .retryOnce(reason: "HTTP 500 (errorCode 5000000)")),
     ])
     func statusAndErrorCodeDecideTheNextStep(_ status: Int, _ body: String, _ expected: ServerAPIAnswer) {
         let answer = ServerAPIAnswer.classify(Self.reply(status, Data(body.utf8)), now: Date())
