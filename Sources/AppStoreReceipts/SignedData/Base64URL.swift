@@ -15,23 +15,34 @@ enum Base64URL {
     /// included) or a length no encoder produces (one symbol left over).
     static func decode(_ segment: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
         guard segment.count % 4 != 1 else { return nil }
-        var output = [UInt8]()
-        output.reserveCapacity(segment.count / 4 * 3 + 2)
-        var accumulator: UInt32 = 0
-        var bits = 0
-        for character in segment {
-            let value = table[Int(character)]
-            guard value != invalid else { return nil }
-            accumulator = accumulator << 6 | UInt32(value)
-            bits += 6
-            if bits >= 8 {
-                bits -= 8
-                output.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
+        // The table is read through a local buffer: a static read inside the loop paid a `swift_once`
+        // check per character.
+        return table.withUnsafeBufferPointer { table -> [UInt8]? in
+            var failed = false
+            var accumulator: UInt32 = 0
+            var bits: UInt32 = 0
+            let output = [UInt8](unsafeUninitializedCapacity: segment.count / 4 * 3 + 2) { output, written in
+                var count = 0
+                for character in segment {
+                    let value = table[Int(character)]
+                    guard value != invalid else {
+                        failed = true
+                        break
+                    }
+                    accumulator = accumulator << 6 | UInt32(value)
+                    bits += 6
+                    if bits >= 8 {
+                        bits -= 8
+                        output[count] = UInt8(truncatingIfNeeded: accumulator >> bits)
+                        count += 1
+                    }
+                }
+                written = count
             }
+            // The leftover bits of a final partial group must be zero (a canonical encoding).
+            guard !failed, accumulator & ((1 << bits) - 1) == 0 else { return nil }
+            return output
         }
-        // The leftover bits of a final partial group must be zero (a canonical encoding).
-        guard accumulator & ((1 << UInt32(bits)) - 1) == 0 else { return nil }
-        return output
     }
 
     static func decode(_ segment: ArraySlice<UInt8>) -> [UInt8]? {

@@ -27,7 +27,8 @@ struct CompactJWS {
     }
 
     /// Splits and decodes `input` (surrounding whitespace ignored).
-    init(_ input: [UInt8]) throws(SignedDataFailure) {
+    /// - Parameter headers: headers already read; Apple signs months of data under one header.
+    init(_ input: [UInt8], headers: JWSHeaderCache? = nil) throws(SignedDataFailure) {
         var start = input.startIndex
         var end = input.endIndex
         while start < end, Self.isWhitespace(input[start]) { start += 1 }
@@ -40,14 +41,36 @@ struct CompactJWS {
             !text[(secondDot + 1)...].contains(UInt8(ascii: "."))
         else { throw .notJWS("not three dot-separated segments") }
 
-        guard let headerBytes = Base64URL.decode(text[start..<firstDot]), !headerBytes.isEmpty else {
-            throw .notJWS("header is not base64url")
-        }
         guard let payload = Base64URL.decode(text[(firstDot + 1)..<secondDot]) else {
             throw .notJWS("payload is not base64url")
         }
         guard let signature = Base64URL.decode(text[(secondDot + 1)..<end]) else {
             throw .notJWS("signature is not base64url")
+        }
+        let segment = text[start..<firstDot]
+        let header: Header
+        if let headers {
+            header = try headers.header(segment)
+        } else {
+            header = try Self.header(segment)
+        }
+        algorithm = header.algorithm
+        certificateChain = header.certificateChain
+        self.payload = payload
+        self.signature = signature
+        signingInput = text[start..<secondDot]
+    }
+
+    /// What the header segment says: `alg` and `x5c`.
+    struct Header: Sendable {
+        let algorithm: String
+        let certificateChain: [String]?
+    }
+
+    /// Reads a header segment (base64url JSON).
+    static func header(_ segment: ArraySlice<UInt8>) throws(SignedDataFailure) -> Header {
+        guard let headerBytes = Base64URL.decode(segment), !headerBytes.isEmpty else {
+            throw .notJWS("header is not base64url")
         }
         let header: AppleJSONObject
         do {
@@ -61,11 +84,7 @@ struct CompactJWS {
             throw .notJWS("header is not JSON")
         }
         guard case .string(let algorithm) = header["alg"] else { throw .notJWS("header has no alg") }
-        self.algorithm = algorithm
-        certificateChain = try Self.certificates(header["x5c"])
-        self.payload = payload
-        self.signature = signature
-        signingInput = text[start..<secondDot]
+        return Header(algorithm: algorithm, certificateChain: try certificates(header["x5c"]))
     }
 
     /// `x5c`: an array of standard base64 DER certificates (RFC 7515 §4.1.6), kept as text: the

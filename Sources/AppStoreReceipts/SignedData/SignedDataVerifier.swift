@@ -14,6 +14,7 @@ import Foundation
 /// Threading: `verify` may be called from any number of threads at once.
 public final class SignedDataVerifier: Sendable {
     private let chains: CertificateChainVerifier
+    private let headers = JWSHeaderCache()
     private let acceptedBundleIDs: Set<String>
     private let environment: AppStoreEnvironment?
 
@@ -76,7 +77,7 @@ public final class SignedDataVerifier: Sendable {
     private func verify(
         _ bytes: [UInt8], now: Date, as format: SignedDataFormat?, into result: inout SignedDataVerification
     ) throws(SignedDataFailure) {
-        let jws = try CompactJWS(bytes)
+        let jws = try CompactJWS(bytes, headers: headers)
         guard jws.algorithm == "ES256" else { throw .unsupportedAlgorithm(String(jws.algorithm.prefix(20))) }
         guard let x5c = jws.certificateChain else { throw .missingCertificateChain }
         guard x5c.count == 3 else { throw .chainLength(x5c.count) }
