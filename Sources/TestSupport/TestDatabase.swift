@@ -141,3 +141,19 @@ public struct TestServerFailure: Error, CustomStringConvertible, Sendable {
     public let message: String
     public var description: String { message }
 }
+
+extension PostgresConnection {
+    /// Waits (up to `timeout`) until no session holds an advisory lock: PostgreSQL frees a SIGKILLed
+    /// run's locks only once it notices the dead connection, and on a loaded machine that takes a moment;
+    /// a run started before then would find the nightly lock held and exit 75.
+    public func waitUntilAdvisoryLocksAreFree(timeout: TimeInterval = 15) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            let held: Int =
+                try query("SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory'").first?
+                .decode("n") ?? 0
+            if held == 0 { return }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+    }
+}

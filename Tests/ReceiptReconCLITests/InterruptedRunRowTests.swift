@@ -34,6 +34,7 @@ import Testing
             let receipts = try count("SELECT count(*) AS n FROM receipts")
             try #require(corrections >= 10, "the run was killed before it applied corrections")
 
+            try db.waitUntilAdvisoryLocksAreFree()
             let next = try ReceiptReconBinary.run(SimulatorRunTests.run, environment: environment)
             #expect([0, 1].contains(next.status), "\(next.output)")
             #expect(next.stderr.contains("run.previous_interrupted"))

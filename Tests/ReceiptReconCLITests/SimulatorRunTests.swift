@@ -84,6 +84,7 @@ import Testing
                 Thread.sleep(forTimeInterval: seconds)
                 child.signal(SIGKILL)
                 _ = try child.wait(timeout: 60)
+                try database.connect().waitUntilAdvisoryLocksAreFree()
             }
             let final = try ReceiptReconBinary.run(Self.run, environment: environment)
             #expect([0, 1].contains(final.status), "\(final.output)")
