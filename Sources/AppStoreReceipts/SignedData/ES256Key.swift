@@ -10,6 +10,8 @@ package final class ES256Key: @unchecked Sendable {
     let pointer: OpaquePointer
     /// Whether the private half is present (a generated or loaded signing key).
     package let canSign: Bool
+    /// Contexts ready to verify with this key (`ES256Key+Verification`).
+    let verificationContexts = VerificationContexts()
 
     private init(owning pointer: OpaquePointer, canSign: Bool) {
         self.pointer = pointer
@@ -68,21 +70,8 @@ package final class ES256Key: @unchecked Sendable {
     /// Whether `signature` (64-byte R‖S) is this key's ES256 signature of `message`. Any other
     /// length is refused before OpenSSL sees it: a DER signature is not a JWS signature.
     package func verify(signature: some Collection<UInt8>, of message: UnsafeRawBufferPointer) -> Bool {
-        guard signature.count == 64, let der = Self.derSignature(rs: Array(signature)) else { return false }
-        OpenSSLError.clear()
-        guard let context = EVP_MD_CTX_new() else { return false }
-        defer { EVP_MD_CTX_free(context) }
-        guard EVP_DigestVerifyInit(context, nil, EVP_sha256(), nil, pointer) == 1 else {
-            OpenSSLError.clear()
-            return false
-        }
-        let result = der.withUnsafeBufferPointer { derBuffer in
-            EVP_DigestVerify(
-                context, derBuffer.baseAddress, derBuffer.count,
-                message.baseAddress?.assumingMemoryBound(to: UInt8.self), message.count)
-        }
-        OpenSSLError.clear()
-        return result == 1
+        guard signature.count == 64, let der = Self.derSignature(rs: signature) else { return false }
+        return verifyDER(der, of: message)
     }
 
     /// The ES256 signature of `message` as 64-byte R‖S; nil without a private key.
@@ -105,29 +94,6 @@ package final class ES256Key: @unchecked Sendable {
         var length = 0
         guard EVP_PKEY_get_group_name(key, &name, name.count, &length) == 1 else { return false }
         return String(decoding: name.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self) == "prime256v1"
-    }
-
-    /// R‖S (32 bytes each, big-endian) as the DER `ECDSA-Sig-Value` OpenSSL verifies.
-    private static func derSignature(rs: [UInt8]) -> [UInt8]? {
-        guard let signature = ECDSA_SIG_new() else { return nil }
-        defer { ECDSA_SIG_free(signature) }
-        let r = rs.withUnsafeBufferPointer { BN_bin2bn($0.baseAddress, 32, nil) }
-        let s = rs.withUnsafeBufferPointer { BN_bin2bn($0.baseAddress! + 32, 32, nil) }
-        guard let r, let s else {
-            BN_free(r)
-            BN_free(s)
-            return nil
-        }
-        guard ECDSA_SIG_set0(signature, r, s) == 1 else {
-            BN_free(r)
-            BN_free(s)
-            return nil
-        }
-        var out: UnsafeMutablePointer<UInt8>?
-        let length = i2d_ECDSA_SIG(signature, &out)
-        guard length > 0, let out else { return nil }
-        defer { recon_openssl_free(out) }
-        return Array(UnsafeBufferPointer(start: out, count: Int(length)))
     }
 
     /// A DER signature as R‖S, each left-padded to 32 bytes (about one signature in 128 has a

@@ -310,4 +310,18 @@ struct SignedDataVerifierTests {
         }
         #expect(wrong.withLock { $0 } == 0)
     }
+
+    /// R‖S to DER by hand: minimal INTEGERs, a zero byte before a set high bit, leading zeros dropped.
+    @Test func rawSignaturesBecomeMinimalDER() {
+        let high = [UInt8](repeating: 0x80, count: 32)
+        let short = [0, 0] + [UInt8](repeating: 0x11, count: 30)
+        #expect(
+            ES256Key.derSignature(rs: high + short)
+                == [0x30, 0x43, 0x02, 0x21, 0x00] + high + [0x02, 0x1E] + [UInt8](repeating: 0x11, count: 30))
+        #expect(
+            ES256Key.derSignature(rs: [UInt8](repeating: 0, count: 64)) == [
+                0x30, 0x06, 0x02, 0x01, 0x00, 0x02, 0x01, 0x00,
+            ])
+        #expect(ES256Key.derSignature(rs: [UInt8](repeating: 1, count: 63)) == nil)
+    }
 }
