@@ -156,6 +156,18 @@ struct VerifiedChain: Sendable {
     func covers(_ instant: Date) -> Bool { validFrom <= instant && instant <= validUntil }
 }
 
+/// The chain one header's certificates verified to, kept with the header (`JWSHeaderCache`).
+final class VerifiedChainSlot: Sendable {
+    private let chain = Mutex<VerifiedChain?>(nil)
+
+    /// The remembered chain, when the instant lies within every certificate's validity.
+    func chain(covering instant: Date) -> VerifiedChain? {
+        chain.withLock { $0 }.flatMap { $0.covers(instant) ? $0 : nil }
+    }
+
+    func remember(_ verified: VerifiedChain) { chain.withLock { $0 = verified } }
+}
+
 /// One certificate as `inspect` shows it.
 public struct CertificateSummary: Hashable, Sendable {
     public let subject: String

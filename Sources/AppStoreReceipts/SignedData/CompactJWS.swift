@@ -11,6 +11,8 @@ struct CompactJWS {
     let algorithm: String
     /// `x5c` as given (standard base64 DER certificates); nil when the header has none.
     let certificateChain: [String]?
+    /// Where the verified chain of this header is remembered.
+    let verifiedChain: VerifiedChainSlot
     let payload: [UInt8]
     let signature: [UInt8]
     /// `segment0 "." segment1`, the bytes the signature covers.
@@ -56,15 +58,17 @@ struct CompactJWS {
         }
         algorithm = header.algorithm
         certificateChain = header.certificateChain
+        verifiedChain = header.verifiedChain
         self.payload = payload
         self.signature = signature
         signingInput = text[start..<secondDot]
     }
 
-    /// What the header segment says: `alg` and `x5c`.
+    /// What the header segment says: `alg` and `x5c`, and the chain they verified to, once they have.
     struct Header: Sendable {
         let algorithm: String
         let certificateChain: [String]?
+        let verifiedChain = VerifiedChainSlot()
     }
 
     /// Reads a header segment (base64url JSON).

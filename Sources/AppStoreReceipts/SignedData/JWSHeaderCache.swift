@@ -3,15 +3,25 @@ import Synchronization
 /// Header segments already read, by their exact text. Apple signs months of data with one leaf, so
 /// nearly every JWS of a run carries one of a few headers (`alg` and three certificates, 2.5 KB of
 /// base64url): decoding and parsing it again was a tenth of a signed transaction's verification.
-/// Only successfully read headers are kept; what they say is still checked for every JWS.
+/// Only successfully read headers are kept; what they say is still checked for every JWS. Each entry
+/// also remembers the chain its certificates last verified to (`VerifiedChainSlot`), so a repeated
+/// header skips even the chain cache's lookup while the instant checked lies within that chain.
 ///
 /// Threading: any thread; the table sits behind a `Mutex`, and no decoding happens while holding it.
 final class JWSHeaderCache: Sendable {
-    /// The segment's bytes, hashed in one pass (an `ArraySlice`'s own hashing feeds the hasher a byte
-    /// at a time).
+    /// The segment's bytes and a word-at-a-time hash of them; equal hashes are confirmed byte for byte,
+    /// so a header crafted to collide cannot borrow another's chain (as in `ReceiptChecker`).
     private struct Key: Hashable {
         let bytes: [UInt8]
-        func hash(into hasher: inout Hasher) { bytes.withUnsafeBytes { hasher.combine(bytes: $0) } }
+        let hash: UInt64
+
+        init(_ segment: ArraySlice<UInt8>) {
+            bytes = Array(segment)
+            hash = bytes.withUnsafeBytes(ByteWords.hash)
+        }
+
+        func hash(into hasher: inout Hasher) { hasher.combine(hash) }
+        static func == (lhs: Key, rhs: Key) -> Bool { lhs.hash == rhs.hash && lhs.bytes == rhs.bytes }
     }
 
     private let table = Mutex<(entries: [Key: CompactJWS.Header], order: [Key])>((entries: [:], order: []))
@@ -21,7 +31,7 @@ final class JWSHeaderCache: Sendable {
 
     /// The header `segment` says, read once.
     func header(_ segment: ArraySlice<UInt8>) throws(SignedDataFailure) -> CompactJWS.Header {
-        let key = Key(bytes: Array(segment))
+        let key = Key(segment)
         if let known = table.withLock({ $0.entries[key] }) { return known }
         let header = try CompactJWS.header(segment)
         table.withLock { table in

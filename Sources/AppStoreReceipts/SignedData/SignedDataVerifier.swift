@@ -96,11 +96,16 @@ public final class SignedDataVerifier: Sendable {
         result.checkedAt = instant
 
         let chain: VerifiedChain
-        do {
-            chain = try chains.verify(x5c, at: instant)
-        } catch {
-            result.chain = CertificateChainVerifier.presented(x5c)
-            throw error
+        if let known = jws.verifiedChain.chain(covering: instant) {
+            chain = known
+        } else {
+            do {
+                chain = try chains.verify(x5c, at: instant)
+            } catch {
+                result.chain = CertificateChainVerifier.presented(x5c)
+                throw error
+            }
+            jws.verifiedChain.remember(chain)
         }
         result.chain = chain.certificates.map(CertificateSummary.init)
         guard jws.signature.count == 64 else {
