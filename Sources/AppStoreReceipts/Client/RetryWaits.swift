@@ -45,6 +45,17 @@ final class RetryWaits: Sendable {
         }
     }
 
+    /// `after(_:_:)` on the real clock; with a test's fake clock the wait is slept out on it, here.
+    func after(
+        _ delay: Duration, on clock: any ThrottleClock, _ work: @escaping @Sendable (_ stopped: Bool) -> Void
+    ) {
+        guard clock is SystemThrottleClock, delay > .zero else {
+            if delay > .zero { clock.sleep(for: delay) }
+            return work(isStopped)
+        }
+        after(delay, work)
+    }
+
     /// Blocks the calling lane for `delay`. - Returns: false when the client stopped first (or had).
     func sleep(for delay: Duration) -> Bool {
         stopLatch.wait(timeout: Self.deadline(after: delay)) == .timedOut

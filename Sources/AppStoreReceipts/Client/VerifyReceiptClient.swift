@@ -152,11 +152,7 @@ public final class VerifyReceiptClient: Sendable {
     /// Runs `work(false)` after `delay` (a retry's backoff) without holding a thread meanwhile, or
     /// `work(true)` once the client stops; on a test's fake clock, sleeps on it first.
     func after(_ delay: Duration, _ work: @escaping @Sendable (_ stopped: Bool) -> Void) {
-        guard clock is SystemThrottleClock, delay > .zero else {
-            if delay > .zero { clock.sleep(for: delay) }
-            return work(waits.isStopped)
-        }
-        waits.after(delay, work)
+        waits.after(delay, on: clock, work)
     }
 
     /// Blocks for `delay` (on a test's fake clock, sleeps on it). - Returns: false when the client stopped.

@@ -112,11 +112,7 @@ public final class ServerAPIClient: Sendable {
     }
 
     func after(_ delay: Duration, _ work: @escaping @Sendable (_ stopped: Bool) -> Void) {
-        guard clock is SystemThrottleClock, delay > .zero else {
-            if delay > .zero { clock.sleep(for: delay) }
-            return work(waits.isStopped)
-        }
-        waits.after(delay, work)
+        waits.after(delay, on: clock, work)
     }
 
     /// A signed transaction of an answer, verified, and signed for the environment that answered.
