@@ -45,6 +45,7 @@ public final class ServerAPIClient: Sendable {
     let clock: any ThrottleClock
     let waits = RetryWaits()
     private let verifier: SignedDataVerifier
+    private let memo = VerifiedAnswerMemo()
 
     /// - Parameters:
     ///   - verifier: checks signatures and chains; the bundle id is the rules' to judge, and the
@@ -125,12 +126,19 @@ public final class ServerAPIClient: Sendable {
     }
 
     func verified(_ jws: String, environment: AppStoreEnvironment) -> Result<SignedPayload, SignedAnswerError> {
-        let verification = verifier.verify(Array(jws.utf8))
-        if let failure = verification.failure {
-            return .failure(SignedAnswerError(detail: "signed data in Apple's answer rejected: \(failure)"))
-        }
-        guard let payload = verification.payload else {
-            return .failure(SignedAnswerError(detail: "signed data in Apple's answer has no payload"))
+        let payload: SignedPayload
+        if let known = memo.payload(of: jws) {
+            payload = known
+        } else {
+            let verification = verifier.verify(Array(jws.utf8))
+            if let failure = verification.failure {
+                return .failure(SignedAnswerError(detail: "signed data in Apple's answer rejected: \(failure)"))
+            }
+            guard let verified = verification.payload else {
+                return .failure(SignedAnswerError(detail: "signed data in Apple's answer has no payload"))
+            }
+            memo.remember(verified, of: jws)
+            payload = verified
         }
         if let signed = payload.environment, signed.appStoreEnvironment != environment {
             return .failure(
