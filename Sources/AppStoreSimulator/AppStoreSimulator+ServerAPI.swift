@@ -9,7 +9,7 @@ import Foundation
 /// answer (`ServerAPIAnswerer`), after the request's latency like verifyReceipt's.
 extension AppStoreSimulator {
     func serverAPI(
-        _ request: HTTPRequest, endpoint: ServerAPIEndpoint, environment: AppStoreEnvironment, id: String
+        _ request: HTTPRequest, endpoint: ServerAPIRoute, environment: AppStoreEnvironment, id: String
     ) -> HTTPResponse {
         let arrival = recorder.arrival()
         let name = ServerAPIService.name(endpoint, environment)

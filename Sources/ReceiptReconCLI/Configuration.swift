@@ -120,12 +120,7 @@ public struct Configuration: Sendable {
             configuration.sharedSecret = Secret(secret.trimmingCharacters(in: .whitespacesAndNewlines))
         }
 
-        let flagBundles = arguments.all("bundle-id")
-        configuration.bundleIDs =
-            flagBundles.isEmpty
-            ? (variable("APPLE_BUNDLE_IDS") ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-                .filter { !$0.isEmpty }
-            : flagBundles
+        configuration.bundleIDs = bundleIDs(arguments, variable("APPLE_BUNDLE_IDS"))
 
         for (flag, name, keyPath) in [
             ("production-url", "APPLE_VERIFY_URL_PRODUCTION", \Configuration.productionURL),
@@ -147,20 +142,37 @@ public struct Configuration: Sendable {
         _ = try configuration.signedDataVerifier()
         configuration.serverAPI = try ServerAPISettings.load(arguments, variable: variable)
 
-        if let text = try read.choice("environment", ["production", "sandbox"]) {
-            configuration.environment = AppStoreEnvironment(rawValue: text)!
-        } else if let text = variable("RECON_ENVIRONMENT") {
-            guard let value = AppStoreEnvironment(rawValue: text) else {
-                throw .configuration("RECON_ENVIRONMENT must be 'production' or 'sandbox', not '\(text)'")
-            }
-            configuration.environment = value
-        }
+        configuration.environment = try environment(arguments, variable("RECON_ENVIRONMENT")) ?? .production
         return configuration
     }
 
     /// `--apple-root-certificate` (repeatable), else `APPLE_ROOT_CERTIFICATES` (comma-separated).
     static func rootCertificateFiles(_ arguments: ParsedArguments, _ variable: String?) -> [String] {
-        let flags = arguments.all("apple-root-certificate")
+        repeatedOrListed(arguments.all("apple-root-certificate"), variable)
+    }
+
+    /// `--bundle-id` (repeatable), else `APPLE_BUNDLE_IDS` (comma-separated).
+    static func bundleIDs(_ arguments: ParsedArguments, _ variable: String?) -> [String] {
+        repeatedOrListed(arguments.all("bundle-id"), variable)
+    }
+
+    /// `--environment`, else `RECON_ENVIRONMENT`; nil when neither is given.
+    /// - Throws: a usage error (64) for a bad flag, a configuration error (78) for a bad variable.
+    static func environment(_ arguments: ParsedArguments, _ variable: String?) throws(CommandError)
+        -> AppStoreEnvironment?
+    {
+        if let text = try arguments.read.choice("environment", ["production", "sandbox"]) {
+            return AppStoreEnvironment(rawValue: text)
+        }
+        guard let text = variable else { return nil }
+        guard let value = AppStoreEnvironment(rawValue: text) else {
+            throw .configuration("RECON_ENVIRONMENT must be 'production' or 'sandbox', not '\(text)'")
+        }
+        return value
+    }
+
+    /// A repeatable flag's values, else its variable's comma-separated ones.
+    private static func repeatedOrListed(_ flags: [String], _ variable: String?) -> [String] {
         guard flags.isEmpty else { return flags }
         return (variable ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
             .filter { !$0.isEmpty }

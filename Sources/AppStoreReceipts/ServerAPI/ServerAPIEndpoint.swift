@@ -7,8 +7,6 @@ public enum ServerAPIEndpoint: String, Sendable, CaseIterable, Hashable, CustomS
     case transactionHistory = "transaction_history"
     /// Get All Subscription Statuses: per subscription group, status 1-5 and the renewal info.
     case subscriptionStatuses = "subscription_statuses"
-    /// Get Transaction Info: one transaction.
-    case transactionInfo = "transaction_info"
 
     /// The path below the base URL for `id` (any transaction id of the customer).
     func path(_ id: String) -> String {
@@ -16,7 +14,6 @@ public enum ServerAPIEndpoint: String, Sendable, CaseIterable, Hashable, CustomS
         switch self {
         case .transactionHistory: return "/inApps/v2/history/" + escaped
         case .subscriptionStatuses: return "/inApps/v1/subscriptions/" + escaped
-        case .transactionInfo: return "/inApps/v1/transactions/" + escaped
         }
     }
 

@@ -49,15 +49,6 @@ struct ServerAPIStatusesBody {
     }
 }
 
-/// Get Transaction Info's body.
-struct ServerAPITransactionInfoBody {
-    var signedTransactionInfo: String?
-
-    init(_ body: Data) throws(ServerAPIDecodingError) {
-        signedTransactionInfo = try ServerAPIDecodingError.object(body).appleString("signedTransactionInfo")
-    }
-}
-
 /// A 2xx body that is not the JSON object the endpoint promises (an HTML error page, a cut body).
 struct ServerAPIDecodingError: Error, CustomStringConvertible {
     let description: String

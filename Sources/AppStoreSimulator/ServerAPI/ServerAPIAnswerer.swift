@@ -1,7 +1,7 @@
 import AppStoreReceipts
 
 /// The three endpoints of the App Store Server API the simulator answers.
-public enum ServerAPIEndpoint: String, Sendable, Hashable, CaseIterable {
+enum ServerAPIRoute: String, Sendable, Hashable, CaseIterable {
     /// `GET /inApps/v2/history/{id}`: Get Transaction History (v2).
     case history
     /// `GET /inApps/v1/subscriptions/{id}`: Get All Subscription Statuses.
@@ -46,7 +46,7 @@ struct ServerAPIAnswerer: Sendable {
     static let pageSize = 20
 
     func answer(
-        _ endpoint: ServerAPIEndpoint, id: String, environment: AppStoreEnvironment, bundleID: String,
+        _ endpoint: ServerAPIRoute, id: String, environment: AppStoreEnvironment, bundleID: String,
         query: String?, queryValue: (String) -> String?
     ) -> ServerAPIReply {
         guard !id.isEmpty, id.utf8.count <= 20, id.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) else {

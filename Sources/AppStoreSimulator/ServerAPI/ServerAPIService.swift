@@ -38,7 +38,7 @@ struct ServerAPIService: Sendable {
         var limiters: [String: RateLimiter] = [:]
         if let rate = options.rateLimit {
             for environment in [AppStoreEnvironment.production, .sandbox] {
-                for endpoint in ServerAPIEndpoint.allCases {
+                for endpoint in ServerAPIRoute.allCases {
                     limiters[Self.name(endpoint, environment)] = RateLimiter(rate: rate, burst: options.rateLimitBurst)
                 }
             }
@@ -47,18 +47,18 @@ struct ServerAPIService: Sendable {
     }
 
     /// `production/history`: how stats and limiters name an endpoint.
-    static func name(_ endpoint: ServerAPIEndpoint, _ environment: AppStoreEnvironment) -> String {
+    static func name(_ endpoint: ServerAPIRoute, _ environment: AppStoreEnvironment) -> String {
         environment.rawValue + "/" + endpoint.rawValue
     }
 
     /// The endpoint, environment and id of a Server API path
     /// (`/{production|sandbox}/inApps/{v2/history|v1/subscriptions|v1/transactions}/{id}`); nil for others.
-    static func route(_ path: String) -> (ServerAPIEndpoint, AppStoreEnvironment, String)? {
+    static func route(_ path: String) -> (ServerAPIRoute, AppStoreEnvironment, String)? {
         let parts = path.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 6, parts[0].isEmpty, parts[2] == "inApps",
             let environment = AppStoreEnvironment(rawValue: String(parts[1]))
         else { return nil }
-        let endpoint: ServerAPIEndpoint
+        let endpoint: ServerAPIRoute
         switch (parts[3], parts[4]) {
         case ("v2", "history"): endpoint = .history
         case ("v1", "subscriptions"): endpoint = .subscriptions

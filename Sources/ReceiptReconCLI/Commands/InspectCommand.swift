@@ -17,7 +17,7 @@ struct InspectCommand: Command {
             as the job verifies it (ES256, x5c chain to Apple Root CA - G3 with Apple's OIDs, checked at the \
             payload's signedDate) and printed with the verdict; it exits 65 when the verdict is invalid. The \
             bundle id and environment are checked only when given (flags or APPLE_BUNDLE_IDS, RECON_ENVIRONMENT). \
-            The output is described in docs/inspect.md.
+            The output is described in docs/signed-data.md.
             """,
         options: [
             Configuration.rootCertificateOption,
@@ -45,20 +45,8 @@ struct InspectCommand: Command {
         path = arguments.positionals[0]
         func variable(_ name: String) -> String? { variables[name].flatMap { $0.isEmpty ? nil : $0 } }
 
-        var bundleIDs = arguments.all("bundle-id")
-        if bundleIDs.isEmpty {
-            bundleIDs = (variable("APPLE_BUNDLE_IDS") ?? "").split(separator: ",")
-                .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-        }
-        var environment: AppStoreEnvironment?
-        if let text = try arguments.read.choice("environment", ["production", "sandbox"]) {
-            environment = AppStoreEnvironment(rawValue: text)
-        } else if let text = variable("RECON_ENVIRONMENT") {
-            guard let value = AppStoreEnvironment(rawValue: text) else {
-                throw .configuration("RECON_ENVIRONMENT must be 'production' or 'sandbox', not '\(text)'")
-            }
-            environment = value
-        }
+        let bundleIDs = Configuration.bundleIDs(arguments, variable("APPLE_BUNDLE_IDS"))
+        let environment = try Configuration.environment(arguments, variable("RECON_ENVIRONMENT"))
         do {
             verifier = try SignedDataVerifier.make(
                 rootCertificateFiles: Configuration.rootCertificateFiles(

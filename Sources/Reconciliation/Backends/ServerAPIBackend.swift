@@ -44,12 +44,7 @@ public final class ServerAPIBackend: AppleBackend {
         executor: @escaping @Sendable (_ work: @escaping @Sendable () -> Void) -> Void,
         completion: @escaping @Sendable (AppleUserAnswer) -> Void
     ) {
-        let keys = user.receipts.map { row in
-            StoredRowKey.read(row) { row in
-                let answer = VerifyReceiptBackend.signedAnswer(row, verifier: signedData, context: context)
-                return (answer, answer.receipt.transactions.first?.transactionID)
-            }
-        }
+        let keys = user.receipts.map { StoredRowKey.read($0, verifier: signedData, context: context) }
         let walk = UserWalk(
             backend: self, user: user, keys: keys, shouldStop: shouldStop, onTraffic: onTraffic, executor: executor,
             completion: completion)

@@ -13,12 +13,13 @@ enum StoredRowKey {
     /// verification, an app receipt with no purchase to ask about.
     case decided(ReceiptAnswer)
 
-    /// Reads `row`. - Parameter signedAnswer: the answer for a JWS row (verified by the caller).
-    static func read(_ row: StoredReceipt, signedAnswer: (StoredReceipt) -> (ReceiptAnswer, id: String?))
+    /// Reads `row`; a JWS row is verified first (`ReceiptAnswer.signedRow`).
+    static func read(_ row: StoredReceipt, verifier: SignedDataVerifier, context: ReceiptOutcomeContext)
         -> StoredRowKey
     {
         if SignedDataVerifier.looksLikeJWS(row.data.utf8) {
-            let (answer, id) = signedAnswer(row)
+            let answer = ReceiptAnswer.signedRow(row, verifier: verifier, context: context)
+            let id = answer.receipt.transactions.first?.transactionID
             // A JWS that failed verification is never believed, its id included; one for another app
             // (bundle_mismatch) is not worth a request.
             guard answer.receipt.outcome == .valid || answer.receipt.outcome == .misrouted, let id else {

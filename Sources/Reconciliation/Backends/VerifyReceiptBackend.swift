@@ -69,7 +69,7 @@ public final class VerifyReceiptBackend: AppleBackend {
             let row = walk.user.receipts[walk.position]
             if SignedDataVerifier.looksLikeJWS(row.data.utf8) {
                 walk.position += 1
-                walk.answers.append(Self.signedAnswer(row, verifier: signedData, context: context))
+                walk.answers.append(ReceiptAnswer.signedRow(row, verifier: signedData, context: context))
                 continue
             }
             let immediate = checker.check(
@@ -116,23 +116,6 @@ public final class VerifyReceiptBackend: AppleBackend {
             receipt: UserReceipt(receiptID: row.id, classification: classification, response: check.report?.response),
             attempts: check.report?.requests ?? 0,
             bundleID: check.report?.response?.receipt?.bundleID ?? check.localBundleID)
-    }
-}
-
-extension VerifyReceiptBackend {
-    /// The answer for a row holding signed data, verified here and now: no request, no cache (a
-    /// cached chain makes a repeat cost a tenth of a millisecond).
-    static func signedAnswer(_ row: StoredReceipt, verifier: SignedDataVerifier, context: ReceiptOutcomeContext)
-        -> ReceiptAnswer
-    {
-        let verification = verifier.verify(Array(row.data.utf8))
-        let evidence = SignedEvidence(verification)
-        let classification = ReceiptOutcomeRule.classifySigned(verification, evidence: evidence, context: context)
-        return ReceiptAnswer(
-            receipt: UserReceipt(
-                receiptID: row.id, classification: classification, transactions: evidence.transactions,
-                pendingRenewalInfo: evidence.renewalInfo, isSignedData: true, source: .signedRow),
-            attempts: 0, bundleID: evidence.bundleID)
     }
 }
 

@@ -33,8 +33,8 @@ public struct RunSummary: Sendable, Codable, Equatable {
     public var appleRetries = 0
     public var appleThrottled = 0
     public var appleHops = 0
-    /// Requests per endpoint (`verify_receipt`, `transaction_history`, `subscription_statuses`,
-    /// `transaction_info`); optional: summaries stored before it existed.
+    /// Requests per endpoint (`verify_receipt`, `transaction_history`, `subscription_statuses`);
+    /// optional: summaries stored before it existed.
     public var appleRequestsByEndpoint: [String: Int]?
     public var latencyP50Milliseconds: Double?
     public var latencyP95Milliseconds: Double?

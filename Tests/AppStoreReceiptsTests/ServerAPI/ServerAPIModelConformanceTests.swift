@@ -38,12 +38,6 @@ import Testing
     }
 
     @Test(.enabled(if: Conformance.isAvailable, "conformance corpus not found"))
-    func transactionInfoResponseDecodes() throws {
-        let body = try ServerAPITransactionInfoBody(try Self.model("transactionInfoResponse.json"))
-        #expect(body.signedTransactionInfo == "signed_transaction_info_value")
-    }
-
-    @Test(.enabled(if: Conformance.isAvailable, "conformance corpus not found"))
     func anUnknownErrorCodeIsTransient() throws {
         let body = try Self.model("apiUnknownError.json")
         #expect(ServerAPIAnswer.errorCode(body) == 9_990_000)
