@@ -8,19 +8,48 @@ extension LocalReceipt {
     ///
     /// - Parameter pretty: two-space indentation, one key per line; otherwise one line.
     public func inspectJSON(pretty: Bool = true) -> String {
-        inspectObject.rendered(pretty: pretty)
+        inspectObject(signature: nil).rendered(pretty: pretty)
     }
 
-    private var inspectObject: InspectJSON {
-        .object([
-            "format": .string(format.rawValue),
-            "bundle_id": .string(bundleID),
-            "environment": .string(environment),
-            "application_version": .string(applicationVersion),
-            "original_application_version": .string(originalApplicationVersion),
-            "creation_date": .date(creationDate),
-            "in_app": .array(inApp.map(\.inspectObject)),
-        ])
+    /// `inspectJSON(pretty:)` with the verdict on the receipt's signature before `in_app`
+    /// (docs/signed-data.md, "App receipts"): `signature` (`verified`, `failed`, `not_applicable`),
+    /// `reason` (null unless failed), `digest` (`sha1`, `sha256`), `checked_at` (the instant the
+    /// certificates were checked at: the creation date) and `chain` (subject, issuer and validity of
+    /// the signer, intermediate and root).
+    public func inspectJSON(signature: ReceiptSignatureCheck, pretty: Bool = true) -> String {
+        inspectObject(signature: signature).rendered(pretty: pretty)
+    }
+
+    private func inspectObject(signature: ReceiptSignatureCheck?) -> InspectJSON {
+        var members: [InspectJSON.Member] = [
+            .init("format", .string(format.rawValue)),
+            .init("bundle_id", .string(bundleID)),
+            .init("environment", .string(environment)),
+            .init("application_version", .string(applicationVersion)),
+            .init("original_application_version", .string(originalApplicationVersion)),
+            .init("creation_date", .date(creationDate)),
+        ]
+        if let signature {
+            members += [
+                .init("signature", .string(signature.verdict)),
+                .init("reason", .string(signature.failure)),
+                .init("digest", .string(signature.digest)),
+                .init("checked_at", .date(signature.checkedAt)),
+                .init(
+                    "chain",
+                    .array(
+                        signature.chain.map { certificate in
+                            .object([
+                                "subject": .string(certificate.subject),
+                                "issuer": .string(certificate.issuer),
+                                "not_before": .date(certificate.notBefore),
+                                "not_after": .date(certificate.notAfter),
+                            ])
+                        })),
+            ]
+        }
+        members.append(.init("in_app", .array(inApp.map(\.inspectObject))))
+        return .object(members)
     }
 }
 

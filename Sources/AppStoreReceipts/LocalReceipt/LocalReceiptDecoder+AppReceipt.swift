@@ -17,6 +17,12 @@ extension LocalReceiptDecoder {
         return receipt
     }
 
+    /// The receipt that `payload` (the signed content of a container: the attribute SET) describes,
+    /// without its in-app purchases: what a signature check needs (the creation date).
+    static func decodeSummary(payload: ArraySlice<UInt8>) throws(ReceiptDecodingError) -> LocalReceipt {
+        try decodePayload(payload, purchases: false)
+    }
+
     /// The encapsulated content of the SignedData: the DER of the receipt attribute SET.
     private static func payload(of container: BERDocument) throws(ReceiptDecodingError) -> ArraySlice<UInt8> {
         // Child by child (`child(_:of:)`), not an array of each level's children: those were five

@@ -171,11 +171,13 @@ final class VerifiedChainSlot: Sendable {
 /// One certificate as `inspect` shows it.
 public struct CertificateSummary: Hashable, Sendable {
     public let subject: String
+    public let issuer: String
     public let notBefore: Date
     public let notAfter: Date
 
     init(_ certificate: X509Certificate) {
         subject = certificate.subject
+        issuer = certificate.issuer
         notBefore = certificate.notBefore
         notAfter = certificate.notAfter
     }
@@ -183,8 +185,9 @@ public struct CertificateSummary: Hashable, Sendable {
 
 /// An `X509_STORE` holding some trust anchors, verified with or without `X509_STRICT`.
 ///
-/// Unchecked `Sendable`: after `init` the store is only read, and OpenSSL locks its lookups.
-private final class TrustStore: @unchecked Sendable {
+/// Unchecked `Sendable`: after `init` the store is only read, and OpenSSL locks its lookups. Shared
+/// with `ReceiptChainVerifier`, whose receipt chains have the same shape.
+final class TrustStore: @unchecked Sendable {
     private let store: OpaquePointer
     private let anchors: [TrustAnchor]
     private let strict: Bool

@@ -10,6 +10,7 @@ package final class X509Certificate: @unchecked Sendable {
     /// The DER encoding, exactly as given.
     package let der: [UInt8]
     package let subject: String
+    package let issuer: String
     package let notBefore: Date
     package let notAfter: Date
 
@@ -40,6 +41,7 @@ package final class X509Certificate: @unchecked Sendable {
         pointer = parsed
         self.der = der
         subject = Self.name(X509_get_subject_name(parsed))
+        issuer = Self.name(X509_get_issuer_name(parsed))
         notBefore = before
         notAfter = after
     }

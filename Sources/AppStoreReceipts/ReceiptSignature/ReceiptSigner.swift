@@ -1,0 +1,116 @@
+import Foundation
+import Synchronization
+
+/// Signs app receipts with a `SigningChain`, in the layout of Apple's (PKCS#7 SignedData, version 1,
+/// the content as `data`, the leaf, intermediate and root as certificates, one SignerInfo naming the
+/// leaf by issuer and serial number, no signed attributes), with the chain's P-256 leaf signing ECDSA
+/// where Apple's RSA leaf signs PKCS #1 v1.5: what the simulator seeds when it has a `--pki-dir`
+/// chain, and what tests sign their receipts with. A run trusts such receipts only when pointed at
+/// the chain's root (`APPLE_ROOT_CERTIFICATES`).
+///
+/// Signatures are deterministic (`DeterministicECDSA`): a receipt is a pure function of its content
+/// and the chain, so the simulator can rebuild and compare it.
+///
+/// Threading: `Sendable`; `sign` may be called from any thread.
+package final class ReceiptSigner: Sendable {
+    package let chain: SigningChain
+    package let digest: ReceiptDigest
+    private let ecdsa: DeterministicECDSA
+    /// `[0] IMPLICIT` certificates: leaf, intermediate, root, as Apple orders them.
+    private let certificates: [UInt8]
+    /// `issuerAndSerialNumber` of the leaf.
+    private let signerIdentifier: [UInt8]
+
+    package enum SigningError: Error, CustomStringConvertible {
+        case unusableChain(String)
+        package var description: String {
+            switch self {
+            case .unusableChain(let reason): "cannot sign receipts with this chain: \(reason)"
+            }
+        }
+    }
+
+    package init(chain: SigningChain, digest: ReceiptDigest = .sha256) throws(SigningError) {
+        guard let ecdsa = DeterministicECDSA(key: chain.leafKey) else {
+            throw .unusableChain("the leaf key is not a P-256 private key")
+        }
+        guard let leaf = ReceiptSignedData.EmbeddedCertificate(der: chain.leaf.der) else {
+            throw .unusableChain("the leaf certificate's fields do not read")
+        }
+        self.chain = chain
+        self.digest = digest
+        self.ecdsa = ecdsa
+        certificates = BERWriter.element(
+            .contextSpecific(0), children: [chain.leaf.der, chain.intermediate.der, chain.root.der])
+        signerIdentifier = BERWriter.element(.sequence, children: [Array(leaf.issuer), Array(leaf.serial)])
+    }
+
+    /// The signed receipt of `receipt` (an app receipt), DER.
+    package func appReceipt(_ receipt: LocalReceipt) -> [UInt8] {
+        container(payload: LocalReceiptEncoder.payload(receipt))
+    }
+
+    /// `appReceipt(_:)` as base64, as a device sends it.
+    package func base64(_ receipt: LocalReceipt) -> String {
+        LocalReceiptBase64.encode(appReceipt(receipt))
+    }
+
+    /// The signed container of `payload` (a receipt attribute SET's DER).
+    package func container(payload: [UInt8]) -> [UInt8] {
+        container(payload: payload, signatureOf: payload)
+    }
+
+    /// A container holding `payload` under the signature of `signedPayload`: a receipt whose content
+    /// was altered after Apple signed it (the simulator's forger), which no verification accepts.
+    package func container(payload: [UInt8], signatureOf signedPayload: [UInt8]) -> [UInt8] {
+        // A hash of bytes in memory and a signature with a key checked at `init` do not fail; an
+        // empty signature would only make the receipt fail verification.
+        let signature = digest.hash(signedPayload).flatMap { ecdsa.sign(digest: $0) } ?? []
+        let algorithm = digest.algorithmIdentifier
+        let signerInfo = BERWriter.element(
+            .sequence,
+            children: [
+                BERWriter.integer(1), signerIdentifier, algorithm, ReceiptSignatureAlgorithm.ecdsaIdentifier(digest),
+                BERWriter.octetString(signature),
+            ])
+        let content = BERWriter.element(
+            .sequence,
+            children: [
+                BERWriter.objectIdentifier(LocalReceiptDecoder.dataOID),
+                BERWriter.element(.contextSpecific(0), children: [BERWriter.octetString(payload)]),
+            ])
+        let signedData = BERWriter.element(
+            .sequence,
+            children: [
+                BERWriter.integer(1), BERWriter.element(.set, children: [algorithm]), content, certificates,
+                BERWriter.element(.set, children: [signerInfo]),
+            ])
+        return BERWriter.element(
+            .sequence,
+            children: [
+                BERWriter.objectIdentifier(LocalReceiptDecoder.signedDataOID),
+                BERWriter.element(.contextSpecific(0), children: [signedData]),
+            ])
+    }
+}
+
+extension SigningChain {
+    /// This chain's SHA-256 receipt signer, made once and reused while the same chain signs (the
+    /// simulator signs receipt after receipt with one chain); nil when the chain cannot sign.
+    package var receiptSigner: ReceiptSigner? {
+        if let last = LastReceiptSigner.shared.signer.withLock({ $0 }), last.chain.leaf.der == leaf.der,
+            last.chain.intermediate.der == intermediate.der, last.chain.root.der == root.der
+        {
+            return last
+        }
+        guard let signer = try? ReceiptSigner(chain: self) else { return nil }
+        LastReceiptSigner.shared.signer.withLock { $0 = signer }
+        return signer
+    }
+}
+
+/// The signer `SigningChain.receiptSigner` made last.
+private final class LastReceiptSigner: Sendable {
+    static let shared = LastReceiptSigner()
+    let signer = Mutex<ReceiptSigner?>(nil)
+}
