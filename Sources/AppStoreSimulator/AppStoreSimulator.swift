@@ -46,7 +46,8 @@ public final class AppStoreSimulator: Sendable, HTTPHandler {
         self.world = world
         self.options = options
         answerer = AppleAnswerer(world: world, sharedSecret: options.sharedSecret)
-        let locator = WorldReceiptLocator(world: world)
+        // The chain of `--pki-dir` signed the world's app receipts too.
+        let locator = WorldReceiptLocator(world: world, signingChain: serverAPI?.chain)
         self.locator = locator
         faults = FaultInjector(options: options)
         limiter = options.rateLimit.map { RateLimiter(rate: $0, burst: options.rateLimitBurst) }

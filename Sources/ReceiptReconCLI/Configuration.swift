@@ -189,6 +189,17 @@ public struct Configuration: Sendable {
             throw .configuration(error.description)
         }
     }
+
+    /// The verifier of app receipts' PKCS#7 signatures (`--backend server-api`, where Apple never sees
+    /// them): the same root files, replacing Apple Inc. Root CA as they replace Apple Root CA - G3.
+    /// - Throws: a configuration error (78) naming a root certificate file that cannot be used.
+    func receiptSignatureVerifier() throws(CommandError) -> ReceiptSignatureVerifier {
+        do {
+            return try ReceiptSignatureVerifier.make(rootCertificateFiles: rootCertificateFiles)
+        } catch {
+            throw .configuration(error.description)
+        }
+    }
 }
 
 /// A secret value whose descriptions never show it.

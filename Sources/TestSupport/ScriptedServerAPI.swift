@@ -147,6 +147,14 @@ public final class ScriptedServerAPI: Sendable {
         transaction.jws(chain, host: environment)
     }
 
+    /// `receipt` (an app receipt) as base64, signed by this server's chain as Apple signs app receipts
+    /// (PKCS#7, SHA-256): what the built binary verifies under `--backend server-api` when pointed at
+    /// `rootFile` (`environment` does). Its creation date must lie inside the chain's validity.
+    public func signedAppReceipt(_ receipt: LocalReceipt) -> String {
+        guard let signer = chain.receiptSigner else { preconditionFailure("a minted chain signs receipts") }
+        return signer.base64(receipt)
+    }
+
     /// The `.p8`'s base64 lines, for "the key appears nowhere" checks.
     public var keyLines: [String] {
         String(decoding: apiKey.pkcs8PEM ?? [], as: UTF8.self).split(separator: "\n").map(String.init)

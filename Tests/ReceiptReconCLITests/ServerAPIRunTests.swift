@@ -19,9 +19,10 @@ import Testing
         try ScriptedServerAPI(chainValidity: day(-400)...max(Date(), now).addingTimeInterval(400 * 86_400))
     }
 
-    /// An app receipt naming one purchase, in real format, as the device sent it.
-    static func appReceipt(_ id: String, original: String? = nil, expires: Date) -> String {
-        LocalReceiptEncoder.base64(
+    /// An app receipt naming one purchase, in real format, as the device sent it: signed by `api`'s
+    /// chain, whose root the run trusts (`APPLE_ROOT_CERTIFICATES`) in place of Apple Inc. Root CA.
+    static func appReceipt(_ api: ScriptedServerAPI, _ id: String, original: String? = nil, expires: Date) -> String {
+        api.signedAppReceipt(
             LocalReceipt(
                 environment: "Production", bundleID: "com.example", creationDate: day(-40),
                 inApp: [
@@ -85,7 +86,7 @@ import Testing
                 db, "u-shared",
                 api.sign(
                     Transaction(id: "2001", purchased: Self.day(-60), expires: Self.day(-30), signed: Self.day(-60))))
-            try Self.receipt(db, "u-shared", Self.appReceipt("2002", original: "2001", expires: Self.day(20)))
+            try Self.receipt(db, "u-shared", Self.appReceipt(api, "2002", original: "2001", expires: Self.day(20)))
             try Self.premium(db, "u-shared", expires: Self.day(20))
             api.scriptEveryID(
                 .production, .history,
@@ -96,7 +97,7 @@ import Testing
                     ])
                 ])
             // Billing grace period: lapsed three days ago, access until the grace period ends.
-            try Self.receipt(db, "u-grace", Self.appReceipt("3001", expires: Self.day(-3)))
+            try Self.receipt(db, "u-grace", Self.appReceipt(api, "3001", expires: Self.day(-3)))
             try Self.premium(db, "u-grace", expires: Self.day(-3))
             let lapsed = Transaction(id: "3001", purchased: Self.day(-33), expires: Self.day(-3))
             api.script(.production, .history, id: "3001", [.history([lapsed])])
@@ -104,7 +105,7 @@ import Testing
                 .production, .statuses, id: "3001",
                 [.statuses([ServerAPIScriptStatus(status: 4, transaction: lapsed, gracePeriodExpires: Self.day(13))])])
             // Billing retry without grace: no access.
-            try Self.receipt(db, "u-retry", Self.appReceipt("4001", expires: Self.day(-3)))
+            try Self.receipt(db, "u-retry", Self.appReceipt(api, "4001", expires: Self.day(-3)))
             try Self.premium(db, "u-retry", expires: Self.day(-3))
             let retrying = Transaction(id: "4001", purchased: Self.day(-33), expires: Self.day(-3))
             api.script(.production, .history, id: "4001", [.history([retrying])])
@@ -112,7 +113,7 @@ import Testing
                 .production, .statuses, id: "4001",
                 [.statuses([ServerAPIScriptStatus(status: 3, transaction: retrying)])])
             // Refunded two days ago.
-            try Self.receipt(db, "u-refund", Self.appReceipt("5001", expires: Self.day(10)))
+            try Self.receipt(db, "u-refund", Self.appReceipt(api, "5001", expires: Self.day(10)))
             try Self.premium(db, "u-refund", expires: Self.day(10))
             api.script(
                 .production, .history, id: "5001",
@@ -122,19 +123,19 @@ import Testing
                     ])
                 ])
             // Known only to the sandbox.
-            try Self.receipt(db, "u-sandbox", Self.appReceipt("6001", expires: Self.day(10)))
+            try Self.receipt(db, "u-sandbox", Self.appReceipt(api, "6001", expires: Self.day(10)))
             try Self.premium(db, "u-sandbox", expires: Self.day(10))
             api.script(.production, .history, id: "6001", [.error(4_040_010, status: 404)])
             api.script(
                 .sandbox, .history, id: "6001",
                 [.history([Transaction(id: "6001", purchased: Self.day(-20), expires: Self.day(10))])])
             // Known nowhere (unscripted: 4040010 in both).
-            try Self.receipt(db, "u-unknown", Self.appReceipt("7001", expires: Self.day(10)))
+            try Self.receipt(db, "u-unknown", Self.appReceipt(api, "7001", expires: Self.day(10)))
             try Self.premium(db, "u-unknown", expires: Self.day(10))
             api.script(.production, .history, id: "7001", [.error(4_040_010, status: 404)])
             api.script(.sandbox, .history, id: "7001", [.error(4_040_010, status: 404)])
             // A forged answer: believed in nothing, least of all a refund.
-            try Self.receipt(db, "u-forged", Self.appReceipt("8001", expires: Self.day(10)))
+            try Self.receipt(db, "u-forged", Self.appReceipt(api, "8001", expires: Self.day(10)))
             try Self.premium(db, "u-forged", expires: Self.day(10))
             api.script(
                 .production, .history, id: "8001",
@@ -146,7 +147,7 @@ import Testing
                     ])
                 ])
             // Another app's purchase.
-            try Self.receipt(db, "u-bundle", Self.appReceipt("9001", expires: Self.day(10)))
+            try Self.receipt(db, "u-bundle", Self.appReceipt(api, "9001", expires: Self.day(10)))
             try Self.premium(db, "u-bundle", expires: Self.day(10))
             api.script(
                 .production, .history, id: "9001",
@@ -204,9 +205,9 @@ import Testing
     static func seedRefund(_ database: TestDatabase, _ api: ScriptedServerAPI) throws -> PostgresConnection {
         let db = try database.connect()
         try seedTables(db)
-        try receipt(db, "u-refund", appReceipt("5001", expires: day(10)))
+        try receipt(db, "u-refund", appReceipt(api, "5001", expires: day(10)))
         try premium(db, "u-refund", expires: day(10))
-        try receipt(db, "u-lapsed", appReceipt("5002", expires: day(-90)))
+        try receipt(db, "u-lapsed", appReceipt(api, "5002", expires: day(-90)))
         try premium(db, "u-lapsed", expires: day(10))
         return db
     }

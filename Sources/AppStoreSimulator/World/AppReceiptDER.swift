@@ -13,6 +13,17 @@ enum AppReceiptDER {
     // MARK: Writing
 
     static func encode(_ receipt: LocalReceipt) -> [UInt8] {
+        container(payload(receipt))
+    }
+
+    /// The receipt signed by `signer` (a world seeded with a `--pki-dir` chain), or unsigned without one.
+    static func encode(_ receipt: LocalReceipt, signer: ReceiptSigner?) -> [UInt8] {
+        let payload = payload(receipt)
+        return signer?.container(payload: payload) ?? container(payload)
+    }
+
+    /// The receipt attribute SET: the content a signature covers.
+    static func payload(_ receipt: LocalReceipt) -> [UInt8] {
         var attributes: [[UInt8]] = []
         attributes.reserveCapacity(11 + receipt.inApp.count)
         func add(_ type: Int, _ tag: UInt8, _ value: [UInt8]?, version: Int64 = 1) {
@@ -34,7 +45,7 @@ enum AppReceiptDER {
         for purchase in receipt.inApp {
             attributes.append(attribute(17, version: 1, tag: nil, inAppSet(purchase)))
         }
-        return container(set(&attributes))
+        return set(&attributes)
     }
 
     private static let utf8: UInt8 = 0x0C
@@ -101,7 +112,7 @@ enum AppReceiptDER {
     private static let signedDataOID: [UInt8] = [0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x07, 0x02]
 
     /// `ContentInfo { signedData, [0] SignedData { 1, {sha256}, { data, [0] OCTET STRING payload }, {} } }`.
-    private static func container(_ payload: [UInt8]) -> [UInt8] {
+    static func container(_ payload: [UInt8]) -> [UInt8] {
         let octets = tlvSize(payload.count)
         let explicitContent = tlvSize(octets)
         let encapsulated = tlvSize(dataOID.count) + explicitContent

@@ -18,8 +18,9 @@ public enum ReceiptIdentity: Sendable, Hashable {
 ///
 /// App receipts carry a `WorldReceiptTag` in attribute 4 that names their unit and slot; iOS 6 receipts
 /// are found through their transaction id, which encodes its unit. The locator rebuilds that unit,
-/// re-encodes the receipt it names and compares it with the data sent: any difference (a forged
-/// purchase, a receipt of another seed or `asOf`) is 21003, as a failed signature is at Apple.
+/// re-encodes the receipt it names (signed with the world's chain when it has one, or unsigned) and
+/// compares it with the data sent: any difference (a forged purchase, an altered signature, a receipt
+/// of another seed or `asOf`) is 21003, as a failed signature is at Apple.
 ///
 /// Threading: `Sendable`; `identify` may be called from every connection thread at once. Rebuilt units
 /// are cached (in 32 locked shards, each bounded and emptied when full) because a receipt is often asked
@@ -30,9 +31,17 @@ public final class WorldReceiptLocator: Sendable {
     /// units rarely wait for each other (one shared lock measured as the hottest spot at 64 connections).
     private let shards: [CacheShard]
     private let shardCapacity: Int
+    /// Signs the world's stored app receipts when it was seeded with a chain (`--pki-dir`).
+    private let signer: ReceiptSigner?
 
-    public init(world: SimulatedWorld, cacheCapacity: Int = 4096) {
+    public convenience init(world: SimulatedWorld, cacheCapacity: Int = 4096) {
+        self.init(world: world, cacheCapacity: cacheCapacity, signingChain: nil)
+    }
+
+    /// - Parameter signingChain: the chain the world's app receipts were seeded with, if any.
+    package init(world: SimulatedWorld, cacheCapacity: Int = 4096, signingChain: SigningChain?) {
         self.world = world
+        signer = signingChain.map(WorldUnit.receiptSigner)
         let count = 32
         shards = (0..<count).map { _ in CacheShard() }
         shardCapacity = max(1, cacheCapacity / count)
@@ -73,7 +82,7 @@ public final class WorldReceiptLocator: Sendable {
             switch tag.kind {
             case .stored:
                 if tag.slot < unit.receipts.count, case .app(let account, let created) = unit.receipts[tag.slot],
-                    unit.genuineAppReceiptBytes(tag.slot) == bytes
+                    unit.isGenuineAppReceipt(tag.slot, bytes, signer: signer)
                 {
                     return .app(unit: tag.unit, account: account, createdMs: created)
                 }
@@ -109,7 +118,7 @@ public final class WorldReceiptLocator: Sendable {
             case .stored:
                 // A tampered slot is `.tamperedApp`: whatever was sent, it is not what Apple issued.
                 guard tag.slot < unit.receipts.count, case .app(let account, let created) = unit.receipts[tag.slot],
-                    unit.genuineAppReceiptBytes(tag.slot) == bytes
+                    unit.isGenuineAppReceipt(tag.slot, bytes, signer: signer)
                 else { return .unauthenticated }
                 return .app(unit: tag.unit, account: account, createdMs: created)
             case .latest:

@@ -2,10 +2,12 @@ import AppStoreReceipts
 import Foundation
 
 /// The bytes of the unit's receipts: real-format app receipts (PKCS#7 DER with the attribute set, via
-/// `LocalReceiptEncoder`) and iOS 6 transaction receipts (base64 of the old-style plist).
+/// `LocalReceiptEncoder`; signed by the world's `--pki-dir` chain when it has one) and iOS 6 transaction
+/// receipts (base64 of the old-style plist).
 ///
-/// All pure functions of the unit, so the server can rebuild any receipt and compare it byte for byte
-/// with what it was sent: that comparison is the simulator's signature check.
+/// All pure functions of the unit (and the chain: its signatures are deterministic), so the server can
+/// rebuild any receipt and compare it byte for byte with what it was sent: that comparison is the
+/// simulator's signature check.
 extension WorldUnit {
     /// `receipts.receipt_data` of slot `slot`: base64 as the device sent it. A StoreKit 2 slot needs the
     /// signing chain (`receiptData(_:signingChain:)`).
@@ -13,7 +15,8 @@ extension WorldUnit {
         receiptData(slot, signingChain: nil)
     }
 
-    /// `receipts.receipt_data` of slot `slot`; a StoreKit 2 slot holds its JWS, signed by `signingChain`.
+    /// `receipts.receipt_data` of slot `slot`; a StoreKit 2 slot holds its JWS, signed by `signingChain`,
+    /// and an app receipt is signed by it too (as Apple signs every app receipt), when there is one.
     package func receiptData(_ slot: Int, signingChain: SigningChain?) -> String {
         switch receipts[slot] {
         case .empty:
@@ -24,16 +27,26 @@ extension WorldUnit {
             guard let signingChain else { preconditionFailure("a StoreKit 2 row is written with a signing chain") }
             return signedTransactionJWS(slot, signingChain: signingChain)
         default:
-            return Self.base64(receiptBytes(slot)!)
+            return Self.base64(receiptBytes(slot, signer: signingChain.map(Self.receiptSigner))!)
         }
     }
 
-    /// The raw bytes of slot `slot` (nil for receipt data that is not base64 of anything).
-    func receiptBytes(_ slot: Int) -> [UInt8]? {
+    /// The signer of `chain`; a chain minted or read by the simulator always has one.
+    static func receiptSigner(_ chain: SigningChain) -> ReceiptSigner {
+        guard let signer = chain.receiptSigner else {
+            preconditionFailure("the signing chain's leaf key cannot sign receipts")
+        }
+        return signer
+    }
+
+    /// The raw bytes of slot `slot` (nil for receipt data that is not base64 of anything); app receipts
+    /// signed by `signer` when given.
+    func receiptBytes(_ slot: Int, signer: ReceiptSigner? = nil) -> [UInt8]? {
         switch receipts[slot] {
         case .app(let account, let created):
             return AppReceiptDER.encode(
-                appReceipt(account: account, createdMs: created, tag: .init(kind: .stored, unit: index, slot: slot)))
+                appReceipt(account: account, createdMs: created, tag: .init(kind: .stored, unit: index, slot: slot)),
+                signer: signer)
         case .tamperedApp(let account, let created):
             var forged = appReceipt(
                 account: account, createdMs: created, tag: .init(kind: .stored, unit: index, slot: slot))
@@ -48,7 +61,12 @@ extension WorldUnit {
                     expiresDate: Self.date(start + 365 * SubscriptionClock.millisecondsPerDay),
                     webOrderLineItemID: String(WorldUnitBuilder.webOrderBase - 1), isTrialPeriod: false,
                     isInIntroOfferPeriod: false))
-            return AppReceiptDER.encode(forged)
+            // The forger cannot sign: the altered content keeps the signature Apple made for the original.
+            guard let signer else { return AppReceiptDER.encode(forged) }
+            let genuine = appReceipt(
+                account: account, createdMs: created, tag: .init(kind: .stored, unit: index, slot: slot))
+            return signer.container(
+                payload: AppReceiptDER.payload(forged), signatureOf: AppReceiptDER.payload(genuine))
         case .transaction(let account, let id):
             return LocalReceiptEncoder.transactionReceipt(transactionReceipt(account: account, transactionID: id))
         case .xcode(let created):
@@ -65,16 +83,14 @@ extension WorldUnit {
         }
     }
 
-    /// The bytes Apple issued as app receipt `slot` (for a tampered slot, the original before the
-    /// forgery), or nil when the slot is no app receipt. Apple authenticates exactly these bytes.
-    func genuineAppReceiptBytes(_ slot: Int) -> [UInt8]? {
-        switch receipts[slot] {
-        case .app(let account, let created), .tamperedApp(let account, let created):
-            return AppReceiptDER.encode(
-                appReceipt(account: account, createdMs: created, tag: .init(kind: .stored, unit: index, slot: slot)))
-        case .transaction, .xcode, .garbage, .empty, .notBase64, .signedTransaction:
-            return nil
-        }
+    /// Whether `bytes` are exactly app receipt `slot` as Apple issued it: signed by `signer` (a world
+    /// seeded with a chain), or unsigned (seeded without one). A tampered slot is never genuine.
+    func isGenuineAppReceipt(_ slot: Int, _ bytes: [UInt8], signer: ReceiptSigner?) -> Bool {
+        guard case .app(let account, let created) = receipts[slot] else { return false }
+        let payload = AppReceiptDER.payload(
+            appReceipt(account: account, createdMs: created, tag: .init(kind: .stored, unit: index, slot: slot)))
+        if let signer, signer.container(payload: payload) == bytes { return true }
+        return AppReceiptDER.container(payload) == bytes
     }
 
     /// The bytes of `latest_receipt` for an app receipt of `account`: issued at `asOf`, every transaction.

@@ -92,7 +92,9 @@ struct DemoRunner {
             ? ServerAPIBackend(
                 client: Self.serverAPIClient(
                     simulator: simulator, key: apiKey, signedData: signedData, options: options),
-                context: context, signedData: signedData, asOf: asOf, defaultBundleID: WorldCatalog.appBundleID)
+                context: context, signedData: signedData,
+                receiptSignatures: ReceiptSignatureVerifier(roots: [signingChain.root]), asOf: asOf,
+                defaultBundleID: WorldCatalog.appBundleID)
             : VerifyReceiptBackend(
                 client: Self.client(simulator: simulator, options: options), context: context, signedData: signedData)
         options.backend = serverAPI ? "server-api" : "verify-receipt"

@@ -17,7 +17,11 @@ struct InspectCommand: Command {
             as the job verifies it (ES256, x5c chain to Apple Root CA - G3 with Apple's OIDs, checked at the \
             payload's signedDate) and printed with the verdict; it exits 65 when the verdict is invalid. The \
             bundle id and environment are checked only when given (flags or APPLE_BUNDLE_IDS, RECON_ENVIRONMENT). \
-            The output is described in docs/signed-data.md.
+            An app receipt's PKCS#7 signature is verified as '--backend server-api' verifies it (signer chain to \
+            Apple Inc. Root CA, checked at the receipt's creation date) and printed as 'signature' (verified, \
+            failed with a 'reason', or not_applicable for an iOS 6 receipt) with 'checked_at' and the signer \
+            'chain'; it exits 65 after printing when the signature failed. --apple-root-certificate replaces \
+            both built-in roots. The output is described in docs/signed-data.md.
             """,
         options: [
             Configuration.rootCertificateOption,
@@ -34,6 +38,7 @@ struct InspectCommand: Command {
 
     let path: String
     let verifier: SignedDataVerifier
+    let receiptSignatures: ReceiptSignatureVerifier
 
     init(_ arguments: ParsedArguments, environment variables: [String: String]) throws(CommandError) {
         guard arguments.positionals.count == 1 else {
@@ -47,11 +52,11 @@ struct InspectCommand: Command {
 
         let bundleIDs = Configuration.bundleIDs(arguments, variable("APPLE_BUNDLE_IDS"))
         let environment = try Configuration.environment(arguments, variable("RECON_ENVIRONMENT"))
+        let roots = Configuration.rootCertificateFiles(arguments, variable("APPLE_ROOT_CERTIFICATES"))
         do {
             verifier = try SignedDataVerifier.make(
-                rootCertificateFiles: Configuration.rootCertificateFiles(
-                    arguments, variable("APPLE_ROOT_CERTIFICATES")),
-                acceptedBundleIDs: Set(bundleIDs), environment: environment)
+                rootCertificateFiles: roots, acceptedBundleIDs: Set(bundleIDs), environment: environment)
+            receiptSignatures = try ReceiptSignatureVerifier.make(rootCertificateFiles: roots)
         } catch {
             throw .configuration(error.description)
         }
@@ -71,13 +76,18 @@ struct InspectCommand: Command {
         let bytes = Array(input)
         if SignedDataVerifier.looksLikeJWS(bytes) { return try inspectSigned(bytes, console) }
         // The decoder bounds size, depth and every length itself; it never echoes the bytes.
+        let receipt: LocalReceipt
         do {
-            let receipt = try LocalReceiptDecoder.decode(base64Text: input)
-            console.print(receipt.inspectJSON())
-            return .success
+            receipt = try LocalReceiptDecoder.decode(base64Text: input)
         } catch {
             throw CommandError(.dataError, "inspect: not a receipt: \(error)")
         }
+        // Like signed data: the object is printed whatever the verdict, and a failed signature is a
+        // data error (65) with its reason on stderr.
+        let signature = receiptSignatures.verify(base64: String(decoding: input, as: UTF8.self))
+        console.print(receipt.inspectJSON(signature: signature))
+        guard let failure = signature.failure else { return .success }
+        throw CommandError(.dataError, "inspect: the app receipt's signature is not valid: \(failure)")
     }
 
     /// Verifies signed data and prints the verdict with the payload. Data whose payload cannot even be

@@ -42,7 +42,8 @@ extension VerificationOptions {
             let client = serverAPIClient(configuration, tokens: tokens, signedData: signedData)
             shutdown.onRequest { client.stop() }
             return ServerAPIBackend(
-                client: client, context: context, signedData: signedData, asOf: asOf ?? Date(),
+                client: client, context: context, signedData: signedData,
+                receiptSignatures: try configuration.receiptSignatureVerifier(), asOf: asOf ?? Date(),
                 defaultBundleID: configuration.bundleIDs.first ?? "")
         }
         let client = client(configuration)

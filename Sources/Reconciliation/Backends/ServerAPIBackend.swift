@@ -18,6 +18,8 @@ public final class ServerAPIBackend: AppleBackend {
     private let client: ServerAPIClient
     private let context: ReceiptOutcomeContext
     private let signedData: SignedDataVerifier
+    /// App receipts' PKCS#7 signatures, checked before any request (Apple never sees the receipt here).
+    private let receiptSignatures: ReceiptSignatureVerifier
     private let asOf: Date
     /// The bundle id asked about when a row names none (`bid` is required).
     private let defaultBundleID: String
@@ -27,12 +29,13 @@ public final class ServerAPIBackend: AppleBackend {
     static let billingRetryWindow: TimeInterval = 60 * 86_400
 
     public init(
-        client: ServerAPIClient, context: ReceiptOutcomeContext, signedData: SignedDataVerifier, asOf: Date,
-        defaultBundleID: String
+        client: ServerAPIClient, context: ReceiptOutcomeContext, signedData: SignedDataVerifier,
+        receiptSignatures: ReceiptSignatureVerifier, asOf: Date, defaultBundleID: String
     ) {
         self.client = client
         self.context = context
         self.signedData = signedData
+        self.receiptSignatures = receiptSignatures
         self.asOf = asOf
         self.defaultBundleID = defaultBundleID
     }
@@ -44,7 +47,9 @@ public final class ServerAPIBackend: AppleBackend {
         executor: @escaping @Sendable (_ work: @escaping @Sendable () -> Void) -> Void,
         completion: @escaping @Sendable (AppleUserAnswer) -> Void
     ) {
-        let keys = user.receipts.map { StoredRowKey.read($0, verifier: signedData, context: context) }
+        let keys = user.receipts.map {
+            StoredRowKey.read($0, verifier: signedData, receiptSignatures: receiptSignatures, context: context)
+        }
         let walk = UserWalk(
             backend: self, user: user, keys: keys, shouldStop: shouldStop, onTraffic: onTraffic, executor: executor,
             completion: completion)

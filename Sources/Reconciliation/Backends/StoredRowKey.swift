@@ -9,14 +9,16 @@ enum StoredRowKey {
     /// `ids`: every transaction the row names (one for a JWS; each in-app purchase of a receipt, since a
     /// receipt naming a purchase Apple never made has been altered), the first asked about first.
     case ask(ids: [String], environment: AppStoreEnvironment?, bundleID: String?)
-    /// Decided locally: a receipt that is provably not one, an Xcode receipt, a JWS that failed
-    /// verification, an app receipt with no purchase to ask about.
+    /// Decided locally: a receipt that is provably not one, an Xcode receipt, an app receipt whose
+    /// signature fails, a JWS that failed verification, an app receipt with no purchase to ask about.
     case decided(ReceiptAnswer)
 
-    /// Reads `row`; a JWS row is verified first (`ReceiptAnswer.signedRow`).
-    static func read(_ row: StoredReceipt, verifier: SignedDataVerifier, context: ReceiptOutcomeContext)
-        -> StoredRowKey
-    {
+    /// Reads `row`; a JWS row is verified first (`ReceiptAnswer.signedRow`), an app receipt's PKCS#7
+    /// signature too (`receiptSignatures`, at the receipt's creation date).
+    static func read(
+        _ row: StoredReceipt, verifier: SignedDataVerifier, receiptSignatures: ReceiptSignatureVerifier,
+        context: ReceiptOutcomeContext
+    ) -> StoredRowKey {
         if SignedDataVerifier.looksLikeJWS(row.data.utf8) {
             let answer = ReceiptAnswer.signedRow(row, verifier: verifier, context: context)
             let id = answer.receipt.transactions.first?.transactionID
@@ -48,6 +50,25 @@ enum StoredRowKey {
         if receipt.isXcodeTestReceipt, let ruling = ReceiptOutcomeRule.localRuling(.xcodeReceipt) {
             return .decided(Self.answer(row, ruling, bundleID: receipt.bundleID))
         }
+        // Apple never sees the receipt here: its signature is what says Apple issued it as it stands,
+        // and a receipt that fails it names nothing worth asking about. An iOS 6 receipt has no such
+        // signature (not applicable). The purchases it claims never count; they only let the revoke of
+        // what it claims say `invalid_receipt`.
+        if receipt.format == .appReceipt, let failure = receiptSignatures.verify(base64: row.data).failure {
+            return .decided(
+                Self.answer(
+                    row,
+                    ReceiptClassification(
+                        outcome: .invalid, outcomeFlag: .invalidReceipt,
+                        detail: "app receipt signature not verified locally (\(failure)), so it names no transaction "
+                            + "to ask the App Store Server API about"),
+                    bundleID: receipt.bundleID,
+                    claimed: receipt.inApp.map {
+                        VerifyReceiptTransaction(
+                            productID: $0.productID, transactionID: $0.transactionID,
+                            originalTransactionID: $0.originalTransactionID)
+                    }))
+        }
         let hint: AppStoreEnvironment? =
             switch receipt.environmentKind {
             case .production: .production
@@ -72,10 +93,12 @@ enum StoredRowKey {
         return .ask(ids: ids, environment: hint, bundleID: receipt.bundleID)
     }
 
-    private static func answer(_ row: StoredReceipt, _ classification: ReceiptClassification, bundleID: String?)
-        -> ReceiptAnswer
-    {
+    private static func answer(
+        _ row: StoredReceipt, _ classification: ReceiptClassification, bundleID: String?,
+        claimed: [VerifyReceiptTransaction] = []
+    ) -> ReceiptAnswer {
         ReceiptAnswer(
-            receipt: UserReceipt(receiptID: row.id, classification: classification), attempts: 0, bundleID: bundleID)
+            receipt: UserReceipt(receiptID: row.id, classification: classification, transactions: claimed),
+            attempts: 0, bundleID: bundleID)
     }
 }
