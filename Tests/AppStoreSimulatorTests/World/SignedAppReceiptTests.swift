@@ -70,7 +70,8 @@ import Testing
         }
         // An altered signature is not recognised, as Apple's check would refuse it.
         let unit = Self.units[0]
-        let slot = try #require(unit.receipts.indices.first { if case .app = unit.receipts[$0] { true } else { false } })
+        let slot = try #require(
+            unit.receipts.indices.first { if case .app = unit.receipts[$0] { true } else { false } })
         var bytes = try #require(unit.receiptBytes(slot, signer: WorldUnit.receiptSigner(Self.chain)))
         bytes[bytes.count - 5] ^= 0x01
         #expect(signed.identify(Data(bytes).base64EncodedString()) == .unauthenticated)
@@ -81,7 +82,8 @@ import Testing
         let simulator = AppStoreSimulator(
             world: TestWorlds.small, serverAPI: ServerAPISetup(chain: Self.chain, key: try ServerAPIKey.generate()))
         let unit = Self.units[0]
-        let slot = try #require(unit.receipts.indices.first { if case .app = unit.receipts[$0] { true } else { false } })
+        let slot = try #require(
+            unit.receipts.indices.first { if case .app = unit.receipts[$0] { true } else { false } })
         #expect(
             simulator.locator.identify(unit.receiptData(slot, signingChain: Self.chain)) == unit.identity(ofSlot: slot))
     }
