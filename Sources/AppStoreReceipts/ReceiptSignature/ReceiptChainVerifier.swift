@@ -19,7 +19,9 @@ final class ReceiptChainVerifier: Sendable {
     private let rootNames: String
     /// The configured roots' DER: the only certificates a receipt may carry besides its chain.
     private let rootCertificates: [[UInt8]]
-    private let cache = Mutex<(entries: [Key: Entry], order: [Key])>((entries: [:], order: []))
+    /// Newest last. Searched by comparing bytes, newest first: a run meets a handful of signing
+    /// certificates, and hashing two kilobytes of DER for a dictionary cost more than the comparisons.
+    private let cache = Mutex<[Entry]>([])
     private let capacity: Int
 
     init(anchors: [TrustAnchor], capacity: Int = 32) {
@@ -40,9 +42,8 @@ final class ReceiptChainVerifier: Sendable {
         _ signed: ReceiptSignedData, at instant: Date,
         signatureCheck: (ReceiptSignerKey) throws(ReceiptSignatureFailure) -> Void
     ) throws(ReceiptSignatureFailure) -> [X509Certificate] {
-        let key = Key(signed)
         let certificates: [X509Certificate]
-        let cached = cache.withLock { $0.entries[key] }
+        let cached = cache.withLock { entries in entries.last { $0.isChain(of: signed) } }
         if let cached {
             try signatureCheck(cached.key)
         }
@@ -51,19 +52,21 @@ final class ReceiptChainVerifier: Sendable {
         } else {
             let parsed = try Self.parse(signed)
             if cached == nil { try signatureCheck(parsed.key) }
-            let entry = try verifyChain(parsed, at: instant)
-            cache.withLock { cache in
-                if cache.entries.updateValue(entry, forKey: key) == nil { cache.order.append(key) }
-                if cache.order.count > capacity { cache.entries[cache.order.removeFirst()] = nil }
+            let entry = try verifyChain(parsed, signed, at: instant)
+            cache.withLock { entries in
+                entries.removeAll { $0.isChain(of: signed) }
+                entries.append(entry)
+                if entries.count > capacity { entries.removeFirst() }
             }
             certificates = entry.certificates
         }
         // The chain verified; whatever else the receipt carries must be a configured root (Apple's
         // receipts carry Apple Inc. Root CA), so that no byte of any certificate goes unchecked.
+        // (The signer and intermediate are certificates of this very container: the same slices.)
         for certificate in signed.certificates
-        where !certificate.der.elementsEqual(signed.signer.der)
-            && !certificate.der.elementsEqual(signed.intermediate.der)
-            && !rootCertificates.contains(where: { $0.elementsEqual(certificate.der) })
+        where certificate.der.startIndex != signed.signer.der.startIndex
+            && certificate.der.startIndex != signed.intermediate.der.startIndex
+            && !rootCertificates.contains(where: { sameBytes($0[...], certificate.der) })
         {
             throw ReceiptSignatureFailure(
                 "the receipt carries a certificate that is neither its signer's chain nor a configured root")
@@ -76,7 +79,8 @@ final class ReceiptChainVerifier: Sendable {
         let ordered =
             [signed.signer, signed.intermediate]
             + signed.certificates.filter {
-                !$0.der.elementsEqual(signed.signer.der) && !$0.der.elementsEqual(signed.intermediate.der)
+                $0.der.startIndex != signed.signer.der.startIndex
+                    && $0.der.startIndex != signed.intermediate.der.startIndex
             }
         return ordered.compactMap { try? X509Certificate(der: Array($0.der)) }.map(CertificateSummary.init)
     }
@@ -99,7 +103,8 @@ final class ReceiptChainVerifier: Sendable {
     }
 
     private func verifyChain(
-        _ parsed: (leaf: X509Certificate, intermediate: X509Certificate, key: ReceiptSignerKey), at instant: Date
+        _ parsed: (leaf: X509Certificate, intermediate: X509Certificate, key: ReceiptSignerKey),
+        _ signed: ReceiptSignedData, at instant: Date
     ) throws(ReceiptSignatureFailure) -> Entry {
         let (leaf, intermediate, key) = parsed
         guard leaf.hasExtension(CertificateChainVerifier.leafOID) else {
@@ -114,7 +119,9 @@ final class ReceiptChainVerifier: Sendable {
         for store in stores {
             switch store.chain(leaf: leaf, intermediate: intermediate, at: instant) {
             case .success(let root):
-                return Entry(key: key, certificates: [leaf, intermediate, root])
+                return Entry(
+                    leafDER: Array(signed.signer.der), intermediateDER: Array(signed.intermediate.der), key: key,
+                    certificates: [leaf, intermediate, root])
             case .failure(let code):
                 if firstFailure == nil || code != X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY {
                     firstFailure = failure(code, at: instant)
@@ -142,25 +149,20 @@ final class ReceiptChainVerifier: Sendable {
         subject.split(separator: ",").first { $0.hasPrefix("CN=") }.map { String($0.dropFirst(3)) } ?? subject
     }
 
-    /// The exact DER of the leaf and the intermediate.
-    private struct Key: Hashable {
-        let leaf: [UInt8]
-        let intermediate: [UInt8]
-        init(_ signed: ReceiptSignedData) {
-            leaf = Array(signed.signer.der)
-            intermediate = Array(signed.intermediate.der)
-        }
-    }
-
     /// A chain that verified at some instant, and where that verdict holds.
     private struct Entry: Sendable {
+        /// The exact DER it was read from: the cache's key.
+        let leafDER: [UInt8]
+        let intermediateDER: [UInt8]
         let key: ReceiptSignerKey
         /// Leaf, intermediate, root.
         let certificates: [X509Certificate]
         let validFrom: Date
         let validUntil: Date
 
-        init(key: ReceiptSignerKey, certificates: [X509Certificate]) {
+        init(leafDER: [UInt8], intermediateDER: [UInt8], key: ReceiptSignerKey, certificates: [X509Certificate]) {
+            self.leafDER = leafDER
+            self.intermediateDER = intermediateDER
             self.key = key
             self.certificates = certificates
             validFrom = certificates.map(\.notBefore).max() ?? .distantFuture
@@ -168,5 +170,9 @@ final class ReceiptChainVerifier: Sendable {
         }
 
         func covers(_ instant: Date) -> Bool { validFrom <= instant && instant <= validUntil }
+
+        func isChain(of signed: ReceiptSignedData) -> Bool {
+            sameBytes(leafDER[...], signed.signer.der) && sameBytes(intermediateDER[...], signed.intermediate.der)
+        }
     }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The parts of a PKCS#7 app receipt (RFC 2315 §9.1, RFC 5652 §5) that its signature check reads,
 /// located in one BER parse of the whole container, certificates included.
 ///
@@ -165,12 +167,12 @@ struct ReceiptSignedData {
 
         guard
             let signer = certificates.first(where: {
-                $0.issuer.elementsEqual(sidIssuer) && $0.serial.elementsEqual(sidSerial)
+                sameBytes($0.issuer, sidIssuer) && sameBytes($0.serial, sidSerial)
             })
         else { throw ReceiptSignatureFailure("the signer's certificate is not in the receipt") }
         guard
             let intermediate = certificates.first(where: {
-                $0.subject.elementsEqual(signer.issuer) && !$0.der.elementsEqual(signer.der)
+                sameBytes($0.subject, signer.issuer) && $0.der.startIndex != signer.der.startIndex
             })
         else { throw ReceiptSignatureFailure("the certificate that issued the signer's is not in the receipt") }
         self.signer = signer
@@ -253,5 +255,15 @@ struct ReceiptSignedData {
             else { return nil }
             return EmbeddedCertificate(der: der, serial: serial, issuer: issuer, subject: subject)
         }
+    }
+}
+
+/// Whether two byte runs are equal, by `memcmp`: certificates are compared whole, a kilobyte and more,
+/// for every receipt.
+func sameBytes(_ left: ArraySlice<UInt8>, _ right: ArraySlice<UInt8>) -> Bool {
+    guard left.count == right.count else { return false }
+    guard !left.isEmpty else { return true }
+    return left.withUnsafeBytes { left in
+        right.withUnsafeBytes { right in memcmp(left.baseAddress!, right.baseAddress!, left.count) == 0 }
     }
 }
