@@ -123,4 +123,29 @@ import Testing
             #expect(api.received.isEmpty)
         }
     }
+
+    /// Under `--backend verify-receipt`, Apple checks its own signature: receipts are sent unjudged,
+    /// whatever their signature (no local verdict; the scripted Apple here accepts everything).
+    @Test func underVerifyReceiptReceiptsGoToAppleUnjudged() throws {
+        let apple = try ScriptedAppleServer()
+        let foreign = try SigningChain.mint(name: "a forger", notBefore: Run.day(-400), notAfter: Run.day(400))
+        apple.answerEverythingElse(
+            with: .valid([
+                ScriptedAppleServer.Purchase(
+                    product: "monthly", transactionID: "1003", originalTransactionID: "1003", purchased: Run.day(-20),
+                    expires: Run.day(10))
+            ]))
+        try TestDatabase.with { database in
+            let db = try database.connect()
+            try Run.seedTables(db)
+            try Run.receipt(db, "u-foreign", try ReceiptSigner(chain: foreign).base64(Self.receipt("1003")))
+            try Run.receipt(db, "u-unsigned", LocalReceiptEncoder.base64(Self.receipt("1003")))
+            let result = try ReceiptReconBinary.run(
+                ["run", "--older-than", "0", "--as-of", Run.asOf, "--json"],
+                environment: apple.environment.merging(["DATABASE_URL": database.conninfo]) { $1 })
+            #expect([0, 1].contains(result.status), "\(result.output)")
+            #expect(try Run.outcomes(db) == ["u-foreign valid", "u-unsigned valid"])
+            #expect(apple.received.count == 2)
+        }
+    }
 }
