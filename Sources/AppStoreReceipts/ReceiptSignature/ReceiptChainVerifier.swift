@@ -75,13 +75,14 @@ final class ReceiptChainVerifier: Sendable {
     }
 
     /// The certificates `signed` carries that decode, for reporting a chain that failed.
+    /// Signer first, then its issuer, then one more at most (Apple's root): a hostile receipt may carry
+    /// thousands.
     static func presented(_ signed: ReceiptSignedData) -> [CertificateSummary] {
-        let ordered =
-            [signed.signer, signed.intermediate]
-            + signed.certificates.filter {
-                $0.der.startIndex != signed.signer.der.startIndex
-                    && $0.der.startIndex != signed.intermediate.der.startIndex
-            }
+        let others = signed.certificates.lazy.filter {
+            $0.der.startIndex != signed.signer.der.startIndex
+                && $0.der.startIndex != signed.intermediate.der.startIndex
+        }
+        let ordered = [signed.signer, signed.intermediate] + others.prefix(1)
         return ordered.compactMap { try? X509Certificate(der: Array($0.der)) }.map(CertificateSummary.init)
     }
 
