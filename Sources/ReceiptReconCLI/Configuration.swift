@@ -18,8 +18,8 @@ public struct Configuration: Sendable {
     public var environment: AppStoreEnvironment
     /// `--backend` and the App Store Server API's settings.
     public var serverAPI = ServerAPISettings()
-    /// Root certificate files signed data must chain to instead of Apple Root CA - G3 (staging and
-    /// tests only); empty means the built-in root.
+    /// Root certificate files signed data and app receipts must chain to instead of Apple Root CA - G3
+    /// and Apple Inc. Root CA (staging and tests only); empty means the built-in roots.
     public var rootCertificateFiles: [String] = []
 
     public static let defaultProductionURL = URL(string: "https://buy.itunes.apple.com/verifyReceipt")!
@@ -37,8 +37,9 @@ public struct Configuration: Sendable {
         ("RECON_ENVIRONMENT", "production or sandbox: the App Store environment this database serves (--environment)"),
         (
             "APPLE_ROOT_CERTIFICATES",
-            "root certificate files (DER or PEM, comma-separated) that replace the built-in Apple Root CA - G3 "
-                + "for signed data; staging and tests only (--apple-root-certificate)"
+            "root certificate files (DER or PEM, comma-separated) that replace the built-in roots (Apple Root CA "
+                + "- G3 for signed data, Apple Inc. Root CA for app receipts); staging and tests only "
+                + "(--apple-root-certificate)"
         ),
         ("RECON_HTTP_CLIENT", "curl or urlsession: how requests reach Apple (--http-client); default: curl"),
         (
@@ -87,9 +88,9 @@ public struct Configuration: Sendable {
     /// Shared with `inspect`, which needs no other Apple setting.
     static let rootCertificateOption = OptionSpec(
         "apple-root-certificate", .repeatable(placeholder: "PATH"),
-        "trust this root (DER or PEM) for signed data instead of Apple Root CA - G3; repeatable; staging and "
-            + "tests only (overrides APPLE_ROOT_CERTIFICATES)",
-        default: "Apple Root CA - G3")
+        "trust this root (DER or PEM) instead of the built-in ones (Apple Root CA - G3 for signed data, Apple "
+            + "Inc. Root CA for app receipts); repeatable; staging and tests only (overrides APPLE_ROOT_CERTIFICATES)",
+        default: "built in")
 
     /// Reads the configuration.
     /// - Throws: a usage error (64) for a bad flag value, a configuration error (78) for a bad

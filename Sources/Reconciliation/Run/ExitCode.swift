@@ -24,7 +24,9 @@ public enum ExitCode: Int32, Sendable, CaseIterable, Codable {
         case .someUnverified: return "completed, but some receipts stayed unverified (below the breaker threshold)"
         case .usage: return "usage error (bad flag, bad value, bad date)"
         case .dataError:
-            return "data error (verify-user: user has no receipts and no entitlements; inspect: not a receipt)"
+            return
+                "data error (verify-user: user has no receipts and no entitlements; inspect: not a receipt, or a "
+                + "signature that fails)"
         case .unavailable: return "unavailable: database or Apple unreachable, or a circuit breaker tripped"
         case .internalError: return "internal error"
         case .tempFail: return "another run holds the lock, or the run was interrupted; nothing more was done"
