@@ -19,6 +19,10 @@ public enum SignedDataFailure: Error, Hashable, Sendable, CustomStringConvertibl
     case missingAppleExtension(certificate: String, oid: String)
     /// The leaf and intermediate do not chain to a configured root at the checked instant.
     case untrustedChain(String)
+    /// The signature, the leaf and the intermediate check out, but the intermediate was issued by no
+    /// configured root: data signed by a chain this job does not trust (a staging chain, another
+    /// `--pki-dir`), not altered data. Asking again under the same roots cannot change it.
+    case untrustedRoot(String)
     /// The leaf's key is not P-256, or the signature is not 64 bytes, or it does not verify.
     case badSignature(String)
     /// Xcode or LocalTesting data: signed by a local StoreKit testing certificate, never Apple's.
@@ -58,6 +62,7 @@ public enum SignedDataFailure: Error, Hashable, Sendable, CustomStringConvertibl
         case .undecodablePayload(let reason): "payload does not decode: \(reason)"
         case .missingAppleExtension(let certificate, let oid): "\(certificate) lacks Apple's OID \(oid)"
         case .untrustedChain(let reason): "certificate chain rejected: \(reason)"
+        case .untrustedRoot(let roots): "signed by a chain that does not reach the configured root (\(roots))"
         case .badSignature(let reason): "signature rejected: \(reason)"
         case .testEnvironment(let environment):
             "environment \(Self.shown(environment, limit: 12)) is local StoreKit testing, never accepted"

@@ -6,27 +6,30 @@ import Foundation
 /// decoded locally; an iOS 6 receipt's `transaction-id`), with the row's own environment hint and
 /// bundle id; or the outcome already decided without asking.
 enum StoredRowKey {
-    /// `ids`: every transaction the row names (one for a JWS; each in-app purchase of a receipt, since a
-    /// receipt naming a purchase Apple never made has been altered), the first asked about first.
-    case ask(ids: [String], environment: AppStoreEnvironment?, bundleID: String?)
-    /// Decided locally: a receipt that is provably not one, an Xcode receipt, a JWS that failed
-    /// verification, an app receipt with no purchase to ask about.
+    /// A row to ask Apple about.
+    struct Question {
+        /// Every transaction the row names (one for a JWS; each in-app purchase of a receipt, since a
+        /// receipt naming a purchase Apple never made has been altered), the first asked about first.
+        var ids: [String]
+        var environment: AppStoreEnvironment?
+        /// The row's own bundle id (one of `APPLE_BUNDLE_IDS` when those are set), or nil.
+        var bundleID: String?
+        /// What the row itself claims: never counted, but they name the entitlements the row is about
+        /// when Apple gives no verdict (`UserReceipt.purchases`).
+        var claimed: [Purchase]
+    }
+
+    case ask(Question)
+    /// Decided locally: a receipt that is provably not one, an Xcode receipt, a JWS that is not one, a row
+    /// for another app, an id Apple would refuse, an app receipt with no purchase to ask about.
     case decided(ReceiptAnswer)
 
-    /// Reads `row`; a JWS row is verified first (`ReceiptAnswer.signedRow`).
+    /// Reads `row`. A JWS row is verified first (`ReceiptAnswer.signedRow`) but asked about whether or not
+    /// it verified: Apple's verified answer decides (CONTRACT §9, "Signed rows").
     static func read(_ row: StoredReceipt, verifier: SignedDataVerifier, context: ReceiptOutcomeContext)
         -> StoredRowKey
     {
-        if SignedDataVerifier.looksLikeJWS(row.data.utf8) {
-            let answer = ReceiptAnswer.signedRow(row, verifier: verifier, context: context)
-            let id = answer.receipt.transactions.first?.transactionID
-            // A JWS that failed verification is never believed, its id included; one for another app
-            // (bundle_mismatch) is not worth a request.
-            guard answer.receipt.outcome == .valid || answer.receipt.outcome == .misrouted, let id else {
-                return .decided(answer)
-            }
-            return .ask(ids: [id], environment: answer.receipt.classification.environment, bundleID: answer.bundleID)
-        }
+        if SignedDataVerifier.looksLikeJWS(row.data.utf8) { return readSigned(row, verifier: verifier, context: context) }
         let receipt: LocalReceipt
         do {
             receipt = try LocalReceiptDecoder.decode(base64: row.data)
@@ -45,15 +48,19 @@ enum StoredRowKey {
                         + "Server API about")
             return .decided(Self.answer(row, classification, bundleID: nil))
         }
-        if receipt.isXcodeTestReceipt, let ruling = ReceiptOutcomeRule.localRuling(.xcodeReceipt) {
-            return .decided(Self.answer(row, ruling, bundleID: receipt.bundleID))
-        }
         let hint: AppStoreEnvironment? =
             switch receipt.environmentKind {
             case .production: .production
             case .sandbox: .sandbox
             case .xcode, .unrecognized: nil
             }
+        let claimed = receipt.inApp.map { Purchase($0, environment: hint) }
+        if receipt.isXcodeTestReceipt, let ruling = ReceiptOutcomeRule.localRuling(.xcodeReceipt) {
+            return .decided(Self.answer(row, ruling, bundleID: receipt.bundleID, claimed: claimed))
+        }
+        if let mismatch = ReceiptOutcomeRule.bundleIDRule(receipt.bundleID, accepted: context.acceptedBundleIDs) {
+            return .decided(Self.answer(row, bundleMismatch(mismatch), bundleID: receipt.bundleID, claimed: claimed))
+        }
         var ids: [String] = []
         for purchase in receipt.inApp {
             guard let id = purchase.transactionID ?? purchase.originalTransactionID, !id.isEmpty, !ids.contains(id)
@@ -69,13 +76,55 @@ enum StoredRowKey {
                         detail: "the receipt holds no in-app purchase: nothing to ask the App Store Server API about"),
                     bundleID: receipt.bundleID))
         }
-        return .ask(ids: ids, environment: hint, bundleID: receipt.bundleID)
+        if let crafted = ids.first(where: { !isTransactionID($0) }) {
+            return .decided(Self.answer(row, craftedID(crafted), bundleID: receipt.bundleID, claimed: claimed))
+        }
+        return .ask(Question(ids: ids, environment: hint, bundleID: receipt.bundleID, claimed: claimed))
     }
 
-    private static func answer(_ row: StoredReceipt, _ classification: ReceiptClassification, bundleID: String?)
-        -> ReceiptAnswer
+    /// A JWS row: asked about by its `transactionId` unless it names another app, is not signed data at
+    /// all, or names an id Apple would refuse.
+    private static func readSigned(_ row: StoredReceipt, verifier: SignedDataVerifier, context: ReceiptOutcomeContext)
+        -> StoredRowKey
     {
+        let answer = ReceiptAnswer.signedRow(row, verifier: verifier, context: context)
+        let claimed = answer.receipt.purchases
+        guard let id = claimed.first?.transactionID, !answer.receipt.classification.isBundleMismatch else {
+            return .decided(answer)
+        }
+        if ReceiptOutcomeRule.bundleIDRule(answer.bundleID, accepted: context.acceptedBundleIDs) != nil {
+            // Unbelieved data naming another app: nothing to ask with (a bid must be accepted).
+            return .decided(answer)
+        }
+        guard isTransactionID(id) else {
+            return .decided(Self.answer(row, craftedID(id), bundleID: answer.bundleID, claimed: claimed))
+        }
+        return .ask(
+            Question(
+                ids: [id], environment: claimed.first?.environment, bundleID: answer.bundleID, claimed: claimed))
+    }
+
+    /// Apple's transaction ids are decimal digits; anything else is refused before asking (CONTRACT §9).
+    static func isTransactionID(_ id: String) -> Bool {
+        !id.isEmpty && id.utf8.count <= 32 && id.utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
+    }
+
+    static func craftedID(_ id: String) -> ReceiptClassification {
+        let shown = id.utf8.count <= 32 ? id.unicodeScalars.map { $0.isASCII && $0.value >= 32 ? String($0) : "?" }.joined() : "(longer than 32 characters)"
+        return ReceiptClassification(
+            outcome: .invalid, outcomeFlag: .invalidReceipt,
+            detail: "transaction id \(shown) is not an App Store transaction id (decimal digits); not asked about")
+    }
+
+    static func bundleMismatch(_ detail: String) -> ReceiptClassification {
+        ReceiptClassification(outcome: .invalid, outcomeFlag: .bundleMismatch, detail: detail + "; not asked about")
+    }
+
+    static func answer(
+        _ row: StoredReceipt, _ classification: ReceiptClassification, bundleID: String?, claimed: [Purchase] = []
+    ) -> ReceiptAnswer {
         ReceiptAnswer(
-            receipt: UserReceipt(receiptID: row.id, classification: classification), attempts: 0, bundleID: bundleID)
+            receipt: UserReceipt(receiptID: row.id, classification: classification, purchases: claimed),
+            attempts: 0, bundleID: bundleID)
     }
 }

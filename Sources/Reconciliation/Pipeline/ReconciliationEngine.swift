@@ -117,7 +117,8 @@ public final class ReconciliationEngine: Sendable {
         let work = UserWork(
             userID: userID,
             receipts: try rows.map { StoredReceipt(id: try $0.decode("id"), data: try $0.decode("receipt_data")) },
-            isSandboxTester: try rows.first?.decode("tester") ?? false)
+            isSandboxTester: try rows.first?.decode("tester") ?? false,
+            knownTransactionIDs: try UserWork.knownTransactionIDs(of: [userID], on: lockConnection)[userID] ?? [])
 
         let runID = try RunStore(connection: lockConnection).start(kind: .user, options: options, subjectUserID: userID)
         let reconnector = makeReconnector()
