@@ -47,7 +47,7 @@ extension SubscriptionRenewal {
 
 extension UserReceipt {
     /// A receipt with the purchases and renewal state of Apple's answer, if any.
-    init(receiptID: Int64, classification: ReceiptClassification, response: VerifyReceiptResponse?) {
+    public init(receiptID: Int64, classification: ReceiptClassification, response: VerifyReceiptResponse?) {
         let environment = response?.environment ?? classification.environment
         let evidenceDate = response?.receipt?.requestDate
         self.init(
