@@ -9,8 +9,10 @@ import Testing
 /// subscription statuses, refunds, misrouted and unknown ids, and the answers that must never revoke
 /// anything (a refused key, a 429 storm, a forged signature).
 @Suite struct ServerAPIRunTests {
-    static let asOf = "2026-11-01T00:00:00Z"
-    static let now = ISO8601DateFormatter().date(from: asOf)!
+    /// Now, to the second: Apple's answers (signed now) speak for this `--as-of`, so subscription
+    /// statuses are asked for and used (CONTRACT §9, "As of").
+    static let now = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
+    static let asOf = ISO8601DateFormatter().string(from: now)
     static func day(_ offset: Double) -> Date { now.addingTimeInterval(offset * 86_400) }
     typealias Transaction = ServerAPIScriptTransaction
 
