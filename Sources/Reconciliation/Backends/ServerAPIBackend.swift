@@ -115,11 +115,11 @@ public final class ServerAPIBackend: AppleBackend {
                 switch lookup {
                 case .configuration(let detail):
                     self.abort(detail)
-                case .notFound(let detail):
+                case .notFound(let detail), .invalidID(let detail):
                     self.resolved[id] = .notFound(
                         "transaction \(id) is unknown to the App Store Server API (\(detail))")
                     self.next()
-                case .unverified(let detail):
+                case .unverified(let detail), .gone(_, let detail):
                     // The row is without a verdict now whatever its other ids say (unless one proves it
                     // altered, which a verdict-less answer cannot): they are not asked about.
                     self.resolved[id] = .unverified(detail)
@@ -163,7 +163,7 @@ public final class ServerAPIBackend: AppleBackend {
                         for: ids)
                 case .configuration(let detail):
                     self.abort(detail)
-                case .notFound(let detail), .unverified(let detail):
+                case .notFound(let detail), .unverified(let detail), .invalidID(let detail), .gone(_, let detail):
                     // Without the status a grace period cannot be told from a lapse: no verdict.
                     for id in ids { self.resolved[id] = .unverified("subscription statuses: \(detail)") }
                     self.next()
