@@ -18,14 +18,17 @@ public struct ServerAPIScriptTransaction: Sendable {
     public var forged: Bool
     /// `signedDate`; nil: the moment it is signed.
     public var signed: Date?
+    /// Signs no `environment` at all (Apple always does: such data is not believed).
+    public var omitsEnvironment: Bool
 
     public init(
         id: String, originalID: String? = nil, product: String = "monthly",
         type: String = "Auto-Renewable Subscription", bundleID: String = "com.example", purchased: Date,
         expires: Date? = nil, revoked: Date? = nil, upgraded: Bool = false, environment: String? = nil,
-        forged: Bool = false, signed: Date? = nil
+        forged: Bool = false, signed: Date? = nil, omitsEnvironment: Bool = false
     ) {
         self.signed = signed
+        self.omitsEnvironment = omitsEnvironment
         self.id = id
         self.originalID = originalID ?? id
         self.product = product
@@ -47,10 +50,10 @@ public struct ServerAPIScriptTransaction: Sendable {
             "\"transactionId\":\"\(id)\"", "\"originalTransactionId\":\"\(originalID)\"",
             "\"bundleId\":\"\(bundleID)\"", "\"productId\":\"\(product)\"", "\"type\":\"\(type)\"",
             "\"purchaseDate\":\(Self.ms(purchased))", "\"originalPurchaseDate\":\(Self.ms(purchased))",
-            "\"signedDate\":\(Self.ms(signed ?? Date()))", "\"environment\":\"\(environment ?? host)\"",
-            "\"inAppOwnershipType\":\"PURCHASED\"", "\"quantity\":1", "\"price\":9990", "\"currency\":\"USD\"",
-            "\"storefront\":\"USA\"",
+            "\"signedDate\":\(Self.ms(signed ?? Date()))", "\"inAppOwnershipType\":\"PURCHASED\"", "\"quantity\":1",
+            "\"price\":9990", "\"currency\":\"USD\"", "\"storefront\":\"USA\"",
         ]
+        if !omitsEnvironment { fields.insert("\"environment\":\"\(environment ?? host)\"", at: 8) }
         if let expires { fields.append("\"expiresDate\":\(Self.ms(expires))") }
         if let revoked {
             fields += ["\"revocationDate\":\(Self.ms(revoked))", "\"revocationReason\":0"]
@@ -84,14 +87,21 @@ public struct ServerAPIScriptStatus: Sendable {
     public var transaction: ServerAPIScriptTransaction
     public var gracePeriodExpires: Date?
     public var autoRenew: Bool
+    /// The renewal info's `signedDate` (Apple's state as of that instant); nil: the moment it is signed.
+    public var renewalSigned: Date?
+    /// The renewal info signs no `environment` (not believed).
+    public var renewalOmitsEnvironment: Bool
 
     public init(
-        status: Int, transaction: ServerAPIScriptTransaction, gracePeriodExpires: Date? = nil, autoRenew: Bool = true
+        status: Int, transaction: ServerAPIScriptTransaction, gracePeriodExpires: Date? = nil, autoRenew: Bool = true,
+        renewalSigned: Date? = nil, renewalOmitsEnvironment: Bool = false
     ) {
         self.status = status
         self.transaction = transaction
         self.gracePeriodExpires = gracePeriodExpires
         self.autoRenew = autoRenew
+        self.renewalSigned = renewalSigned
+        self.renewalOmitsEnvironment = renewalOmitsEnvironment
     }
 
     func json(_ chain: SigningChain, host: String) -> String {
@@ -99,9 +109,9 @@ public struct ServerAPIScriptStatus: Sendable {
         var renewal = [
             "\"originalTransactionId\":\"\(transaction.originalID)\"", "\"productId\":\"\(transaction.product)\"",
             "\"autoRenewProductId\":\"\(transaction.product)\"", "\"autoRenewStatus\":\(autoRenew ? 1 : 0)",
-            "\"environment\":\"\(transaction.environment ?? host)\"", "\"signedDate\":\(ms(Date()))",
-            "\"isInBillingRetryPeriod\":\(status == 3 || status == 4)",
+            "\"signedDate\":\(ms(renewalSigned ?? Date()))", "\"isInBillingRetryPeriod\":\(status == 3 || status == 4)",
         ]
+        if !renewalOmitsEnvironment { renewal.append("\"environment\":\"\(transaction.environment ?? host)\"") }
         if status == 3 || status == 4 { renewal.append("\"expirationIntent\":2") }
         if let gracePeriodExpires { renewal.append("\"gracePeriodExpiresDate\":\(ms(gracePeriodExpires))") }
         let renewalJWS = chain.sign(payload: Array(("{" + renewal.joined(separator: ",") + "}").utf8))
