@@ -3,9 +3,11 @@ import AppStoreReceipts
 /// One currency's refunded amount for a run, at customer prices: the summary's `refundedAmount`, the
 /// report's table (CONTRACT §9, "Refunds and money"; docs/operations.md, "Refunded amount").
 ///
-/// Customer prices: Apple's `price` is what the customer was charged, tax included, before Apple's
-/// commission. The figure is for support and estimates; App Store Connect's reports (Sales and
-/// Trends, the financial reports) are the financial record.
+/// Customer prices: Apple's `price` is the price configured in App Store Connect on the purchase
+/// date, after an offer's discount, for the quantity bought: what the customer was charged, not what
+/// the developer is paid. Apple asks that it not be used to reconcile or recognise revenue, so the
+/// figure is for support and estimates; App Store Connect's reports (Sales and Trends, the financial
+/// reports) are the financial record.
 ///
 /// What counts: the transactions this run recorded refunded *for the first time*
 /// (`recon_transactions.refund_run_id`), not every refunded transaction it saw again. Receipts are

@@ -113,6 +113,22 @@ import Testing
                 """
             ).map { try $0.decode("s", as: String.self) }
             #expect(stored == ["F 100", "P 25", "Q 33.333", "R -", "S -", "U -", "V 100"])
+            // docs/operations.md's query over the table gives the same figure.
+            let checked = try connection.query(
+                """
+                SELECT currency || ' ' || round(sum(price * coalesce(revocation_percentage, 100) / 100), 3)::numeric
+                       || ' ' || count(*) AS s
+                FROM recon_transactions
+                WHERE refund_run_id = (SELECT max(id) FROM recon_runs) AND price IS NOT NULL
+                  AND environment = 'production'
+                  AND (revocation_type IN ('REFUND_FULL', 'REFUND_PRORATED')
+                       OR (revocation_type IS NULL AND revocation_percentage IS NOT NULL))
+                  AND NOT coalesce(is_upgraded, false) AND coalesce(ownership_type, '') <> 'FAMILY_SHARED'
+                GROUP BY currency ORDER BY currency
+                """
+            ).map { try $0.decode("s", as: String.self) }
+            // PostgreSQL keeps the scale: 1.000 and 14.478 where the summary prints 1 and 14.478.
+            #expect(checked == ["EUR 1.000 1", "USD 14.478 3"])
         }
     }
 
