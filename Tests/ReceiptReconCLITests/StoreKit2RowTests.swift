@@ -267,7 +267,7 @@ import Testing
                 ["run", "--older-than", "0", "--as-of", Self.asOf, "--json"], environment: environment)
             #expect(first.status == 0, "\(first.output)")
             #expect(
-                first.stdout.contains(#""refundedRevenue":[{"amount":"9.99","currency":"USD","transactions":1}]"#),
+                first.stdout.contains(#""refundedAmount":[{"amount":"9.99","currency":"USD","transactions":1}]"#),
                 "\(first.stdout)")
 
             #expect(
@@ -290,16 +290,24 @@ import Testing
             #expect(
                 export.stdout.hasPrefix("transaction_id,") && export.stdout.contains(",last_run_id,price,currency,"))
             let refunded = export.stdout.components(separatedBy: "\r\n").first { $0.hasPrefix("1005,") }
+            // The refund's percentage, last, as the table holds it.
+            let percentage = try Self.strings(
+                db,
+                """
+                SELECT coalesce(revocation_percentage::text, '') AS s FROM recon_transactions WHERE transaction_id = '1005'
+                """)
             #expect(
-                refunded?.hasSuffix(",1,9.99,USD,USA,,,PURCHASE,REFUND_FULL,signed_row") == true, "\(export.stdout)")
+                refunded?.hasSuffix(",1,9.99,USD,USA,,,PURCHASE,REFUND_FULL,signed_row,\(percentage.first ?? "?")")
+                    == true,
+                "\(export.stdout)")
 
             // The same refund seen again by the next run is not counted again.
             let second = try ReceiptReconBinary.run(
                 ["run", "--older-than", "0", "--as-of", Self.asOf, "--json"], environment: environment)
             #expect(second.status == 0, "\(second.output)")
-            #expect(second.stdout.contains(#""refundedRevenue":[]"#), "\(second.stdout)")
+            #expect(second.stdout.contains(#""refundedAmount":[]"#), "\(second.stdout)")
             let report = try ReceiptReconBinary.run(["report", "--run", "1"], environment: environment)
-            #expect(report.stdout.contains("Refunded revenue: USD 9.99 (1)\n"), "\(report.output)")
+            #expect(report.stdout.contains("Refunded amount (customer prices): USD 9.99 (1)\n"), "\(report.output)")
         }
     }
 }
