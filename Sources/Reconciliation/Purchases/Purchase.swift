@@ -102,9 +102,10 @@ extension Purchase {
     /// `recon_transactions.revocation_percentage`: the share refunded, as a percentage (Apple's
     /// milliunits ÷ 1000; 100 for a full refund or a verifyReceipt cancellation); nil when the purchase
     /// is not refunded, and for upgrades and Family Sharing revocations, which refund nothing.
-    public var refundPercentage: CurrencyAmount? {
+    public var refundPercentage: Percentage? {
         guard let revocation = fields.revocation, fields.isUpgraded != true, !isFamilyRevocation else { return nil }
-        return CurrencyAmount(milliunits: revocation.percentageMilliunits ?? Revocation.wholeMilliunits)
+        if revocation.type == Revocation.refundFull { return .full }
+        return revocation.percentageMilliunits.flatMap(Percentage.init(thousandths:)) ?? .full
     }
 
     static let familyShared = "FAMILY_SHARED"

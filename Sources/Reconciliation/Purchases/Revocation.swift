@@ -21,6 +21,4 @@ public struct Revocation: Hashable, Sendable {
     public static let refundFull = "REFUND_FULL"
     public static let refundProrated = "REFUND_PRORATED"
     public static let familyRevoke = "FAMILY_REVOKE"
-    /// 100 %, in milliunits of a percent.
-    static let wholeMilliunits: Int64 = 100_000
 }

@@ -117,7 +117,8 @@ public enum UserDecision {
                         webOrderLineItemID: fields.webOrderLineItemID, price: fields.price, currency: fields.currency,
                         storefront: fields.storefront, offerType: fields.offer.type,
                         offerDiscountType: fields.offer.discountType, transactionReason: fields.transactionReason,
-                        revocationType: fields.revocation?.type, source: fields.source))
+                        revocationType: fields.revocation?.type, revocationPercentage: purchase.refundPercentage,
+                        source: fields.source))
             }
         }
         return (rows, shared)
