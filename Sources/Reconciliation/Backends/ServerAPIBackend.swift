@@ -128,13 +128,15 @@ public final class ServerAPIBackend: AppleBackend {
                     guard bundleID != self.backend.defaultBundleID else { return self.abort(detail) }
                     // The key is refused for this row's app only: the run goes on for everyone else.
                     self.settle(
-                        row, .unverified(.permanent, "the App Store Server API refused bundle id \(bundleID): \(detail)"))
+                        row,
+                        .unverified(.permanent, "the App Store Server API refused bundle id \(bundleID): \(detail)"))
                 case .notFound(let detail):
                     self.resolved[id] = .notFound(detail)
                     self.next()
                 case .gone(let code, let detail):
                     self.resolved[id] = .unverified(
-                        .permanent, "Apple no longer finds the \(Self.goneSubject(code)) of transaction \(id) (\(detail))")
+                        .permanent,
+                        "Apple no longer finds the \(Self.goneSubject(code)) of transaction \(id) (\(detail))")
                     self.next()
                 case .invalidID(let detail):
                     self.resolved[id] = .invalid("Apple refuses transaction id \(id) (\(detail))")
@@ -246,7 +248,8 @@ public final class ServerAPIBackend: AppleBackend {
                     "transaction \(id) is not found by the App Store Server API now (\(detail)), but Apple answered "
                         + "for it in an earlier run")
             }
-            return .notFound("transaction \(id) is unknown to the App Store Server API in both environments (\(detail))")
+            return .notFound(
+                "transaction \(id) is unknown to the App Store Server API in both environments (\(detail))")
         }
 
         /// A row: `invalid` if any id proves it altered, else `unverified` (transient before permanent) if
@@ -333,7 +336,8 @@ public final class ServerAPIBackend: AppleBackend {
         statuses.subscriptions.compactMap { subscription in
             guard let signed = subscription.renewalInfo else { return nil }
             return SubscriptionRenewal(
-                signed, inGracePeriod: subscription.status == 4, originalTransactionID: subscription.originalTransactionID)
+                signed, inGracePeriod: subscription.status == 4,
+                originalTransactionID: subscription.originalTransactionID)
         }
     }
 }

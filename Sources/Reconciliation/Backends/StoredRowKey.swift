@@ -29,7 +29,9 @@ enum StoredRowKey {
     static func read(_ row: StoredReceipt, verifier: SignedDataVerifier, context: ReceiptOutcomeContext)
         -> StoredRowKey
     {
-        if SignedDataVerifier.looksLikeJWS(row.data.utf8) { return readSigned(row, verifier: verifier, context: context) }
+        if SignedDataVerifier.looksLikeJWS(row.data.utf8) {
+            return readSigned(row, verifier: verifier, context: context)
+        }
         let receipt: LocalReceipt
         do {
             receipt = try LocalReceiptDecoder.decode(base64: row.data)
@@ -106,11 +108,15 @@ enum StoredRowKey {
 
     /// Apple's transaction ids are decimal digits; anything else is refused before asking (CONTRACT §9).
     static func isTransactionID(_ id: String) -> Bool {
-        !id.isEmpty && id.utf8.count <= 32 && id.utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
+        !id.isEmpty && id.utf8.count <= 32
+            && id.utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
     }
 
     static func craftedID(_ id: String) -> ReceiptClassification {
-        let shown = id.utf8.count <= 32 ? id.unicodeScalars.map { $0.isASCII && $0.value >= 32 ? String($0) : "?" }.joined() : "(longer than 32 characters)"
+        let shown =
+            id.utf8.count <= 32
+            ? id.unicodeScalars.map { $0.isASCII && $0.value >= 32 ? String($0) : "?" }.joined()
+            : "(longer than 32 characters)"
         return ReceiptClassification(
             outcome: .invalid, outcomeFlag: .invalidReceipt,
             detail: "transaction id \(shown) is not an App Store transaction id (decimal digits); not asked about")

@@ -23,7 +23,7 @@ extension ReconciliationEngine {
             writerCount: writerCount)
         let settings = UserDecision.Settings(
             catalog: try locks.withConnection { try ProductCatalog.load(from: $0) },
-            sandboxPolicy: options.sandboxPolicy, asOf: options.asOf, now: Date())
+            sandboxPolicy: options.sandboxPolicy, asOf: options.asOf)
         let (shutdown, log) = (self.shutdown, self.log)
 
         let writing = try UserWriting(

@@ -26,8 +26,9 @@ public struct SubscriptionRenewal: Hashable, Sendable {
     /// How far from the instant Apple's state was read an `--as-of` may be for that state to speak for it.
     public static let currentStateWindow: TimeInterval = 3_600
 
-    /// Whether this state speaks for `asOf` (`now`: the run's clock, when the answer carries no instant).
-    public func speaks(for asOf: Date, now: Date) -> Bool {
-        abs((evidenceDate ?? now).timeIntervalSince(asOf)) <= Self.currentStateWindow
+    /// Whether this state speaks for `asOf`. An answer that carries no instant of its own (an iOS 6
+    /// receipt's) is taken to speak for the `--as-of` it was asked for.
+    public func speaks(for asOf: Date) -> Bool {
+        evidenceDate.map { abs($0.timeIntervalSince(asOf)) <= Self.currentStateWindow } ?? true
     }
 }

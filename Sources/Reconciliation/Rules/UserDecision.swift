@@ -14,14 +14,11 @@ public enum UserDecision {
         public var catalog: ProductCatalog
         public var sandboxPolicy: SandboxPolicy
         public var asOf: Date
-        /// The run's clock: the instant of an answer that carries none of its own.
-        public var now: Date
 
-        public init(catalog: ProductCatalog, sandboxPolicy: SandboxPolicy, asOf: Date, now: Date? = nil) {
+        public init(catalog: ProductCatalog, sandboxPolicy: SandboxPolicy, asOf: Date) {
             self.catalog = catalog
             self.sandboxPolicy = sandboxPolicy
             self.asOf = asOf
-            self.now = now ?? asOf
         }
     }
 
@@ -62,7 +59,7 @@ public enum UserDecision {
         let (transactions, shared) = transactionRows(receipts)
         let truth = UserTruth.compute(
             receipts: receipts, catalog: settings.catalog, sandboxPolicy: settings.sandboxPolicy,
-            isSandboxTester: isSandboxTester, asOf: settings.asOf, now: settings.now)
+            isSandboxTester: isSandboxTester, asOf: settings.asOf)
         let flags = FlagRule.receiptFlags(receipts, catalog: settings.catalog, asOf: settings.asOf)
         return Verified(
             userID: userID, receipts: receipts, results: results, transactions: transactions, receiptFlags: flags,

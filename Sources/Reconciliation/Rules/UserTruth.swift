@@ -41,14 +41,12 @@ public struct UserTruth: Hashable, Sendable {
     ///   - sandboxPolicy: `--sandbox-policy`.
     ///   - isSandboxTester: whether the user is in `sandbox_testers`.
     ///   - asOf: `--as-of`, the instant everything is judged at.
-    ///   - now: the run's clock, standing in for the instant of an answer that carries none.
     public static func compute(
         receipts: [UserReceipt],
         catalog: ProductCatalog,
         sandboxPolicy: SandboxPolicy,
         isSandboxTester: Bool,
-        asOf: Date,
-        now: Date? = nil
+        asOf: Date
     ) -> UserTruth {
         // Newest row first, so a purchase reported by several rows takes its fields from the newest
         // answer whatever order the shell passed them in.
@@ -97,11 +95,11 @@ public struct UserTruth: Hashable, Sendable {
             byEntitlement[slot(of: entitlement)].append(transaction)
         }
 
-        let speaking = renewals.filter { $0.speaks(for: asOf, now: now ?? asOf) }
+        let speaking = renewals.filter { $0.speaks(for: asOf) }
         let truths = slots.indices.map { index in
             entitlementTruth(
                 slots[index].name, transactions: byEntitlement[index], renewals: speaking,
-                renewalStateSpeaks: renewalStateSpeaks(byEntitlement[index], asOf: asOf, now: now ?? asOf),
+                renewalStateSpeaks: renewalStateSpeaks(byEntitlement[index], asOf: asOf),
                 carriers: slots[index].carriers, carriedBySignedData: slots[index].isSignedEvidence, asOf: asOf)
         }
         return UserTruth(
@@ -124,12 +122,13 @@ public struct UserTruth: Hashable, Sendable {
     /// in a grace period that ends later): Apple retries for up to 60 days.
     public static let billingRetryWindow: TimeInterval = 60 * 86_400
 
-    /// Whether Apple's renewal state is known at `asOf` for the entitlement's subscriptions: their newest
-    /// evidence was read within the hour of `asOf`. Otherwise a lapse within the billing-retry window
-    /// cannot be told from a grace period.
-    static func renewalStateSpeaks(_ transactions: [EntitlementTransaction], asOf: Date, now: Date) -> Bool {
+    /// Whether Apple's renewal state is known at `asOf` for the entitlement's subscriptions: Apple's
+    /// newest answer about them was given within the hour of `asOf` (an answer without an instant of its
+    /// own is taken to be). Otherwise a lapse within the billing-retry window cannot be told from a grace
+    /// period. Signed rows are judged by their own guard (`CorrectionPlanner.signedDataGuard`).
+    static func renewalStateSpeaks(_ transactions: [EntitlementTransaction], asOf: Date) -> Bool {
         let evidence = transactions.lazy.filter { $0.kind == .autoRenewable && $0.source != .signedRow }
-            .map { $0.evidenceDate ?? now }.max()
+            .compactMap(\.evidenceDate).max()
         guard let evidence else { return true }
         return abs(evidence.timeIntervalSince(asOf)) <= SubscriptionRenewal.currentStateWindow
     }

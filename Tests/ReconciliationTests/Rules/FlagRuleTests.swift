@@ -95,10 +95,11 @@ struct FlagRuleTests {
 
     @Test("a refunded flag names the refunded transactions")
     func refundedDetail() {
-        let detail = FlagRule.refundedRule([
-            W.subscription("1001", bought: -5, expires: 25, refunded: -1),
-            W.subscription("1000", bought: -35, expires: -5),
-        ], asOf: W.asOf)
+        let detail = FlagRule.refundedRule(
+            [
+                W.subscription("1001", bought: -5, expires: 25, refunded: -1),
+                W.subscription("1000", bought: -35, expires: -5),
+            ], asOf: W.asOf)
         #expect(detail == "refunded: 1001 (com.app.premium.monthly)")
     }
 }

@@ -73,7 +73,8 @@ enum World {
     /// Apple's renewal state, read at `read` days from `as_of` (default: at `as_of`).
     static func gracePeriod(chain: String = "1000", until: Double, read: Double = 0) -> SubscriptionRenewal {
         SubscriptionRenewal(
-            originalTransactionID: chain, productID: monthly, gracePeriodExpiresDate: day(until), evidenceDate: day(read))
+            originalTransactionID: chain, productID: monthly, gracePeriodExpiresDate: day(until),
+            evidenceDate: day(read))
     }
 
     static func billingRetry(chain: String = "1000") -> SubscriptionRenewal {
