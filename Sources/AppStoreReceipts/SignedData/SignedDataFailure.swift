@@ -79,7 +79,9 @@ public enum SignedDataFailure: Error, Hashable, Sendable, CustomStringConvertibl
         case .missingEnvironment: "signed data names no environment"
         case .missingAppleExtension(let certificate, let oid): "\(certificate) lacks Apple's OID \(oid)"
         case .untrustedChain(let reason): "certificate chain rejected: \(reason)"
-        case .untrustedRoot(let roots): "signed by a chain that does not reach the configured root (\(roots))"
+        case .untrustedRoot(let roots):
+            "certificate chain rejected: does not chain to the configured root (\(roots)); leaf, intermediate "
+                + "and signature check out"
         case .badSignature(let reason): "signature rejected: \(reason)"
         case .testEnvironment(let environment):
             "environment \(Self.shown(environment, limit: 12)) is local StoreKit testing, never accepted"

@@ -112,6 +112,10 @@ public final class SignedDataVerifier: Sendable {
                 chain = try chains.verify(x5c, at: instant)
             } catch {
                 result.chain = CertificateChainVerifier.presented(x5c)
+                // Another signer's chain is told from altered data only by the signature itself.
+                if case .untrustedRoot = error, !Self.signatureVerifies(jws, leaf: x5c[0]) {
+                    throw .badSignature("ES256 signature does not match the signed data")
+                }
                 throw error
             }
             jws.verifiedChain.remember(chain)
@@ -138,6 +142,14 @@ public final class SignedDataVerifier: Sendable {
         }
         try checkApplication(payload)
         if let nestedFailure { throw nestedFailure }
+    }
+
+    /// Whether `jws`'s signature verifies under the key of the leaf certificate `leaf` (x5c text).
+    private static func signatureVerifies(_ jws: CompactJWS, leaf: String) -> Bool {
+        guard jws.signature.count == 64, let der = try? LocalReceiptBase64.decode(leaf.utf8),
+            let certificate = try? X509Certificate(der: der), let key = ES256Key(publicKeyOf: certificate)
+        else { return false }
+        return jws.signingInput.withUnsafeBytes { key.verify(signature: jws.signature, of: $0) }
     }
 
     /// Apple's name for the notification field that nests data of `format`.
