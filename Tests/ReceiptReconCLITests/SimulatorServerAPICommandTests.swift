@@ -138,6 +138,11 @@ import Testing
         }
         let usage = try ReceiptReconBinary.run(["simulator", "seed", "--new-pki"] + Self.world)
         #expect(usage.status == 64 && usage.stderr.contains("--new-pki needs --pki-dir"), "\(usage.output)")
+        // The simulator's API key is the app's: a Server API run must take it as its default bid.
+        let foreign = try ReceiptReconBinary.run(
+            ["simulator", "seed", "--backend", "server-api", "--pki-dir", directory.path, "--no-bundle-check"]
+                + Self.world)
+        #expect(foreign.status == 64 && foreign.stderr.contains("default bid"), "\(foreign.output)")
     }
 
     static func base64URL(_ data: Data) -> String {

@@ -20,7 +20,8 @@ struct SimulatorSeedCommand: Command {
             --users/--receipts, --seed, --as-of and --environment. The file states the run it is for: by default \
             a run with --bundle-id com.example.recon (APPLE_BUNDLE_IDS), --sandbox-policy revoke and --backend \
             verify-receipt; with --backend server-api, StoreKit 2 rows are judged by Apple's state at T (receipt \
-            rows expect the same under both backends). \
+            rows expect the same under both backends, deleted Apple accounts aside: 21010 is invalid, 4040001 a \
+            permanent unverified), and the file also states the run's refunded amount per currency. \
             With --pki-dir DIR, seeding signs with a throwaway chain with Apple's OIDs kept in DIR \
             (apple-root.der, apple-intermediate.der, apple-leaf.der, apple-leaf-key.p8) beside an App Store \
             Server API key (api-key.p8, api-key-id, api-issuer-id) for --backend server-api and 'simulator \

@@ -80,4 +80,28 @@ import Testing
         #expect(text.contains("\"backend\": \"server-api\""))
         #expect(expected.runCommand.hasSuffix("--backend server-api"))
     }
+
+    /// The refunded amount is stated for the Server API only, in the shape of `run --json`'s
+    /// `refundedAmount`; the unverified rows with their kind in both files.
+    @Test func theFileStatesTheRefundedAmountAndTheKindsOfUnverified() throws {
+        let world = TestWorlds.storeKit2
+        let plain = try #require(
+            try JSONSerialization.jsonObject(with: ExpectationDeriver.derive(world: world).jsonData()) as? [String: Any]
+        )
+        #expect(plain["refunded_amount"] == nil)
+        let expected = ExpectationDeriver.derive(world: world, assumptions: RunAssumptions(backend: .serverAPI))
+        let json = try #require(try JSONSerialization.jsonObject(with: expected.jsonData()) as? [String: Any])
+        let refunded = try #require(json["refunded_amount"] as? [[String: Any]])
+        #expect(refunded.count == 1)
+        #expect(refunded.first?["currency"] as? String == "USD")
+        let amount = try #require(refunded.first?["amount"] as? String)
+        #expect(Decimal(string: amount).map { $0 > 0 } == true)
+        #expect((refunded.first?["transactions"] as? Int).map { $0 > 0 } == true)
+        for file in [plain, json] {
+            let unverified = try #require(file["unverified"] as? [[String: Any]])
+            #expect(!unverified.isEmpty)
+            #expect(unverified.allSatisfy { Set($0.keys) == ["user_id", "receipt_id", "kind"] })
+            #expect(unverified.allSatisfy { ["permanent", "transient"].contains($0["kind"] as? String ?? "") })
+        }
+    }
 }
