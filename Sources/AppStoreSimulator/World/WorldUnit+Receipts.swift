@@ -51,6 +51,9 @@ extension WorldUnit {
             return AppReceiptDER.encode(forged)
         case .transaction(let account, let id):
             return LocalReceiptEncoder.transactionReceipt(transactionReceipt(account: account, transactionID: id))
+        case .craftedTransaction(let account, let purchase):
+            return LocalReceiptEncoder.transactionReceipt(
+                craftedTransactionReceipt(account: account, purchaseMs: purchase))
         case .xcode(let created):
             return LocalReceiptEncoder.appReceipt(
                 xcodeReceipt(createdMs: created, slot: slot), encoding: .indefiniteLengthBER(chunkSize: 512))
@@ -72,7 +75,7 @@ extension WorldUnit {
         case .app(let account, let created), .tamperedApp(let account, let created):
             return AppReceiptDER.encode(
                 appReceipt(account: account, createdMs: created, tag: .init(kind: .stored, unit: index, slot: slot)))
-        case .transaction, .xcode, .garbage, .empty, .notBase64, .signedTransaction:
+        case .transaction, .craftedTransaction, .xcode, .garbage, .empty, .notBase64, .signedTransaction:
             return nil
         }
     }
