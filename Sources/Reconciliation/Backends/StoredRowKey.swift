@@ -50,13 +50,8 @@ enum StoredRowKey {
                         + "Server API about")
             return .decided(Self.answer(row, classification, bundleID: nil))
         }
-        let hint: AppStoreEnvironment? =
-            switch receipt.environmentKind {
-            case .production: .production
-            case .sandbox: .sandbox
-            case .xcode, .unrecognized: nil
-            }
-        let claimed = receipt.inApp.map { Purchase($0, environment: hint) }
+        let hint = receipt.claimedEnvironment
+        let claimed = receipt.claimedPurchases
         if receipt.isXcodeTestReceipt, let ruling = ReceiptOutcomeRule.localRuling(.xcodeReceipt) {
             return .decided(Self.answer(row, ruling, bundleID: receipt.bundleID, claimed: claimed))
         }

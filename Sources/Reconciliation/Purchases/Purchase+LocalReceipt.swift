@@ -21,3 +21,17 @@ extension Purchase {
         self.init(fields)
     }
 }
+
+extension LocalReceipt {
+    /// The environment the receipt claims to be from; nil for Xcode and anything unknown.
+    var claimedEnvironment: AppStoreEnvironment? {
+        switch environmentKind {
+        case .production: .production
+        case .sandbox: .sandbox
+        case .xcode, .unrecognized: nil
+        }
+    }
+
+    /// Its in-app purchases, as claims.
+    var claimedPurchases: [Purchase] { inApp.map { Purchase($0, environment: claimedEnvironment) } }
+}
