@@ -94,3 +94,45 @@ import Testing
         }
     }
 }
+
+/// The same money rules over verifyReceipt's answers, which carry no revocation type or percentage: a
+/// cancellation that is not an upgrade is a full refund (100), an upgrade's is none (NULL).
+@Suite struct VerdictsVerifyReceiptMoneyTests {
+    static let asOf = StoreKit2RowTests.asOf
+    static func day(_ offset: Double) -> Date { StoreKit2RowTests.day(offset) }
+    typealias World = VerdictWorld
+
+    @Test func aCancellationIsAFullRefundUnlessItIsAnUpgrade() throws {
+        let apple = try ScriptedAppleServer()
+        try TestDatabase.with { database in
+            let db = try database.connect()
+            try World.seedProducts(db)
+            try World.row(db, "u-vr", "UkVDRUlQVC1NT05FWQ==")
+            try World.entitlement(db, "u-vr", "pro", expires: nil, updated: Self.day(-70))
+            try World.entitlement(db, "u-vr", "premium", expires: Self.day(360), updated: Self.day(-70))
+            apple.answer(
+                "UkVDRUlQVC1NT05FWQ==",
+                with: .valid([
+                    ScriptedAppleServer.Purchase(
+                        product: "lifetime", transactionID: "8601", originalTransactionID: "8601",
+                        purchased: Self.day(-90), cancelled: Self.day(-2)),
+                    ScriptedAppleServer.Purchase(
+                        product: "monthly", transactionID: "8701", originalTransactionID: "8701",
+                        purchased: Self.day(-20), expires: Self.day(10), cancelled: Self.day(-5), upgraded: true),
+                    ScriptedAppleServer.Purchase(
+                        product: "yearly", transactionID: "8702", originalTransactionID: "8701",
+                        purchased: Self.day(-5), expires: Self.day(360)),
+                ]))
+
+            let result = try ReceiptReconBinary.run(
+                ["run", "--older-than", "0", "--as-of", Self.asOf, "--json"],
+                environment: apple.environment.merging(["DATABASE_URL": database.conninfo]) { $1 })
+            #expect(result.status == 0, "\(result.output)")
+            #expect(try World.corrections(db) == ["u-vr pro revoke refund"])
+            #expect(try World.flags(db) == ["u-vr refunded"])
+            #expect(try World.active(db) == ["u-vr premium"])
+            #expect(try World.revocationPercentage(db, "8601") == "100")
+            #expect(try World.revocationPercentage(db, "8701") == "-", "an upgrade is no refund")
+        }
+    }
+}
