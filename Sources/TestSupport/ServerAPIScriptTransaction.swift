@@ -20,13 +20,30 @@ public struct ServerAPIScriptTransaction: Sendable {
     public var signed: Date?
     /// Signs no `environment` at all (Apple always does: such data is not believed).
     public var omitsEnvironment: Bool
+    /// `revocationType` of a revoked transaction (`REFUND_FULL`, `REFUND_PRORATED`, `FAMILY_REVOKE`); nil:
+    /// none sent.
+    public var revocationType: String?
+    /// `revocationPercentage` of a revoked transaction, in Apple's milliunits (25000 is 25 %); nil: none sent.
+    public var revocationPercentage: Int?
+    /// `inAppOwnershipType`: `PURCHASED`, or `FAMILY_SHARED` for a family member's copy.
+    public var ownership: String
+    /// `price` in Apple's milliunits of `currency` (9990 is 9.99).
+    public var price: Int64
+    public var currency: String
 
     public init(
         id: String, originalID: String? = nil, product: String = "monthly",
         type: String = "Auto-Renewable Subscription", bundleID: String = "com.example", purchased: Date,
         expires: Date? = nil, revoked: Date? = nil, upgraded: Bool = false, environment: String? = nil,
-        forged: Bool = false, signed: Date? = nil, omitsEnvironment: Bool = false
+        forged: Bool = false, signed: Date? = nil, omitsEnvironment: Bool = false,
+        revocationType: String? = "REFUND_FULL", revocationPercentage: Int? = nil, ownership: String = "PURCHASED",
+        price: Int64 = 9990, currency: String = "USD"
     ) {
+        self.revocationType = revocationType
+        self.revocationPercentage = revocationPercentage
+        self.ownership = ownership
+        self.price = price
+        self.currency = currency
         self.signed = signed
         self.omitsEnvironment = omitsEnvironment
         self.id = id
@@ -50,14 +67,15 @@ public struct ServerAPIScriptTransaction: Sendable {
             "\"transactionId\":\"\(id)\"", "\"originalTransactionId\":\"\(originalID)\"",
             "\"bundleId\":\"\(bundleID)\"", "\"productId\":\"\(product)\"", "\"type\":\"\(type)\"",
             "\"purchaseDate\":\(Self.ms(purchased))", "\"originalPurchaseDate\":\(Self.ms(purchased))",
-            "\"signedDate\":\(Self.ms(signed ?? Date()))", "\"inAppOwnershipType\":\"PURCHASED\"", "\"quantity\":1",
-            "\"price\":9990", "\"currency\":\"USD\"", "\"storefront\":\"USA\"",
+            "\"signedDate\":\(Self.ms(signed ?? Date()))", "\"inAppOwnershipType\":\"\(ownership)\"", "\"quantity\":1",
+            "\"price\":\(price)", "\"currency\":\"\(currency)\"", "\"storefront\":\"USA\"",
         ]
         if !omitsEnvironment { fields.insert("\"environment\":\"\(environment ?? host)\"", at: 8) }
         if let expires { fields.append("\"expiresDate\":\(Self.ms(expires))") }
         if let revoked {
             fields += ["\"revocationDate\":\(Self.ms(revoked))", "\"revocationReason\":0"]
-            fields.append("\"revocationType\":\"REFUND_FULL\"")
+            if let revocationType { fields.append("\"revocationType\":\"\(revocationType)\"") }
+            if let revocationPercentage { fields.append("\"revocationPercentage\":\(revocationPercentage)") }
         }
         if upgraded { fields.append("\"isUpgraded\":true") }
         return "{" + fields.joined(separator: ",") + "}"
@@ -73,7 +91,9 @@ public struct ServerAPIScriptTransaction: Sendable {
     static func forge(_ jws: String) -> String {
         var parts = jws.split(separator: ".").map(String.init)
         let payload = String(decoding: ReceivedToken.base64URL(parts[1]) ?? Data(), as: UTF8.self)
-        let changed = payload.replacingOccurrences(of: "\"price\":9990", with: "\"price\":10")
+        var changed = payload.replacingOccurrences(of: "\"price\":9990", with: "\"price\":10")
+        // Another price: a 1 put before it, so the payload still differs from what was signed.
+        if changed == payload { changed = payload.replacingOccurrences(of: "\"price\":", with: "\"price\":1") }
         parts[1] = Data(changed.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-")
             .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
         return parts.joined(separator: ".")
