@@ -262,4 +262,19 @@ import Testing
             #expect(api.received.isEmpty)
         }
     }
+
+    /// Without APPLE_BUNDLE_IDS no app may be named in a JWT (a row's own bundle id is never trusted for
+    /// it): 78 before anything is asked, naming the setting.
+    @Test func theServerAPIBackendWithoutBundleIDsIs78NamingThem() throws {
+        let api = try Self.server()
+        try TestDatabase.with { database in
+            _ = try Self.seedRefund(database, api)
+            let result = try ReceiptReconBinary.run(
+                ["run", "--backend", "server-api", "--older-than", "0", "--as-of", Self.asOf],
+                environment: api.environment.merging(["DATABASE_URL": database.conninfo]) { $1 })
+            #expect(result.status == 78, "\(result.output)")
+            #expect(result.stderr.contains("APPLE_BUNDLE_IDS"), "\(result.stderr)")
+            #expect(api.received.isEmpty)
+        }
+    }
 }
