@@ -142,6 +142,13 @@ public struct Configuration: Sendable {
         // Read now, so an unusable root file stops the command before it touches the database.
         _ = try configuration.signedDataVerifier()
         configuration.serverAPI = try ServerAPISettings.load(arguments, variable: variable)
+        // Every request's JWT names an app (`bid`), and only the apps the key is meant for may be named
+        // (CONTRACT §9): a row's bundle id is never trusted for it.
+        if configuration.serverAPI.backend == .serverAPI, configuration.bundleIDs.isEmpty {
+            throw .configuration(
+                "the server-api backend needs APPLE_BUNDLE_IDS (or --bundle-id): the apps the API key asks "
+                    + "about; the first is the JWT's bid for rows that name no app")
+        }
 
         configuration.environment = try environment(arguments, variable("RECON_ENVIRONMENT")) ?? .production
         return configuration

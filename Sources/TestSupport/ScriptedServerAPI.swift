@@ -9,9 +9,10 @@ import Synchronization
 /// It owns a minted signing chain (every transaction and renewal info it sends is signed by it, unless
 /// the script asks for a forgery) and an API key pair: the `.p8` and the chain's root are written to a
 /// temporary directory, because the binary reads both from files. Each request gets the next answer
-/// scripted for its (environment, endpoint, id), else for its (environment, endpoint) (the last answer
-/// repeats); an unscripted id is unknown (404, 4040010), as Apple answers. Every request is logged with
-/// its bearer token decoded and checked against the key, so tests can assert what Apple would see.
+/// scripted for its token's `bid`, else for its (environment, endpoint, id), else for its (environment,
+/// endpoint) (the last answer repeats); an unscripted id is unknown (404, 4040010), as Apple answers.
+/// Every request is logged with its bearer token decoded and checked against the key, so tests can
+/// assert what Apple would see.
 public final class ScriptedServerAPI: Sendable {
     public enum Endpoint: String, Sendable {
         case history, statuses, transactionInfo
@@ -110,7 +111,8 @@ public final class ScriptedServerAPI: Sendable {
             state.log.withLock { $0.append(received) }
             let scope = "\(received.environment) \(received.endpoint?.rawValue ?? "?")"
             let answer =
-                state.next([scope + " " + received.id, scope + " *"]) ?? .error(4_040_010, status: 404)
+                state.next(["bid " + (received.token?.bid ?? ""), scope + " " + received.id, scope + " *"])
+                ?? .error(4_040_010, status: 404)
             return Self.response(answer, environment: received.environment, chain: chain)
         }
         try server.start()
@@ -129,6 +131,12 @@ public final class ScriptedServerAPI: Sendable {
     /// Scripts the answers to every id not scripted on its own, at `endpoint` in `environment`.
     public func scriptEveryID(_ environment: AppStoreEnvironment, _ endpoint: Endpoint, _ answers: [Answer]) {
         state.scripts.withLock { $0["\(environment) \(endpoint.rawValue) *"] = answers }
+    }
+
+    /// Scripts the answers to every request whose token's `bid` is `bundleID`, before any other script: Apple
+    /// refusing the key for one app (401, 4000002) whatever the id.
+    public func scriptBundleID(_ bundleID: String, _ answers: [Answer]) {
+        state.scripts.withLock { $0["bid " + bundleID] = answers }
     }
 
     /// Scripts `answers` for every request anywhere.

@@ -18,14 +18,34 @@ public struct ServerAPIScriptTransaction: Sendable {
     public var forged: Bool
     /// `signedDate`; nil: the moment it is signed.
     public var signed: Date?
+    /// Signs no `environment` at all (Apple always does: such data is not believed).
+    public var omitsEnvironment: Bool
+    /// `revocationType` of a revoked transaction (`REFUND_FULL`, `REFUND_PRORATED`, `FAMILY_REVOKE`); nil:
+    /// none sent.
+    public var revocationType: String?
+    /// `revocationPercentage` of a revoked transaction, in Apple's milliunits (25000 is 25 %); nil: none sent.
+    public var revocationPercentage: Int?
+    /// `inAppOwnershipType`: `PURCHASED`, or `FAMILY_SHARED` for a family member's copy.
+    public var ownership: String
+    /// `price` in Apple's milliunits of `currency` (9990 is 9.99).
+    public var price: Int64
+    public var currency: String
 
     public init(
         id: String, originalID: String? = nil, product: String = "monthly",
         type: String = "Auto-Renewable Subscription", bundleID: String = "com.example", purchased: Date,
         expires: Date? = nil, revoked: Date? = nil, upgraded: Bool = false, environment: String? = nil,
-        forged: Bool = false, signed: Date? = nil
+        forged: Bool = false, signed: Date? = nil, omitsEnvironment: Bool = false,
+        revocationType: String? = "REFUND_FULL", revocationPercentage: Int? = nil, ownership: String = "PURCHASED",
+        price: Int64 = 9990, currency: String = "USD"
     ) {
+        self.revocationType = revocationType
+        self.revocationPercentage = revocationPercentage
+        self.ownership = ownership
+        self.price = price
+        self.currency = currency
         self.signed = signed
+        self.omitsEnvironment = omitsEnvironment
         self.id = id
         self.originalID = originalID ?? id
         self.product = product
@@ -47,14 +67,15 @@ public struct ServerAPIScriptTransaction: Sendable {
             "\"transactionId\":\"\(id)\"", "\"originalTransactionId\":\"\(originalID)\"",
             "\"bundleId\":\"\(bundleID)\"", "\"productId\":\"\(product)\"", "\"type\":\"\(type)\"",
             "\"purchaseDate\":\(Self.ms(purchased))", "\"originalPurchaseDate\":\(Self.ms(purchased))",
-            "\"signedDate\":\(Self.ms(signed ?? Date()))", "\"environment\":\"\(environment ?? host)\"",
-            "\"inAppOwnershipType\":\"PURCHASED\"", "\"quantity\":1", "\"price\":9990", "\"currency\":\"USD\"",
-            "\"storefront\":\"USA\"",
+            "\"signedDate\":\(Self.ms(signed ?? Date()))", "\"inAppOwnershipType\":\"\(ownership)\"", "\"quantity\":1",
+            "\"price\":\(price)", "\"currency\":\"\(currency)\"", "\"storefront\":\"USA\"",
         ]
+        if !omitsEnvironment { fields.insert("\"environment\":\"\(environment ?? host)\"", at: 8) }
         if let expires { fields.append("\"expiresDate\":\(Self.ms(expires))") }
         if let revoked {
             fields += ["\"revocationDate\":\(Self.ms(revoked))", "\"revocationReason\":0"]
-            fields.append("\"revocationType\":\"REFUND_FULL\"")
+            if let revocationType { fields.append("\"revocationType\":\"\(revocationType)\"") }
+            if let revocationPercentage { fields.append("\"revocationPercentage\":\(revocationPercentage)") }
         }
         if upgraded { fields.append("\"isUpgraded\":true") }
         return "{" + fields.joined(separator: ",") + "}"
@@ -70,7 +91,9 @@ public struct ServerAPIScriptTransaction: Sendable {
     static func forge(_ jws: String) -> String {
         var parts = jws.split(separator: ".").map(String.init)
         let payload = String(decoding: ReceivedToken.base64URL(parts[1]) ?? Data(), as: UTF8.self)
-        let changed = payload.replacingOccurrences(of: "\"price\":9990", with: "\"price\":10")
+        var changed = payload.replacingOccurrences(of: "\"price\":9990", with: "\"price\":10")
+        // Another price: a 1 put before it, so the payload still differs from what was signed.
+        if changed == payload { changed = payload.replacingOccurrences(of: "\"price\":", with: "\"price\":1") }
         parts[1] = Data(changed.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-")
             .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
         return parts.joined(separator: ".")
@@ -84,14 +107,21 @@ public struct ServerAPIScriptStatus: Sendable {
     public var transaction: ServerAPIScriptTransaction
     public var gracePeriodExpires: Date?
     public var autoRenew: Bool
+    /// The renewal info's `signedDate` (Apple's state as of that instant); nil: the moment it is signed.
+    public var renewalSigned: Date?
+    /// The renewal info signs no `environment` (not believed).
+    public var renewalOmitsEnvironment: Bool
 
     public init(
-        status: Int, transaction: ServerAPIScriptTransaction, gracePeriodExpires: Date? = nil, autoRenew: Bool = true
+        status: Int, transaction: ServerAPIScriptTransaction, gracePeriodExpires: Date? = nil, autoRenew: Bool = true,
+        renewalSigned: Date? = nil, renewalOmitsEnvironment: Bool = false
     ) {
         self.status = status
         self.transaction = transaction
         self.gracePeriodExpires = gracePeriodExpires
         self.autoRenew = autoRenew
+        self.renewalSigned = renewalSigned
+        self.renewalOmitsEnvironment = renewalOmitsEnvironment
     }
 
     func json(_ chain: SigningChain, host: String) -> String {
@@ -99,9 +129,9 @@ public struct ServerAPIScriptStatus: Sendable {
         var renewal = [
             "\"originalTransactionId\":\"\(transaction.originalID)\"", "\"productId\":\"\(transaction.product)\"",
             "\"autoRenewProductId\":\"\(transaction.product)\"", "\"autoRenewStatus\":\(autoRenew ? 1 : 0)",
-            "\"environment\":\"\(transaction.environment ?? host)\"", "\"signedDate\":\(ms(Date()))",
-            "\"isInBillingRetryPeriod\":\(status == 3 || status == 4)",
+            "\"signedDate\":\(ms(renewalSigned ?? Date()))", "\"isInBillingRetryPeriod\":\(status == 3 || status == 4)",
         ]
+        if !renewalOmitsEnvironment { renewal.append("\"environment\":\"\(transaction.environment ?? host)\"") }
         if status == 3 || status == 4 { renewal.append("\"expirationIntent\":2") }
         if let gracePeriodExpires { renewal.append("\"gracePeriodExpiresDate\":\(ms(gracePeriodExpires))") }
         let renewalJWS = chain.sign(payload: Array(("{" + renewal.joined(separator: ",") + "}").utf8))

@@ -47,8 +47,10 @@ import Testing
     }
 
     @Test func aCleanNightAndAHeldLockAreReportedInOneLine() throws {
+        // 400 users: every world holds one user of each rare drift, which in a smaller world would
+        // (rightly) trip the revoke breaker.
         let world = SimulatedWorld(
-            users: 150, seed: 3, asOf: ISO8601DateFormatter().date(from: "2026-11-01T00:00:00Z")!)
+            users: 400, seed: 3, asOf: ISO8601DateFormatter().date(from: "2026-11-01T00:00:00Z")!)
         let simulator = AppStoreSimulator(world: world)
         try simulator.start(port: 0)
         defer { simulator.stop() }

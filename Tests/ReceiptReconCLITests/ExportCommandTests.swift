@@ -18,7 +18,7 @@ import Testing
         -- The finance columns as the writer stores them (CurrencyAmount's exact text): 1990 and 10000 milliunits.
         UPDATE recon_transactions SET price = 1.99, currency = 'USD', storefront = 'USA', offer_type = 1,
             offer_discount_type = 'FREE_TRIAL', transaction_reason = 'PURCHASE', revocation_type = '-REFUND_FULL',
-            source = 'signed_row' WHERE transaction_id = 'T1';
+            source = 'signed_row', revocation_percentage = 33.333 WHERE transaction_id = 'T1';
         UPDATE recon_transactions SET price = 10, currency = 'EUR', source = 'server_api' WHERE transaction_id = 'T2';
         INSERT INTO recon_corrections (run_id, user_id, entitlement, action, reason, before_active, after_active,
             after_expires_at, product_id, original_transaction_id, applied, created_at) VALUES
@@ -72,17 +72,18 @@ import Testing
                         "cancellation_reason", "is_trial", "is_intro_offer", "is_upgraded", "quantity",
                         "web_order_line_item_id", "last_run_id", "price", "currency", "storefront", "offer_type",
                         "offer_discount_type", "transaction_reason", "revocation_type", "source",
+                        "revocation_percentage",
                     ],
                     [
                         "T1", "'-minus", "a,b \"q\"\r\nline", "prod.one", "auto_renewable", "'=pro", "production", "",
                         "2026-01-01T00:00:00Z", "", "", "", "", "true", "", "", "-1", "", "1", "1.99", "USD", "USA",
                         "1",
-                        "FREE_TRIAL", "PURCHASE", "'-REFUND_FULL", "signed_row",
+                        "FREE_TRIAL", "PURCHASE", "'-REFUND_FULL", "signed_row", "33.333",
                     ],
                     [
                         "T2", "O2", "ünïcødé 🧾", "prod.none", "", "", "production", "'+plus", "2026-01-15T10:20:30Z",
                         "", "",
-                        "", "", "false", "", "", "1", "'@at", "", "10", "EUR", "", "", "", "", "", "server_api",
+                        "", "", "false", "", "", "1", "'@at", "", "10", "EUR", "", "", "", "", "", "server_api", "",
                     ],
                 ])
             let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -92,7 +93,7 @@ import Testing
             // Empty string and NULL stay distinguishable: ownership_type '' → "", web_order_line_item_id NULL → empty.
             #expect(text.contains(",production,\"\",2026-01-01T00:00:00Z,,,,,true,,,-1,,1,1.99,USD,"))
             // Prices print exactly, in currency units; NULL finance fields are empty.
-            #expect(text.contains(",'@at,,10,EUR,,,,,,server_api\r\n"))
+            #expect(text.contains(",'@at,,10,EUR,,,,,,server_api,\r\n"))
 
             // Manifest: rows and sha256 of the file bytes.
             let manifest =

@@ -100,7 +100,8 @@ import Testing
         #expect(result.status == 65)
         #expect(
             try Self.object(result.stdout)["reason"] as? String
-                == "certificate chain rejected: does not chain to the configured root (Apple Root CA - G3)")
+                == "certificate chain rejected: does not chain to the configured root (Apple Root CA - G3); leaf, "
+                + "intermediate and signature check out")
     }
 
     /// A notification's nested signed data is verified and printed in place of its JWS text.

@@ -31,6 +31,8 @@ import Testing
         let object = try Self.object(result, sourceLocation: sourceLocation)
         #expect(object["exitCode"] as? Int == Int(exit), sourceLocation: sourceLocation)
         #expect(object["status"] as? String == status, sourceLocation: sourceLocation)
+        // CONTRACT §9: in every summary; a run that ended this way recorded no refund of its own here.
+        #expect((object["refundedAmount"] as? [Any])?.isEmpty == true, sourceLocation: sourceLocation)
         let reason = try #require(object["reason"] as? String, sourceLocation: sourceLocation)
         #expect(!reason.isEmpty, sourceLocation: sourceLocation)
         guard errorLine else { return object }

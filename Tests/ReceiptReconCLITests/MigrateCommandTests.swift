@@ -34,7 +34,7 @@ import Testing
             "cancellation_reason", "is_trial", "is_intro_offer", "is_upgraded", "ownership_type",
             "quantity", "web_order_line_item_id", "first_run_id", "last_run_id", "updated_at", "price",
             "currency", "storefront", "offer_type", "offer_discount_type", "transaction_reason",
-            "revocation_type", "source",
+            "revocation_type", "source", "revocation_percentage",
         ],
         "recon_flags": ["id", "run_id", "receipt_id", "user_id", "kind", "detail", "created_at"],
         "recon_corrections": [
@@ -146,6 +146,39 @@ import Testing
             #expect(throws: PostgresError.self) {
                 try connection.execute("UPDATE recon_transactions SET source = 'receipt' WHERE transaction_id = 'T1'")
             }
+        }
+    }
+
+    /// 0005 on a database with transactions: refunds recorded before it count 100 %; rows not
+    /// revoked, upgrades and family revocations (by type or by a family member's copy) stay NULL.
+    @Test func revocationPercentageMigratesADatabaseWithRefundsAlready() throws {
+        try TestDatabase.with(migrated: false) { database in
+            let connection = try database.connect()
+            _ = try Migrator(migrations: Migration.all.filter { $0.version < "0005" }).apply(on: connection)
+            try connection.executeScript(
+                """
+                INSERT INTO recon_runs (kind, status, dry_run, as_of) VALUES ('nightly', 'completed', false, now());
+                INSERT INTO receipts (id, user_id, receipt_data) VALUES (1, 'u', 'MIIbase64receipt');
+                INSERT INTO recon_transactions (transaction_id, original_transaction_id, product_id, user_id, receipt_id,
+                    cancelled_at, is_upgraded, ownership_type, revocation_type, first_run_id, last_run_id) VALUES
+                  ('T1', 'O', 'p', 'u', 1, NULL, NULL, NULL, NULL, 1, 1),
+                  ('T2', 'O', 'p', 'u', 1, now(), NULL, NULL, NULL, 1, 1),
+                  ('T3', 'O', 'p', 'u', 1, now(), false, 'PURCHASED', 'REFUND_PRORATED', 1, 1),
+                  ('T4', 'O', 'p', 'u', 1, now(), true, NULL, NULL, 1, 1),
+                  ('T5', 'O', 'p', 'u', 1, now(), NULL, 'PURCHASED', 'FAMILY_REVOKE', 1, 1),
+                  ('T6', 'O', 'p', 'u', 1, now(), NULL, 'FAMILY_SHARED', NULL, 1, 1);
+                """)
+            let result = try ReceiptReconBinary.run(["migrate"], environment: ["DATABASE_URL": database.conninfo])
+            #expect(result.status == 0, "\(result.output)")
+            let rows = try connection.query(
+                """
+                SELECT transaction_id || ' ' || coalesce(revocation_percentage::text, '-') AS r
+                FROM recon_transactions ORDER BY transaction_id
+                """
+            ).map { try $0.decode("r", as: String.self) }
+            #expect(rows == ["T1 -", "T2 100", "T3 100", "T4 -", "T5 -", "T6 -"])
+            let again = try ReceiptReconBinary.run(["migrate"], environment: ["DATABASE_URL": database.conninfo])
+            #expect(again.status == 0 && again.stdout.contains("up to date"), "\(again.output)")
         }
     }
 

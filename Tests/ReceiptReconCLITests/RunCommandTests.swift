@@ -6,8 +6,10 @@ import Testing
 
 /// `run` and `verify-user` end to end: the built binary, a real PostgreSQL, and a loopback Apple.
 @Suite struct RunCommandTests {
-    static let asOf = "2026-11-01T00:00:00Z"
-    static let now = instant(asOf)
+    /// Now, to the second: the scripted Apple answers as of now, and a subscription that lapsed within the
+    /// billing-retry window is revoked only when Apple's state speaks for `--as-of` (CONTRACT §9, "As of").
+    static let now = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
+    static let asOf = ISO8601DateFormatter().string(from: now)
 
     static func instant(_ text: String) -> Date { ISO8601DateFormatter().date(from: text)! }
     static func day(_ offset: Double) -> Date { now.addingTimeInterval(offset * 86_400) }

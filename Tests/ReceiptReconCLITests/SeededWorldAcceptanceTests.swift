@@ -134,7 +134,14 @@ import Testing
                         SELECT user_id AS u FROM receipts GROUP BY user_id HAVING bool_and(receipt_data LIKE 'eyJ%')
                         """
                     ).map { try $0.decode("u", as: String.self) })
-                #expect(!differing.isEmpty && differing.isSubset(of: storeKit2Users), "\(differing.sorted())")
+                // And users of an account Apple no longer finds: verifyReceipt's 21010 is `invalid`
+                // (CONTRACT §4), the Server API's 4040001 a permanent `unverified` (§9), by contract.
+                let permanent = Set(
+                    (expected["unverified"] as? [[String: Any]] ?? []).filter { $0["kind"] as? String == "permanent" }
+                        .compactMap { $0["user_id"] as? String })
+                #expect(
+                    !differing.isEmpty && differing.isSubset(of: storeKit2Users.union(permanent)),
+                    "\(differing.subtracting(storeKit2Users.union(permanent)).sorted())")
             }
 
             let first = try ReceiptReconBinary.run(arguments, environment: environment, timeout: 600)
@@ -158,8 +165,10 @@ import Testing
                     SELECT user_id || ' ' || entitlement || ' ' || action AS c FROM recon_corrections WHERE applied
                     """
                 ).map { try $0.decode("c", as: String.self) })
+            // The real run's flags (the dry runs before it flag too).
+            let firstRun: Int64 = try db.query("SELECT max(id) AS id FROM recon_runs").first!.decode("id")
             let gotFlags = Set(
-                try db.query("SELECT user_id || ' ' || kind AS f FROM recon_flags")
+                try db.query("SELECT user_id || ' ' || kind AS f FROM recon_flags WHERE run_id = \(firstRun)")
                     .map { try $0.decode("f", as: String.self) })
             #expect(
                 gotCorrections.subtracting(wantCorrections).isEmpty,
@@ -172,6 +181,21 @@ import Testing
                 "extra: \(gotFlags.subtracting(wantFlags).sorted().prefix(10)), missing: \(wantFlags.subtracting(gotFlags).sorted().prefix(10))"
             )
 
+            // Every row Apple gave no verdict on, and whether asking again may change it.
+            let wantUnverified = Set(
+                (expected["unverified"] as? [[String: Any]] ?? []).map {
+                    "\($0["user_id"] as? String ?? "?") \($0["kind"] as? String ?? "?")"
+                })
+            let gotUnverified = Set(
+                try db.query(
+                    """
+                    SELECT user_id || ' ' || CASE WHEN detail LIKE '%(permanent: %' THEN 'permanent' ELSE 'transient'
+                        END AS u
+                    FROM recon_results WHERE run_id = \(firstRun) AND outcome = 'unverified'
+                    """
+                ).map { try $0.decode("u", as: String.self) })
+            #expect(gotUnverified == wantUnverified, "\(gotUnverified.symmetricDifference(wantUnverified).sorted())")
+
             // The StoreKit 2 rows were judged locally: some verified, the tampered ones rejected.
             let signedOutcomes = Set(
                 try db.query(
@@ -183,6 +207,19 @@ import Testing
             #expect(signedOutcomes == (storeKit2 ? ["valid", "invalid", "misrouted"] : []))
 
             if serverAPI {
+                // The refunded amount at customer prices: exactly the simulator's own sum over Apple's refunds.
+                let report = try ReceiptReconBinary.run(
+                    ["report", "--run", String(firstRun), "--json"], environment: ["DATABASE_URL": database.conninfo])
+                let summary = try #require(
+                    try JSONSerialization.jsonObject(with: Data(report.stdout.utf8)) as? [String: Any])
+                let refunded = (summary["refundedAmount"] as? [[String: Any]] ?? []).map {
+                    "\($0["currency"] as? String ?? "?") \($0["amount"] as? String ?? "?") \($0["transactions"] as? Int ?? -1)"
+                }
+                let wantRefunded = (expected["refunded_amount"] as? [[String: Any]] ?? []).map {
+                    "\($0["currency"] as? String ?? "?") \($0["amount"] as? String ?? "?") \($0["transactions"] as? Int ?? -1)"
+                }
+                #expect(!wantRefunded.isEmpty && refunded == wantRefunded, "\(refunded) vs \(wantRefunded)")
+
                 // Finance: every transaction the Server API gave has its price, currency and storefront, in
                 // the table and in the export.
                 let incomplete: Int = try db.query(

@@ -9,8 +9,10 @@ import Testing
 /// subscription statuses, refunds, misrouted and unknown ids, and the answers that must never revoke
 /// anything (a refused key, a 429 storm, a forged signature).
 @Suite struct ServerAPIRunTests {
-    static let asOf = "2026-11-01T00:00:00Z"
-    static let now = ISO8601DateFormatter().date(from: asOf)!
+    /// Now, to the second: Apple's answers (signed now) speak for this `--as-of`, so subscription
+    /// statuses are asked for and used (CONTRACT §9, "As of").
+    static let now = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
+    static let asOf = ISO8601DateFormatter().string(from: now)
     static func day(_ offset: Double) -> Date { now.addingTimeInterval(offset * 86_400) }
     typealias Transaction = ServerAPIScriptTransaction
 
@@ -258,6 +260,21 @@ import Testing
                 environment: environment)
             #expect(result.status == 78, "\(result.output)")
             #expect(result.stderr.contains("APPLE_API_KEY_FILE"), "\(result.stderr)")
+            #expect(api.received.isEmpty)
+        }
+    }
+
+    /// Without APPLE_BUNDLE_IDS no app may be named in a JWT (a row's own bundle id is never trusted for
+    /// it): 78 before anything is asked, naming the setting.
+    @Test func theServerAPIBackendWithoutBundleIDsIs78NamingThem() throws {
+        let api = try Self.server()
+        try TestDatabase.with { database in
+            _ = try Self.seedRefund(database, api)
+            let result = try ReceiptReconBinary.run(
+                ["run", "--backend", "server-api", "--older-than", "0", "--as-of", Self.asOf],
+                environment: api.environment.merging(["DATABASE_URL": database.conninfo]) { $1 })
+            #expect(result.status == 78, "\(result.output)")
+            #expect(result.stderr.contains("APPLE_BUNDLE_IDS"), "\(result.stderr)")
             #expect(api.received.isEmpty)
         }
     }

@@ -74,6 +74,77 @@ import Testing
         #expect(!server.stderr.contains(token) && !server.stdout.contains(token))
     }
 
+    /// A second `seed --pki-dir DIR` into the same DIR (another database, another world) reuses the chain
+    /// and key: the first database's signed rows still verify against `DIR/apple-root.der`. Half a set is
+    /// refused with the way out; `--new-pki` mints afresh.
+    @Test func aSecondSeedIntoOneDirectoryKeepsTheFirstDatabasesRowsValid() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pki-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let files = [
+            "apple-root.der", "apple-intermediate.der", "apple-leaf.der", "apple-leaf-key.p8", "api-key.p8",
+            "api-key-id", "api-issuer-id",
+        ]
+        func contents() throws -> [Data] {
+            try files.map { try Data(contentsOf: directory.appendingPathComponent($0)) }
+        }
+        func verdicts(_ rows: [String]) throws -> [Bool] {
+            let root = try X509Certificate(
+                der: Array(try Data(contentsOf: directory.appendingPathComponent("apple-root.der"))))
+            let verifier = SignedDataVerifier(
+                anchors: [TrustAnchor(root)], acceptedBundleIDs: ["com.example.recon"], environment: .production)
+            return rows.map { verifier.verify(Array($0.utf8)).failure == nil }
+        }
+
+        try TestDatabase.with(migrated: false) { first in
+            let seeded = try ReceiptReconBinary.run(
+                ["simulator", "seed", "--database-url", first.conninfo, "--pki-dir", directory.path] + Self.world)
+            #expect(seeded.status == 0, "\(seeded.output)")
+            #expect(seeded.stdout.contains("minted a new signing chain and API key"))
+            let written = try contents()
+            let rows = try first.connect().query("SELECT receipt_data FROM receipts WHERE receipt_data LIKE 'eyJ%'")
+                .map { try $0.decode(at: 0, as: String.self) }
+            let before = try verdicts(rows)
+            #expect(before.contains(true))
+
+            try TestDatabase.with(migrated: false) { second in
+                let again = try ReceiptReconBinary.run(
+                    [
+                        "simulator", "seed", "--database-url", second.conninfo, "--pki-dir", directory.path,
+                        "--users", "120", "--seed", "9", "--as-of", "2026-12-01T00:00:00Z",
+                    ])
+                #expect(again.status == 0, "\(again.output)")
+                #expect(again.stdout.contains("reused the signing chain and API key"))
+                #expect(try contents() == written)
+                #expect(try verdicts(rows) == before)
+            }
+
+            // Half a set: refused before anything is seeded, naming the file and the way out.
+            try FileManager.default.removeItem(at: directory.appendingPathComponent("api-issuer-id"))
+            try TestDatabase.with(migrated: false) { third in
+                let refused = try ReceiptReconBinary.run(
+                    ["simulator", "seed", "--database-url", third.conninfo, "--pki-dir", directory.path] + Self.world)
+                #expect(refused.status == 78, "\(refused.output)")
+                #expect(refused.stderr.contains("api-issuer-id") && refused.stderr.contains("--new-pki"))
+                let count = try third.connect().query("SELECT count(*) FROM pg_tables WHERE tablename = 'receipts'")
+                #expect(try count[0].decode(at: 0, as: Int.self) == 0)
+
+                let minted = try ReceiptReconBinary.run(
+                    ["simulator", "seed", "--database-url", third.conninfo, "--pki-dir", directory.path, "--new-pki"]
+                        + Self.world)
+                #expect(minted.status == 0, "\(minted.output)")
+                #expect(try contents()[0] != written[0])
+                #expect(try verdicts(rows).allSatisfy { !$0 }, "the old rows fail under the new root")
+            }
+        }
+        let usage = try ReceiptReconBinary.run(["simulator", "seed", "--new-pki"] + Self.world)
+        #expect(usage.status == 64 && usage.stderr.contains("--new-pki needs --pki-dir"), "\(usage.output)")
+        // The simulator's API key is the app's: a Server API run must take it as its default bid.
+        let foreign = try ReceiptReconBinary.run(
+            ["simulator", "seed", "--backend", "server-api", "--pki-dir", directory.path, "--no-bundle-check"]
+                + Self.world)
+        #expect(foreign.status == 64 && foreign.stderr.contains("default bid"), "\(foreign.output)")
+    }
+
     static func base64URL(_ data: Data) -> String {
         data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
             .replacingOccurrences(of: "=", with: "")

@@ -7,9 +7,15 @@ enum ServerAPIAnswer: Equatable {
     case success(Data)
     /// 404 with 4040010 / 4040005: not in this environment; the other one may have it (one hop).
     case notInThisEnvironment(code: Int)
-    /// A 404 that no environment changes (4040001 account, 4040003 app, 4040019 app transaction): the id
-    /// names nothing Apple knows for this app.
-    case notFound(code: Int)
+    /// 4040001 account, 4040003 app, 4040019 app transaction not found: Apple no longer finds what the
+    /// id belonged to here (a deleted account). The other environment is asked too (one hop); if it
+    /// has nothing either, the purchase is not proven absent, only gone from Apple's view.
+    case gone(code: Int)
+    /// 4000006 / 4000008: Apple refuses the id's format; no environment and no retry changes that.
+    case invalidID(code: Int)
+    /// 4000005 / 4000014 / 4000017: the page walk's `revision` is no longer good; walk again from the
+    /// first page.
+    case restartWalk(code: Int)
     /// Worth another attempt: the retryable codes, 5xx, 429 (`after`: its `Retry-After`), unknown codes,
     /// transport failures.
     case retry(reason: String, after: Duration?)
@@ -29,7 +35,9 @@ enum ServerAPIAnswer: Equatable {
     static let retryableCodes: Set<Int> = [4_040_002, 4_040_004, 4_040_006, 5_000_001]
     static let boundedAttempts = 2
     static let otherEnvironmentCodes: Set<Int> = [4_040_010, 4_040_005]
-    static let notFoundCodes: Set<Int> = [4_040_001, 4_040_003, 4_040_019]
+    static let goneCodes: Set<Int> = [4_040_001, 4_040_003, 4_040_019]
+    static let invalidIDCodes: Set<Int> = [4_000_006, 4_000_008]
+    static let paginationCodes: Set<Int> = [4_000_005, 4_000_014, 4_000_017]
 
     static func classify(_ result: HTTPExchangeResult, now: Date) -> ServerAPIAnswer {
         let reply: HTTPReply
@@ -53,7 +61,9 @@ enum ServerAPIAnswer: Equatable {
         }
         if let code {
             if otherEnvironmentCodes.contains(code) { return .notInThisEnvironment(code: code) }
-            if notFoundCodes.contains(code) { return .notFound(code: code) }
+            if goneCodes.contains(code) { return .gone(code: code) }
+            if invalidIDCodes.contains(code) { return .invalidID(code: code) }
+            if paginationCodes.contains(code) { return .restartWalk(code: code) }
             if code == 4_000_002 {
                 return .configuration(
                     "Apple says the app identifier is invalid (errorCode 4000002): check the bundle id")

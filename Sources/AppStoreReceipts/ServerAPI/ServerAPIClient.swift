@@ -72,9 +72,20 @@ public final class ServerAPIClient: Sendable {
         ["Authorization": "Bearer " + token, "Accept": "application/json", "User-Agent": configuration.userAgent]
     }
 
-    /// Every transaction of the customer `id` belongs to, for the app `bundleID`: all pages.
+    /// Whether `id` can be a transaction id at all: ASCII decimal digits, at least one. Any other id is
+    /// `invalidID` without a request (Apple would answer 4000006; a crafted receipt's id is not sent).
+    public static func isWellFormedID(_ id: String) -> Bool {
+        !id.isEmpty && id.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+    }
+
+    /// The detail of an id refused before asking; the id itself is not repeated (it may be anything).
+    static let malformedIDDetail = "the transaction id is not all decimal digits: not asked"
+
+    /// Every transaction of the customer `id` belongs to, for the app `bundleID`: all pages, found only
+    /// when they hold `id` (see `HistoryWalk` for what each answer means).
     /// - Parameters:
-    ///   - environment: where to ask first; `mayHop`: ask the other environment once on 4040010.
+    ///   - environment: where to ask first; `mayHop`: ask the other environment once when the first
+    ///     does not have the id (4040010 / 4040005 / 4040001 / 4040003 / 4040019, or a history without it).
     public func history(
         of id: String, bundleID: String, environment: AppStoreEnvironment, mayHop: Bool,
         shouldStop: @escaping @Sendable () -> Bool,
@@ -82,26 +93,35 @@ public final class ServerAPIClient: Sendable {
         completion: @escaping @Sendable (ServerAPILookup<ServerAPIHistory>, ServerAPITraffic) -> Void
     ) {
         HistoryWalk(
-            client: self, id: id, bundleID: bundleID, shouldStop: shouldStop, executor: executor,
-            completion: completion
-        ).page(revision: nil, environment: environment, mayHop: mayHop)
+            client: self, id: id, bundleID: bundleID, environment: environment, mayHop: mayHop,
+            shouldStop: shouldStop, executor: executor, completion: completion
+        ).start()
     }
 
     /// The status and renewal info of each of the customer's subscriptions, asked where `environment`
-    /// says (the history's, so no hop).
+    /// says (the history's, so no hop): not there is `notFound` or `gone`, as for a history.
     public func statuses(
         of id: String, bundleID: String, environment: AppStoreEnvironment,
         shouldStop: @escaping @Sendable () -> Bool,
         executor: @escaping @Sendable (_ work: @escaping @Sendable () -> Void) -> Void,
         completion: @escaping @Sendable (ServerAPILookup<ServerAPIStatuses>, ServerAPITraffic) -> Void
     ) {
+        guard Self.isWellFormedID(id) else {
+            return executor { completion(.invalidID(detail: Self.malformedIDDetail), ServerAPITraffic()) }
+        }
         ServerAPIExchange(
             client: self, endpoint: .subscriptionStatuses, id: id, query: "", bundleID: bundleID,
-            environment: environment, mayHop: false, shouldStop: shouldStop, executor: executor
+            environment: environment, shouldStop: shouldStop, executor: executor
         ) { outcome, traffic in
+            let detail = { (code: Int) in "subscription statuses: errorCode \(code) in \(environment)" }
             switch outcome {
             case .finished(let end): completion(end.lookup(), traffic)
             case .answer(let body, let answered): completion(self.statuses(body, environment: answered), traffic)
+            case .notHere(let code, gone: false): completion(.notFound(detail: detail(code)), traffic)
+            case .notHere(let code, gone: true): completion(.gone(code: code, detail: detail(code)), traffic)
+            case .restartWalk(let code):
+                completion(
+                    .unverified(detail: detail(code) + " (a pagination error for a request without pages)"), traffic)
             }
         }.send()
     }
@@ -140,7 +160,14 @@ public final class ServerAPIClient: Sendable {
             memo.remember(verified, of: jws)
             payload = verified
         }
-        if let signed = payload.environment, signed.appStoreEnvironment != environment {
+        // Apple signs the environment into every transaction and renewal info it answers with; data
+        // that names none cannot be told from the other environment's, and is not believed.
+        guard let signed = payload.environment else {
+            return .failure(
+                SignedAnswerError(
+                    detail: "signed data in Apple's answer rejected: \(SignedDataFailure.missingEnvironment)"))
+        }
+        if signed.appStoreEnvironment != environment {
             return .failure(
                 SignedAnswerError(detail: "the \(environment) host answered with data signed for \(signed.rawValue)"))
         }

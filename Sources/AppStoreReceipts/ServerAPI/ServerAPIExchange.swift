@@ -2,13 +2,19 @@ import Foundation
 
 /// One request to the App Store Server API until it has an answer: the endpoint's token bucket and the
 /// run's in-flight cap, the JWT, retries with backoff and jitter (429's `Retry-After` honoured), one
-/// hop to the other environment on 4040010 / 4040005, one fresh token after a 401.
+/// fresh token after a 401. Where to ask next (the other environment, the first page again) is the
+/// caller's to decide: a history is "not here" only once all of its pages have been read.
 ///
 /// Threading: like the verifyReceipt client's pending verifications, an exchange is handed from the
 /// transport's thread to the executor with each answer and is touched by one thread at a time.
 final class ServerAPIExchange: @unchecked Sendable {
     enum Outcome {
         case answer(Data, environment: AppStoreEnvironment)
+        /// Apple does not find the id in the environment asked: 4040010 / 4040005 (`gone` false), or
+        /// 4040001 / 4040003 / 4040019 (`gone` true: what the id belonged to is no longer found).
+        case notHere(code: Int, gone: Bool)
+        /// 4000005 / 4000014 / 4000017: the `revision` asked with is no longer good.
+        case restartWalk(code: Int)
         case finished(ServerAPILookupEnd)
     }
 
@@ -17,8 +23,7 @@ final class ServerAPIExchange: @unchecked Sendable {
     private let id: String
     private let query: String
     private let bundleID: String
-    private var environment: AppStoreEnvironment
-    private var mayHop: Bool
+    private let environment: AppStoreEnvironment
     private let shouldStop: @Sendable () -> Bool
     private let executor: @Sendable (_ work: @escaping @Sendable () -> Void) -> Void
     private let completion: @Sendable (Outcome, ServerAPITraffic) -> Void
@@ -28,7 +33,7 @@ final class ServerAPIExchange: @unchecked Sendable {
 
     init(
         client: ServerAPIClient, endpoint: ServerAPIEndpoint, id: String, query: String, bundleID: String,
-        environment: AppStoreEnvironment, mayHop: Bool, shouldStop: @escaping @Sendable () -> Bool,
+        environment: AppStoreEnvironment, shouldStop: @escaping @Sendable () -> Bool,
         executor: @escaping @Sendable (_ work: @escaping @Sendable () -> Void) -> Void,
         completion: @escaping @Sendable (Outcome, ServerAPITraffic) -> Void
     ) {
@@ -38,7 +43,6 @@ final class ServerAPIExchange: @unchecked Sendable {
         self.query = query
         self.bundleID = bundleID
         self.environment = environment
-        self.mayHop = mayHop
         self.shouldStop = shouldStop
         self.executor = executor
         self.completion = completion
@@ -74,16 +78,13 @@ final class ServerAPIExchange: @unchecked Sendable {
         case .success(let body):
             completion(.answer(body, environment: environment), traffic)
         case .notInThisEnvironment(let code):
-            guard mayHop else {
-                return finish(.notFound(detail: "errorCode \(code) in \(environment) and in \(environment.other)"))
-            }
-            mayHop = false
-            traffic.hops += 1
-            environment = environment.other
-            attempt = 0
-            send()
-        case .notFound(let code):
-            finish(.notFound(detail: "errorCode \(code) from \(environment)"))
+            completion(.notHere(code: code, gone: false), traffic)
+        case .gone(let code):
+            completion(.notHere(code: code, gone: true), traffic)
+        case .restartWalk(let code):
+            completion(.restartWalk(code: code), traffic)
+        case .invalidID(let code):
+            finish(.invalidID(detail: "Apple refuses the id's format (errorCode \(code))"))
         case .unauthorized:
             guard !refreshedToken else {
                 return finish(
@@ -127,15 +128,15 @@ final class ServerAPIExchange: @unchecked Sendable {
     }
 }
 
-/// How a request ended without a body to read.
+/// How a request ended without a body to read, whatever else is asked.
 enum ServerAPILookupEnd {
-    case notFound(detail: String)
+    case invalidID(detail: String)
     case unverified(detail: String)
     case configuration(detail: String)
 
     func lookup<Value>() -> ServerAPILookup<Value> {
         switch self {
-        case .notFound(let detail): .notFound(detail: detail)
+        case .invalidID(let detail): .invalidID(detail: detail)
         case .unverified(let detail): .unverified(detail: detail)
         case .configuration(let detail): .configuration(detail: detail)
         }

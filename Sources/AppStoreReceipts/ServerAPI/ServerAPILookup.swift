@@ -1,15 +1,21 @@
 import Foundation
 
-/// What the App Store Server API said about one id, after routing, retries and verification.
+/// What the App Store Server API said about one id, after routing, retries and verification. The
+/// cases keep apart what proves a purchase absent (CONTRACT §9) from what only says Apple no longer
+/// finds it, and from what says nothing.
 public enum ServerAPILookup<Value: Sendable>: Sendable {
     /// Found in `environment`; every signed item in `value` verified.
     case found(Value, environment: AppStoreEnvironment)
-    /// Apple knows no such id in either environment (4040010 twice, or a final 404).
+    /// 4040010 / 4040005, or a history that does not hold the id, in every environment asked.
     case notFound(detail: String)
-    /// No verdict: transient failures outlasted the attempts, a refused request, an answer that does
-    /// not decode, or signed data in the answer that failed verification (never believed).
+    /// 4040001 / 4040003 / 4040019 (account, app, app transaction not found) in an environment asked
+    /// and nothing found in the other: Apple no longer finds it. Not proof the purchase never existed.
+    case gone(code: Int, detail: String)
+    /// 4000006 / 4000008, or an id that is not all ASCII decimal digits (checked BEFORE any request: no request is made).
+    case invalidID(detail: String)
+    /// No verdict: transient failures outlasted the attempts, a refused request, an answer that does not decode or verify.
     case unverified(detail: String)
-    /// The configuration is wrong (401 after a fresh token, 4000002): the run stops, exit 78.
+    /// 401 after a fresh token, or 4000002, for the bid asked with.
     case configuration(detail: String)
 }
 

@@ -104,7 +104,34 @@ final class CertificateChainVerifier: Sendable {
                 }
             }
         }
+        if case .untrustedChain = firstFailure, Self.issuerUnknown(firstFailure),
+            Self.leafChainsToIntermediate(leaf: leaf, intermediate: intermediate, at: instant)
+        {
+            throw .untrustedRoot(rootNames)
+        }
         throw firstFailure ?? .untrustedChain("no trust anchor is configured")
+    }
+
+    /// Whether the failure is "the intermediate's issuer is none of the configured roots".
+    private static func issuerUnknown(_ failure: SignedDataFailure?) -> Bool {
+        guard case .untrustedChain(let reason) = failure else { return false }
+        return reason.hasPrefix(Self.issuerUnknownPrefix)
+    }
+
+    private static let issuerUnknownPrefix = "does not chain to the configured root"
+
+    /// Leaf and intermediate hold up by themselves: the leaf is signed by the intermediate's key and both
+    /// are valid at `instant`. Then a chain that fails only at its root is another signer's (a staging
+    /// chain), not altered data (CONTRACT §9, "Signed rows").
+    private static func leafChainsToIntermediate(leaf: X509Certificate, intermediate: X509Certificate, at instant: Date)
+        -> Bool
+    {
+        guard [leaf, intermediate].allSatisfy({ $0.notBefore <= instant && instant <= $0.notAfter }),
+            let issuerKey = X509_get0_pubkey(intermediate.pointer)
+        else { return false }
+        OpenSSLError.clear()
+        defer { OpenSSLError.clear() }
+        return X509_verify(leaf.pointer, issuerKey) == 1
     }
 
     private func failure(_ code: Int32, at instant: Date) -> SignedDataFailure {
@@ -113,7 +140,7 @@ final class CertificateChainVerifier: Sendable {
         case X509_V_ERR_CERT_HAS_EXPIRED: return .untrustedChain("a certificate had expired at \(at)")
         case X509_V_ERR_CERT_NOT_YET_VALID: return .untrustedChain("a certificate was not yet valid at \(at)")
         case X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY, X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT:
-            return .untrustedChain("does not chain to the configured root (\(rootNames))")
+            return .untrustedChain("\(Self.issuerUnknownPrefix) (\(rootNames))")
         case -1: return .untrustedChain("not exactly leaf -> intermediate -> configured root")
         default:
             let text = X509_verify_cert_error_string(Int(code)).map { String(cString: $0) } ?? "error \(code)"

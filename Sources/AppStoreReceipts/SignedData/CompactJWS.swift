@@ -2,7 +2,8 @@
 /// `x5c`, the payload's bytes, the signature and the exact bytes it signs.
 ///
 /// Parsing works on the UTF-8 bytes as received. It is strict where leniency would let two
-/// different texts carry one signature: no whitespace inside, no padding, canonical base64url.
+/// different texts carry one signature: no whitespace inside, no padding, canonical base64url; and
+/// where two readers could read one header differently: a name given twice, or `crit`, is refused.
 struct CompactJWS {
     /// Apple's signed data is a few kilobytes (a notification with nested data about 15 KB); a
     /// larger input is not Apple's and is refused before any decoding.
@@ -76,17 +77,16 @@ struct CompactJWS {
         guard let headerBytes = Base64URL.decode(segment), !headerBytes.isEmpty else {
             throw .notJWS("header is not base64url")
         }
-        let header: AppleJSONObject
+        let parsed: AppleJSONValue
         do {
-            guard case .object(let object) = try AppleJSONParser.parse(headerBytes) else {
-                throw SignedDataFailure.notJWS("header is not a JSON object")
-            }
-            header = object
-        } catch let failure as SignedDataFailure {
-            throw failure
+            parsed = try AppleJSONParser.parse(headerBytes, rejectingDuplicateKeys: true)
         } catch {
-            throw .notJWS("header is not JSON")
+            throw error.reason == .duplicateKey ? .duplicateHeaderKey : .notJWS("header is not JSON")
         }
+        guard case .object(let header) = parsed else { throw .notJWS("header is not a JSON object") }
+        // RFC 7515 §4.1.11: a recipient that does not understand every extension `crit` lists must
+        // refuse the JWS; Apple's headers have none, and none is understood here.
+        guard !header.contains("crit") else { throw .criticalHeader }
         guard case .string(let algorithm) = header["alg"] else { throw .notJWS("header has no alg") }
         return Header(algorithm: algorithm, certificateChain: try certificates(header["x5c"]))
     }

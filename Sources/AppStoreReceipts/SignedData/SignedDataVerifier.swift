@@ -3,8 +3,11 @@ import Foundation
 /// Verifies Apple's signed data (compact JWS) before anything in it is believed: CONTRACT §9 and
 /// research/server-api.md §5, in this order, the first failure being the reason given:
 ///
-/// 1. three base64url segments, a JSON header with `alg` = `ES256` and `x5c` of exactly three;
-/// 2. a payload that is a JSON object (its `signedDate` is the instant certificates are checked at);
+/// 1. three base64url segments, a JSON header without `crit` or a name given twice, with `alg` =
+///    `ES256` and `x5c` of exactly three;
+/// 2. a payload that is a JSON object naming no member twice, whose `signedDate` (the instant
+///    certificates are checked at; an app transaction's, else its `receiptCreationDate`) is a number
+///    when present;
 /// 3. the chain (`CertificateChainVerifier`): Apple's OIDs, x5c[0] → x5c[1] → a configured root;
 /// 4. the ES256 signature, 64-byte R‖S, over the first two segments as received;
 /// 5. never Xcode or LocalTesting data; then `bundleId` (one of the accepted ones, when any are
@@ -57,7 +60,8 @@ public final class SignedDataVerifier: Sendable {
     /// Whether `data` is a compact JWS rather than base64 receipt data (see `CompactJWS.looksLikeJWS`).
     public static func looksLikeJWS(_ data: some Collection<UInt8>) -> Bool { CompactJWS.looksLikeJWS(data) }
 
-    /// Verifies `jws`. - Parameter now: the instant certificates are checked at when the payload has no `signedDate`.
+    /// Verifies `jws`. - Parameter now: the instant certificates are checked at when the payload has no
+    /// `signedDate` at all (one that is there but not a number fails instead).
     public func verify(_ jws: [UInt8], now: Date = Date()) -> SignedDataVerification {
         verify(jws, now: now, as: nil)
     }
@@ -82,14 +86,19 @@ public final class SignedDataVerifier: Sendable {
         guard let x5c = jws.certificateChain else { throw .missingCertificateChain }
         guard x5c.count == 3 else { throw .chainLength(x5c.count) }
         let payload: SignedPayload
-        do {
-            payload =
-                try format.map { format throws(SignedPayloadError) in
-                    try SignedPayload.decode(jws.payload, as: format)
-                } ?? SignedPayload.decode(jws.payload)
+        do throws(SignedPayloadError) {
+            if let format {
+                payload = try SignedPayload.decode(jws.payload, as: format)
+            } else {
+                payload = try SignedPayload.decode(jws.payload)
+            }
         } catch {
             result.chain = CertificateChainVerifier.presented(x5c)
-            throw .undecodablePayload("\(error)")
+            switch error {
+            case .duplicateKey: throw .duplicatePayloadKey
+            case .signedDateNotANumber(let field): throw .signedDateNotANumber(field: field)
+            case .notJSON, .notAnObject: throw .undecodablePayload("\(error)")
+            }
         }
         result.payload = payload
         let instant = payload.signedDate ?? now
@@ -103,6 +112,10 @@ public final class SignedDataVerifier: Sendable {
                 chain = try chains.verify(x5c, at: instant)
             } catch {
                 result.chain = CertificateChainVerifier.presented(x5c)
+                // Another signer's chain is told from altered data only by the signature itself.
+                if case .untrustedRoot = error, !Self.signatureVerifies(jws, leaf: x5c[0]) {
+                    throw .badSignature("ES256 signature does not match the signed data")
+                }
                 throw error
             }
             jws.verifiedChain.remember(chain)
@@ -129,6 +142,14 @@ public final class SignedDataVerifier: Sendable {
         }
         try checkApplication(payload)
         if let nestedFailure { throw nestedFailure }
+    }
+
+    /// Whether `jws`'s signature verifies under the key of the leaf certificate `leaf` (x5c text).
+    private static func signatureVerifies(_ jws: CompactJWS, leaf: String) -> Bool {
+        guard jws.signature.count == 64, let der = try? LocalReceiptBase64.decode(leaf.utf8),
+            let certificate = try? X509Certificate(der: der), let key = ES256Key(publicKeyOf: certificate)
+        else { return false }
+        return jws.signingInput.withUnsafeBytes { key.verify(signature: jws.signature, of: $0) }
     }
 
     /// Apple's name for the notification field that nests data of `format`.

@@ -13,11 +13,16 @@ import Foundation
 ///
 /// Nesting is limited to `maximumDepth`, so a hostile body of a hundred thousand `[` fails after
 /// reading 65 bytes; that limit also bounds the parser's recursion.
+///
+/// An object may repeat a member name (RFC 8259 allows it; the first one counts, as it did with
+/// Foundation's decoder), unless `rejectingDuplicateKeys` asks otherwise: signed data must not
+/// (RFC 7515 §4), and verifyReceipt answers stay readable as they always were.
 struct AppleJSONParser {
     /// Apple's answers nest four deep (response, receipt, in_app, transaction).
     static let maximumDepth = 64
 
     private let bytes: UnsafeBufferPointer<UInt8>
+    private let rejectingDuplicateKeys: Bool
     private var index = 0
     private var depth = 0
     private var tape: [AppleJSONDocument.Node] = []
@@ -27,8 +32,9 @@ struct AppleJSONParser {
     /// Decoded strings that had escapes; appended to the document's text after the input.
     private var decoded: [UInt8] = []
 
-    private init(_ bytes: UnsafeBufferPointer<UInt8>) {
+    private init(_ bytes: UnsafeBufferPointer<UInt8>, rejectingDuplicateKeys: Bool) {
         self.bytes = bytes
+        self.rejectingDuplicateKeys = rejectingDuplicateKeys
         // About one node per eight bytes in Apple's answers; one allocation instead of a dozen.
         tape.reserveCapacity(bytes.count / 8 + 4)
         members.reserveCapacity(bytes.count / 16 + 4)
@@ -40,14 +46,17 @@ struct AppleJSONParser {
         try parse(data.withUnsafeBytes { [UInt8]($0) })
     }
 
-    static func parse(_ input: [UInt8]) throws(AppleJSONSyntaxError) -> AppleJSONValue {
+    /// - Parameter rejectingDuplicateKeys: an object naming a member twice is `.duplicateKey`.
+    static func parse(_ input: [UInt8], rejectingDuplicateKeys: Bool = false) throws(AppleJSONSyntaxError)
+        -> AppleJSONValue
+    {
         guard input.count < AppleJSONDocument.maximumTextCount else {
             throw AppleJSONSyntaxError(reason: .tooLarge, offset: AppleJSONDocument.maximumTextCount)
         }
         var text = input
         let parsed = text.withUnsafeBufferPointer { bytes in
             Result { () throws(AppleJSONSyntaxError) in
-                var parser = AppleJSONParser(bytes)
+                var parser = AppleJSONParser(bytes, rejectingDuplicateKeys: rejectingDuplicateKeys)
                 try parser.document()
                 return (parser.tape, parser.members, parser.decoded)
             }
@@ -102,7 +111,7 @@ struct AppleJSONParser {
         skipWhitespace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
             index += 1
-            leaveObject(header, firstMember: firstMember)
+            try leaveObject(header, firstMember: firstMember)
             return
         }
         while true {
@@ -117,7 +126,7 @@ struct AppleJSONParser {
             index += 1
             try value()
             if try endOfMember(closing: UInt8(ascii: "}")) {
-                leaveObject(header, firstMember: firstMember)
+                try leaveObject(header, firstMember: firstMember)
                 return
             }
         }
@@ -155,21 +164,49 @@ struct AppleJSONParser {
         tape[header].span = tape.count - header - 1
     }
 
-    /// Builds the object's member table from its members (the top of `openMembers`).
-    private mutating func leaveObject(_ header: Int, firstMember: Int) {
+    /// Builds the object's member table from its members (the top of `openMembers`). A repeated
+    /// name lies on the probe path of its first occurrence, so rejecting it costs nothing more than
+    /// building the table.
+    private mutating func leaveObject(_ header: Int, firstMember: Int) throws(AppleJSONSyntaxError) {
         let count = openMembers.count - firstMember
         let size = count == 0 ? 0 : max(4, (2 * count).nextPowerOf2)
         let start = members.count
         members.append(contentsOf: repeatElement(.empty, count: size))
         for member in openMembers[firstMember...] {
             var slot = AppleJSONDocument.slot(member.fingerprint, size: size)
-            while members[start + slot].key >= 0 { slot = (slot + 1) & (size - 1) }
+            while members[start + slot].key >= 0 {
+                let other = members[start + slot]
+                if rejectingDuplicateKeys, other.fingerprint == member.fingerprint, sameKey(other.key, member.key) {
+                    throw AppleJSONSyntaxError(reason: .duplicateKey, offset: tape[member.key].start)
+                }
+                slot = (slot + 1) & (size - 1)
+            }
             members[start + slot] = member
         }
         openMembers.removeSubrange(firstMember...)
         tape[header].start = start
         tape[header].count = size
         leaveContainer(header)
+    }
+
+    /// Whether the keys at tape positions `first` and `second` are the same text (each in the
+    /// input, or in `decoded` when it had escapes: `"a"` and `"\u0061"` are one name).
+    private func sameKey(_ first: Int, _ second: Int) -> Bool {
+        let (one, two) = (tape[first], tape[second])
+        guard one.count == two.count else { return false }
+        return keyBytes(one) { one in keyBytes(two) { two in one.elementsEqual(two) } }
+    }
+
+    private func keyBytes<Result>(_ node: AppleJSONDocument.Node, _ body: (UnsafeBufferPointer<UInt8>) -> Result)
+        -> Result
+    {
+        if node.start < bytes.count {
+            return body(UnsafeBufferPointer(rebasing: bytes[node.start..<(node.start + node.count)]))
+        }
+        let offset = node.start - bytes.count
+        return decoded.withUnsafeBufferPointer {
+            body(UnsafeBufferPointer(rebasing: $0[offset..<(offset + node.count)]))
+        }
     }
 
     /// After a member or element: true at the closing bracket (consumed), false after a comma.

@@ -25,6 +25,8 @@ struct AppleJSONSyntaxError: Error, Hashable, Sendable, CustomStringConvertible 
         /// A document of `AppleJSONDocument.maximumTextCount` bytes or more (two gigabytes), whose
         /// offsets the tape cannot hold; the offset is that limit.
         case tooLarge
+        /// An object names a member twice, when the caller asked for unique names (signed data).
+        case duplicateKey
     }
 
     var reason: Reason

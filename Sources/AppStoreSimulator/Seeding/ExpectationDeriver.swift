@@ -1,40 +1,67 @@
 import AppStoreReceipts
 
-/// Derives what a correct run must do from Apple's answers and the rules alone: CONTRACT §5 as read by
-/// docs/reconciliation-rules.md, written here a second time, independently of the job's code (the job
-/// is built by someone else from the same rules; this is the cross-check).
+/// Derives what a correct run must do from Apple's answers and the rules alone: CONTRACT §5 and §9 as
+/// read by rules.md (issue 25) and docs/reconciliation-rules.md, written here a second time,
+/// independently of the job's code (the job is built by someone else from the same rules; this is the
+/// cross-check).
 ///
-/// For each receipt row it plays the client's part (local checks, the endpoint of the database's
-/// environment first, one hop on 21007/21008, statuses to outcomes) against `AppleAnswerer`, the same
-/// answers the simulator serves; then it computes each user's truth and compares it with the user's
-/// `app_store` rows. The world is deterministic, so retried statuses give the same answer again: a
-/// 21002 persists, a 21199 marked not retryable ends `unverified` at once. StoreKit 2 rows (a JWS) are
-/// never sent to verifyReceipt: their outcome comes from what the world knows of them
-/// (`ExpectationDeriver+SignedRows`), which under `--backend server-api` is Apple's state at `asOf`.
-/// Receipt rows are derived the same way under both backends: CONTRACT §9 makes their expectations
-/// identical, and the simulator's Server API answers each receipt scenario so that they are
-/// (docs/simulator.md).
+/// For each receipt row it plays the client's part against the same answers the simulator serves:
+/// under `--backend verify-receipt`, local checks, the endpoint of the database's environment first,
+/// one hop on 21007/21008, statuses to outcomes (`AppleAnswerer`); under `--backend server-api`, the
+/// row's ids looked up in the environment of its hint, one hop, and the codes of rules.md
+/// (`ExpectationDeriver+ServerAPI`, over `ServerAPILookup`). Then it computes each user's truth and
+/// compares it with the user's `app_store` rows. The world is deterministic, so retried statuses give
+/// the same answer again: a 21002 persists, a 21199 marked not retryable ends `unverified` at once.
+/// StoreKit 2 rows (a JWS) are never sent to verifyReceipt: under that backend their outcome comes
+/// from what the world knows of them (`ExpectationDeriver+SignedRows`).
 ///
-/// Pure and per unit (accounts never span units, so `shared_transaction` is decided inside one).
+/// Pure and per unit (accounts never span units, so `shared_transaction` and the histories a user's
+/// rows share are decided inside one).
 public enum ExpectationDeriver {
     /// One receipt row's fate in the run.
     public enum Outcome: Sendable, Hashable {
+        /// Apple's answer for the row in the database's environment (under the Server API: the history of
+        /// the account its ids lead to, with the account's renewal state, as of `asOf`).
         case valid(AppleAnswer)
         case misrouted(AppleAnswer)
-        /// A StoreKit 2 row whose signature verifies, signed in the database's environment: its
-        /// transaction as it was at the row's `signedDate`.
-        case validSigned(WorldTransaction.View)
+        /// A StoreKit 2 row judged locally (verify-receipt backend) whose signature verifies, signed in
+        /// the database's environment: its transaction as it was at the row's `signedDate`.
+        case validSigned(SignedEvidence)
         /// The same, signed in the other environment.
-        case misroutedSigned(WorldTransaction.View)
+        case misroutedSigned(SignedEvidence)
         /// With the flag kind: `invalid_receipt` or `bundle_mismatch`.
         case invalid(flag: String)
-        case unverified
+        case unverified(Unverified)
+    }
+
+    /// Whether asking again could change an `unverified` row (rules.md, "What a permanent unverified row
+    /// does").
+    public enum Unverified: Sendable, Hashable {
+        /// Apple failed (5xx, 5000000, retryable codes, 21199): holds back every revoke and shorten of
+        /// the user.
+        case transient
+        /// Asking again cannot change it (an account Apple no longer finds, a `bid` Apple refuses): holds
+        /// back revokes and shortens of the entitlements of `products`, the products the row names, and
+        /// nothing else.
+        case permanent(products: Set<String>)
+    }
+
+    /// A signed row's transaction and the instant its evidence speaks for.
+    public struct SignedEvidence: Sendable, Hashable {
+        /// The transaction as it was at `signedMs`.
+        public var view: WorldTransaction.View
+        /// The JWS's `signedDate`.
+        public var signedMs: Int64
     }
 
     /// What a unit contributes to the expectation.
     public struct UnitResult: Sendable {
         public var corrections: [ExpectedOutcome.Correction] = []
         public var flags: [ExpectedOutcome.Flag] = []
+        /// The unverified rows, with their kind.
+        public var unverified: [ExpectedOutcome.UnverifiedRow] = []
+        /// Server API backend: the refunds the run records, by transaction id (rules.md, "Money").
+        public var refunds: [String: ExpectedOutcome.Refund] = [:]
         /// Per user, in user order: receipts, unverified receipts, whether any revoke.
         public var users: [(receipts: Int, unverified: Int, revoked: Bool)] = []
     }
@@ -63,6 +90,17 @@ public enum ExpectationDeriver {
         }
     }
 
+    /// The outcome of every row of `user`, in row order.
+    static func outcomes(
+        of user: WorldUser, in unit: WorldUnit, answerer: AppleAnswerer, assumptions: RunAssumptions
+    ) -> [Outcome] {
+        if assumptions.backend == .serverAPI {
+            return serverAPIOutcomes(
+                of: user.receipts.map(\.slot), in: unit, answerer: answerer, assumptions: assumptions)
+        }
+        return user.receipts.map { outcome(of: $0.slot, in: unit, answerer: answerer, assumptions: assumptions) }
+    }
+
     /// The expectation for one unit.
     public static func derive(
         unit: WorldUnit,
@@ -71,12 +109,11 @@ public enum ExpectationDeriver {
         assumptions: RunAssumptions
     ) -> UnitResult {
         let asOf = unit.asOfMs
-        // Outcomes per user per row.
-        let outcomes = unit.users.map { user in
-            user.receipts.map { outcome(of: $0.slot, in: unit, answerer: answerer, assumptions: assumptions) }
+        let rowOutcomes = unit.users.map {
+            outcomes(of: $0, in: unit, answerer: answerer, assumptions: assumptions)
         }
         // Original transaction ids on each user's answered receipts, for shared_transaction.
-        let originalIDs: [Set<String>] = outcomes.map { rows in
+        let originalIDs: [Set<String>] = rowOutcomes.map { rows in
             var ids = Set<String>()
             for outcome in rows {
                 ids.formUnion(transactions(of: outcome)?.map(\.transaction.originalTransactionID) ?? [])
@@ -86,10 +123,12 @@ public enum ExpectationDeriver {
 
         var result = UnitResult()
         for (position, user) in unit.users.enumerated() {
-            let rows = outcomes[position]
+            let rows = rowOutcomes[position]
+            var transient = 0
             var unverified = 0
+            var heldByPermanent = Set<String>()
 
-            // Flags, one per receipt row.
+            // Flags, one per receipt row and kind.
             for (row, outcome) in rows.enumerated() {
                 let receiptID = receiptIDs[position][row]
                 func flag(_ kind: String) {
@@ -98,21 +137,34 @@ public enum ExpectationDeriver {
                 switch outcome {
                 case .invalid(let kind):
                     flag(kind)
-                case .unverified:
+                case .unverified(let kind):
                     unverified += 1
                     flag("unverified")
+                    switch kind {
+                    case .transient:
+                        transient += 1
+                    case .permanent(let products):
+                        heldByPermanent.formUnion(products.compactMap { WorldCatalog.tableProduct($0)?.entitlement })
+                    }
+                    result.unverified.append(
+                        ExpectedOutcome.UnverifiedRow(
+                            userID: user.id, receiptID: receiptID, permanent: kind != .transient))
                 case .valid, .misrouted, .validSigned, .misroutedSigned:
                     if outcome.isMisrouted {
                         flag(assumptions.environment == .production ? "sandbox_in_production" : "production_in_sandbox")
                     }
                     let transactions = transactions(of: outcome) ?? []
-                    if transactions.contains(where: { $0.cancellationMs != nil && !$0.isUpgraded }) { flag("refunded") }
+                    if transactions.contains(where: \.isRefund) { flag("refunded") }
+                    if transactions.contains(where: \.isFamilyRevocation) { flag("family_revoked") }
                     if transactions.contains(where: { WorldCatalog.tableProduct($0.transaction.productID) == nil }) {
                         flag("unknown_product")
                     }
                     let mine = Set(transactions.map(\.transaction.originalTransactionID))
                     let others = originalIDs.enumerated().filter { $0.offset != position }
                     if others.contains(where: { !$0.element.isDisjoint(with: mine) }) { flag("shared_transaction") }
+                }
+                if assumptions.backend == .serverAPI {
+                    result.refunds.merge(refunds(of: outcome, assumptions)) { a, _ in a }
                 }
             }
 
@@ -129,37 +181,43 @@ public enum ExpectationDeriver {
 
             // Which receipts and signed rows count.
             var counting: [AppleAnswer] = []
-            var signed: [WorldTransaction.View] = []
+            var signed: [SignedEvidence] = []
             let misroutedCount = assumptions.sandboxPolicy == .flag || user.isSandboxTester
             for outcome in rows {
                 switch outcome {
                 case .valid(let answer): counting.append(answer)
                 case .misrouted(let answer) where misroutedCount: counting.append(answer)
-                case .validSigned(let view): signed.append(view)
-                case .misroutedSigned(let view) where misroutedCount: signed.append(view)
+                case .validSigned(let evidence): signed.append(evidence)
+                case .misroutedSigned(let evidence) where misroutedCount: signed.append(evidence)
                 default: break
                 }
             }
-            let truth = self.truth(counting, signed: signed, asOf: asOf)
-            // A signed row is evidence as of its signedDate: what it carries is never revoked or shortened
-            // (a renewal since may exist), unless it proves a refund itself.
-            let held = heldBySignedRows(signed)
+            let entitlements = Set(truth(counting, signed: signed.map(\.view), asOf: asOf).keys)
+                .union(storeRows.map(\.entitlement)).sorted()
+            // A signed row is evidence as of its signedDate: it grants or extends an entitlement only when
+            // it is newer than the app's row for it (or there is none); and what it carries is never
+            // revoked or shortened (a renewal since may exist), unless it proves a revocation itself.
+            let truth = self.truth(
+                counting, signed: signed, asOf: asOf, entitlements: entitlements,
+                updated: Dictionary(storeRows.map { ($0.entitlement, $0.updatedMs) }) { first, _ in first })
+            let held = heldBySignedRows(signed.map(\.view)).union(heldByPermanent)
+            let holdsEverything = transient > 0
 
             // Corrections against app_store rows.
             var revoked = false
-            let entitlements = Set(truth.keys).union(storeRows.map(\.entitlement)).sorted()
             for entitlement in entitlements {
                 let apple = truth[entitlement]
                 let row = storeRows.first { $0.entitlement == entitlement }
+                let mayTakeAway = !holdsEverything && !held.contains(entitlement)
                 var action: String?
                 if apple != nil, row?.active != true {
                     action = "grant"
                 } else if let row, row.active, apple == nil {
-                    action = unverified > 0 || held.contains(entitlement) ? nil : "revoke"
+                    action = mayTakeAway ? "revoke" : nil
                 } else if let apple, let row, row.active {
                     switch compare(apple.expiresMs, row.expiresMs) {
                     case .later: action = "extend"
-                    case .earlier: action = unverified > 0 || held.contains(entitlement) ? nil : "shorten"
+                    case .earlier: action = mayTakeAway ? "shorten" : nil
                     case .same: action = nil
                     }
                 }
@@ -174,6 +232,20 @@ public enum ExpectationDeriver {
         return result
     }
 
+    /// The refunds a row's answer makes the run record (rules.md, "Money"): refunds proper
+    /// (`REFUND_FULL` / `REFUND_PRORATED`, never an upgrade or a family copy) of an answer from the
+    /// database's environment, each at price × percentage ÷ 100.
+    static func refunds(of outcome: Outcome, _ assumptions: RunAssumptions) -> [String: ExpectedOutcome.Refund] {
+        guard case .valid(let answer) = outcome, answer.environment == assumptions.environment else { return [:] }
+        var refunds: [String: ExpectedOutcome.Refund] = [:]
+        for view in answer.transactions where view.isRefund {
+            refunds[view.transaction.transactionID] = ExpectedOutcome.Refund(
+                currency: "USD", priceMilliunits: WorldUnit.priceMilliunits(of: view.transaction),
+                percentageMilliunits: view.revocationPercentage ?? 100_000)
+        }
+        return refunds
+    }
+
     // MARK: The client's part
 
     /// The outcome of one receipt row (docs/reconciliation-rules.md, "Receipt outcomes").
@@ -184,12 +256,12 @@ public enum ExpectationDeriver {
         assumptions: RunAssumptions
     ) -> Outcome {
         // Decided locally, never sent: data that is provably not a receipt, and Xcode receipts.
+        if assumptions.backend == .serverAPI {
+            // Alone: without the user's other rows, whose histories might hold an id this one cannot find.
+            return serverAPIOutcomes(of: [slot], in: unit, answerer: answerer, assumptions: assumptions)[0]
+        }
         let receipt = unit.receipts[slot]
         if case .signedTransaction(let account, let id, let signedMs, let tampered) = receipt {
-            if assumptions.backend == .serverAPI {
-                return serverAPISignedOutcome(
-                    unit: unit, account: account, tampered: tampered, answerer: answerer, assumptions: assumptions)
-            }
             return signedOutcome(
                 unit.accounts[account], transactionID: id, signedMs: signedMs, tampered: tampered,
                 assumptions: assumptions)
@@ -204,7 +276,7 @@ public enum ExpectationDeriver {
                 if error.isEmptyOrNotBase64 { return .invalid(flag: "invalid_receipt") }
                 decodesLocally = false
             }
-        case .app, .tamperedApp, .transaction, .signedTransaction:
+        case .app, .tamperedApp, .transaction, .craftedTransaction, .signedTransaction:
             break  // real-format receipts decode (held by the tests); signed rows are decided above
         }
 
@@ -233,10 +305,11 @@ public enum ExpectationDeriver {
             return .invalid(flag: "invalid_receipt")
         case 21002:
             // It persists in a deterministic world; then local decoding decides.
-            return decodesLocally ? .unverified : .invalid(flag: "invalid_receipt")
+            return decodesLocally ? .unverified(.transient) : .invalid(flag: "invalid_receipt")
         default:
-            // 21199 marked not retryable; anything else unknown or a second redirect.
-            return .unverified
+            // 21199 marked not retryable (an Apple-side fault: asking later may succeed); anything else
+            // unknown or a second redirect.
+            return .unverified(.transient)
         }
     }
 
@@ -244,7 +317,7 @@ public enum ExpectationDeriver {
     private static func transactions(of outcome: Outcome) -> [WorldTransaction.View]? {
         switch outcome {
         case .valid(let answer), .misrouted(let answer): answer.transactions
-        case .validSigned(let view), .misroutedSigned(let view): [view]
+        case .validSigned(let evidence), .misroutedSigned(let evidence): [evidence.view]
         case .invalid, .unverified: nil
         }
     }
@@ -257,6 +330,8 @@ public enum ExpectationDeriver {
         let assumptions: RunAssumptions
         var corrections: [ExpectedOutcome.Correction] = []
         var flags: [ExpectedOutcome.Flag] = []
+        var unverified: [ExpectedOutcome.UnverifiedRow] = []
+        var refunds: [String: ExpectedOutcome.Refund] = [:]
         var counts = ExpectedOutcome.Counts()
 
         init(world: SimulatedWorld, assumptions: RunAssumptions) {
@@ -267,6 +342,8 @@ public enum ExpectationDeriver {
         mutating func add(_ result: UnitResult) {
             corrections += result.corrections
             flags += result.flags
+            unverified += result.unverified
+            refunds.merge(result.refunds) { first, _ in first }
             for user in result.users {
                 counts.users += 1
                 guard user.receipts > 0 else { continue }
@@ -288,7 +365,10 @@ public enum ExpectationDeriver {
         func outcome() -> ExpectedOutcome {
             ExpectedOutcome(
                 asOfMs: world.asOfMs, world: world.parameters, assumptions: assumptions,
-                corrections: corrections.sorted(), flags: flags.sorted(), counts: counts)
+                corrections: corrections.sorted(), flags: flags.sorted(), counts: counts,
+                unverified: unverified.sorted(),
+                refundedAmount: assumptions.backend == .serverAPI
+                    ? ExpectedOutcome.RefundedAmount.figures(refunds) : nil)
         }
     }
 }

@@ -40,6 +40,63 @@ public struct ExpectedOutcome: Sendable, Hashable {
         public var peakRevokeRatio = 0.0
     }
 
+    /// A receipt row the run must leave `unverified`, and whether asking again could change it.
+    public struct UnverifiedRow: Sendable, Hashable, Comparable {
+        public var userID: String
+        public var receiptID: Int64
+        /// `recon_results.detail` says `permanent` (else `transient`).
+        public var permanent: Bool
+
+        public static func < (lhs: Self, rhs: Self) -> Bool {
+            (lhs.userID, lhs.receiptID) < (rhs.userID, rhs.receiptID)
+        }
+    }
+
+    /// One refund the run records (rules.md, "Money"): its price and the share refunded.
+    public struct Refund: Sendable, Hashable {
+        public var currency: String
+        public var priceMilliunits: Int64
+        /// Milliunits of a percent: 100000 for a full refund, Apple's `revocationPercentage` for a prorated one.
+        public var percentageMilliunits: Int
+
+        /// price × percentage ÷ 100, in hundred-millionths of the currency unit (exact).
+        var amountE8: Int64 { priceMilliunits * Int64(percentageMilliunits) }
+    }
+
+    /// The run's refunded amount in one currency: the summary's `refundedAmount` entry.
+    public struct RefundedAmount: Sendable, Hashable {
+        public var currency: String
+        /// Σ price × percentage ÷ 100, in hundred-millionths of the currency unit.
+        public var amountE8: Int64
+        public var transactions: Int
+
+        /// The exact decimal, without trailing zeros: `"12.997"`, `"10"`.
+        public var amount: String {
+            let whole = amountE8 / 100_000_000
+            var fraction = String(amountE8 % 100_000_000)
+            fraction = String(repeating: "0", count: 8 - fraction.count) + fraction
+            while fraction.last == "0" { fraction.removeLast() }
+            return fraction.isEmpty ? String(whole) : "\(whole).\(fraction)"
+        }
+
+        /// The refunds summed per currency, in currency-code order.
+        static func figures(_ refunds: [String: Refund]) -> [RefundedAmount] {
+            var byCurrency: [String: RefundedAmount] = [:]
+            for refund in refunds.values {
+                byCurrency[
+                    refund.currency, default: RefundedAmount(currency: refund.currency, amountE8: 0, transactions: 0)
+                ]
+                .add(refund)
+            }
+            return byCurrency.values.sorted { $0.currency < $1.currency }
+        }
+
+        private mutating func add(_ refund: Refund) {
+            amountE8 += refund.amountE8
+            transactions += 1
+        }
+    }
+
     public var asOfMs: Int64
     public var world: SimulatedWorld.Parameters
     public var assumptions: RunAssumptions
@@ -48,12 +105,18 @@ public struct ExpectedOutcome: Sendable, Hashable {
     /// Sorted by user, kind, receipt.
     public var flags: [Flag]
     public var counts: Counts
+    /// Sorted by user, receipt.
+    public var unverified: [UnverifiedRow] = []
+    /// The run's refunded amount per currency (`run --json`'s `refundedAmount`): stated for the Server
+    /// API backend only, nil otherwise (verifyReceipt answers carry no price).
+    public var refundedAmount: [RefundedAmount]? = nil
 }
 
 extension ExpectedOutcome {
     /// The expected file: `{"as_of", "corrections": [{"user_id","entitlement","action"}],
-    /// "flags": [{"user_id","kind","receipt_id"}]}` plus the world and the assumptions it holds for,
-    /// one entry per line so that a diff of two files reads well.
+    /// "flags": [{"user_id","kind","receipt_id"}], "unverified": [{"user_id","receipt_id","kind"}]}` plus
+    /// the world and the assumptions it holds for, and for the Server API `"refunded_amount":
+    /// [{"currency","amount","transactions"}]`; one entry per line so that a diff of two files reads well.
     public func jsonData() -> Data {
         var text = "{\n"
         text += "  \"as_of\": \(quoted(Self.iso8601(asOfMs))),\n"
@@ -77,6 +140,14 @@ extension ExpectedOutcome {
             + "\"users_with_revoke\": \(counts.usersWithRevoke), "
             + "\"peak_unverified_ratio\": \(Self.decimal(counts.peakUnverifiedRatio)), "
             + "\"peak_revoke_ratio\": \(Self.decimal(counts.peakRevokeRatio))},\n"
+        // The refunded amount (customer prices) `run --json` reports as `refundedAmount`, same shape.
+        if let refundedAmount {
+            text += "  \"refunded_amount\": ["
+            text += refundedAmount.map {
+                "{\"currency\": \(quoted($0.currency)), \"amount\": \(quoted($0.amount)), \"transactions\": \($0.transactions)}"
+            }.joined(separator: ", ")
+            text += "],\n"
+        }
         text += "  \"corrections\": ["
         text += corrections.map {
             "\n    {\"user_id\": \(quoted($0.userID)), \"entitlement\": \(quoted($0.entitlement)), \"action\": \(quoted($0.action))}"
@@ -87,7 +158,13 @@ extension ExpectedOutcome {
             "\n    {\"user_id\": \(quoted($0.userID)), \"kind\": \(quoted($0.kind)), \"receipt_id\": "
                 + ($0.receiptID.map { String($0) } ?? "null") + "}"
         }.joined(separator: ",")
-        text += flags.isEmpty ? "]\n" : "\n  ]\n"
+        text += flags.isEmpty ? "],\n" : "\n  ],\n"
+        text += "  \"unverified\": ["
+        text += unverified.map {
+            "\n    {\"user_id\": \(quoted($0.userID)), \"receipt_id\": \($0.receiptID), \"kind\": "
+                + quoted($0.permanent ? "permanent" : "transient") + "}"
+        }.joined(separator: ",")
+        text += unverified.isEmpty ? "]\n" : "\n  ]\n"
         text += "}\n"
         return Data(text.utf8)
     }

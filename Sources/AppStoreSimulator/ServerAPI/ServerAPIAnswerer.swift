@@ -23,19 +23,20 @@ struct ServerAPIReply: Sendable, Hashable {
     }
 
     static let notFound = error(404, 4_040_010, "Transaction id not found.")
+    static let accountNotFound = error(404, 4_040_001, "Account not found.")
     static let internalError = error(500, 5_000_000, "An unknown error occurred.")
+    /// A token for an app the key may not ask about: 401 with no body, like a bad token.
+    static let unauthorized = ServerAPIReply(status: 401, body: [], errorCode: nil)
 }
 
 /// The App Store Server API over the world: what Apple answers at `asOf` for a transaction id, in the
 /// environment asked, to a caller whose token names `bundleID`.
 ///
-/// An id leads to its account without any index: transaction ids encode their unit and account
-/// (`WorldUnitBuilder.nextIdentifiers`, read by `WorldReceiptLocator.place`), and so do
-/// `appTransactionId`s (`WorldUnit.appTransactionID`); the unit is rebuilt (or taken from the locator's
-/// cache). An id unknown to the world, of another environment, of another app than `bid`, or of a deleted
-/// Apple ID is 4040010; an account Apple's data is broken for (`Standing.internalError`, 21199 at
-/// verifyReceipt) is a persistent 500 / 5000000. So every receipt scenario ends the way it does under
-/// verifyReceipt (docs/simulator.md).
+/// An id leads to its account without any index (`ServerAPILookup`, which also decides every error:
+/// 401 for a `bid` the key may not name, 4000006 for an id of a format Apple refuses, 4040010 for an id
+/// unknown to the world, of another environment or app, or one Apple loses now and then, 4040001 for
+/// a deleted Apple account in either environment, a persistent 500 / 5000000 for an account Apple's
+/// data is broken for). docs/simulator.md lists what each receipt scenario meets.
 ///
 /// Pure apart from the signer's cache: no clock (the world's `asOf` is Apple's now), no randomness.
 struct ServerAPIAnswerer: Sendable {
@@ -45,21 +46,21 @@ struct ServerAPIAnswerer: Sendable {
 
     static let pageSize = 20
 
+    var lookup: ServerAPILookup { ServerAPILookup(world: world, units: units) }
+
     func answer(
         _ endpoint: ServerAPIRoute, id: String, environment: AppStoreEnvironment, bundleID: String,
         query: String?, queryValue: (String) -> String?
     ) -> ServerAPIReply {
-        guard !id.isEmpty, id.utf8.count <= 20, id.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) else {
-            return .error(400, 4_000_006, "Invalid transaction id.")
+        let unit: WorldUnit
+        let slot: Int
+        let transaction: WorldTransaction?
+        switch lookup.resolve(id, environment: environment, bundleID: bundleID) {
+        case .refused(let reply): return reply
+        case .found(let foundUnit, let foundSlot, let foundTransaction):
+            (unit, slot, transaction) = (foundUnit, foundSlot, foundTransaction)
         }
-        guard let (unit, slot, transaction) = locate(id) else { return .notFound }
         let owner = unit.accounts[slot]
-        guard owner.environment == environment, owner.bundleID == bundleID else { return .notFound }
-        switch owner.standing {
-        case .good: break
-        case .deleted(let at): if at <= world.asOfMs { return .notFound }
-        case .internalError: return .internalError
-        }
         switch endpoint {
         case .transactions:
             guard let transaction else { return .error(400, 4_000_048, "App transaction id not supported.") }
@@ -71,25 +72,6 @@ struct ServerAPIAnswerer: Sendable {
         case .subscriptions:
             return statuses(unit: unit, slot: slot)
         }
-    }
-
-    /// The unit and account slot of an id, with its transaction (nil for an `appTransactionId`); nil when
-    /// the world has no such id, or Apple had not issued it by `asOf`.
-    func locate(_ id: String) -> (WorldUnit, Int, WorldTransaction?)? {
-        guard let value = UInt64(id) else { return nil }
-        if let place = WorldReceiptLocator.place(ofTransactionID: id), place.unit < world.unitCount {
-            let unit = units(place.unit)
-            guard place.account < unit.accounts.count,
-                let transaction = unit.accounts[place.account].transaction(withID: id),
-                transaction.purchaseMs <= world.asOfMs
-            else { return nil }
-            return (unit, place.account, transaction)
-        }
-        let base = WorldUnit.appTransactionIDBase
-        guard value >= base, value - base < UInt64(world.unitCount) * 10 else { return nil }
-        let unit = units(Int((value - base) / 10))
-        let slot = Int((value - base) % 10)
-        return slot < unit.accounts.count ? (unit, slot, nil) : nil
     }
 
     // MARK: History

@@ -32,9 +32,10 @@ extension WorldAccount {
         if let revoked = view.cancellationMs {
             // An upgrade ends a period too (StoreKit 2 sets revocationDate beside isUpgraded), with no reason.
             json.number("revocationDate", revoked)
-            if !view.isUpgraded {
+            if let type = view.revocationType {
                 json.number("revocationReason", Int64(view.cancellationReason ?? 0))
-                json.text("revocationType", transaction.ownership == .familyShared ? "FAMILY_REVOKE" : "REFUND_FULL")
+                json.text("revocationType", type)
+                if let percentage = view.revocationPercentage { json.number("revocationPercentage", Int64(percentage)) }
             }
         }
         if view.isUpgraded { json.literal("isUpgraded", "true") }
@@ -47,7 +48,7 @@ extension WorldAccount {
         json.text("transactionReason", isFirst ? "PURCHASE" : "RENEWAL")
         json.text("storefront", "USA")
         json.text("storefrontId", "143441")
-        json.number("price", transaction.isTrialPeriod ? 0 : WorldUnit.priceMilliunits(transaction.productID))
+        json.number("price", WorldUnit.priceMilliunits(of: transaction))
         json.text("currency", "USD")
         json.text("appTransactionId", appTransactionID)
         return json.bytes

@@ -9,7 +9,8 @@ public struct WorldAccount: Sendable, Hashable {
     /// Whether Apple can answer for this account.
     public enum Standing: Sendable, Hashable {
         case good
-        /// The Apple ID was deleted: verifyReceipt answers 21010 (`is_retryable` false) for its receipts.
+        /// The Apple ID was deleted: verifyReceipt answers 21010 (`is_retryable` false) for its receipts,
+        /// the Server API 4040001 (account not found) for its ids, in either environment.
         case deleted(at: Int64)
         /// Apple's data for this account is broken: 21199 with `is_retryable` false, deterministically.
         /// An Apple-side fault, not a verdict on the receipt (CONTRACT §5 makes it `unverified`).
@@ -48,6 +49,10 @@ public struct WorldAccount: Sendable, Hashable {
     public var standing: Standing
     /// Seeds the receipt's device hash bytes (attribute 5).
     var deviceSeed: UInt64
+    /// Ids of this account the Server API answers 4040010 for although it has them (Apple: "in rare
+    /// cases, you might get this error for transaction IDs that previously returned data"). The history
+    /// fetched with any other id of the account still lists them; verifyReceipt is not affected.
+    public var idsTheServerAPILoses: Set<String> = []
 
     /// The transactions purchased at or before `instant`, in purchase order.
     public func transactions(purchasedBy instant: Int64) -> [WorldTransaction] {

@@ -11,6 +11,11 @@ public enum WorldReceipt: Sendable, Hashable {
     case tamperedApp(account: Int, createdMs: Int64)
     /// An iOS 6 transaction receipt (`SKPaymentTransaction.transactionReceipt`) of one transaction.
     case transaction(account: Int, transactionID: String)
+    /// An iOS 6 transaction receipt someone made for `account`'s app: a yearly subscription bought at
+    /// `purchaseMs` under a transaction id no App Store issues (`WorldUnit.craftedTransactionID`, twenty
+    /// digits, beyond Apple's 64-bit ids). verifyReceipt cannot authenticate it (21003); the Server API
+    /// refuses the id's format (4000006).
+    case craftedTransaction(account: Int, purchaseMs: Int64)
     /// A receipt made by Xcode's StoreKit testing: never valid at the App Store (21002).
     case xcode(createdMs: Int64)
     /// Valid base64 of bytes that are no receipt (21002, and local decoding fails too).
@@ -29,7 +34,7 @@ public enum WorldReceipt: Sendable, Hashable {
     public var account: Int? {
         switch self {
         case .app(let account, _), .tamperedApp(let account, _), .transaction(let account, _),
-            .signedTransaction(let account, _, _, _):
+            .craftedTransaction(let account, _), .signedTransaction(let account, _, _, _):
             account
         case .xcode, .garbage, .empty, .notBase64: nil
         }

@@ -162,7 +162,7 @@ extension WorldUnit {
         switch receipts[slot] {
         case .app(let account, let created): .app(unit: index, account: account, createdMs: created)
         case .transaction(let account, let id): .transaction(unit: index, account: account, transactionID: id)
-        case .tamperedApp: .unauthenticated
+        case .tamperedApp, .craftedTransaction: .unauthenticated
         // A JWS is not base64: Apple would answer 21002, were it ever sent (the job never sends one).
         case .xcode, .garbage, .empty, .notBase64, .signedTransaction: .malformed
         }

@@ -66,6 +66,34 @@ public enum WorldScenario: String, Sendable, Hashable, CaseIterable {
     case otherSourceOnly
     case noReceiptInactiveRow
     case otherSourceBesideReceipts
+    // Apple's answers read faithfully (issue 25): each case is one reading the job must get right.
+    /// An app receipt naming two purchases of one Apple account (pro, then a season pass; both rows
+    /// active). The Server API answers 4040010 for the pro purchase's id although it knows it; the
+    /// history fetched for the season pass lists it, so the id is found: `valid`, nothing to correct.
+    /// verifyReceipt answers the receipt as usual: the same.
+    case knownIDNotFound
+    /// Two Apple accounts: a deleted one that bought pro (row active), and a new one whose monthly
+    /// subscription was refunded after the app stored its receipt (row active). Server API: 4040001
+    /// for every id of the deleted account in both environments, a permanent `unverified` (flag
+    /// `unverified`) that holds pro (no revoke) and nothing else: premium is revoked (reason `refund`,
+    /// flag `refunded`). verifyReceipt: 21010, `invalid` (flag and revoke reason `invalid_receipt`) as
+    /// for `deletedAccount`, so pro is revoked there too.
+    case deletedAccountLifetime
+    /// A yearly premium period refunded in part (`REFUND_PRORATED`, `revocationPercentage` 10000 to
+    /// 90000) after the app stored its receipt; row active. Revoke (reason `refund`), flag `refunded`;
+    /// the refunded amount counts price × percentage ÷ 100 (verifyReceipt knows no percentage).
+    case proratedRefund
+    /// Two Apple accounts with a monthly premium chain each: one the customer let lapse a few days ago
+    /// (the later expiry; the row holds it, still active), one whose renewal failed before that and is in
+    /// its billing grace period (status 4). Active until the grace end: extend (reason `grace_period`).
+    case twoChainsLapsedAndGrace
+    /// The same, but the first chain is active (it ends before the other's grace period does; the row
+    /// holds its expiry): extend to the grace end (reason `grace_period`).
+    case twoChainsActiveAndGrace
+    /// An iOS 6 transaction receipt someone made (`WorldReceipt.craftedTransaction`): its id is twenty
+    /// digits no App Store issues; the app granted yearly premium on it. verifyReceipt: 21003; Server
+    /// API: 4000006 for the id. `invalid` (flag and revoke reason `invalid_receipt`) under both.
+    case craftedTransactionID
     /// The first app account of an Apple ID whose purchases were restored on a second app account.
     case sharedTransactionOwner
     /// The second app account of that Apple ID (always generated together with the owner).
@@ -92,6 +120,16 @@ public enum WorldScenario: String, Sendable, Hashable, CaseIterable {
     case storeKit2OtherEnvironment
     /// A pro purchase (non-consumable: never expires) the app never granted.
     case storeKit2Lifetime
+    /// A pro purchase signed for the white-label clone (`bundleId` not in `APPLE_BUNDLE_IDS`); row
+    /// active. `invalid` with flag `bundle_mismatch` and revoke (reason `bundle_mismatch`) under both
+    /// backends, without a request: the simulator's API key is not the clone's, so a Server API request
+    /// with its `bid` would be answered 401 and show.
+    case storeKit2OtherBundle
+    /// A pro purchase whose JWS was signed at purchase; Apple refunded it later and the app, told by its
+    /// own notification, revoked the row (inactive, `updated_at` after the refund, so after the JWS's
+    /// `signedDate`). verifyReceipt backend: the JWS is older than the app's last word, no grant, nothing.
+    /// Server API backend: Apple's history shows the refund: nothing to correct, flag `refunded`.
+    case storeKit2StaleAfterRevoke
 
     /// Whether the user's rows are StoreKit 2 signed transactions rather than receipts.
     public var isStoreKit2: Bool { rawValue.hasPrefix("storeKit2") }
@@ -176,7 +214,14 @@ public enum WorldScenario: String, Sendable, Hashable, CaseIterable {
         case .otherSourceOnly: 0.3
         case .noReceiptInactiveRow: 0.2
         case .otherSourceBesideReceipts: 0.3
-        // About 3.5 % of users in a world with StoreKit 2 users.
+        // A few per thousand together: rare cases, as in life.
+        case .knownIDNotFound: 0.1
+        case .deletedAccountLifetime: 0.1
+        case .proratedRefund: 0.1
+        case .twoChainsLapsedAndGrace: 0.1
+        case .twoChainsActiveAndGrace: 0.1
+        case .craftedTransactionID: 0.1
+        // About 3.7 % of users in a world with StoreKit 2 users.
         case .storeKit2Active: 1.5
         case .storeKit2NotGranted: 0.3
         case .storeKit2ExpiredSince: 0.5
@@ -185,6 +230,8 @@ public enum WorldScenario: String, Sendable, Hashable, CaseIterable {
         case .storeKit2Tampered: 0.1
         case .storeKit2OtherEnvironment: 0.1
         case .storeKit2Lifetime: 0.6
+        case .storeKit2OtherBundle: 0.1
+        case .storeKit2StaleAfterRevoke: 0.1
         case .sharedTransactionOwner, .sharedTransactionRestored: 0
         }
     }
@@ -196,20 +243,33 @@ public enum WorldScenario: String, Sendable, Hashable, CaseIterable {
     public var receiptCount: Int {
         switch self {
         case .entitlementWithoutReceipt, .otherSourceOnly, .noReceiptInactiveRow: 0
-        case .severalReceipts, .severalReceiptsMissingGrant, .duplicateReceipts, .appleInternalError: 2
+        case .severalReceipts, .severalReceiptsMissingGrant, .duplicateReceipts, .appleInternalError,
+            .deletedAccountLifetime, .twoChainsLapsedAndGrace, .twoChainsActiveAndGrace:
+            2
         default: 1
         }
     }
 
     /// What a correct production run with the default assumptions and `--backend B` does for this user.
-    /// Receipt scenarios: the same for both backends (CONTRACT §9). StoreKit 2 scenarios under the Server
-    /// API: Apple's state at `asOf` decides, not the JWS's, which changes one case: `storeKit2RowLonger`
-    /// is shortened to the current period's expiry (the others end the same: `storeKit2ExpiredSince`'s
-    /// row runs to the latest renewal, the refund and the other environment are Apple's facts too, and a
-    /// tampered JWS is invalid whatever the backend).
+    ///
+    /// Receipt scenarios: the same for both backends (CONTRACT §9), except where Apple's two services
+    /// say different things about one fact and rules.md reads them differently: a deleted Apple account
+    /// is 21010 at verifyReceipt (`invalid`, CONTRACT §4) but 4040001 at the Server API (a permanent
+    /// `unverified` that holds the entitlements its row names): `deletedAccount` and
+    /// `deletedAccountLifetime`. StoreKit 2 scenarios under the Server API: Apple's state at `asOf`
+    /// decides, not the JWS's: `storeKit2RowLonger` is shortened to the current period's expiry, a
+    /// tampered JWS is looked up by its `transactionId` (found: the lapsed subscription is revoked,
+    /// reason `expired`, and nothing is flagged), and the stale row's refund is flagged.
     public func intended(backend: RunAssumptions.Backend) -> (corrections: [String], flags: [String]) {
-        if backend == .serverAPI, self == .storeKit2RowLonger { return (["premium:shorten"], []) }
-        return intended
+        guard backend == .serverAPI else { return intended }
+        switch self {
+        case .storeKit2RowLonger: return (["premium:shorten"], [])
+        case .storeKit2Tampered: return (["premium:revoke"], [])
+        case .storeKit2StaleAfterRevoke: return ([], ["refunded"])
+        case .deletedAccount: return ([], ["unverified"])
+        case .deletedAccountLifetime: return (["premium:revoke"], ["refunded", "unverified"])
+        default: return intended
+        }
     }
 
     /// What a correct production run with the default assumptions (verify-receipt) does for this user:
@@ -220,9 +280,10 @@ public enum WorldScenario: String, Sendable, Hashable, CaseIterable {
             .subscriptionDowngradePending, .subscriptionExpiredInactiveRow, .proActive, .seasonPassActive,
             .seasonPassExpiredInactiveRow, .coinsOnly, .severalReceipts, .emptyReceiptNoRow, .ios6InSync,
             .otherSourceOnly, .noReceiptInactiveRow, .otherSourceBesideReceipts, .storeKit2Active,
-            .storeKit2ExpiredSince, .storeKit2RowLonger:
+            .storeKit2ExpiredSince, .storeKit2RowLonger, .knownIDNotFound, .storeKit2StaleAfterRevoke:
             return ([], [])
-        case .missedRenewal, .gracePeriod, .upgradedToYearly, .ios6MissedRenewal:
+        case .missedRenewal, .gracePeriod, .upgradedToYearly, .ios6MissedRenewal, .twoChainsLapsedAndGrace,
+            .twoChainsActiveAndGrace:
             return (["premium:extend"], [])
         case .missedRenewalInactiveRow, .gracePeriodInactiveRow, .refundReversed, .familyShared,
             .purchaseNotGranted, .severalReceiptsMissingGrant, .storeKit2NotGranted:
@@ -231,8 +292,13 @@ public enum WorldScenario: String, Sendable, Hashable, CaseIterable {
             return (["premium:revoke"], [])
         case .gracePeriodRowTooLong, .subscriptionRowTooLong:
             return (["premium:shorten"], [])
-        case .refundedSubscription, .familySharingRevoked:
+        case .refundedSubscription, .proratedRefund:
             return (["premium:revoke"], ["refunded"])
+        case .familySharingRevoked:
+            // FAMILY_REVOKE on a FAMILY_SHARED copy: reason family_revoke, never a refund.
+            return (["premium:revoke"], ["family_revoked"])
+        case .deletedAccountLifetime:
+            return (["premium:revoke", "pro:revoke"], ["invalid_receipt", "refunded"])
         case .proNotGranted, .proRefundReversed, .storeKit2Lifetime:
             return (["pro:grant"], [])
         case .proRefunded, .storeKit2Refunded:
@@ -261,9 +327,11 @@ public enum WorldScenario: String, Sendable, Hashable, CaseIterable {
             return ([], ["sandbox_in_production"])
         case .otherBundle:
             return (["premium:revoke"], ["bundle_mismatch"])
+        case .storeKit2OtherBundle:
+            return (["pro:revoke"], ["bundle_mismatch"])
         case .tamperedReceipt, .garbageReceipt, .emptyReceiptData:
             return (["pro:revoke"], ["invalid_receipt"])
-        case .deletedAccount, .xcodeReceipt, .notBase64ReceiptData, .storeKit2Tampered:
+        case .deletedAccount, .xcodeReceipt, .notBase64ReceiptData, .storeKit2Tampered, .craftedTransactionID:
             return (["premium:revoke"], ["invalid_receipt"])
         case .appleInternalError:
             return (["pro:grant"], ["unverified"])

@@ -11,6 +11,10 @@ public struct WorldTransaction: Sendable, Hashable {
         public var reason: Int
         /// When Apple reversed the refund, if it did.
         public var reversedAt: Int64?
+        /// A prorated refund (`REFUND_PRORATED`): Apple's `revocationPercentage`, in milliunits of a
+        /// percent (25000 is 25 %). nil: a full refund (`REFUND_FULL`), or a family revocation. Only the
+        /// Server API says so; verifyReceipt shows any refund as a `cancellation_date`.
+        public var percentage: Int? = nil
     }
 
     public enum Ownership: String, Sendable, Hashable {
@@ -54,5 +58,27 @@ public struct WorldTransaction: Sendable, Hashable {
         public var cancellationMs: Int64?
         public var cancellationReason: Int?
         public var isUpgraded: Bool
+
+        /// Revoked, and not by an upgrade: the purchase counts as never made (rules.md, "Truth").
+        public var isRevoked: Bool { cancellationMs != nil && !isUpgraded }
+
+        /// A revocation because Family Sharing ended for this copy (`FAMILY_REVOKE`, or a revoked
+        /// `FAMILY_SHARED` purchase): reason `family_revoke`, flag `family_revoked`, never money.
+        public var isFamilyRevocation: Bool { isRevoked && transaction.ownership == .familyShared }
+
+        /// A refund proper (`REFUND_FULL` / `REFUND_PRORATED`): reason `refund`, flag `refunded`.
+        public var isRefund: Bool { isRevoked && transaction.ownership != .familyShared }
+
+        /// Apple's `revocationType` for this view, nil when not revoked or revoked by an upgrade.
+        public var revocationType: String? {
+            guard isRevoked else { return nil }
+            if isFamilyRevocation { return "FAMILY_REVOKE" }
+            return transaction.refund?.percentage == nil ? "REFUND_FULL" : "REFUND_PRORATED"
+        }
+
+        /// Apple's `revocationPercentage` (milliunits of a percent), only on a prorated refund.
+        public var revocationPercentage: Int? {
+            revocationType == "REFUND_PRORATED" ? transaction.refund?.percentage : nil
+        }
     }
 }

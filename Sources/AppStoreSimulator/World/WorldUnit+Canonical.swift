@@ -18,6 +18,8 @@ extension WorldUnit {
                 "account \(account.slot) \(account.environment) \(account.bundleID) item=\(account.appItemID) "
                     + "download=\(account.downloadID.map(String.init) ?? "-") version=\(account.applicationVersion)/"
                     + "\(account.originalApplicationVersion) downloaded=\(account.appDownloadMs) standing=\(account.standing)"
+                    + (account.idsTheServerAPILoses.isEmpty
+                        ? "" : " server-api-loses=\(account.idsTheServerAPILoses.sorted())")
             )
             for transaction in account.transactions {
                 lines.append("  transaction \(transaction)")

@@ -69,6 +69,9 @@ extension WorldUnit {
                 payload: AppReceiptDER.payload(forged), signatureOf: AppReceiptDER.payload(genuine))
         case .transaction(let account, let id):
             return LocalReceiptEncoder.transactionReceipt(transactionReceipt(account: account, transactionID: id))
+        case .craftedTransaction(let account, let purchase):
+            return LocalReceiptEncoder.transactionReceipt(
+                craftedTransactionReceipt(account: account, purchaseMs: purchase))
         case .xcode(let created):
             return LocalReceiptEncoder.appReceipt(
                 xcodeReceipt(createdMs: created, slot: slot), encoding: .indefiniteLengthBER(chunkSize: 512))

@@ -51,6 +51,12 @@ extension WorldUnit {
         }
     }
 
+    /// What the customer paid for `transaction`, in milliunits of USD (the signed `price`): its
+    /// product's price, nothing for a free trial period.
+    static func priceMilliunits(of transaction: WorldTransaction) -> Int64 {
+        transaction.isTrialPeriod ? 0 : priceMilliunits(transaction.productID)
+    }
+
     /// US prices in milliunits of USD (4.99 is 4990), fixed per product like the catalog.
     static func priceMilliunits(_ productID: String) -> Int64 {
         switch productID {

@@ -107,7 +107,7 @@ extension WorldUnitBuilder {
                 ownership: scenario == .familySharingRevoked ? .familyShared : .purchased)
             let created = shortlyAfter(&rng, chain.lastPurchase, in: home)
             // After the receipt was sent, Apple refunded the current period (or the family organizer
-            // stopped sharing, which Apple reports the same way with reason 0), and maybe reversed it.
+            // stopped sharing: a FAMILY_REVOKE of this FAMILY_SHARED copy, reason 0), and maybe reversed it.
             let refundedAt = chain.lastPurchase + fraction(&rng, 0.05...0.2, of: month)
             let reversedAt = scenario == .refundReversed ? refundedAt + fraction(&rng, 0.02...0.05, of: month) : nil
             let reason = scenario == .familySharingRevoked ? 0 : rng.int(in: 0...1)
@@ -287,8 +287,13 @@ extension WorldUnitBuilder {
             .notBase64ReceiptData, .appleInternalError:
             addUnverifiableReceipts(to: &user, rng: &rng)
 
+        case .knownIDNotFound, .deletedAccountLifetime, .proratedRefund, .twoChainsLapsedAndGrace,
+            .twoChainsActiveAndGrace, .craftedTransactionID:
+            addAppleReadings(to: &user, rng: &rng)
+
         case .storeKit2Active, .storeKit2NotGranted, .storeKit2ExpiredSince, .storeKit2RowLonger, .storeKit2Refunded,
-            .storeKit2Tampered, .storeKit2OtherEnvironment, .storeKit2Lifetime:
+            .storeKit2Tampered, .storeKit2OtherEnvironment, .storeKit2Lifetime, .storeKit2OtherBundle,
+            .storeKit2StaleAfterRevoke:
             addStoreKit2Rows(to: &user, rng: &rng)
 
         case .ios6Expired, .ios6InSync:

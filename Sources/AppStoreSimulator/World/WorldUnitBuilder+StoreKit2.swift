@@ -65,6 +65,32 @@ extension WorldUnitBuilder {
                 user.entitlements = [row("pro", true, nil, Catalog.pro.id, id, granted)]
             }
 
+        case .storeKit2OtherBundle:
+            // The white-label clone's pro purchase: signed by Apple, but for another app than ours.
+            let purchase = asOf - days(&rng, 1...400)
+            let account = openAccount(
+                &rng, environment: home, bundleID: Catalog.cloneBundleID, downloadedAt: purchase - days(&rng, 0...90))
+            let id = buy(account, Catalog.pro, at: purchase)
+            let signed = shortlyAfter(&rng, purchase, in: home)
+            user.receipts = [signedRow(account, id, signed)]
+            user.entitlements = [row("pro", true, nil, Catalog.pro.id, id, signed)]
+
+        case .storeKit2StaleAfterRevoke:
+            // The JWS of the purchase; Apple refunded it days later, and the app's own server notification
+            // handler revoked the row shortly after (its updated_at): the JWS predates the app's last word.
+            let purchase = asOf - days(&rng, 20...400)
+            let account = openAccount(&rng, environment: home, downloadedAt: purchase - days(&rng, 0...90))
+            let id = buy(account, Catalog.pro, at: purchase)
+            let signed = shortlyAfter(&rng, purchase, in: home)
+            let refundedAt = purchase + days(&rng, 2...15)
+            let reason = rng.int(in: 0...1)
+            updateTransaction(account, id) {
+                $0.refund = WorldTransaction.Refund(at: refundedAt, reason: reason, reversedAt: nil)
+            }
+            let revokedAt = min(asOf, refundedAt + days(&rng, 0.01...1.0))
+            user.receipts = [signedRow(account, id, signed)]
+            user.entitlements = [row("pro", false, nil, Catalog.pro.id, id, revokedAt)]
+
         case .storeKit2Tampered:
             // The subscription lapsed; the customer added a year to the stored JWS's expiresDate, and the
             // app, which never checked the signature, extended the row to match.

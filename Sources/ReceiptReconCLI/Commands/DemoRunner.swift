@@ -162,7 +162,8 @@ struct DemoRunner {
                 console.write(
                     UserReport.render(
                         userID: user.userID, before: result.before, after: result.after,
-                        corrections: result.corrections, summary: result.outcome.summary))
+                        corrections: result.corrections, unverdicted: result.unverdicted,
+                        summary: result.outcome.summary))
             }
         }
 

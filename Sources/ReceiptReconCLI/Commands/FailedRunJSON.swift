@@ -17,6 +17,8 @@ struct FailedRunJSON: Encodable {
     var dryRun: Bool?
     var asOf: Date?
     var shard: String?
+    /// No run, no refunds recorded: the key is in every `run --json` object all the same (CONTRACT §9).
+    var refundedAmount: [RefundedAmount] = []
 
     /// The object for `failure`, or nil when none is printed: without `--json`, or for a usage error,
     /// whose arguments were not understood.

@@ -117,7 +117,7 @@ struct VerifyUserCommand: Command {
             console.write(
                 UserReport.render(
                     userID: userID, before: result.before, after: result.after,
-                    corrections: result.corrections, summary: result.outcome.summary))
+                    corrections: result.corrections, unverdicted: result.unverdicted, summary: result.outcome.summary))
         }
         return result.outcome.exitCode
     }

@@ -10,7 +10,8 @@ import Reconciliation
 struct SimulatorSeedCommand: Command {
     static let spec = CommandSpec(
         name: "simulator seed",
-        usage: "simulator seed --database-url URL --users N --seed S --as-of T --expected FILE [--pki-dir DIR]",
+        usage:
+            "simulator seed --database-url URL --users N --seed S --as-of T --expected FILE [--pki-dir DIR [--new-pki]]",
         summary: "Seed products, receipts and entitlements that drifted from the simulated App Store in known ways.",
         discussion: """
             Migrates the database if needed, then fills the app's empty tables (products, receipts, entitlements, \
@@ -19,13 +20,17 @@ struct SimulatorSeedCommand: Command {
             --users/--receipts, --seed, --as-of and --environment. The file states the run it is for: by default \
             a run with --bundle-id com.example.recon (APPLE_BUNDLE_IDS), --sandbox-policy revoke and --backend \
             verify-receipt; with --backend server-api, StoreKit 2 rows are judged by Apple's state at T (receipt \
-            rows expect the same under both backends). \
-            With --pki-dir DIR, seeding mints a throwaway signing chain with Apple's OIDs, writes it into DIR \
-            (apple-root.der, apple-intermediate.der, apple-leaf.der, apple-leaf-key.p8; DIR is created if \
-            missing) with an App Store Server API key (api-key.p8, api-key-id, api-issuer-id) for --backend \
-            server-api and 'simulator serve', and adds StoreKit 2 users whose rows hold JWS signed by it; the run must then trust \
+            rows expect the same under both backends, deleted Apple accounts aside: 21010 is invalid, 4040001 a \
+            permanent unverified), and the file also states the run's refunded amount per currency. \
+            With --pki-dir DIR, seeding signs with a throwaway chain with Apple's OIDs kept in DIR \
+            (apple-root.der, apple-intermediate.der, apple-leaf.der, apple-leaf-key.p8) beside an App Store \
+            Server API key (api-key.p8, api-key-id, api-issuer-id) for --backend server-api and 'simulator \
+            serve', and adds StoreKit 2 users whose rows hold JWS signed by it; the run must then trust \
             DIR/apple-root.der (--apple-root-certificate), and 'simulator serve' be given the same --pki-dir. \
-            For staging and tests only: never point a production run at that root.
+            A DIR that already holds all seven files is reused as it is, so databases seeded into one DIR \
+            stay valid together; an empty or missing DIR gets a new set; --new-pki mints a new set over \
+            what is there (databases seeded with the old one then fail to verify). A DIR holding only some \
+            of the files is refused. For staging and tests only: never point a production run at that root.
             """,
         options: simulatorWorldOptions + [
             OptionSpec(
@@ -42,7 +47,8 @@ struct SimulatorSeedCommand: Command {
                 default: "verify-receipt"),
             OptionSpec(
                 "pki-dir", .value(placeholder: "DIR"),
-                "mint a throwaway signing chain into DIR and add StoreKit 2 users signed by it (staging only)"),
+                "sign StoreKit 2 users with the throwaway chain in DIR, minted there if DIR has none (staging only)"),
+            OptionSpec("new-pki", .flag, "with --pki-dir: mint a new chain and API key, replacing those in DIR"),
         ] + Configuration.databaseOptions,
         environment: ["DATABASE_URL"],
         exitCodes: [.success, .usage, .dataError, .unavailable, .internalError, .configuration]
@@ -52,6 +58,8 @@ struct SimulatorSeedCommand: Command {
     let expectedFile: String?
     let assumptions: RunAssumptions
     let configuration: Configuration
+    /// `--new-pki`: mint afresh even when `--pki-dir` holds a chain and key.
+    let newPKI: Bool
 
     init(_ arguments: ParsedArguments, environment: [String: String]) throws(CommandError) {
         guard arguments.positionals.isEmpty else {
@@ -69,6 +77,20 @@ struct SimulatorSeedCommand: Command {
             throw .usage(
                 "--backend server-api needs --pki-dir: the API key is written there", command: "simulator seed")
         }
+        // The simulator's API key is the app's: a run whose default bid (the first bundle id) is another
+        // app's stops at its first request (exit 78), which no expected file describes.
+        if backend == "server-api",
+            arguments.has("no-bundle-check") || (bundles.first ?? WorldCatalog.appBundleID) != WorldCatalog.appBundleID
+        {
+            throw .usage(
+                "--backend server-api expects a run whose first --bundle-id is \(WorldCatalog.appBundleID) "
+                    + "(the JWT's default bid; the simulator's API key is that app's)",
+                command: "simulator seed")
+        }
+        newPKI = arguments.has("new-pki")
+        if newPKI, world.pkiDirectory == nil {
+            throw .usage("--new-pki needs --pki-dir", command: "simulator seed")
+        }
         assumptions = RunAssumptions(
             environment: world.environment,
             bundleIDs: arguments.has("no-bundle-check")
@@ -84,7 +106,8 @@ struct SimulatorSeedCommand: Command {
     func run(_ console: Console) throws -> ExitCode {
         let world = world.world()
         if let expectedFile { try checkWritable(expectedFile) }
-        let signingChain = try self.world.pkiDirectory.map { try writeSigningChain(into: $0, asOfMs: world.asOfMs) }
+        let signing = try self.world.pkiDirectory.map { try preparedSigningChain(in: $0, asOfMs: world.asOfMs) }
+        let signingChain = signing?.chain
         let connection = try PostgresConnection(
             conninfo: configuration.databaseURL, statementTimeout: nil,
             applicationName: "receipt-recon simulator seed")
@@ -107,6 +130,12 @@ struct SimulatorSeedCommand: Command {
             Double((ContinuousClock.now - started).components.attoseconds) * 1e-18
             + Double((ContinuousClock.now - started).components.seconds)
         let expected = summary.expected
+        if let directory = self.world.pkiDirectory, let signing {
+            console.print(
+                (signing.reused
+                    ? "reused the signing chain and API key in " : "minted a new signing chain and API key into ")
+                    + "'\(directory)'")
+        }
         console.print(
             "seeded \(summary.users) users, \(summary.receipts) receipts, \(summary.entitlements) entitlements, "
                 + "\(summary.products) products, \(summary.sandboxTesters) sandbox testers "
@@ -126,11 +155,15 @@ struct SimulatorSeedCommand: Command {
         }
     }
 
-    /// Mints the chain StoreKit 2 rows are signed with and writes it into `directory` before seeding, so
-    /// a seeded database never goes without its root.
-    private func writeSigningChain(into directory: String, asOfMs: Int64) throws -> SigningChain {
+    /// The chain StoreKit 2 rows are signed with: the one in `directory`, or a new one written there
+    /// before seeding, so a seeded database never goes without its root.
+    private func preparedSigningChain(in directory: String, asOfMs: Int64) throws -> (chain: SigningChain, reused: Bool)
+    {
         do {
-            return try SeedSigningChain.create(in: URL(fileURLWithPath: directory, isDirectory: true), asOfMs: asOfMs)
+            return try SeedSigningChain.prepare(
+                in: URL(fileURLWithPath: directory, isDirectory: true), asOfMs: asOfMs, fresh: newPKI)
+        } catch let error as SeedSigningChain.PKIError {
+            throw CommandError(.configuration, error.description)
         } catch {
             throw CommandError(.dataError, "cannot write a signing chain into '\(directory)': \(error)")
         }

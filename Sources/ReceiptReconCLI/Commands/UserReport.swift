@@ -8,6 +8,7 @@ enum UserReport {
         before: [EntitlementRow],
         after: [EntitlementRow],
         corrections: [CorrectionRecord],
+        unverdicted: [ReconciliationEngine.UnverdictedRow] = [],
         summary: RunSummary
     ) -> String {
         var lines = [
@@ -30,10 +31,19 @@ enum UserReport {
                 )
             }
         }
-        if summary.unverified > 0 {
+        for row in unverdicted {
+            lines.append("Receipt \(row.receiptID) unverified (\(row.kind)): \(row.detail)")
+        }
+        let transient = unverdicted.isEmpty ? summary.unverified : unverdicted.count { $0.kind == .transient }
+        if transient > 0 {
             lines.append(
-                "Note: \(summary.unverified) receipt(s) could not be verified now (Apple unavailable); no revoke or "
+                "Note: \(transient) receipt(s) could not be verified now (Apple unavailable); no revoke or "
                     + "shorten was made for this user. Try again later.")
+        }
+        if unverdicted.contains(where: { $0.kind == .permanent }) {
+            lines.append(
+                "Note: asking Apple again will not verify the permanent one(s); the entitlements they name are "
+                    + "kept, everything else is corrected.")
         }
         return lines.joined(separator: "\n") + "\n"
     }

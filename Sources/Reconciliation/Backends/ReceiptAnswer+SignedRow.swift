@@ -12,8 +12,8 @@ extension ReceiptAnswer {
         let classification = ReceiptOutcomeRule.classifySigned(verification, evidence: evidence, context: context)
         return ReceiptAnswer(
             receipt: UserReceipt(
-                receiptID: row.id, classification: classification, transactions: evidence.transactions,
-                pendingRenewalInfo: evidence.renewalInfo, isSignedData: true, source: .signedRow),
+                receiptID: row.id, classification: classification, purchases: evidence.purchases,
+                renewals: evidence.renewals, source: .signedRow),
             attempts: 0, bundleID: evidence.bundleID)
     }
 }

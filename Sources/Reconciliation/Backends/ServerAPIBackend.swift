@@ -7,10 +7,12 @@ import Foundation
 /// answered by it, and only rows it does not hold are looked up in turn. Get All Subscription Statuses
 /// is asked only when a subscription of the history may be in billing retry or its grace period.
 ///
-/// The verified transactions and renewal info feed the same rules as verifyReceipt's answers
-/// (`VerifyReceiptTransaction(SignedTransaction)`): outcomes, flags, truth and corrections are those
-/// of §4-§7. A transaction found only in the other environment is `misrouted`; in neither, `invalid`;
-/// anything transient, or signed data in an answer that fails verification, `unverified`.
+/// The verified transactions and renewal info become purchases (`Purchase(SignedTransaction)`) and feed
+/// the same rules as verifyReceipt's answers. What proves what (CONTRACT §9, "What proves a purchase
+/// absent"): a transaction found only in the other environment is `misrouted`; unknown in both and in
+/// every history fetched for the user, and never answered for before, `invalid`; an id Apple refuses the
+/// format of, `invalid`; an account or app Apple no longer finds, an id it answered for before, a bundle
+/// id the key is refused for, a permanent `unverified`; anything transient, a transient `unverified`.
 ///
 /// Threading: `verify` returns at once; a user's walk continues on the executor with each answer and
 /// is touched by one thread at a time.
@@ -23,10 +25,6 @@ public final class ServerAPIBackend: AppleBackend {
     private let asOf: Date
     /// The bundle id asked about when a row names none (`bid` is required).
     private let defaultBundleID: String
-
-    /// How far back an expired subscription may still be in billing retry (Apple retries for up to 60
-    /// days): older ones need no status request.
-    static let billingRetryWindow: TimeInterval = 60 * 86_400
 
     public init(
         client: ServerAPIClient, context: ReceiptOutcomeContext, signedData: SignedDataVerifier,
@@ -69,15 +67,21 @@ public final class ServerAPIBackend: AppleBackend {
         /// A history Apple gave, with what the rules read of it.
         struct Found {
             var classification: ReceiptClassification
-            var transactions: [VerifyReceiptTransaction]
-            var renewalInfo: [VerifyReceiptPendingRenewalInfo]
+            var purchases: [Purchase]
+            var renewals: [SubscriptionRenewal]
         }
         enum Resolution {
             case found(Int)
+            /// 4040010 / 4040005 in both environments: absent only if no history of the run holds it and
+            /// Apple never answered for it before (decided in `finish`).
             case notFound(String)
-            case unverified(String)
+            /// Apple refuses the id's format (4000006 / 4000008).
+            case invalid(String)
+            case unverified(UnverifiedKind, String)
         }
         var histories: [Found] = []
+        /// Every id a fetched history holds, and which history.
+        var held: [String: Int] = [:]
         var resolved: [String: Resolution] = [:]
         /// Requests made for each row's lookups (`recon_results.attempts`).
         var requests: [Int]
@@ -102,41 +106,68 @@ public final class ServerAPIBackend: AppleBackend {
         func next() {
             guard !shouldStop() else { return finish() }
             for (row, key) in keys.enumerated() {
-                guard case .ask(let ids, let hint, let bundleID) = key,
-                    let id = ids.first(where: { resolved[$0] == nil })
+                guard case .ask(let question) = key, let id = question.ids.first(where: { resolved[$0] == nil })
                 else { continue }
-                return lookUp(id, row: row, hint: hint, bundleID: bundleID ?? backend.defaultBundleID)
+                return lookUp(id, row: row, question: question)
             }
             finish()
         }
 
-        private func lookUp(_ id: String, row: Int, hint: AppStoreEnvironment?, bundleID: String) {
+        /// The bid for a row (CONTRACT §9, "Bundle ids for the JWT"): its own when accepted (StoredRowKey
+        /// decided every other), else the default.
+        private func bid(_ question: StoredRowKey.Question) -> String {
+            question.bundleID.flatMap { backend.context.acceptedBundleIDs.contains($0) ? $0 : nil }
+                ?? backend.defaultBundleID
+        }
+
+        private func lookUp(_ id: String, row: Int, question: StoredRowKey.Question) {
+            let bundleID = bid(question)
             backend.client.history(
-                of: id, bundleID: bundleID, environment: hint ?? backend.context.servedEnvironment, mayHop: true,
-                shouldStop: shouldStop, executor: executor
+                of: id, bundleID: bundleID, environment: question.environment ?? backend.context.servedEnvironment,
+                mayHop: true, shouldStop: shouldStop, executor: executor
             ) { lookup, traffic in
                 self.onTraffic(AppleTraffic(traffic))
                 self.requests[row] += traffic.requests
                 switch lookup {
                 case .configuration(let detail):
-                    self.abort(detail)
+                    guard bundleID != self.backend.defaultBundleID else { return self.abort(detail) }
+                    // The key is refused for this row's app only: the run goes on for everyone else.
+                    self.settle(
+                        row,
+                        .unverified(.permanent, "the App Store Server API refused bundle id \(bundleID): \(detail)"))
                 case .notFound(let detail):
-                    self.resolved[id] = .notFound(
-                        "transaction \(id) is unknown to the App Store Server API (\(detail))")
+                    self.resolved[id] = .notFound(detail)
+                    self.next()
+                case .gone(let code, let detail):
+                    self.resolved[id] = .unverified(
+                        .permanent,
+                        "Apple no longer finds the \(Self.goneSubject(code)) of transaction \(id) (\(detail))")
+                    self.next()
+                case .invalidID(let detail):
+                    self.resolved[id] = .invalid("Apple refuses transaction id \(id) (\(detail))")
                     self.next()
                 case .unverified(let detail):
-                    // The row is without a verdict now whatever its other ids say (unless one proves it
-                    // altered, which a verdict-less answer cannot): they are not asked about.
-                    self.resolved[id] = .unverified(detail)
-                    if case .ask(let ids, _, _) = self.keys[row] {
-                        for other in ids where self.resolved[other] == nil {
-                            self.resolved[other] = .unverified(detail)
-                        }
-                    }
-                    self.next()
+                    self.settle(row, .unverified(.transient, detail))
                 case .found(let history, let environment):
                     self.found(history, in: environment, id: id, row: row, bundleID: bundleID)
                 }
+            }
+        }
+
+        /// A row whose lookup ended without a verdict is without one whatever its other ids say (unless one
+        /// proves it altered, which a verdict-less answer cannot): they are not asked about.
+        private func settle(_ row: Int, _ resolution: Resolution) {
+            if case .ask(let question) = keys[row] {
+                for id in question.ids where resolved[id] == nil { resolved[id] = resolution }
+            }
+            next()
+        }
+
+        static func goneSubject(_ code: Int) -> String {
+            switch code {
+            case 4_040_001: "Apple Account (errorCode 4040001)"
+            case 4_040_003: "app (errorCode 4040003)"
+            default: "app transaction (errorCode \(code))"
             }
         }
 
@@ -144,15 +175,14 @@ public final class ServerAPIBackend: AppleBackend {
         private func found(
             _ history: ServerAPIHistory, in environment: AppStoreEnvironment, id: String, row: Int, bundleID: String
         ) {
-            let transactions = history.transactions.map(VerifyReceiptTransaction.init)
+            let purchases = history.transactions.map { Purchase($0, source: .serverAPI) }
             let ids =
                 [id] + history.transactions.flatMap { [$0.transactionID, $0.originalTransactionID] }.compactMap { $0 }
             let classification = backend.classify(
                 environment: environment, bundleID: history.transactions.lazy.compactMap(\.bundleID).first,
-                transactions: transactions.count)
-            guard backend.mayBeInBillingRetry(transactions) else {
-                return record(
-                    Found(classification: classification, transactions: transactions, renewalInfo: []), for: ids)
+                transactions: purchases.count)
+            guard backend.needsStatuses(purchases) else {
+                return record(Found(classification: classification, purchases: purchases, renewals: []), for: ids)
             }
             backend.client.statuses(
                 of: id, bundleID: bundleID, environment: environment, shouldStop: shouldStop, executor: executor
@@ -163,14 +193,17 @@ public final class ServerAPIBackend: AppleBackend {
                 case .found(let statuses, _):
                     self.record(
                         Found(
-                            classification: classification, transactions: transactions,
-                            renewalInfo: ServerAPIBackend.renewalInfo(statuses)),
+                            classification: classification, purchases: purchases,
+                            renewals: ServerAPIBackend.renewals(statuses)),
                         for: ids)
                 case .configuration(let detail):
-                    self.abort(detail)
-                case .notFound(let detail), .unverified(let detail):
+                    guard bundleID != self.backend.defaultBundleID else { return self.abort(detail) }
+                    self.settle(row, .unverified(.permanent, "subscription statuses: \(detail)"))
+                case .notFound(let detail), .gone(_, let detail), .invalidID(let detail), .unverified(let detail):
                     // Without the status a grace period cannot be told from a lapse: no verdict.
-                    for id in ids { self.resolved[id] = .unverified("subscription statuses: \(detail)") }
+                    for id in ids where self.resolved[id] == nil {
+                        self.resolved[id] = .unverified(.transient, "subscription statuses: \(detail)")
+                    }
                     self.next()
                 }
             }
@@ -178,7 +211,10 @@ public final class ServerAPIBackend: AppleBackend {
 
         private func record(_ found: Found, for ids: [String]) {
             histories.append(found)
-            for id in ids where resolved[id] == nil { resolved[id] = .found(histories.count - 1) }
+            for id in ids {
+                if held[id] == nil { held[id] = histories.count - 1 }
+                if resolved[id] == nil { resolved[id] = .found(histories.count - 1) }
+            }
             next()
         }
 
@@ -187,54 +223,80 @@ public final class ServerAPIBackend: AppleBackend {
                 AppleUserAnswer(receipts: [], configurationAbort: ConfigurationAbort(problem: .serverAPI(detail))))
         }
 
-        /// Every row's answer from what its ids resolved to: a row naming a transaction Apple never made is
-        /// `invalid` (an altered receipt); one with an id left without a verdict is `unverified`; else its
-        /// histories' outcome, with their transactions and renewal facts.
+        /// Every row's answer from what its ids resolved to.
         private func finish() {
             var answers: [ReceiptAnswer] = []
             for (row, key) in keys.enumerated() {
                 switch key {
                 case .decided(let answer):
                     answers.append(answer)
-                case .ask(let ids, _, let bundleID):
-                    let resolutions = ids.map { resolved[$0] }
+                case .ask(let question):
+                    let resolutions = question.ids.map { resolved[$0] }
                     // A stopped run leaves rows it never asked about out of the answer.
                     guard resolutions.allSatisfy({ $0 != nil }) else { continue }
-                    answers.append(answer(row, resolutions.compactMap { $0 }, bundleID: bundleID))
+                    answers.append(
+                        answer(row, question, question.ids.map { final($0, resolved[$0]!) }))
                 }
             }
             completion(AppleUserAnswer(receipts: answers))
         }
 
-        private func answer(_ row: Int, _ resolutions: [Resolution], bundleID: String?) -> ReceiptAnswer {
-            var classification: ReceiptClassification?
-            var transactions: [VerifyReceiptTransaction] = []
-            var renewalInfo: [VerifyReceiptPendingRenewalInfo] = []
-            var used: Set<Int> = []
+        /// What a "not found" id proves once every history of the user is in: found if a history holds it
+        /// (asked about first, answered by a later row's history), an Apple hiccup if Apple answered for it
+        /// before, else absent.
+        private func final(_ id: String, _ resolution: Resolution) -> Resolution {
+            guard case .notFound(let detail) = resolution else { return resolution }
+            if let history = held[id] { return .found(history) }
+            if user.knownTransactionIDs.contains(id) {
+                return .unverified(
+                    .permanent,
+                    "transaction \(id) is not found by the App Store Server API now (\(detail)), but Apple answered "
+                        + "for it in an earlier run")
+            }
+            return .notFound(
+                "transaction \(id) is unknown to the App Store Server API in both environments (\(detail))")
+        }
+
+        /// A row: `invalid` if any id proves it altered, else `unverified` (transient before permanent) if
+        /// any id has no verdict, else its histories' outcome with their purchases and renewal state.
+        private func answer(_ row: Int, _ question: StoredRowKey.Question, _ resolutions: [Resolution])
+            -> ReceiptAnswer
+        {
+            var invalid: String?
+            var transient: String?
+            var permanent: String?
+            var used: [Int] = []
             for resolution in resolutions {
                 switch resolution {
-                case .notFound(let detail):
-                    classification = ReceiptClassification(
-                        outcome: .invalid, outcomeFlag: .invalidReceipt, detail: detail)
-                case .unverified(let detail) where classification?.outcome != .invalid:
-                    classification = ReceiptClassification(
-                        outcome: .unverified, outcomeFlag: .unverified, detail: detail)
-                case .unverified:
-                    break
-                case .found(let index):
-                    guard used.insert(index).inserted else { continue }
-                    transactions += histories[index].transactions
-                    renewalInfo += histories[index].renewalInfo
+                case .notFound(let detail), .invalid(let detail): invalid = invalid ?? detail
+                case .unverified(.transient, let detail): transient = transient ?? detail
+                case .unverified(.permanent, let detail): permanent = permanent ?? detail
+                case .found(let index): if !used.contains(index) { used.append(index) }
                 }
             }
-            let outcome = classification ?? histories[used.min() ?? 0].classification
-            let counted = outcome.outcome == .valid || outcome.outcome == .misrouted || outcome.isBundleMismatch
+            let receiptID = user.receipts[row].id
+            let classification: ReceiptClassification
+            if let invalid {
+                classification = ReceiptClassification(outcome: .invalid, outcomeFlag: .invalidReceipt, detail: invalid)
+            } else if let transient {
+                classification = .unverified(.transient, detail: transient)
+            } else if let permanent {
+                classification = .unverified(.permanent, detail: permanent)
+            } else {
+                used.sort()
+                let purchases = used.flatMap { histories[$0].purchases }
+                let renewals = used.flatMap { histories[$0].renewals }
+                return ReceiptAnswer(
+                    receipt: UserReceipt(
+                        receiptID: receiptID, classification: histories[used.first ?? 0].classification,
+                        purchases: purchases, renewals: renewals, source: .serverAPI),
+                    attempts: requests[row], bundleID: question.bundleID)
+            }
             return ReceiptAnswer(
                 receipt: UserReceipt(
-                    receiptID: user.receipts[row].id, classification: outcome,
-                    transactions: counted ? transactions : [], pendingRenewalInfo: counted ? renewalInfo : [],
+                    receiptID: receiptID, classification: classification, purchases: question.claimed,
                     source: .serverAPI),
-                attempts: requests[row], bundleID: bundleID)
+                attempts: requests[row], bundleID: question.bundleID)
         }
     }
 
@@ -258,27 +320,29 @@ public final class ServerAPIBackend: AppleBackend {
             detail: "App Store Server API: \(transactions) transaction(s) in \(environment)")
     }
 
-    /// Whether an auto-renewable subscription of `transactions` ended recently enough to be in billing
-    /// retry or its grace period (then only the subscription status tells access from a lapse).
-    func mayBeInBillingRetry(_ transactions: [VerifyReceiptTransaction]) -> Bool {
+    /// Whether the subscription statuses are worth asking for: Apple's answer speaks for `--as-of` (a
+    /// status is Apple's state now, CONTRACT §9 "As of"), and a subscription ended recently enough to be in
+    /// billing retry or its grace period (then only the status tells access from a lapse).
+    func needsStatuses(_ purchases: [Purchase]) -> Bool {
+        let answered = purchases.lazy.compactMap(\.evidenceDate).max() ?? Date()
+        guard abs(answered.timeIntervalSince(asOf)) <= SubscriptionRenewal.currentStateWindow else { return false }
         var latest: [String: Date] = [:]
-        for transaction in transactions where transaction.cancellationDate == nil {
-            guard let expires = transaction.expiresDate else { continue }
-            let chain = transaction.originalTransactionID ?? transaction.transactionID ?? ""
+        for purchase in purchases where purchase.revocationHappened(by: asOf) == nil {
+            guard let expires = purchase.expiresDate else { continue }
+            let chain = purchase.originalTransactionID ?? purchase.transactionID ?? ""
             latest[chain] = max(latest[chain] ?? expires, expires)
         }
-        return latest.values.contains { $0 <= asOf && asOf.timeIntervalSince($0) <= Self.billingRetryWindow }
+        return latest.values.contains { $0 <= asOf && asOf.timeIntervalSince($0) <= UserTruth.billingRetryWindow }
     }
 
-    /// The renewal facts the rules read: a grace period only for a subscription Apple says is in it
+    /// The renewal state the rules read: a grace period only for a subscription Apple says is in it
     /// (status 4); billing retry without grace (status 3) keeps no access.
-    static func renewalInfo(_ statuses: ServerAPIStatuses) -> [VerifyReceiptPendingRenewalInfo] {
+    static func renewals(_ statuses: ServerAPIStatuses) -> [SubscriptionRenewal] {
         statuses.subscriptions.compactMap { subscription in
             guard let signed = subscription.renewalInfo else { return nil }
-            var info = VerifyReceiptPendingRenewalInfo(signed)
-            if subscription.status != 4 { info.gracePeriodExpiresDate = nil }
-            if info.originalTransactionID == nil { info.originalTransactionID = subscription.originalTransactionID }
-            return info
+            return SubscriptionRenewal(
+                signed, inGracePeriod: subscription.status == 4,
+                originalTransactionID: subscription.originalTransactionID)
         }
     }
 }

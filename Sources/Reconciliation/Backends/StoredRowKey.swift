@@ -6,28 +6,35 @@ import Foundation
 /// decoded locally; an iOS 6 receipt's `transaction-id`), with the row's own environment hint and
 /// bundle id; or the outcome already decided without asking.
 enum StoredRowKey {
-    /// `ids`: every transaction the row names (one for a JWS; each in-app purchase of a receipt, since a
-    /// receipt naming a purchase Apple never made has been altered), the first asked about first.
-    case ask(ids: [String], environment: AppStoreEnvironment?, bundleID: String?)
-    /// Decided locally: a receipt that is provably not one, an Xcode receipt, an app receipt whose
-    /// signature fails, a JWS that failed verification, an app receipt with no purchase to ask about.
+    /// A row to ask Apple about.
+    struct Question {
+        /// Every transaction the row names (one for a JWS; each in-app purchase of a receipt, since a
+        /// receipt naming a purchase Apple never made has been altered), the first asked about first.
+        var ids: [String]
+        var environment: AppStoreEnvironment?
+        /// The row's own bundle id (one of `APPLE_BUNDLE_IDS` when those are set), or nil.
+        var bundleID: String?
+        /// What the row itself claims: never counted, but they name the entitlements the row is about
+        /// when Apple gives no verdict (`UserReceipt.purchases`).
+        var claimed: [Purchase]
+    }
+
+    case ask(Question)
+    /// Decided locally: a receipt that is provably not one, an Xcode receipt, an app receipt whose signature
+    /// fails, a JWS that is not one, a row for another app, an id Apple would refuse, an app receipt with no
+    /// purchase to ask about.
     case decided(ReceiptAnswer)
 
-    /// Reads `row`; a JWS row is verified first (`ReceiptAnswer.signedRow`), an app receipt's PKCS#7
-    /// signature too (`receiptSignatures`, at the receipt's creation date).
+    /// Reads `row`. A JWS row is verified first (`ReceiptAnswer.signedRow`) but asked about whether or not
+    /// it verified: Apple's verified answer decides (CONTRACT §9, "Signed rows"). An app receipt's PKCS#7
+    /// signature is verified first too (`receiptSignatures`, at the receipt's creation date), and one that
+    /// fails is not asked about (CONTRACT §9, "App receipts").
     static func read(
         _ row: StoredReceipt, verifier: SignedDataVerifier, receiptSignatures: ReceiptSignatureVerifier,
         context: ReceiptOutcomeContext
     ) -> StoredRowKey {
         if SignedDataVerifier.looksLikeJWS(row.data.utf8) {
-            let answer = ReceiptAnswer.signedRow(row, verifier: verifier, context: context)
-            let id = answer.receipt.transactions.first?.transactionID
-            // A JWS that failed verification is never believed, its id included; one for another app
-            // (bundle_mismatch) is not worth a request.
-            guard answer.receipt.outcome == .valid || answer.receipt.outcome == .misrouted, let id else {
-                return .decided(answer)
-            }
-            return .ask(ids: [id], environment: answer.receipt.classification.environment, bundleID: answer.bundleID)
+            return readSigned(row, verifier: verifier, context: context)
         }
         let receipt: LocalReceipt
         do {
@@ -47,34 +54,20 @@ enum StoredRowKey {
                         + "Server API about")
             return .decided(Self.answer(row, classification, bundleID: nil))
         }
+        let hint = receipt.claimedEnvironment
+        let claimed = receipt.claimedPurchases
         if receipt.isXcodeTestReceipt, let ruling = ReceiptOutcomeRule.localRuling(.xcodeReceipt) {
-            return .decided(Self.answer(row, ruling, bundleID: receipt.bundleID))
+            return .decided(Self.answer(row, ruling, bundleID: receipt.bundleID, claimed: claimed))
         }
-        // Apple never sees the receipt here: its signature is what says Apple issued it as it stands,
-        // and a receipt that fails it names nothing worth asking about. An iOS 6 receipt has no such
-        // signature (not applicable). The purchases it claims never count; they only let the revoke of
-        // what it claims say `invalid_receipt`.
+        // Apple never sees the receipt here: its signature is what says Apple issued it as it stands, and
+        // one that fails names nothing worth asking about (what it claims only names the entitlements the
+        // row is about). An iOS 6 receipt has no such signature (not applicable).
         if receipt.format == .appReceipt, let failure = receiptSignatures.verify(base64: row.data).failure {
-            return .decided(
-                Self.answer(
-                    row,
-                    ReceiptClassification(
-                        outcome: .invalid, outcomeFlag: .invalidReceipt,
-                        detail: "app receipt signature not verified locally (\(failure)), so it names no transaction "
-                            + "to ask the App Store Server API about"),
-                    bundleID: receipt.bundleID,
-                    claimed: receipt.inApp.map {
-                        VerifyReceiptTransaction(
-                            productID: $0.productID, transactionID: $0.transactionID,
-                            originalTransactionID: $0.originalTransactionID)
-                    }))
+            return .decided(Self.answer(row, signatureFailed(failure), bundleID: receipt.bundleID, claimed: claimed))
         }
-        let hint: AppStoreEnvironment? =
-            switch receipt.environmentKind {
-            case .production: .production
-            case .sandbox: .sandbox
-            case .xcode, .unrecognized: nil
-            }
+        if let mismatch = ReceiptOutcomeRule.bundleIDRule(receipt.bundleID, accepted: context.acceptedBundleIDs) {
+            return .decided(Self.answer(row, bundleMismatch(mismatch), bundleID: receipt.bundleID, claimed: claimed))
+        }
         var ids: [String] = []
         for purchase in receipt.inApp {
             guard let id = purchase.transactionID ?? purchase.originalTransactionID, !id.isEmpty, !ids.contains(id)
@@ -90,15 +83,57 @@ enum StoredRowKey {
                         detail: "the receipt holds no in-app purchase: nothing to ask the App Store Server API about"),
                     bundleID: receipt.bundleID))
         }
-        return .ask(ids: ids, environment: hint, bundleID: receipt.bundleID)
+        if ids.contains(where: { !ServerAPIClient.isWellFormedID($0) }) {
+            return .decided(Self.answer(row, craftedID(), bundleID: receipt.bundleID, claimed: claimed))
+        }
+        return .ask(Question(ids: ids, environment: hint, bundleID: receipt.bundleID, claimed: claimed))
     }
 
-    private static func answer(
-        _ row: StoredReceipt, _ classification: ReceiptClassification, bundleID: String?,
-        claimed: [VerifyReceiptTransaction] = []
+    /// A JWS row: asked about by its `transactionId` unless it names another app, is not signed data at
+    /// all, or names an id Apple would refuse.
+    private static func readSigned(_ row: StoredReceipt, verifier: SignedDataVerifier, context: ReceiptOutcomeContext)
+        -> StoredRowKey
+    {
+        let answer = ReceiptAnswer.signedRow(row, verifier: verifier, context: context)
+        let claimed = answer.receipt.purchases
+        guard let id = claimed.first?.transactionID, !answer.receipt.classification.isBundleMismatch else {
+            return .decided(answer)
+        }
+        if ReceiptOutcomeRule.bundleIDRule(answer.bundleID, accepted: context.acceptedBundleIDs) != nil {
+            // Unbelieved data naming another app: nothing to ask with (a bid must be accepted).
+            return .decided(answer)
+        }
+        guard ServerAPIClient.isWellFormedID(id) else {
+            return .decided(Self.answer(row, craftedID(), bundleID: answer.bundleID, claimed: claimed))
+        }
+        return .ask(
+            Question(
+                ids: [id], environment: claimed.first?.environment, bundleID: answer.bundleID, claimed: claimed))
+    }
+
+    static func craftedID() -> ReceiptClassification {
+        // The id itself is not repeated: it may be anything, of any length.
+        ReceiptClassification(
+            outcome: .invalid, outcomeFlag: .invalidReceipt,
+            detail: "a transaction id of the row is not an App Store transaction id (decimal digits); not asked about")
+    }
+
+    static func signatureFailed(_ failure: String) -> ReceiptClassification {
+        ReceiptClassification(
+            outcome: .invalid, outcomeFlag: .invalidReceipt,
+            detail: "app receipt signature not verified locally (\(failure)), so it names no transaction to ask the "
+                + "App Store Server API about")
+    }
+
+    static func bundleMismatch(_ detail: String) -> ReceiptClassification {
+        ReceiptClassification(outcome: .invalid, outcomeFlag: .bundleMismatch, detail: detail + "; not asked about")
+    }
+
+    static func answer(
+        _ row: StoredReceipt, _ classification: ReceiptClassification, bundleID: String?, claimed: [Purchase] = []
     ) -> ReceiptAnswer {
         ReceiptAnswer(
-            receipt: UserReceipt(receiptID: row.id, classification: classification, transactions: claimed),
+            receipt: UserReceipt(receiptID: row.id, classification: classification, purchases: claimed),
             attempts: 0, bundleID: bundleID)
     }
 }

@@ -112,10 +112,20 @@ public final class VerifyReceiptBackend: AppleBackend {
         } else {
             return nil
         }
+        var receipt = UserReceipt(receiptID: row.id, classification: classification, response: check.report?.response)
+        if receipt.purchases.isEmpty, classification.outcome == .invalid || classification.outcome == .unverified {
+            receipt.purchases = claimedPurchases(row.data)
+        }
         return ReceiptAnswer(
-            receipt: UserReceipt(receiptID: row.id, classification: classification, response: check.report?.response),
-            attempts: check.report?.requests ?? 0,
+            receipt: receipt, attempts: check.report?.requests ?? 0,
             bundleID: check.report?.response?.receipt?.bundleID ?? check.localBundleID)
+    }
+
+    /// What a receipt Apple gave no purchases for claims, decoded locally: never counted, but it names the
+    /// entitlements the row was about, so a revoke says `invalid_receipt` rather than `no_purchase` (as
+    /// under the App Store Server API, where the receipt is decoded to be asked about).
+    static func claimedPurchases(_ data: String) -> [Purchase] {
+        (try? LocalReceiptDecoder.decode(base64: data))?.claimedPurchases ?? []
     }
 }
 

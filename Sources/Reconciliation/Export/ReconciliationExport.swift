@@ -49,7 +49,7 @@ public struct ReconciliationExport: Sendable {
                 c("is_upgraded", .boolean), c("quantity", .number), c("web_order_line_item_id", .text),
                 c("last_run_id", .number), c("price", .number), c("currency", .text), c("storefront", .text),
                 c("offer_type", .number), c("offer_discount_type", .text), c("transaction_reason", .text),
-                c("revocation_type", .text), c("source", .text),
+                c("revocation_type", .text), c("source", .text), c("revocation_percentage", .number),
             ]
         case .corrections:
             return [

@@ -100,7 +100,7 @@ public final class ReconciliationEngine: Sendable {
     /// - Returns: nil when the user has no receipts and no entitlements (exit 65).
     public func verifyUser(_ userID: String) throws -> (
         outcome: RunOutcome, before: [EntitlementRow], after: [EntitlementRow],
-        corrections: [CorrectionRecord]
+        corrections: [CorrectionRecord], unverdicted: [UnverdictedRow]
     )? {
         let lockConnection = try connect("verify-user")
         try Self.requireMigrated(lockConnection)
@@ -117,7 +117,8 @@ public final class ReconciliationEngine: Sendable {
         let work = UserWork(
             userID: userID,
             receipts: try rows.map { StoredReceipt(id: try $0.decode("id"), data: try $0.decode("receipt_data")) },
-            isSandboxTester: try rows.first?.decode("tester") ?? false)
+            isSandboxTester: try rows.first?.decode("tester") ?? false,
+            knownTransactionIDs: try UserWork.knownTransactionIDs(of: [userID], on: lockConnection)[userID] ?? [])
 
         let runID = try RunStore(connection: lockConnection).start(kind: .user, options: options, subjectUserID: userID)
         let reconnector = makeReconnector()
@@ -127,16 +128,39 @@ public final class ReconciliationEngine: Sendable {
             runID: runID, kind: .user, locks: locks, reconnector: reconnector, selection: .one(work),
             subjectUserID: userID)
         do {
-            let (after, corrections) = try locks.withConnection { connection in
+            let (after, corrections, unverdicted) = try locks.withConnection { connection in
                 (
                     try UnitWriter.entitlements(of: userID, on: connection),
-                    try Self.corrections(runID: runID, on: connection)
+                    try Self.corrections(runID: runID, on: connection),
+                    try Self.unverdicted(runID: runID, on: connection)
                 )
             }
-            return (outcome, before, after, corrections)
+            return (outcome, before, after, corrections, unverdicted)
         } catch is RunLocks.Lost {
             // Another run took this one's row while the database was away: nothing was written after.
-            return (outcome, before, before, [])
+            return (outcome, before, before, [], [])
+        }
+    }
+
+    /// A row `verify-user` shows support: one that ended `unverified`, and whether asking again may help.
+    public struct UnverdictedRow: Sendable {
+        public var receiptID: Int64
+        public var kind: UnverifiedKind
+        public var detail: String
+    }
+
+    private static func unverdicted(runID: Int64, on connection: PostgresConnection) throws -> [UnverdictedRow] {
+        try connection.query(
+            """
+            SELECT receipt_id, detail FROM recon_results
+            WHERE run_id = \(runID) AND outcome = 'unverified' ORDER BY receipt_id
+            """
+        ).map { row in
+            let detail: String = try row.decode("detail") ?? ""
+            return UnverdictedRow(
+                receiptID: try row.decode("receipt_id"),
+                kind: detail.hasSuffix("(\(UnverifiedKind.permanent.explanation))") ? .permanent : .transient,
+                detail: detail)
         }
     }
 

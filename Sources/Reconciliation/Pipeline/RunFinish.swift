@@ -47,7 +47,7 @@ struct RunFinish {
                 // The end-of-run scans added flags the counters never saw.
                 summary.corrections = written.corrections
                 summary.flags = written.flags
-                summary.refundedRevenue = written.refundedRevenue
+                summary.refundedAmount = written.refundedAmount
             }
             // The run row's own connection: start, lock, finishing (the last write is not counted).
             summary.databaseSeconds = (summary.databaseSeconds ?? 0) + store.connection.secondsWaited

@@ -48,10 +48,12 @@ public enum HTMLReport {
         body += table("Corrections by action and reason", ["Action", "Reason", "Count"], correctionRows)
         body += table("Flags by kind", ["Kind", "Flags"], ordered(summary.flags).map { [$0.0, String($0.1)] })
         // Only where some refund had a price: verifyReceipt data has none, and "none" would read as no refunds.
-        if let refunded = summary.refundedRevenue, !refunded.isEmpty {
+        if let refunded = summary.refundedAmount, !refunded.isEmpty {
             body += table(
-                "Refunded revenue (refunds first recorded by this run)", ["Currency", "Refunds", "Amount"],
-                refunded.map { [$0.currency, String($0.transactions), $0.amount.description] })
+                "Refunded amount (customer prices)", ["Currency", "Refunds", "Amount"],
+                refunded.map { [$0.currency, String($0.transactions), $0.amount.description] },
+                note: "Refunds first recorded by this run, at the prices customers paid: for support and estimates."
+                    + " App Store Connect's reports are the financial record.")
         }
         body += table(
             "Apple statuses (final answer per receipt)", ["Status", "Receipts"],
@@ -125,7 +127,7 @@ public enum HTMLReport {
         .tables{display:grid;grid-template-columns:repeat(auto-fit,minmax(300px,1fr));gap:16px;margin:16px 0}\
         section>div,.tables>div{background:#fff;border:1px solid #dde1e8;border-radius:8px;padding:12px 14px}\
         table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:4px 6px;border-bottom:1px solid #eceff3}\
-        td.n,th.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}.empty{color:#5b6475}svg{max-width:100%;height:auto}\
+        td.n,th.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}.empty,p.note{color:#5b6475}p.note{font-size:12px}svg{max-width:100%;height:auto}\
         footer{color:#5b6475;font-size:12px;margin-top:16px}
         """
 
@@ -136,7 +138,8 @@ public enum HTMLReport {
             + (note.map { "<div class=\"note\">\(escape($0))</div>" } ?? "") + "</div>"
     }
 
-    static func table(_ title: String, _ headers: [String], _ rows: [[String]]) -> String {
+    /// - Parameter note: a line under the table, saying how to read it.
+    static func table(_ title: String, _ headers: [String], _ rows: [[String]], note: String? = nil) -> String {
         var html = "<div><h2>\(escape(title))</h2>"
         guard !rows.isEmpty else { return html + "<p class=\"empty\">none</p></div>" }
         let last = headers.count - 1
@@ -152,7 +155,7 @@ public enum HTMLReport {
             }
             html += "</tr>"
         }
-        return html + "</tbody></table></div>"
+        return html + "</tbody></table>" + (note.map { "<p class=\"note\">\(escape($0))</p>" } ?? "") + "</div>"
     }
 
     /// A vocabulary's counts as rows: by name, or in the vocabulary's own order.

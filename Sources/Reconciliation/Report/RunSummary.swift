@@ -41,9 +41,11 @@ public struct RunSummary: Sendable, Codable, Equatable {
     /// Seconds the job's threads spent waiting on PostgreSQL, summed over its connections (they
     /// overlap, so this can exceed the run's duration). Optional: summaries stored before it existed.
     public var databaseSeconds: Double?
-    /// Revenue of the transactions this run recorded refunded first, per currency (`RefundedRevenue`):
-    /// empty when none had a price (verifyReceipt data). Optional: summaries stored before it existed.
-    public var refundedRevenue: [RefundedRevenue]?
+    /// The refunded amount at customer prices of the refunds this run recorded first, per currency
+    /// (`RefundedAmount`): empty when there were none with a price (verifyReceipt data, dry runs, a
+    /// run that stopped before any). Every run's summary has it; nil only in a summary stored before
+    /// it existed, which `json` still prints as an empty list.
+    public var refundedAmount: [RefundedAmount]? = []
 
     public init() {}
 
@@ -63,7 +65,7 @@ extension RunSummary {
         corrections = written.corrections
         flags = written.flags
         revokedUsers = written.revokedUsers
-        refundedRevenue = written.refundedRevenue
+        refundedAmount = written.refundedAmount
     }
 }
 
@@ -96,9 +98,11 @@ extension RunSummary {
             lines.append("  \(action): \(reasons.values.reduce(0, +)) (\(Self.list(reasons)))")
         }
         lines.append("Flags: \(flagCount)" + (flags.isEmpty ? "" : " (\(Self.list(flags)))"))
-        if let refunded = refundedRevenue, !refunded.isEmpty {
+        // Only where some refund had a price: verifyReceipt data has none, and "none" would read as
+        // no refunds.
+        if let refunded = refundedAmount, !refunded.isEmpty {
             let amounts = refunded.map { "\($0.currency) \($0.amount) (\($0.transactions))" }
-            lines.append("Refunded revenue: " + amounts.joined(separator: ", "))
+            lines.append("Refunded amount (customer prices): " + amounts.joined(separator: ", "))
         }
         var traffic =
             "Apple: \(appleRequests) requests, \(appleRetries) retries, \(appleThrottled) throttled (429), \(appleHops) re-routes"
@@ -131,7 +135,8 @@ extension RunSummary {
 extension RunSummary {
     /// One JSON object (sorted keys, ISO 8601 dates): `run --json` and `report --json`. Beside the
     /// stored fields, `reason` repeats `abortReason` when the run stopped: every `--json` object that
-    /// did not end in success carries `status`, `exitCode` and `reason`.
+    /// did not end in success carries `status`, `exitCode` and `reason`. `refundedAmount` is in every
+    /// object, an empty list where there is nothing to sum (CONTRACT §9).
     public var json: String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
@@ -144,13 +149,16 @@ extension RunSummary {
         let summary: RunSummary
 
         enum CodingKeys: String, CodingKey {
-            case reason
+            case reason, refundedAmount
         }
 
         func encode(to encoder: any Encoder) throws {
             try summary.encode(to: encoder)
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encodeIfPresent(summary.abortReason, forKey: .reason)
+            // A summary stored before the figure existed (its `refundedRevenue`, full prices with
+            // upgrades, is not this figure and is not carried over).
+            if summary.refundedAmount == nil { try container.encode([RefundedAmount](), forKey: .refundedAmount) }
         }
     }
 }

@@ -14,7 +14,10 @@ import Foundation
 /// 1. a user with any `unverified` receipt in the run gets no `revoke` and no `shorten`;
 /// 2. rows whose `source` is not `app_store` are never read for corrections nor written;
 /// 3. an entitlement carried by a counted row of Apple's signed data gets no `revoke` and no
-///    `shorten` except for a refund (`signedDataGuard`).
+///    `shorten` except for a revocation it proves, and a `grant` or `extend` from that data only when it
+///    was signed after the row was last written (`signedDataGuard`);
+/// 4. an entitlement named by a permanently `unverified` row, or with a subscription whose lapse Apple's
+///    state at `as_of` cannot confirm, gets no `revoke` and no `shorten` (`keepsAccess`).
 ///
 /// Reasons: `grantReason`, `extendReason`, `shortenReason`, `revokeReason`.
 public enum CorrectionPlanner {
@@ -50,22 +53,40 @@ public enum CorrectionPlanner {
             else { continue }
             // Guard 1: an unverified receipt may hide the purchase; never take access away then.
             if userHasUnverifiedReceipt, correction.action == .revoke || correction.action == .shorten { continue }
-            guard signedDataGuard(correction, truth: entitlementTruth) else { continue }
+            guard signedDataGuard(correction, truth: entitlementTruth, row: appStoreRows[name]) else { continue }
+            if keepsAccess(entitlementTruth), correction.action == .revoke || correction.action == .shorten { continue }
             corrections.append(correction)
         }
         return corrections
     }
 
-    /// Guard 3 (CONTRACT §9): signed data proves what Apple knew at its `signedDate`. Its
-    /// subscription may have renewed since and its purchase may have been refunded since; neither
-    /// is known without the App Store Server API. So an entitlement it carries may be granted or
-    /// extended up to what it proves, but taken away only for a refund it proves (`refund`).
+    /// Guard 3 (CONTRACT §9, "Signed rows"): signed data proves what Apple knew at its `signedDate`. Its
+    /// subscription may have renewed since and its purchase may have been refunded since; neither is known
+    /// without the App Store Server API. So an entitlement it carries is taken away only for a revocation
+    /// it proves (`refund`, `family_revoke`); and it grants or extends only when it was signed after the
+    /// entitlement row was last written (or there is no row): evidence older than the app's own last
+    /// word (a revoke after a refund the app heard of) never grants again.
     /// - Returns: whether `correction` may be made.
-    public static func signedDataGuard(_ correction: PlannedCorrection, truth: EntitlementTruth) -> Bool {
-        guard truth.carriedBySignedData, correction.action == .revoke || correction.action == .shorten else {
-            return true
+    public static func signedDataGuard(_ correction: PlannedCorrection, truth: EntitlementTruth, row: EntitlementRow?)
+        -> Bool
+    {
+        switch correction.action {
+        case .revoke, .shorten:
+            guard truth.carriedBySignedData else { return true }
+            return correction.reason == .refund || correction.reason == .familyRevoke
+        case .grant, .extend:
+            guard let winning = truth.winningTransaction, winning.source == .signedRow, let row else { return true }
+            guard let written = row.updatedAt else { return true }
+            guard let signed = winning.evidenceDate else { return false }
+            return signed > written
         }
-        return correction.reason == .refund
+    }
+
+    /// Guard 4: access is kept when a permanently `unverified` row names the entitlement (an account
+    /// Apple no longer finds still bought it), or when a subscription lapsed within the billing-retry
+    /// window and Apple's state at `as_of` is unknown (it may be in its grace period).
+    public static func keepsAccess(_ truth: EntitlementTruth) -> Bool {
+        truth.carriers.contains(.permanentlyUnverified) || truth.lapseUnconfirmed
     }
 
     /// The correction one entitlement needs, before the unverified guard; nil when the row
@@ -121,23 +142,23 @@ public enum CorrectionPlanner {
         truth.expiryIsGracePeriodEnd ? .gracePeriod : .renewal
     }
 
-    /// `shorten`: `refund` if a refunded transaction of the entitlement would have given access
-    /// beyond the truth's expiry; else `expired`.
+    /// `shorten`: `refund` (or `family_revoke`) if a revoked transaction of the entitlement would have
+    /// given access beyond the truth's expiry; else `expired`.
     public static func shortenReason(truth: EntitlementTruth) -> CorrectionReason {
         let apple = truth.expiry ?? .never
-        let refundCutAccess = truth.refundedTransactions.contains { refunded in
-            refunded.accessEnd.map { $0 > apple } ?? false
-        }
-        return refundCutAccess ? .refund : .expired
+        let cut = truth.refundedTransactions.filter { revoked in revoked.accessEnd.map { $0 > apple } ?? false }
+        guard !cut.isEmpty else { return .expired }
+        return cut.allSatisfy(\.isFamilyRevocation) ? .familyRevoke : .refund
     }
 
-    /// `revoke`: `refund` if the entitlement's newest transaction is refunded; `bundle_mismatch`,
+    /// `revoke`: `refund` if the entitlement's newest transaction is refunded (`family_revoke` if its
+    /// revocation ended Family Sharing); `bundle_mismatch`,
     /// `invalid_receipt` or `wrong_environment` if no counted receipt carried transactions of the
     /// entitlement and only receipts with that standing did (a mix: the first of those three
     /// that applies); `expired` if counting transactions exist but have all run out; else
     /// `no_purchase`.
     public static func revokeReason(truth: EntitlementTruth) -> CorrectionReason {
-        if truth.newestTransactionIsRefunded { return .refund }
+        if truth.newestTransactionIsRefunded { return truth.newestRevocationIsFamily ? .familyRevoke : .refund }
         if !truth.carriers.isEmpty, !truth.carriers.contains(.counted) {
             if truth.carriers.contains(.bundleMismatch) { return .bundleMismatch }
             if truth.carriers.contains(.invalidReceipt) { return .invalidReceipt }

@@ -11,6 +11,8 @@ public enum CorrectionReason: String, ContractVocabulary {
     case expired
     /// The purchase was refunded (counts as never purchased).
     case refund
+    /// Family Sharing of the purchase ended (Apple's `FAMILY_REVOKE`, or a family member's copy revoked).
+    case familyRevoke = "family_revoke"
     /// A refund the job saw earlier was reversed by Apple.
     case refundReversed = "refund_reversed"
     /// Only invalid receipts carried the entitlement's transactions.

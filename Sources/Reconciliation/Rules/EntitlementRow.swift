@@ -13,6 +13,9 @@ public struct EntitlementRow: Hashable, Sendable {
     public var originalTransactionID: String?
     /// `entitlements.source`; rows with another source are never touched (guard 3).
     public var source: String
+    /// `entitlements.updated_at`: when the app (or the job) last wrote the row; signed evidence older than
+    /// this never grants again (CONTRACT §9, "Signed rows").
+    public var updatedAt: Date?
 
     public init(
         entitlement: String,
@@ -20,7 +23,8 @@ public struct EntitlementRow: Hashable, Sendable {
         expiresAt: Date?,
         productID: String? = nil,
         originalTransactionID: String? = nil,
-        source: String = EntitlementRow.appStoreSource
+        source: String = EntitlementRow.appStoreSource,
+        updatedAt: Date? = nil
     ) {
         self.entitlement = entitlement
         self.active = active
@@ -28,6 +32,7 @@ public struct EntitlementRow: Hashable, Sendable {
         self.productID = productID
         self.originalTransactionID = originalTransactionID
         self.source = source
+        self.updatedAt = updatedAt
     }
 
     public var isAppStore: Bool { source == Self.appStoreSource }

@@ -14,9 +14,15 @@ public struct EntitlementTransaction: Hashable, Sendable {
     /// (`non_consumable`); nil when it cannot be known (no `expires_date`, no `duration`), and
     /// then the transaction grants nothing.
     public var accessEnd: Expiry?
-    /// `cancellation_date`: refunded, or (with `isUpgraded`) replaced by an upgrade.
-    public var cancellationDate: Date?
+    /// When Apple took it back, as of `--as-of` (a later revocation has not happened yet): refunded,
+    /// revoked from Family Sharing, or (with `isUpgraded`) replaced by an upgrade.
+    public var revocationDate: Date?
     public var isUpgraded: Bool
+    /// The revocation ended Family Sharing of the purchase (`family_revoke`), not a refund.
+    public var isFamilyRevocation: Bool
+    /// Where the evidence came from, and the instant it speaks for (a signed row's `signedDate`).
+    public var source: TransactionSource
+    public var evidenceDate: Date?
 
     public init(
         transactionID: String?,
@@ -25,8 +31,11 @@ public struct EntitlementTransaction: Hashable, Sendable {
         kind: ProductKind,
         purchaseDate: Date?,
         accessEnd: Expiry?,
-        cancellationDate: Date? = nil,
-        isUpgraded: Bool = false
+        revocationDate: Date? = nil,
+        isUpgraded: Bool = false,
+        isFamilyRevocation: Bool = false,
+        source: TransactionSource = .verifyReceipt,
+        evidenceDate: Date? = nil
     ) {
         self.transactionID = transactionID
         self.originalTransactionID = originalTransactionID
@@ -34,30 +43,35 @@ public struct EntitlementTransaction: Hashable, Sendable {
         self.kind = kind
         self.purchaseDate = purchaseDate
         self.accessEnd = accessEnd
-        self.cancellationDate = cancellationDate
+        self.revocationDate = revocationDate
         self.isUpgraded = isUpgraded
+        self.isFamilyRevocation = isFamilyRevocation
+        self.source = source
+        self.evidenceDate = evidenceDate
     }
 
-    /// Apple's transaction read through `products`; nil when the product is unknown, has no
-    /// entitlement, or is a consumable ("Transactions whose product is unknown or consumable
-    /// grant nothing").
-    public init?(_ transaction: VerifyReceiptTransaction, catalog: ProductCatalog) {
-        guard let product = catalog[transaction.productID] else { return nil }
-        self.init(transaction, product: product)
+    /// A purchase read through `products` at `asOf`; nil when the product is unknown, has no
+    /// entitlement, or is a consumable ("Transactions whose product is unknown or consumable grant
+    /// nothing"), and for a purchase made after `asOf` (CONTRACT §9, "As of").
+    public init?(_ purchase: Purchase, catalog: ProductCatalog, asOf: Date) {
+        guard let product = catalog[purchase.productID] else { return nil }
+        self.init(purchase, product: product, asOf: asOf)
     }
 
-    /// `init?(_:catalog:)` with the transaction's product already looked up.
-    init?(_ transaction: VerifyReceiptTransaction, product: Product) {
+    /// `init?(_:catalog:asOf:)` with the purchase's product already looked up.
+    init?(_ purchase: Purchase, product: Product, asOf: Date) {
         guard product.kind != .consumable, product.entitlement != nil else { return nil }
+        let fields = purchase.fields
+        if let purchased = fields.purchaseDate, purchased > asOf { return nil }
         let accessEnd: Expiry?
         switch product.kind {
         case .autoRenewable:
-            accessEnd = transaction.expiresDate.map { Expiry($0) }
+            accessEnd = fields.expiresDate.map { Expiry($0) }
         case .nonConsumable:
             accessEnd = .never
         case .nonRenewing:
-            if let purchase = transaction.purchaseDate, let duration = product.duration {
-                accessEnd = Expiry(duration.added(to: purchase))
+            if let purchased = fields.purchaseDate, let duration = product.duration {
+                accessEnd = Expiry(duration.added(to: purchased))
             } else {
                 accessEnd = nil
             }
@@ -65,24 +79,30 @@ public struct EntitlementTransaction: Hashable, Sendable {
             return nil
         }
         self.init(
-            transactionID: transaction.transactionID,
-            originalTransactionID: transaction.originalTransactionID,
+            transactionID: fields.transactionID,
+            originalTransactionID: fields.originalTransactionID,
             productID: product.productID,
             kind: product.kind,
-            purchaseDate: transaction.purchaseDate,
+            purchaseDate: fields.purchaseDate,
             accessEnd: accessEnd,
-            cancellationDate: transaction.cancellationDate,
-            isUpgraded: transaction.isUpgraded ?? false
+            revocationDate: purchase.revocationHappened(by: asOf)?.date,
+            isUpgraded: fields.isUpgraded ?? false,
+            isFamilyRevocation: purchase.isFamilyRevocation,
+            source: fields.source,
+            evidenceDate: fields.evidenceDate
         )
     }
 
     /// CONTRACT §5: "A transaction with `cancellation_date` (refund) counts as never purchased,
-    /// unless `is_upgraded` is true."
-    public var isRefunded: Bool { cancellationDate != nil && !isUpgraded }
+    /// unless `is_upgraded` is true." A Family Sharing revocation too.
+    public var isRevoked: Bool { revocationDate != nil && !isUpgraded }
 
-    /// Whether the transaction can carry access itself: not refunded, not replaced by an upgrade
+    /// Whether the transaction can carry access itself: not revoked, not replaced by an upgrade
     /// ("the upgrade target carries the access"), and with a known end.
-    var grantsAccess: Bool { !isRefunded && !isUpgraded && accessEnd != nil }
+    var grantsAccess: Bool { !isRevoked && !isUpgraded && accessEnd != nil }
+
+    /// The subscription chain: `original_transaction_id`, else the transaction itself.
+    var chain: String? { originalTransactionID ?? transactionID }
 
     /// Orders transactions by the end of access they give, then purchase date, then id, so the
     /// winner is the same whatever order Apple listed them in.

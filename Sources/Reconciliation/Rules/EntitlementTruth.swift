@@ -15,11 +15,18 @@ public struct EntitlementTruth: Hashable, Sendable {
     public var winningTransaction: EntitlementTransaction?
     /// Whether `expiry` is the end of a billing-retry grace period (`grace_period_expires_date`).
     public var expiryIsGracePeriodEnd: Bool
-    /// Transactions of counted receipts that were refunded, oldest purchase first.
+    /// Transactions of counted receipts that were revoked (refunded or revoked from Family Sharing),
+    /// oldest purchase first.
     public var refundedTransactions: [EntitlementTransaction]
     /// Whether the entitlement's newest transaction (latest `purchase_date`) on counted receipts
     /// was refunded.
     public var newestTransactionIsRefunded: Bool
+    /// Whether that newest transaction's revocation ended Family Sharing (`family_revoke`), not a refund.
+    public var newestRevocationIsFamily: Bool
+    /// A subscription of the entitlement lapsed within Apple's billing-retry window of `as_of`, and
+    /// Apple's renewal state for that instant is unknown (an `--as-of` in the past): it may be in a grace
+    /// period, so it yields no `revoke` and no `shorten` (CONTRACT §9, "As of").
+    public var lapseUnconfirmed = false
     /// Whether counted receipts hold a transaction of the entitlement that is not refunded.
     public var hasCountingTransactions: Bool
     /// How the receipts that carried transactions of the entitlement stand (any outcome).
@@ -36,6 +43,7 @@ public struct EntitlementTruth: Hashable, Sendable {
         expiryIsGracePeriodEnd: Bool = false,
         refundedTransactions: [EntitlementTransaction] = [],
         newestTransactionIsRefunded: Bool = false,
+        newestRevocationIsFamily: Bool = false,
         hasCountingTransactions: Bool = false,
         carriers: Set<ReceiptStanding> = [],
         carriedBySignedData: Bool = false
@@ -47,6 +55,7 @@ public struct EntitlementTruth: Hashable, Sendable {
         self.expiryIsGracePeriodEnd = expiryIsGracePeriodEnd
         self.refundedTransactions = refundedTransactions
         self.newestTransactionIsRefunded = newestTransactionIsRefunded
+        self.newestRevocationIsFamily = newestRevocationIsFamily
         self.hasCountingTransactions = hasCountingTransactions
         self.carriers = carriers
         self.carriedBySignedData = carriedBySignedData

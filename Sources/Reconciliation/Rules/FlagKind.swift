@@ -13,8 +13,10 @@ public enum FlagKind: String, ContractVocabulary {
     case bundleMismatch = "bundle_mismatch"
     /// An `original_transaction_id` of the receipt is also on a receipt of another user.
     case sharedTransaction = "shared_transaction"
-    /// A transaction of the receipt was refunded (`cancellation_date`, not an upgrade).
+    /// A transaction of the receipt was refunded (revoked, not an upgrade, not Family Sharing).
     case refunded
+    /// A family member's copy of a purchase was revoked: Family Sharing ended for it (not a refund).
+    case familyRevoked = "family_revoked"
     /// A transaction's `product_id` is not in `products`.
     case unknownProduct = "unknown_product"
     /// The receipt ended `unverified`.

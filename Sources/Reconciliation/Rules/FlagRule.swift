@@ -1,4 +1,4 @@
-import AppStoreReceipts
+import Foundation
 
 /// The flags of docs/reconciliation-rules.md ("Receipt outcomes" and the lists below it): one
 /// per receipt per kind per run, or per user where no receipt applies.
@@ -9,51 +9,60 @@ public enum FlagRule {
     /// The flags that need other users' rows are decided at the end of the run, over the whole run,
     /// by `RunFinalizer`: `shared_transaction` (one original transaction on receipts of two or more
     /// users) and `entitlement_without_receipt` (an active row and no receipt at all).
-    public static func receiptFlags(_ receipts: [UserReceipt], catalog: ProductCatalog) -> [PlannedFlag] {
-        receipts.flatMap { receiptFlags($0, catalog: catalog) }.sorted(by: PlannedFlag.ordered)
+    public static func receiptFlags(_ receipts: [UserReceipt], catalog: ProductCatalog, asOf: Date) -> [PlannedFlag] {
+        receipts.flatMap { receiptFlags($0, catalog: catalog, asOf: asOf) }.sorted(by: PlannedFlag.ordered)
     }
 
     /// One receipt's flags: the outcome's own flag (`invalid_receipt`, `bundle_mismatch`,
     /// `sandbox_in_production`, `production_in_sandbox`, `unverified`), and for `valid` and
-    /// `misrouted` receipts `refunded` and `unknown_product`.
-    public static func receiptFlags(_ receipt: UserReceipt, catalog: ProductCatalog) -> [PlannedFlag] {
+    /// `misrouted` receipts `refunded`, `family_revoked` and `unknown_product`.
+    public static func receiptFlags(_ receipt: UserReceipt, catalog: ProductCatalog, asOf: Date) -> [PlannedFlag] {
         var flags: [PlannedFlag] = []
         if let kind = receipt.classification.outcomeFlag {
             flags.append(PlannedFlag(kind: kind, receiptID: receipt.receiptID, detail: receipt.classification.detail))
         }
         guard receipt.outcome == .valid || receipt.outcome == .misrouted else { return flags }
         let id = receipt.receiptID
-        if let detail = refundedRule(receipt.transactions) {
+        if let detail = refundedRule(receipt.purchases, asOf: asOf) {
             flags.append(PlannedFlag(kind: .refunded, receiptID: id, detail: detail))
         }
-        if let detail = unknownProductRule(receipt.transactions, catalog: catalog) {
+        if let detail = familyRevokedRule(receipt.purchases, asOf: asOf) {
+            flags.append(PlannedFlag(kind: .familyRevoked, receiptID: id, detail: detail))
+        }
+        if let detail = unknownProductRule(receipt.purchases, catalog: catalog) {
             flags.append(PlannedFlag(kind: .unknownProduct, receiptID: id, detail: detail))
         }
         return flags.sorted(by: PlannedFlag.ordered)
     }
 
-    /// `refunded`: a transaction of the receipt has `cancellation_date` and is not `is_upgraded`.
-    /// - Returns: the flag's detail, or nil when no transaction was refunded.
-    public static func refundedRule(_ transactions: [VerifyReceiptTransaction]) -> String? {
-        let isRefunded = { (transaction: VerifyReceiptTransaction) in
-            transaction.cancellationDate != nil && transaction.isUpgraded != true
-        }
-        // Most receipts have no refund: nothing is built for them.
-        guard transactions.contains(where: isRefunded) else { return nil }
-        let refunded = transactions.filter(isRefunded)
-        let names = refunded.map { "\($0.transactionID ?? "?") (\($0.productID ?? "no product id"))" }
-        return "refunded: " + listed(names)
+    /// `refunded`: a purchase of the receipt was refunded by `asOf` (revoked, not an upgrade, not a
+    /// Family Sharing revocation).
+    /// - Returns: the flag's detail, or nil when no purchase was refunded.
+    public static func refundedRule(_ purchases: [Purchase], asOf: Date) -> String? {
+        revokedRule(purchases, "refunded: ") { $0.isRefunded(asOf: asOf) }
     }
 
-    /// `unknown_product`: a transaction's `product_id` is not in `products` (a missing
-    /// `product_id` is not in `products` either).
-    public static func unknownProductRule(_ transactions: [VerifyReceiptTransaction], catalog: ProductCatalog)
+    /// `family_revoked`: Family Sharing ended for a purchase of the receipt by `asOf`.
+    public static func familyRevokedRule(_ purchases: [Purchase], asOf: Date) -> String? {
+        revokedRule(purchases, "Family Sharing revoked: ") { $0.isRevoked(asOf: asOf) && $0.isFamilyRevocation }
+    }
+
+    private static func revokedRule(_ purchases: [Purchase], _ label: String, _ matches: (Purchase) -> Bool)
         -> String?
     {
-        let isUnknown = { (transaction: VerifyReceiptTransaction) in !catalog.contains(transaction.productID) }
+        // Most receipts have no revocation: nothing is built for them.
+        guard purchases.contains(where: matches) else { return nil }
+        let names = purchases.filter(matches).map { "\($0.transactionID ?? "?") (\($0.productID ?? "no product id"))" }
+        return label + listed(names)
+    }
+
+    /// `unknown_product`: a purchase's product id is not in `products` (a missing one is not in
+    /// `products` either).
+    public static func unknownProductRule(_ purchases: [Purchase], catalog: ProductCatalog) -> String? {
+        let isUnknown = { (purchase: Purchase) in !catalog.contains(purchase.productID) }
         // Nearly every product is known: nothing is built unless one is not.
-        guard transactions.contains(where: isUnknown) else { return nil }
-        let unknown = Set(transactions.filter(isUnknown).map { $0.productID ?? "(none)" })
+        guard purchases.contains(where: isUnknown) else { return nil }
+        let unknown = Set(purchases.filter(isUnknown).map { $0.productID ?? "(none)" })
         return "not in products: " + listed(Array(unknown))
     }
 

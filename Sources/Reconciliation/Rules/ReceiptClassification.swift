@@ -16,19 +16,32 @@ public struct ReceiptClassification: Hashable, Sendable {
     public var environment: AppStoreEnvironment?
     /// `recon_results.detail`: one line, never receipt data.
     public var detail: String
+    /// For an `unverified` outcome, whether asking again may change it; nil otherwise.
+    public var unverified: UnverifiedKind?
 
     public init(
         outcome: ReceiptOutcome,
         outcomeFlag: FlagKind? = nil,
         appleStatus: Int? = nil,
         environment: AppStoreEnvironment? = nil,
-        detail: String
+        detail: String,
+        unverified: UnverifiedKind? = nil
     ) {
         self.outcome = outcome
         self.outcomeFlag = outcomeFlag
         self.appleStatus = appleStatus
         self.environment = environment
         self.detail = detail
+        self.unverified = outcome == .unverified ? (unverified ?? .transient) : nil
+    }
+
+    /// An `unverified` outcome of `kind`, its detail ending with what that kind means.
+    public static func unverified(
+        _ kind: UnverifiedKind, appleStatus: Int? = nil, environment: AppStoreEnvironment? = nil, detail: String
+    ) -> ReceiptClassification {
+        ReceiptClassification(
+            outcome: .unverified, outcomeFlag: .unverified, appleStatus: appleStatus, environment: environment,
+            detail: "\(detail) (\(kind.explanation))", unverified: kind)
     }
 
     /// Whether the receipt is `invalid` because its bundle id is not accepted.

@@ -7,7 +7,9 @@ extension ReceiptOutcomeRule {
     /// (CONTRACT §9, docs/reconciliation-rules.md "Signed data rows"): the same outcomes and flags
     /// as a receipt, decided by the signature instead of Apple's status.
     ///
-    /// - signature, chain or format fails (a forged or altered JWS, Xcode data): `invalid`,
+    /// - a chain that fails only at its root (signed by a chain no configured root issued): `unverified`,
+    ///   permanent (never a revoke: the data is not shown altered, and asking again cannot change it);
+    /// - signature, chain or format fails otherwise (a forged or altered JWS, Xcode data): `invalid`,
     ///   `invalid_receipt`;
     /// - valid, bundle id not accepted: `invalid`, `bundle_mismatch` (`bundleIDRule`);
     /// - valid, signed for the other environment: `misrouted`, `sandbox_in_production` or
@@ -17,6 +19,10 @@ extension ReceiptOutcomeRule {
         _ verification: SignedDataVerification, evidence: SignedEvidence, context: ReceiptOutcomeContext
     ) -> ReceiptClassification {
         let format = evidence.format.map { "\($0)" } ?? "signed data"
+        if case .untrustedRoot(let roots) = verification.failure {
+            let failure = SignedDataFailure.untrustedRoot(roots)
+            return .unverified(.permanent, detail: "\(format) not verified: \(failure)")
+        }
         if let failure = verification.failure {
             return ReceiptClassification(
                 outcome: .invalid, outcomeFlag: .invalidReceipt, detail: "\(format) rejected: \(failure)")

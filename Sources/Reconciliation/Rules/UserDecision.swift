@@ -60,7 +60,7 @@ public enum UserDecision {
         let truth = UserTruth.compute(
             receipts: receipts, catalog: settings.catalog, sandboxPolicy: settings.sandboxPolicy,
             isSandboxTester: isSandboxTester, asOf: settings.asOf)
-        let flags = FlagRule.receiptFlags(receipts, catalog: settings.catalog)
+        let flags = FlagRule.receiptFlags(receipts, catalog: settings.catalog, asOf: settings.asOf)
         return Verified(
             userID: userID, receipts: receipts, results: results, transactions: transactions, receiptFlags: flags,
             truth: truth, sharedScan: shared)
@@ -76,7 +76,7 @@ public enum UserDecision {
             corrections: corrections, sharedScan: user.sharedScan)
     }
 
-    /// Apple's transactions as `recon_transactions` rows, and the pairs of the shared scan. Only
+    /// Apple's purchases as `recon_transactions` rows, and the pairs of the shared scan. Only
     /// `valid` and `misrouted` receipts carry Apple's truth; first occurrence wins, in order, for
     /// both (a renewal reported by two receipts of the user is one purchase).
     static func transactionRows(_ receipts: [UserReceipt])
@@ -84,7 +84,7 @@ public enum UserDecision {
     {
         let recorded = { (receipt: UserReceipt) in receipt.outcome == .valid || receipt.outcome == .misrouted }
         // Counted first, so the rows and the first-occurrence sets are allocated once.
-        let count = receipts.reduce(0) { recorded($1) ? $0 + $1.transactions.count : $0 }
+        let count = receipts.reduce(0) { recorded($1) ? $0 + $1.purchases.count : $0 }
         var rows: [TransactionRecord] = []
         var shared: [(receiptID: Int64, originalTransactionID: String)] = []
         rows.reserveCapacity(count)
@@ -92,9 +92,10 @@ public enum UserDecision {
         var seenTransactions = SeenKeys<String>(expected: count)
         var seenShared = SeenKeys<SharedScanKey>(expected: count)
         for receipt in receipts where recorded(receipt) {
-            for transaction in receipt.transactions {
-                guard let id = transaction.transactionID, let original = transaction.originalTransactionID,
-                    let product = transaction.productID
+            for purchase in receipt.purchases {
+                let fields = purchase.fields
+                guard let id = fields.transactionID, let original = fields.originalTransactionID,
+                    let product = fields.productID
                 else { continue }
                 if seenShared.insert(SharedScanKey(receiptID: receipt.receiptID, originalTransactionID: original)) {
                     shared.append((receipt.receiptID, original))
@@ -104,17 +105,17 @@ public enum UserDecision {
                     TransactionRecord(
                         transactionID: id, originalTransactionID: original, productID: product,
                         receiptID: receipt.receiptID,
-                        environment: receipt.classification.environment, purchasedAt: transaction.purchaseDate,
-                        originalPurchasedAt: transaction.originalPurchaseDate, expiresAt: transaction.expiresDate,
-                        cancelledAt: transaction.cancellationDate, cancellationReason: transaction.cancellationReason,
-                        isTrial: transaction.isTrialPeriod, isIntroOffer: transaction.isInIntroOfferPeriod,
-                        isUpgraded: transaction.isUpgraded, ownershipType: transaction.inAppOwnershipType,
-                        quantity: transaction.quantity, webOrderLineItemID: transaction.webOrderLineItemID,
-                        price: transaction.price.map(CurrencyAmount.init(milliunits:)), currency: transaction.currency,
-                        storefront: transaction.storefront, offerType: transaction.offerType,
-                        offerDiscountType: transaction.offerDiscountType,
-                        transactionReason: transaction.transactionReason, revocationType: transaction.revocationType,
-                        source: receipt.source))
+                        environment: fields.environment ?? receipt.classification.environment,
+                        purchasedAt: fields.purchaseDate, originalPurchasedAt: fields.originalPurchaseDate,
+                        expiresAt: fields.expiresDate, cancelledAt: fields.revocation?.date,
+                        cancellationReason: fields.revocation?.reason, isTrial: fields.offer.isTrial,
+                        isIntroOffer: fields.offer.isIntroOffer, isUpgraded: fields.isUpgraded,
+                        ownershipType: fields.ownership, quantity: fields.quantity,
+                        webOrderLineItemID: fields.webOrderLineItemID, price: fields.price, currency: fields.currency,
+                        storefront: fields.storefront, offerType: fields.offer.type,
+                        offerDiscountType: fields.offer.discountType, transactionReason: fields.transactionReason,
+                        revocationType: fields.revocation?.type, revocationPercentage: purchase.refundPercentage,
+                        source: fields.source))
             }
         }
         return (rows, shared)

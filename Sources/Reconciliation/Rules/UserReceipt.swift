@@ -1,54 +1,43 @@
 import AppStoreReceipts
 
-/// One of a user's receipts after this run's verification: the input of `UserTruth.compute` and
-/// `FlagRule`.
+/// One of a user's stored rows after this run's verification: the input of `UserTruth.compute` and
+/// `FlagRule`, in the neutral purchase model whichever backend answered.
 public struct UserReceipt: Hashable, Sendable {
     /// `receipts.id`.
     public var receiptID: Int64
     public var classification: ReceiptClassification
-    /// What the receipt is known to carry. For an answer with receipt data (`valid`,
-    /// `misrouted`, a bundle mismatch) Apple's transactions (`VerifyReceiptResponse.allTransactions`).
-    /// For other `invalid` or `unverified` receipts the shell may pass what the job last recorded
-    /// for the receipt (`recon_transactions`): those never count, but they let a revoke say
-    /// `invalid_receipt` instead of `no_purchase`.
-    public var transactions: [VerifyReceiptTransaction]
-    /// Apple's `pending_renewal_info` (grace periods); used only when the receipt counts.
-    public var pendingRenewalInfo: [VerifyReceiptPendingRenewalInfo]
-    /// Whether the row holds Apple's signed data rather than a receipt verifyReceipt answered for:
-    /// its transactions are evidence as of their `signedDate` only, so an entitlement it carries is
-    /// never revoked or shortened except for a refund it proves (`CorrectionPlanner`, guard 4).
-    public var isSignedData: Bool
-    /// Where `transactions` came from, recorded with each of them (`recon_transactions.source`).
-    /// Set by the backend that answered: the rules never look at it.
+    /// What the row is known to carry. For an answer with receipt data (`valid`, `misrouted`, a bundle
+    /// mismatch) Apple's purchases. For other `invalid` or `unverified` rows the backend may pass what the
+    /// row itself claims (a receipt decoded locally, an unbelieved signed payload, what the job last
+    /// recorded): those never count, but they name the entitlements the row was about, so a revoke says
+    /// `invalid_receipt` rather than `no_purchase` and a permanent `unverified` keeps them.
+    public var purchases: [Purchase]
+    /// Renewal state of the row's subscription chains (grace periods); used only when the row counts.
+    public var renewals: [SubscriptionRenewal]
+    /// Where `purchases` came from, recorded with each of them (`recon_transactions.source`). A
+    /// `signed_row` is evidence as of its `signedDate`, not Apple's word now (CONTRACT §9, "Signed rows").
     public var source: TransactionSource
 
     public init(
         receiptID: Int64,
         classification: ReceiptClassification,
-        transactions: [VerifyReceiptTransaction] = [],
-        pendingRenewalInfo: [VerifyReceiptPendingRenewalInfo] = [],
-        isSignedData: Bool = false,
+        purchases: [Purchase] = [],
+        renewals: [SubscriptionRenewal] = [],
         source: TransactionSource = .verifyReceipt
     ) {
         self.receiptID = receiptID
         self.classification = classification
-        self.transactions = transactions
-        self.pendingRenewalInfo = pendingRenewalInfo
-        self.isSignedData = isSignedData
+        self.purchases = purchases
+        self.renewals = renewals
         self.source = source
     }
 
-    /// A receipt with the transactions and renewal info of Apple's answer, if any.
-    public init(receiptID: Int64, classification: ReceiptClassification, response: VerifyReceiptResponse?) {
-        self.init(
-            receiptID: receiptID,
-            classification: classification,
-            transactions: response?.allTransactions ?? [],
-            pendingRenewalInfo: response?.pendingRenewalInfo ?? []
-        )
-    }
-
     public var outcome: ReceiptOutcome { classification.outcome }
+
+    /// Whether the row holds Apple's signed data judged locally (never asked about since): evidence as
+    /// of its `signedDate`, so it may grant only over an older entitlement row and revoke only for a
+    /// revocation it carries (`CorrectionPlanner`).
+    public var isSignedData: Bool { source == .signedRow }
 
     /// How this receipt's transactions stand in the user's truth ("Which transactions count").
     public func standing(sandboxPolicy: SandboxPolicy, isSandboxTester: Bool) -> ReceiptStanding {
@@ -56,7 +45,7 @@ public struct UserReceipt: Hashable, Sendable {
         case .valid: .counted
         case .misrouted: sandboxPolicy == .flag || isSandboxTester ? .counted : .misroutedNotCounted
         case .invalid: classification.isBundleMismatch ? .bundleMismatch : .invalidReceipt
-        case .unverified: .unverified
+        case .unverified: classification.unverified == .permanent ? .permanentlyUnverified : .unverified
         }
     }
 }

@@ -19,8 +19,8 @@ public struct WrittenFigures: Sendable, Equatable {
     public var flags: [FlagKind: Int] = [:]
     /// Users with at least one `revoke`.
     public var revokedUsers = 0
-    /// Refunds this run recorded first, per currency (`RefundedRevenue`).
-    public var refundedRevenue: [RefundedRevenue] = []
+    /// Refunds this run recorded first, per currency, at customer prices (`RefundedAmount`).
+    public var refundedAmount: [RefundedAmount] = []
     /// When the run last wrote a row; nil when it wrote none.
     public var lastWrittenAt: Date?
 

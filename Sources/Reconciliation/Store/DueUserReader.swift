@@ -12,6 +12,31 @@ public struct UserWork: Sendable {
     public let userID: String
     public let receipts: [StoredReceipt]
     public let isSandboxTester: Bool
+    /// Transaction ids Apple answered for in earlier runs (`recon_transactions`): Apple's "not found" for
+    /// one of them proves nothing (CONTRACT §9, "What proves a purchase absent").
+    public var knownTransactionIDs: Set<String> = []
+
+    public init(
+        userID: String, receipts: [StoredReceipt], isSandboxTester: Bool, knownTransactionIDs: Set<String> = []
+    ) {
+        self.userID = userID
+        self.receipts = receipts
+        self.isSandboxTester = isSandboxTester
+        self.knownTransactionIDs = knownTransactionIDs
+    }
+
+    /// The transaction ids `recon_transactions` holds for each of `userIDs`.
+    static func knownTransactionIDs(of userIDs: [String], on connection: PostgresConnection) throws
+        -> [String: Set<String>]
+    {
+        var known: [String: Set<String>] = [:]
+        for row in try connection.query(
+            "SELECT user_id, transaction_id FROM recon_transactions WHERE user_id = ANY(\(userIDs))")
+        {
+            known[try row.decode("user_id"), default: []].insert(try row.decode("transaction_id"))
+        }
+        return known
+    }
 }
 
 /// Walks the users who have due receipts, in `user_id` order, one keyset page at a time, so memory
@@ -121,6 +146,8 @@ public final class DueUserReader {
         }
         if current != nil, !close() { exhausted = true }
         if receiptBudget == 0 { exhausted = true }
+        let known = try UserWork.knownTransactionIDs(of: users.map(\.userID), on: connection)
+        for index in users.indices { users[index].knownTransactionIDs = known[users[index].userID] ?? [] }
         return users
     }
 

@@ -1,3 +1,4 @@
+import AppStoreReceipts
 import Postgres
 
 /// The set-based steps at the end of a run: flags that need every user of the run, and the figures
@@ -94,18 +95,7 @@ public struct RunFinalizer {
         {
             figures.flags[try FlagKind(contractName: row.decode("kind"))] = try row.decode("n")
         }
-        figures.refundedRevenue = RefundedRevenue.figures(
-            try connection.query(
-                """
-                SELECT price::text AS price, currency, ownership_type, revocation_type FROM recon_transactions
-                WHERE refund_run_id = \(runID)
-                """
-            ).map { row in
-                RefundedRevenue.Refund(
-                    price: try row.decode("price", as: String?.self).flatMap { CurrencyAmount(decimal: $0) },
-                    currency: try row.decode("currency"), ownershipType: try row.decode("ownership_type"),
-                    revocationType: try row.decode("revocation_type"))
-            })
+        figures.refundedAmount = try refundedAmount(runID: runID)
         // A user whose receipts were all written has results; corrections are unioned in for
         // verify-user's user without receipts.
         let totals = try connection.query(
@@ -123,5 +113,34 @@ public struct RunFinalizer {
         figures.revokedUsers = try totals.decode("revoked")
         figures.lastWrittenAt = try totals.decode("last_written_at")
         return figures
+    }
+
+    /// The refunds the run recorded first (`refund_run_id`), summed for the environment the run's
+    /// database serves: the run's own `RECON_ENVIRONMENT`, read from its row so that a run finished
+    /// by another process (recovered, or recorded after a failure) is counted the same way.
+    func refundedAmount(runID: Int64) throws -> [RefundedAmount] {
+        let served: String? =
+            try connection.query("SELECT options->>'environment' AS environment FROM recon_runs WHERE id = \(runID)")
+            .first?.decode("environment", as: String?.self)
+        // RunOptions' default; only a run row written by hand lacks it.
+        let environment = served.flatMap(AppStoreEnvironment.init(rawValue:)) ?? .production
+        let refunds = try connection.query(
+            """
+            SELECT price::text AS price, currency, environment, is_upgraded, ownership_type, revocation_type,
+                   revocation_percentage::text AS revocation_percentage
+            FROM recon_transactions WHERE refund_run_id = \(runID)
+            """
+        ).map { row in
+            let price: String? = try row.decode("price")
+            let madeIn: String? = try row.decode("environment")
+            let percentage: String? = try row.decode("revocation_percentage")
+            return RefundedAmount.Refund(
+                price: price.flatMap { CurrencyAmount(decimal: $0) }, currency: try row.decode("currency"),
+                environment: madeIn.flatMap(AppStoreEnvironment.init(rawValue:)),
+                isUpgraded: try row.decode("is_upgraded"), ownershipType: try row.decode("ownership_type"),
+                revocationType: try row.decode("revocation_type"),
+                revocationPercentage: percentage.flatMap { Percentage(decimal: $0) })
+        }
+        return RefundedAmount.figures(refunds, environment: environment)
     }
 }

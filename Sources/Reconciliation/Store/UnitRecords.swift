@@ -41,6 +41,11 @@ public struct TransactionRecord: Sendable {
     public var offerDiscountType: String?
     public var transactionReason: String?
     public var revocationType: String?
+    /// How much of the price a revocation gave back (`recon_transactions.revocation_percentage`,
+    /// CONTRACT §9): Apple's `revocationPercentage` (25000 → 25), 100 for `REFUND_FULL`, a refund
+    /// without a percentage and a verifyReceipt cancellation that is not an upgrade; nil when not
+    /// revoked, for an upgrade and for a family revocation. What `RefundedAmount` multiplies by.
+    public var revocationPercentage: Percentage?
     public var source: TransactionSource
 }
 

@@ -7,7 +7,7 @@ extension UnitWriter {
     ///
     /// `refund_run_id` (not in the contract) keeps the run that first recorded the transaction
     /// refunded, through later runs that see the same refund again; a reversed refund clears it, so a
-    /// second refund counts again (`RefundedRevenue`).
+    /// second refund counts again (`RefundedAmount`).
     func writeTransactions(_ users: [(userID: String, plan: UnitPlan)], runID: Int64) throws {
         // One original transaction restored on two accounts puts the same transaction id in two users
         // of a batch: the later user's row wins, as it would written one user after the other. Sorted
@@ -53,6 +53,7 @@ extension UnitWriter {
         var offerDiscountTypes = PostgresArrayColumn<String>("offer_discount_type", expectedCount: n)
         var transactionReasons = PostgresArrayColumn<String>("transaction_reason", expectedCount: n)
         var revocationTypes = PostgresArrayColumn<String>("revocation_type", expectedCount: n)
+        var revocationPercentages = PostgresArrayColumn<Percentage>("revocation_percentage", expectedCount: n)
         var sources = PostgresArrayColumn<String>("source", expectedCount: n)
         var refundRunIDs = PostgresArrayColumn<Int64>("refund_run_id", expectedCount: n)
         for (user, index) in kept {
@@ -80,6 +81,7 @@ extension UnitWriter {
                 offerDiscountTypes.append(records[index].offerDiscountType)
                 transactionReasons.append(records[index].transactionReason)
                 revocationTypes.append(records[index].revocationType)
+                revocationPercentages.append(records[index].revocationPercentage)
                 sources.append(records[index].source.rawValue)
                 refundRunIDs.append(records[index].cancelledAt == nil ? nil : runID)
             }
@@ -94,7 +96,7 @@ extension UnitWriter {
                 originalPurchasedAts,
                 expiresAts, cancelledAts, cancellationReasons, isTrials, isIntroOffers, isUpgradeds, ownershipTypes,
                 quantities, webOrderLineItemIDs, firstRunIDs, lastRunIDs, prices, currencies, storefronts, offerTypes,
-                offerDiscountTypes, transactionReasons, revocationTypes, sources, refundRunIDs,
+                offerDiscountTypes, transactionReasons, revocationTypes, revocationPercentages, sources, refundRunIDs,
             ],
             suffix: """
                 ON CONFLICT (transaction_id) DO UPDATE SET
@@ -109,7 +111,7 @@ extension UnitWriter {
                     price = EXCLUDED.price, currency = EXCLUDED.currency, storefront = EXCLUDED.storefront,
                     offer_type = EXCLUDED.offer_type, offer_discount_type = EXCLUDED.offer_discount_type,
                     transaction_reason = EXCLUDED.transaction_reason, revocation_type = EXCLUDED.revocation_type,
-                    source = EXCLUDED.source,
+                    revocation_percentage = EXCLUDED.revocation_percentage, source = EXCLUDED.source,
                     refund_run_id = CASE WHEN EXCLUDED.cancelled_at IS NULL THEN NULL
                         WHEN recon_transactions.cancelled_at IS NULL THEN EXCLUDED.refund_run_id
                         ELSE coalesce(recon_transactions.refund_run_id, EXCLUDED.refund_run_id) END,

@@ -92,7 +92,7 @@ public final class UnitWriter {
         var states: [String: UserState] = [:]
         for row in try connection.query(
             """
-            SELECT user_id, entitlement, active, expires_at, product_id, original_transaction_id, source
+            SELECT user_id, entitlement, active, expires_at, product_id, original_transaction_id, source, updated_at
             FROM entitlements WHERE user_id = ANY(\(users))
             ORDER BY user_id, entitlement FOR UPDATE
             """)
@@ -117,7 +117,7 @@ public final class UnitWriter {
     {
         try connection.query(
             """
-            SELECT entitlement, active, expires_at, product_id, original_transaction_id, source
+            SELECT entitlement, active, expires_at, product_id, original_transaction_id, source, updated_at
             FROM entitlements WHERE user_id = \(userID) ORDER BY entitlement \(unescaped: lock ? "FOR UPDATE" : "")
             """
         ).map(entitlementRow)
@@ -127,7 +127,8 @@ public final class UnitWriter {
         EntitlementRow(
             entitlement: try row.decode("entitlement"), active: try row.decode("active"),
             expiresAt: try row.decode("expires_at"), productID: try row.decode("product_id"),
-            originalTransactionID: try row.decode("original_transaction_id"), source: try row.decode("source"))
+            originalTransactionID: try row.decode("original_transaction_id"), source: try row.decode("source"),
+            updatedAt: try row.decode("updated_at"))
     }
 
     /// The last element per key, in first-seen order: `ON CONFLICT DO UPDATE` refuses to touch one

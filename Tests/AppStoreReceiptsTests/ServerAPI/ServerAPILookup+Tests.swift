@@ -23,6 +23,21 @@ extension ServerAPILookup {
         if case .notFound = self { return true }
         return false
     }
+
+    var notFoundDetail: String? {
+        if case .notFound(let detail) = self { return detail }
+        return nil
+    }
+
+    var gone: (code: Int, detail: String)? {
+        if case .gone(let code, let detail) = self { return (code, detail) }
+        return nil
+    }
+
+    var invalidIDDetail: String? {
+        if case .invalidID(let detail) = self { return detail }
+        return nil
+    }
 }
 
 enum ServerAPITestDates {

@@ -63,12 +63,12 @@ import Testing
         for index in 0..<6 {
             group.enter()
             client.history(
-                of: "h\(index)", bundleID: "com.example", environment: .production, mayHop: false,
+                of: "\(100 + index)", bundleID: "com.example", environment: .production, mayHop: false,
                 shouldStop: { false },
                 executor: { queue.async(execute: $0) }, completion: { _, _ in group.leave() })
             group.enter()
             client.statuses(
-                of: "s\(index)", bundleID: "com.example", environment: .production, shouldStop: { false },
+                of: "\(200 + index)", bundleID: "com.example", environment: .production, shouldStop: { false },
                 executor: { queue.async(execute: $0) }, completion: { _, _ in group.leave() })
         }
         group.wait()

@@ -82,8 +82,6 @@ import Testing
         ("-62135769600000", -62_135_769_600),
         ("0", 0),
         ("1.6981489e12", 1_698_148_900),
-        (#""1698148900000""#, 1_698_148_900),
-        (#""1698148900000.5""#, 1_698_148_900.000_5),
     ])
     func datesAreMillisecondsOfAnySign(literal: String, seconds: Double) throws {
         let payload = try SignedPayloadSamples.decode(#"{"transactionId":"1","signedDate":\#(literal)}"#)
@@ -91,14 +89,90 @@ import Testing
         #expect(abs(date.timeIntervalSince1970 - seconds) < 0.000_001)
     }
 
-    @Test(arguments: [
+    /// Other dates may be a string of a number, read as the number (what a field reader tolerates).
+    @Test(arguments: [(#""1698148900000""#, 1_698_148_900), (#""1698148900000.5""#, 1_698_148_900.000_5)])
+    func otherDatesMayBeStringsOfANumber(literal: String, seconds: Double) throws {
+        let payload = try SignedPayloadSamples.decode(#"{"transactionId":"1","expiresDate":\#(literal)}"#)
+        guard case .transaction(let transaction) = payload, let expires = transaction.expiresDate else {
+            Issue.record("expiresDate \(literal) not read")
+            return
+        }
+        #expect(abs(expires.timeIntervalSince1970 - seconds) < 0.000_001)
+    }
+
+    static let oddDates = [
         "1e400", "-1e400", #""nan""#, #""inf""#, #""0x1p3""#, #""""#, "true", "null", "[1]", #"{"ms":1}"#,
         #""2023-10-19T01:48:42Z""#,
-    ])
+    ]
+
+    /// Any other date in an odd shape reads as absent: one odd field does not spoil the payload.
+    @Test(arguments: oddDates)
     func oddDatesReadAsAbsent(literal: String) throws {
-        let payload = try SignedPayloadSamples.decode(#"{"transactionId":"1","signedDate":\#(literal)}"#)
-        #expect(payload.signedDate == nil)
-        #expect(payload.format == .transaction, "one odd field does not spoil the payload")
+        let payload = try SignedPayloadSamples.decode(#"{"transactionId":"1","expiresDate":\#(literal)}"#)
+        guard case .transaction(let transaction) = payload else {
+            Issue.record("not a transaction")
+            return
+        }
+        #expect(transaction.expiresDate == nil)
+    }
+
+    /// `signedDate` is the instant the certificates are checked at: absent, the verifier checks now (as
+    /// Apple's library does); there but not a finite JSON number, the payload is refused, never "now",
+    /// which would let data signed under a since-expired certificate pass as signed today.
+    @Test(arguments: oddDates + [#""1698148900000""#])
+    func aSignedDateThatIsNotANumberIsRefused(literal: String) {
+        let payloads: [(String, SignedDataFormat, String)] = [
+            (#"{"transactionId":"1","signedDate":\#(literal)}"#, .transaction, "signedDate"),
+            (#"{"autoRenewStatus":1,"signedDate":\#(literal)}"#, .renewalInfo, "signedDate"),
+            (#"{"notificationType":"TEST","signedDate":\#(literal)}"#, .notification, "signedDate"),
+            (#"{"receiptType":"Production","signedDate":\#(literal)}"#, .appTransaction, "signedDate"),
+            (
+                #"{"receiptType":"Production","receiptCreationDate":\#(literal)}"#, .appTransaction,
+                "receiptCreationDate"
+            ),
+        ]
+        for (json, format, field) in payloads {
+            #expect(throws: SignedPayloadError.signedDateNotANumber(field: field), "\(json)") {
+                try SignedPayloadSamples.decode(json)
+            }
+            #expect(throws: SignedPayloadError.signedDateNotANumber(field: field), "\(json)") {
+                try SignedPayload.decode(Array(json.utf8), as: format)
+            }
+        }
+    }
+
+    /// An app transaction is checked at its `signedDate`, else at `receiptCreationDate` (Apple's JSON
+    /// name for `AppTransaction.signedDate`); with both, `signedDate` wins and the other is not judged.
+    @Test func anAppTransactionIsCheckedAtItsSignedDate() throws {
+        let both = try SignedPayloadSamples.decode(
+            #"{"receiptType":"Production","receiptCreationDate":1000,"signedDate":2000}"#)
+        #expect(both.signedDate == Date(timeIntervalSince1970: 2))
+        let creation = try SignedPayloadSamples.decode(#"{"receiptType":"Production","receiptCreationDate":1000}"#)
+        #expect(creation.signedDate == Date(timeIntervalSince1970: 1))
+        let oddCreation = try SignedPayloadSamples.decode(
+            #"{"receiptType":"Production","receiptCreationDate":"x","signedDate":2000}"#)
+        #expect(oddCreation.signedDate == Date(timeIntervalSince1970: 2))
+    }
+
+    /// RFC 7515 §4 asks JWS parsers to refuse duplicate member names: two readers of one payload could
+    /// believe two values (a revocation date hidden behind a second `revocationDate`). Escapes count.
+    @Test(arguments: [
+        #"{"transactionId":"1","transactionId":"2"}"#,
+        #"{"transactionId":"1","revocationDate":null,"revocationDate":1}"#,
+        #"{"transactionId":"1","t\u0072ansactionId":"2"}"#,
+        #"{"notificationType":"TEST","data":{"bundleId":"a","bundleId":"b"}}"#,
+        #"{"transactionId":"1","x":[{"a":1,"a":1}]}"#,
+    ])
+    func aPayloadNamingAMemberTwiceIsRefused(json: String) {
+        #expect(throws: SignedPayloadError.duplicateKey) { try SignedPayloadSamples.decode(json) }
+        #expect(SignedPayloadError.duplicateKey.description == "signed data payload names a member twice")
+    }
+
+    @Test func similarNamesAreNotDuplicates() throws {
+        // Same length, first and last eight bytes: one fingerprint, two names.
+        let payload = try SignedPayloadSamples.decode(
+            #"{"transactionId":"1","abcdefgh1ijklmnop":1,"abcdefgh2ijklmnop":2,"a":1,"b":2}"#)
+        #expect(payload.format == .transaction)
     }
 
     @Test func oddShapesReadAsAbsent() throws {

@@ -34,7 +34,7 @@ import Testing
             }
             let expired = chain.map { $0.expiresMs ?? .max }.max()! <= unit.asOfMs
             return .valid(status: expired ? 21006 : 0, environment: owner.environment, hops: 0)
-        case .tamperedApp:
+        case .tamperedApp, .craftedTransaction:
             return .invalid(.receiptNotAuthenticated)
         case .xcode, .garbage, .empty, .notBase64, .signedTransaction:
             return .persistentMalformed

@@ -10,7 +10,7 @@ import Testing
     static let acceptance = ExpectationDeriver.derive(world: TestWorlds.acceptance)
     static let actions = ["extend", "grant", "revoke", "shorten"]
     static let productionFlags = [
-        "bundle_mismatch", "entitlement_without_receipt", "invalid_receipt", "refunded",
+        "bundle_mismatch", "entitlement_without_receipt", "family_revoked", "invalid_receipt", "refunded",
         "sandbox_in_production", "shared_transaction", "unknown_product", "unverified",
     ]
 

@@ -46,6 +46,7 @@ import Testing
                 case nil: verdict = "valid"
                 case .badSignature?: verdict = "bad signature"
                 case .wrongEnvironment?: verdict = "wrong environment"
+                case .bundleNotAccepted?: verdict = "bundle not accepted"
                 case let other?: verdict = "\(other)"
                 }
                 verdicts[scenario, default: []].insert(verdict)
@@ -55,6 +56,7 @@ import Testing
                 switch scenario {
                 case .storeKit2Tampered: #expect(found == ["bad signature"])
                 case .storeKit2OtherEnvironment: #expect(found == ["wrong environment"])
+                case .storeKit2OtherBundle: #expect(found == ["bundle not accepted"])
                 default: #expect(found == ["valid"], "\(scenario)")
                 }
             }

@@ -131,12 +131,12 @@ import Testing
             let signed = try #require((right.json["signedTransactions"] as? [String])?.first)
             #expect(Fixture.verifier(.sandbox).verify(Array(signed.utf8)).isValid)
 
-            // Unknown ids and another app's token: 4040010 too.
+            // Unknown ids: 4040010 too. A token for an app the key is not for (the clone): 401, no body.
             let unknown = try simulator.get("/production/inApps/v2/history/1999999999999999999", token: Fixture.token())
             #expect(unknown.status == 404 && unknown.errorCode == 4_040_010)
             let otherApp = try simulator.get(
                 "/production/inApps/v2/history/\(homeID)", token: Fixture.token(bundleID: WorldCatalog.cloneBundleID))
-            #expect(otherApp.status == 404 && otherApp.errorCode == 4_040_010)
+            #expect(otherApp.status == 401 && otherApp.body.isEmpty)
         }
     }
 
@@ -146,10 +146,11 @@ import Testing
         let failing = try #require(unit.receipts[user.receipts[0].slot].account)
         let failingID = try #require(unit.accounts[failing].transactions.first?.transactionID)
         try await withServerAPISimulator { simulator in
+            // A deleted Apple account: "account not found" in either environment.
             for environment in ["production", "sandbox"] {
                 let deleted = try simulator.get(
                     "/\(environment)/inApps/v2/history/\(deletedID)", token: Fixture.token())
-                #expect(deleted.status == 404 && deleted.errorCode == 4_040_010)
+                #expect(deleted.status == 404 && deleted.errorCode == 4_040_001)
             }
             let broken = try simulator.get("/production/inApps/v2/history/\(failingID)", token: Fixture.token())
             #expect(broken.status == 500 && broken.errorCode == 5_000_000)

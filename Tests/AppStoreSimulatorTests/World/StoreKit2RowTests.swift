@@ -72,7 +72,13 @@ import Testing
             #expect(payload.environment == (owner.environment == .sandbox ? .sandbox : .production))
             #expect(payload.price != nil && payload.currency == "USD" && payload.storefront == "USA")
             #expect(payload.appTransactionID != nil)
-            if row.tampered {
+            if row.user.scenario == .storeKit2OtherBundle {
+                guard case .bundleNotAccepted(let bundle, _)? = verification.failure else {
+                    Issue.record("clone row: \(String(describing: verification.failure))")
+                    continue
+                }
+                #expect(bundle == WorldCatalog.cloneBundleID)
+            } else if row.tampered {
                 guard case .badSignature? = verification.failure else {
                     Issue.record("tampered row: \(String(describing: verification.failure))")
                     continue
@@ -120,12 +126,15 @@ import Testing
                 of: row.slot, in: row.unit, answerer: answerer,
                 assumptions: RunAssumptions(environment: world.environment))
             switch outcome {
-            case .validSigned(let view), .misroutedSigned(let view):
+            case .validSigned(let evidence), .misroutedSigned(let evidence):
                 #expect(!row.tampered)
-                #expect(view.transaction.transactionID == row.id)
+                #expect(evidence.view.transaction.transactionID == row.id)
+                #expect(evidence.signedMs == row.signedMs)
                 #expect(outcome.isMisrouted == (row.user.scenario == .storeKit2OtherEnvironment))
             case .invalid(let flag):
-                #expect(row.tampered && flag == "invalid_receipt")
+                #expect(
+                    (row.tampered && flag == "invalid_receipt")
+                        || (row.user.scenario == .storeKit2OtherBundle && flag == "bundle_mismatch"))
             case .valid, .misrouted, .unverified:
                 Issue.record("\(row.user.scenario): \(outcome)")
             }

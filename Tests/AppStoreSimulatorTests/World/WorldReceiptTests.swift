@@ -54,6 +54,10 @@ import Testing
                     #expect(local.format == .transactionReceipt)
                     #expect(local.inApp.first?.transactionID == id)
                     #expect(local.bundleID == unit.accounts[account].bundleID)
+                case .craftedTransaction(let account, _):
+                    let local = try LocalReceiptDecoder.decode(base64: data)
+                    #expect(local.format == .transactionReceipt)
+                    #expect(local.inApp.first?.transactionID == unit.craftedTransactionID(account: account))
                 case .xcode:
                     let local = try LocalReceiptDecoder.decode(base64: data)
                     #expect(local.isXcodeTestReceipt)

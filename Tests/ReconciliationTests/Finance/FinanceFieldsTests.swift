@@ -13,41 +13,53 @@ import Testing
         offerType: .offerCode, offerIdentifier: "SPRING", offerDiscountType: .payUpFront, storefront: "FRA",
         transactionReason: .renewal, price: 10_990, currency: "EUR")
 
-    @Test func aSignedTransactionKeepsItsFinanceFieldsAsSent() {
-        let read = VerifyReceiptTransaction(Self.signed)
-        #expect(read.price == 10_990 && read.currency == "EUR" && read.storefront == "FRA")
-        #expect(read.offerType == 3 && read.offerDiscountType == "PAY_UP_FRONT")
-        #expect(read.transactionReason == "RENEWAL" && read.revocationType == "REFUND_PRORATED")
+    @Test func aSignedTransactionKeepsItsFinanceFieldsAndRevocationAsSent() {
+        let read = Purchase(Self.signed, source: .serverAPI)
+        #expect(read.price == CurrencyAmount(milliunits: 10_990) && read.currency == "EUR" && read.storefront == "FRA")
+        #expect(read.offer.type == 3 && read.offer.discountType == "PAY_UP_FRONT")
+        #expect(read.transactionReason == "RENEWAL" && read.revocation?.type == "REFUND_PRORATED")
         // A value Apple adds later is kept, not dropped.
         var future = Self.signed
         future.offerType = SignedOfferType(rawValue: 9)
         future.revocationType = .init(rawValue: "REFUND_PARTIAL_2030")
-        #expect(VerifyReceiptTransaction(future).offerType == 9)
-        #expect(VerifyReceiptTransaction(future).revocationType == "REFUND_PARTIAL_2030")
+        future.revocationPercentage = 33_333
+        #expect(Purchase(future, source: .serverAPI).offer.type == 9)
+        #expect(Purchase(future, source: .serverAPI).revocation?.type == "REFUND_PARTIAL_2030")
+        #expect(Purchase(future, source: .serverAPI).refundPercentage?.description == "33.333")
     }
 
     @Test func verifyReceiptAnswersHaveNoFinanceFields() throws {
         let answer =
             #"{"status":0,"receipt":{"in_app":[{"product_id":"p","transaction_id":"1","#
             + #""original_transaction_id":"1","purchase_date_ms":"1000","price":"1990","currency":"USD"}]}}"#
-        let transaction = try #require(try VerifyReceiptResponse.decode(Data(answer.utf8)).allTransactions.first)
-        #expect(transaction.price == nil && transaction.currency == nil && transaction.storefront == nil)
+        let response = try VerifyReceiptResponse.decode(Data(answer.utf8))
+        let receipt = UserReceipt(
+            receiptID: 1, classification: ReceiptClassification(outcome: .valid, detail: ""), response: response)
+        let purchase = try #require(receipt.purchases.first)
+        #expect(purchase.price == nil && purchase.currency == nil && purchase.storefront == nil)
     }
 
     @Test func mergingFillsMissingFinanceFieldsAndKeepsThePreferredOnes() {
-        let latest = VerifyReceiptTransaction(transactionID: "7", price: 1_990, currency: "USD")
-        let other = VerifyReceiptTransaction(
-            transactionID: "7", price: 2_990, currency: "EUR", storefront: "USA", offerType: 1,
-            offerDiscountType: "FREE_TRIAL", transactionReason: "PURCHASE", revocationType: "REFUND_FULL")
-        let merged = latest.merging(other)
-        #expect(merged.price == 1_990 && merged.currency == "USD")
-        #expect(merged.storefront == "USA" && merged.offerType == 1 && merged.offerDiscountType == "FREE_TRIAL")
-        #expect(merged.transactionReason == "PURCHASE" && merged.revocationType == "REFUND_FULL")
+        var latest = Purchase.Fields(source: .serverAPI)
+        latest.transactionID = "7"
+        latest.price = CurrencyAmount(milliunits: 1_990)
+        latest.currency = "USD"
+        var other = Purchase.Fields(source: .serverAPI)
+        other.transactionID = "7"
+        other.price = CurrencyAmount(milliunits: 2_990)
+        other.currency = "EUR"
+        other.storefront = "USA"
+        other.offer = Purchase.Offer(type: 1, discountType: "FREE_TRIAL")
+        other.transactionReason = "PURCHASE"
+        other.revocation = Revocation(date: World.asOf, type: "REFUND_FULL")
+        let merged = Purchase(latest).merging(Purchase(other))
+        #expect(merged.price == CurrencyAmount(milliunits: 1_990) && merged.currency == "USD")
+        #expect(merged.storefront == "USA" && merged.offer.type == 1 && merged.offer.discountType == "FREE_TRIAL")
+        #expect(merged.transactionReason == "PURCHASE" && merged.revocation?.type == "REFUND_FULL")
     }
 
-    @Test func transactionRowsCarryTheFieldsAndTheReceiptsSource() {
-        var signedRow = World.receipt(1, [VerifyReceiptTransaction(Self.signed)])
-        signedRow.source = .signedRow
+    @Test func transactionRowsCarryTheFieldsAndTheirSource() {
+        let signedRow = World.receipt(1, [Purchase(Self.signed, source: .signedRow)])
         let receipt = World.receipt(2, [World.purchase("9", product: World.lifetime, bought: -10)])
         let rows = UserDecision.transactionRows([signedRow, receipt]).rows
         #expect(rows.map(\.transactionID) == ["5", "9"])

@@ -145,7 +145,7 @@ struct HTMLReportBrowserTests {
                 ])
             #expect(seen.tables["Flags by kind"] == [["bundle_mismatch", "3"], ["sandbox_in_production", "4"]])
             #expect(
-                seen.tables["Refunded revenue (refunds first recorded by this run)"] == [
+                seen.tables["Refunded amount (customer prices)"] == [
                     ["EUR", "1", "4.99"], ["USD", "2", "19.98"],
                 ])
             #expect(

@@ -73,35 +73,53 @@ struct HTMLReportTests {
         #expect(parsed.text.contains("run 7: verified"))
     }
 
-    /// Refunded revenue per currency when the run's refunds had prices; no table at all when none
-    /// had (verifyReceipt data), where an empty table would read as "no refunds".
-    @Test func refundedRevenueShowsOnlyWhenPricesWereKnown() throws {
+    /// The refunded amount per currency when the run's refunds had prices, with how to read it; no
+    /// table at all when none had (verifyReceipt data), where an empty table would read as "no refunds".
+    @Test func refundedAmountShowsOnlyWhenPricesWereKnown() throws {
         var summary = ReportFixtures.summary()
-        summary.refundedRevenue?.append(
-            RefundedRevenue(currency: "<b>X</b>", amount: CurrencyAmount(milliunits: 1), transactions: 1))
+        summary.refundedAmount?.append(
+            RefundedAmount(currency: "<b>X</b>", amount: CurrencyAmount(milliunits: 1), transactions: 1))
         let parsed = try Self.parse(HTMLReport.render(summary, history: []))
-        #expect(parsed.text.contains("Refunded revenue"))
+        #expect(parsed.text.contains("Refunded amount (customer prices)"))
+        #expect(parsed.text.contains("App Store Connect's reports are the financial record"))
         #expect(parsed.text.contains("EUR14.99") && parsed.text.contains("USD219.98"))
         #expect(parsed.text.contains("<b>X</b>10.001") && !parsed.tags.contains("b"))
-        for empty in [[], nil] as [[RefundedRevenue]?] {
-            summary.refundedRevenue = empty
-            #expect(!HTMLReport.render(summary, history: []).contains("Refunded revenue"))
-            #expect(!summary.text.contains("Refunded revenue"))
+        #expect(!parsed.text.contains("revenue"))
+        for empty in [[], nil] as [[RefundedAmount]?] {
+            summary.refundedAmount = empty
+            #expect(!HTMLReport.render(summary, history: []).contains("Refunded amount"))
+            #expect(!summary.text.contains("Refunded amount"))
         }
     }
 
-    @Test func theSummaryCarriesRefundedRevenueAsExactStrings() throws {
+    @Test func theSummaryCarriesTheRefundedAmountAsExactStrings() throws {
         let summary = ReportFixtures.summary()
-        #expect(summary.text.contains("Refunded revenue: EUR 4.99 (1), USD 19.98 (2)\n"))
+        #expect(summary.text.contains("Refunded amount (customer prices): EUR 4.99 (1), USD 19.98 (2)\n"))
         #expect(
             summary.json.contains(
-                #""refundedRevenue":[{"amount":"4.99","currency":"EUR","transactions":1},"#
+                #""refundedAmount":[{"amount":"4.99","currency":"EUR","transactions":1},"#
                     + #"{"amount":"19.98","currency":"USD","transactions":2}]"#))
+        #expect(!summary.json.contains("refundedRevenue"))
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
         #expect(
-            try decoder.decode(RunSummary.self, from: Data(summary.json.utf8)).refundedRevenue
-                == summary.refundedRevenue)
+            try decoder.decode(RunSummary.self, from: Data(summary.json.utf8)).refundedAmount
+                == summary.refundedAmount)
+    }
+
+    /// Every summary prints the key: a new one with an empty list, and one stored before the figure
+    /// existed (its old `refundedRevenue` is not this figure and is dropped).
+    @Test func everySummaryPrintsTheRefundedAmount() throws {
+        #expect(RunSummary().json.contains(#""refundedAmount":[]"#))
+        var stored = try JSONSerialization.jsonObject(with: Data(ReportFixtures.summary().json.utf8)) as! [String: Any]
+        stored["refundedAmount"] = nil
+        stored["refundedRevenue"] = [["amount": "1", "currency": "USD", "transactions": 1]]
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        let old = try decoder.decode(RunSummary.self, from: JSONSerialization.data(withJSONObject: stored))
+        #expect(old.refundedAmount == nil)
+        #expect(old.json.contains(#""refundedAmount":[]"#) && !old.json.contains("refundedRevenue"))
+        #expect(old.json.components(separatedBy: "refundedAmount").count == 2)
     }
 
     @Test func hostileAbortReasonIsEscaped() throws {

@@ -31,9 +31,9 @@ enum ReportFixtures {
         summary.appleHops = 31
         summary.latencyP50Milliseconds = 182
         summary.latencyP95Milliseconds = 611
-        summary.refundedRevenue = [
-            RefundedRevenue(currency: "EUR", amount: CurrencyAmount(milliunits: 4_990), transactions: 1),
-            RefundedRevenue(currency: "USD", amount: CurrencyAmount(milliunits: 19_980), transactions: 2),
+        summary.refundedAmount = [
+            RefundedAmount(currency: "EUR", amount: CurrencyAmount(milliunits: 4_990), transactions: 1),
+            RefundedAmount(currency: "USD", amount: CurrencyAmount(milliunits: 19_980), transactions: 2),
         ]
         return summary
     }

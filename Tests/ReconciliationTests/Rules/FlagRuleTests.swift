@@ -89,16 +89,17 @@ private let cases: [FlagCase] = [
 struct FlagRuleTests {
     @Test(arguments: cases)
     func receiptFlags(_ testCase: FlagCase) {
-        let flags = FlagRule.receiptFlags(testCase.receipts, catalog: W.catalog)
+        let flags = FlagRule.receiptFlags(testCase.receipts, catalog: W.catalog, asOf: W.asOf)
         #expect(flags.map { "receipt \($0.receiptID ?? -1) \($0.kind)" } == testCase.flags)
     }
 
     @Test("a refunded flag names the refunded transactions")
     func refundedDetail() {
-        let detail = FlagRule.refundedRule([
-            W.subscription("1001", bought: -5, expires: 25, refunded: -1),
-            W.subscription("1000", bought: -35, expires: -5),
-        ])
+        let detail = FlagRule.refundedRule(
+            [
+                W.subscription("1001", bought: -5, expires: 25, refunded: -1),
+                W.subscription("1000", bought: -35, expires: -5),
+            ], asOf: W.asOf)
         #expect(detail == "refunded: 1001 (com.app.premium.monthly)")
     }
 }

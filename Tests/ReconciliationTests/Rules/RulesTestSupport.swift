@@ -35,60 +35,59 @@ enum World {
         expires: Double,
         refunded: Double? = nil,
         upgraded: Bool = false,
-        family: Bool = false
-    ) -> VerifyReceiptTransaction {
-        VerifyReceiptTransaction(
-            productID: product,
-            transactionID: id,
-            originalTransactionID: chain,
-            quantity: 1,
-            purchaseDate: day(bought),
-            expiresDate: day(expires),
-            cancellationDate: refunded.map(day),
-            cancellationReason: refunded == nil ? nil : 0,
-            isUpgraded: upgraded ? true : nil,
-            inAppOwnershipType: family ? "FAMILY_SHARED" : "PURCHASED"
-        )
+        family: Bool = false,
+        revocationType: String? = nil,
+        percentage: Int64? = nil,
+        price: Int64? = nil
+    ) -> Purchase {
+        var fields = Purchase.Fields(source: .verifyReceipt)
+        fields.productID = product
+        fields.transactionID = id
+        fields.originalTransactionID = chain
+        fields.quantity = 1
+        fields.purchaseDate = day(bought)
+        fields.expiresDate = day(expires)
+        fields.revocation = refunded.map {
+            Revocation(date: day($0), reason: 0, type: revocationType, percentageMilliunits: percentage)
+        }
+        fields.isUpgraded = upgraded ? true : nil
+        fields.ownership = family ? "FAMILY_SHARED" : "PURCHASED"
+        fields.price = price.map(CurrencyAmount.init(milliunits:))
+        fields.currency = price == nil ? nil : "USD"
+        return Purchase(fields)
     }
 
     /// A purchase without expiry (non-consumable, non-renewing, consumable).
-    static func purchase(_ id: String, product: String, bought: Double, refunded: Double? = nil)
-        -> VerifyReceiptTransaction
-    {
-        VerifyReceiptTransaction(
-            productID: product,
-            transactionID: id,
-            originalTransactionID: id,
-            quantity: 1,
-            purchaseDate: day(bought),
-            cancellationDate: refunded.map(day),
-            inAppOwnershipType: "PURCHASED"
-        )
+    static func purchase(_ id: String, product: String, bought: Double, refunded: Double? = nil) -> Purchase {
+        var fields = Purchase.Fields(source: .verifyReceipt)
+        fields.productID = product
+        fields.transactionID = id
+        fields.originalTransactionID = id
+        fields.quantity = 1
+        fields.purchaseDate = day(bought)
+        fields.revocation = refunded.map { Revocation(date: day($0)) }
+        fields.ownership = "PURCHASED"
+        return Purchase(fields)
     }
 
-    static func gracePeriod(chain: String = "1000", until: Double) -> VerifyReceiptPendingRenewalInfo {
-        VerifyReceiptPendingRenewalInfo(
-            autoRenewProductID: monthly, autoRenewStatus: 1, expirationIntent: 2, isInBillingRetryPeriod: true,
-            gracePeriodExpiresDate: day(until), originalTransactionID: chain, productID: monthly)
+    /// Apple's renewal state, read at `read` days from `as_of` (default: at `as_of`).
+    static func gracePeriod(chain: String = "1000", until: Double, read: Double = 0) -> SubscriptionRenewal {
+        SubscriptionRenewal(
+            originalTransactionID: chain, productID: monthly, gracePeriodExpiresDate: day(until),
+            evidenceDate: day(read))
     }
 
-    static func billingRetry(chain: String = "1000") -> VerifyReceiptPendingRenewalInfo {
-        VerifyReceiptPendingRenewalInfo(
-            autoRenewProductID: monthly, autoRenewStatus: 1, expirationIntent: 2, isInBillingRetryPeriod: true,
-            originalTransactionID: chain, productID: monthly)
+    static func billingRetry(chain: String = "1000") -> SubscriptionRenewal {
+        SubscriptionRenewal(originalTransactionID: chain, productID: monthly, evidenceDate: asOf)
     }
 
     /// Receipt 1, `valid`.
-    static func receipt(_ transactions: [VerifyReceiptTransaction], renewal: [VerifyReceiptPendingRenewalInfo] = [])
-        -> UserReceipt
-    {
+    static func receipt(_ transactions: [Purchase], renewal: [SubscriptionRenewal] = []) -> UserReceipt {
         receipt(1, .valid, transactions, renewal: renewal)
     }
 
     /// A `valid` receipt.
-    static func receipt(
-        _ id: Int64, _ transactions: [VerifyReceiptTransaction], renewal: [VerifyReceiptPendingRenewalInfo] = []
-    ) -> UserReceipt {
+    static func receipt(_ id: Int64, _ transactions: [Purchase], renewal: [SubscriptionRenewal] = []) -> UserReceipt {
         receipt(id, .valid, transactions, renewal: renewal)
     }
 
@@ -97,8 +96,9 @@ enum World {
         _ id: Int64,
         _ outcome: ReceiptOutcome,
         flag: FlagKind? = nil,
-        _ transactions: [VerifyReceiptTransaction],
-        renewal: [VerifyReceiptPendingRenewalInfo] = []
+        unverified: UnverifiedKind? = nil,
+        _ transactions: [Purchase],
+        renewal: [SubscriptionRenewal] = []
     ) -> UserReceipt {
         let defaultFlag: FlagKind? =
             switch outcome {
@@ -109,9 +109,10 @@ enum World {
             }
         return UserReceipt(
             receiptID: id,
-            classification: ReceiptClassification(outcome: outcome, outcomeFlag: flag ?? defaultFlag, detail: "test"),
-            transactions: transactions,
-            pendingRenewalInfo: renewal)
+            classification: ReceiptClassification(
+                outcome: outcome, outcomeFlag: flag ?? defaultFlag, detail: "test", unverified: unverified),
+            purchases: transactions,
+            renewals: renewal)
     }
 
     static func row(

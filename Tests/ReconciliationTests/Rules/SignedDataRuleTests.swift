@@ -8,10 +8,10 @@ import Testing
 struct SignedDataRuleTests {
     /// A counted signed row, or a verifyReceipt receipt when `signed` is false.
     static func row(
-        _ id: Int64, _ transactions: [VerifyReceiptTransaction], outcome: ReceiptOutcome = .valid, signed: Bool = true
+        _ id: Int64, _ transactions: [Purchase], outcome: ReceiptOutcome = .valid, signed: Bool = true
     ) -> UserReceipt {
         var receipt = World.receipt(id, outcome, transactions)
-        receipt.isSignedData = signed
+        if signed { receipt.source = .signedRow }
         return receipt
     }
 
@@ -105,17 +105,21 @@ struct SignedDataRuleTests {
                 == "signed_transaction rejected: signature rejected: ES256 signature does not match the signed data")
     }
 
-    /// StoreKit 2 fields reach the rules under verifyReceipt's names: a refund is a cancellation.
-    @Test func signedTransactionsReadAsTheRulesTransactions() {
+    /// A signed transaction reaches the rules whole: the revocation with its reason, the upgrade, the
+    /// offer, the evidence instant.
+    @Test func signedTransactionsReadAsPurchases() {
         let signed = SignedTransaction(
             transactionID: "5", originalTransactionID: "4", productID: World.monthly,
-            purchaseDate: World.day(-3), expiresDate: World.day(27), quantity: 1,
+            purchaseDate: World.day(-3), expiresDate: World.day(27), quantity: 1, signedDate: World.day(-2),
             revocationDate: World.day(-1), revocationReason: .init(rawValue: 1), isUpgraded: true,
             offerType: .introductory, offerIdentifier: "intro", offerDiscountType: .freeTrial)
-        let read = VerifyReceiptTransaction(signed)
+        let read = Purchase(signed, source: .signedRow)
         #expect(read.transactionID == "5" && read.originalTransactionID == "4")
-        #expect(read.cancellationDate == World.day(-1) && read.cancellationReason == 1)
+        #expect(read.revocation?.date == World.day(-1) && read.revocation?.reason == 1)
         #expect(read.expiresDate == World.day(27) && read.isUpgraded == true)
-        #expect(read.isTrialPeriod == true && read.isInIntroOfferPeriod == false)
+        #expect(read.offer.isTrial == true && read.offer.isIntroOffer == false)
+        #expect(read.evidenceDate == World.day(-2) && read.source == .signedRow)
+        // An upgrade is no refund: it refunds nothing.
+        #expect(!read.isRefunded(asOf: World.asOf) && read.refundPercentage == nil)
     }
 }

@@ -85,7 +85,7 @@ struct UserTruthTests {
     @Test("the same transaction on two receipts takes the newest receipt's fields, gaps filled from the other")
     func duplicateTransactionsMerge() throws {
         var older = W.subscription("1000", bought: -5, expires: 20)
-        older.cancellationDate = nil
+        older.revocation = nil
         var newer = W.subscription("1000", bought: -5, expires: 25)
         newer.originalTransactionID = nil
         let truth = try #require(Self.truth([W.receipt(9, [newer]), W.receipt(3, [older])])["premium"])

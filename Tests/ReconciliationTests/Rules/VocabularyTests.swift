@@ -12,7 +12,8 @@ struct VocabularyTests {
         #expect(
             Set(FlagKind.allCases.map(\.rawValue)) == [
                 "invalid_receipt", "sandbox_in_production", "production_in_sandbox", "bundle_mismatch",
-                "shared_transaction", "refunded", "unknown_product", "unverified", "entitlement_without_receipt",
+                "shared_transaction", "refunded", "family_revoked", "unknown_product", "unverified",
+                "entitlement_without_receipt",
             ])
     }
 
@@ -23,8 +24,8 @@ struct VocabularyTests {
     @Test func reasons() {
         #expect(
             Set(CorrectionReason.allCases.map(\.rawValue)) == [
-                "purchase_not_granted", "renewal", "grace_period", "expired", "refund", "refund_reversed",
-                "invalid_receipt", "wrong_environment", "bundle_mismatch", "no_purchase",
+                "purchase_not_granted", "renewal", "grace_period", "expired", "refund", "family_revoke",
+                "refund_reversed", "invalid_receipt", "wrong_environment", "bundle_mismatch", "no_purchase",
             ])
     }
 

@@ -44,7 +44,8 @@ import Testing
                     currency: n % 3 == 0 ? nil : hostile[n % hostile.count], storefront: n % 2 == 0 ? nil : "USA",
                     offerType: n % 4 == 1 ? 3 : nil,
                     offerDiscountType: n % 2 == 0 ? nil : hostile[(n + 3) % hostile.count],
-                    transactionReason: n % 3 == 1 ? "RENEWAL" : nil, revocationType: n == 4 ? "REFUND_FULL" : nil,
+                    transactionReason: n % 3 == 1 ? "RENEWAL" : nil, revocationType: n == 4 ? "REFUND_PRORATED" : nil,
+                    revocationPercentage: n == 4 ? Percentage(thousandths: 33_333) : nil,
                     source: TransactionSource.allCases[n % 3])
             }
             plan.flags = [PlannedFlag(kind: .refunded, receiptID: u == 1 ? nil : receiptID, detail: hostile[u + 1])]
@@ -116,7 +117,7 @@ import Testing
                     original_purchased_at, expires_at, cancelled_at, cancellation_reason, is_trial, is_intro_offer,
                     is_upgraded, ownership_type, quantity, web_order_line_item_id, first_run_id, last_run_id,
                     price::text AS price, currency, storefront, offer_type, offer_discount_type, transaction_reason,
-                    revocation_type, source, refund_run_id
+                    revocation_type, revocation_percentage::text AS revocation_percentage, source, refund_run_id
                 FROM recon_transactions
                 """)
             #expect(rows.count == expected.count && expected.count == 7)
@@ -150,6 +151,9 @@ import Testing
                 #expect(try row.decode("offer_discount_type", as: String?.self) == t.offerDiscountType)
                 #expect(try row.decode("transaction_reason", as: String?.self) == t.transactionReason)
                 #expect(try row.decode("revocation_type", as: String?.self) == t.revocationType)
+                // The percentage as the exact decimal: 33333 thousandths → 33.333.
+                #expect(
+                    try row.decode("revocation_percentage", as: String?.self) == t.revocationPercentage?.description)
                 #expect(try row.decode("source", as: String.self) == t.source.rawValue)
                 #expect(try row.decode("refund_run_id", as: Int64?.self) == (t.cancelledAt == nil ? nil : runID))
                 #expect(

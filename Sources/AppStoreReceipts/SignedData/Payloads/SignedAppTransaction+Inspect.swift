@@ -1,7 +1,7 @@
 extension SignedAppTransaction {
     /// The `payload` object of `receipt-recon inspect`, shaped like `SignedTransaction`'s.
     package var inspectObject: InspectJSON {
-        .object([
+        let object: InspectJSON = .object([
             "receiptType": .string(receiptType?.rawValue),
             "appAppleId": .integer(appAppleID),
             "bundleId": .string(bundleID),
@@ -16,5 +16,8 @@ extension SignedAppTransaction {
             "appTransactionId": .string(appTransactionID),
             "originalPlatform": .string(originalPlatform?.rawValue),
         ])
+        // Only when present: Apple's app transactions have carried the instant as `receiptCreationDate`.
+        guard let signedDate, case .object(let members) = object else { return object }
+        return .object(members + [InspectJSON.Member("signedDate", .date(signedDate))])
     }
 }

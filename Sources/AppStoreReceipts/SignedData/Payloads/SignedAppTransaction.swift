@@ -4,7 +4,8 @@ import Foundation
 /// `appData.signedAppTransactionInfo`).
 ///
 /// Every field is optional, as for `SignedTransaction`. The environment is `receiptType`, and the
-/// instant a verifier checks certificates at is `receiptCreationDate` (it has no `signedDate`).
+/// instant a verifier checks certificates at is `signedDate` when the payload has one, else
+/// `receiptCreationDate`, the JSON name Apple documents `AppTransaction.signedDate` under.
 public struct SignedAppTransaction: Hashable, Sendable {
     /// The environment (`Production`, `Sandbox`, `Xcode`…).
     public var receiptType: SignedEnvironment?
@@ -21,13 +22,15 @@ public struct SignedAppTransaction: Hashable, Sendable {
     public var preorderDate: Date?
     public var appTransactionID: String?
     public var originalPlatform: Platform?
+    /// `signedDate`, which Apple's app transactions so far carry as `receiptCreationDate`.
+    public var signedDate: Date?
 
     public init(
         receiptType: SignedEnvironment? = nil, appAppleID: Int64? = nil, bundleID: String? = nil,
         applicationVersion: String? = nil, versionExternalIdentifier: Int64? = nil, receiptCreationDate: Date? = nil,
         originalPurchaseDate: Date? = nil, originalApplicationVersion: String? = nil,
         deviceVerification: String? = nil, deviceVerificationNonce: String? = nil, preorderDate: Date? = nil,
-        appTransactionID: String? = nil, originalPlatform: Platform? = nil
+        appTransactionID: String? = nil, originalPlatform: Platform? = nil, signedDate: Date? = nil
     ) {
         self.receiptType = receiptType
         self.appAppleID = appAppleID
@@ -42,6 +45,7 @@ public struct SignedAppTransaction: Hashable, Sendable {
         self.preorderDate = preorderDate
         self.appTransactionID = appTransactionID
         self.originalPlatform = originalPlatform
+        self.signedDate = signedDate
     }
 
     init(_ json: AppleJSONObject) {
@@ -58,7 +62,8 @@ public struct SignedAppTransaction: Hashable, Sendable {
             deviceVerificationNonce: json.appleString("deviceVerificationNonce"),
             preorderDate: json.unixMillisecondsDate("preorderDate"),
             appTransactionID: json.appleString("appTransactionId"),
-            originalPlatform: json.appleString("originalPlatform").map(Platform.init)
+            originalPlatform: json.appleString("originalPlatform").map(Platform.init),
+            signedDate: json.unixMillisecondsDate("signedDate")
         )
     }
 

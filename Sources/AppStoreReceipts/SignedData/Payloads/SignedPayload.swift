@@ -26,16 +26,23 @@ public enum SignedPayload: Hashable, Sendable {
     ///
     /// When the caller knows the kind (a notification's nested data), `decode(_:as:)` skips the
     /// guess.
+    ///
+    /// Refused: a payload naming a member twice (RFC 7515 §4), and one whose `signedDate` is there
+    /// but not a number (see `signedDate`).
     public static func decode(_ payloadJSON: [UInt8]) throws(SignedPayloadError) -> SignedPayload {
         let json = try object(payloadJSON)
-        return decode(json, as: format(of: json))
+        let format = format(of: json)
+        try checkInstant(json, as: format)
+        return decode(json, as: format)
     }
 
     /// Decodes the payload as the given kind, whatever keys it has.
     public static func decode(
         _ payloadJSON: [UInt8], as format: SignedDataFormat
     ) throws(SignedPayloadError) -> SignedPayload {
-        decode(try object(payloadJSON), as: format)
+        let json = try object(payloadJSON)
+        try checkInstant(json, as: format)
+        return decode(json, as: format)
     }
 
     public var format: SignedDataFormat {
@@ -48,14 +55,15 @@ public enum SignedPayload: Hashable, Sendable {
     }
 
     /// The instant the certificates are checked at (research/server-api.md §5 step 3): the
-    /// payload's `signedDate`, an app transaction's `receiptCreationDate`. Nil when absent: the
-    /// verifier then checks at the current time.
+    /// payload's `signedDate`; an app transaction's too, else its `receiptCreationDate` (Apple's
+    /// JSON name for `AppTransaction.signedDate`). Nil when absent: the verifier then checks at the
+    /// current time. Present but not a number, the payload does not decode at all.
     public var signedDate: Date? {
         switch self {
         case .transaction(let transaction): transaction.signedDate
         case .renewalInfo(let renewalInfo): renewalInfo.signedDate
         case .notification(let notification): notification.signedDate
-        case .appTransaction(let appTransaction): appTransaction.receiptCreationDate
+        case .appTransaction(let appTransaction): appTransaction.signedDate ?? appTransaction.receiptCreationDate
         }
     }
 
@@ -92,12 +100,24 @@ public enum SignedPayload: Hashable, Sendable {
     private static func object(_ bytes: [UInt8]) throws(SignedPayloadError) -> AppleJSONObject {
         let value: AppleJSONValue
         do {
-            value = try AppleJSONParser.parse(bytes)
+            value = try AppleJSONParser.parse(bytes, rejectingDuplicateKeys: true)
         } catch {
-            throw .notJSON(offset: error.offset)
+            throw error.reason == .duplicateKey ? .duplicateKey : .notJSON(offset: error.offset)
         }
         guard case .object(let object) = value else { throw .notAnObject }
         return object
+    }
+
+    /// The field `signedDate` reads is, when present, a finite JSON number: the field readers take a
+    /// string of digits or read anything else as absent, and an absent instant means "check now",
+    /// which would let data signed with a since-expired certificate pass as if signed today.
+    private static func checkInstant(_ json: AppleJSONObject, as format: SignedDataFormat) throws(SignedPayloadError) {
+        let field: StaticString =
+            format == .appTransaction && !json.contains("signedDate") ? "receiptCreationDate" : "signedDate"
+        guard let index = json.valueIndex(of: field) else { return }
+        guard case .number(let literal) = json.document.value(at: index), let milliseconds = Double(literal),
+            milliseconds.isFinite
+        else { throw .signedDateNotANumber(field: "\(field)") }
     }
 
     private static func format(of json: AppleJSONObject) -> SignedDataFormat {

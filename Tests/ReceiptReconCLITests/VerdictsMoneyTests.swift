@@ -1,0 +1,138 @@
+import AppStoreReceipts
+import Foundation
+import Postgres
+import TestSupport
+import Testing
+
+/// Refunds and money through the built binary with `--backend server-api` (issue 25; CONTRACT §9,
+/// "Refunds and money"): a prorated refund counts its share, a full one all of it; an upgrade, a family
+/// member's copy and a sandbox purchase are never money of a production run, and a family revocation
+/// is no refund at all.
+@Suite struct VerdictsMoneyTests {
+    typealias World = VerdictWorld
+    typealias Transaction = ServerAPIScriptTransaction
+    static func day(_ offset: Double) -> Date { World.day(offset) }
+
+    @Test func onlyRefundsOfThisEnvironmentCountTheirShareOfTheCustomerPrice() throws {
+        let api = try World.server()
+        try TestDatabase.with { database in
+            let db = try database.connect()
+            try World.seedProducts(db)
+            // A quarter of USD 9.99 given back.
+            let prorated = World.monthly("8101", purchased: Self.day(-20), expires: Self.day(10))
+            try World.row(db, "u-prorated", api.sign(prorated))
+            try World.entitlement(db, "u-prorated", "premium", expires: Self.day(10))
+            var proratedRefund = prorated
+            proratedRefund.revoked = Self.day(-1)
+            proratedRefund.revocationType = "REFUND_PRORATED"
+            proratedRefund.revocationPercentage = 25_000
+            api.script(.production, .history, id: "8101", [.history([proratedRefund])])
+            // All of EUR 4.99 given back (Apple sends no percentage with a full refund).
+            var full = World.lifetime("8201", purchased: Self.day(-100))
+            full.price = 4990
+            full.currency = "EUR"
+            try World.row(db, "u-full", api.sign(full))
+            try World.entitlement(db, "u-full", "pro", expires: nil)
+            var fullRefund = full
+            fullRefund.revoked = Self.day(-1)
+            api.script(.production, .history, id: "8201", [.history([fullRefund])])
+            // Upgraded from monthly to yearly five days ago: the monthly period is revoked by the upgrade,
+            // not refunded; its money moved to the yearly one.
+            let yearly = World.monthly(
+                "8302", original: "8301", product: "yearly", purchased: Self.day(-5), expires: Self.day(360))
+            try World.row(db, "u-upgrade", api.sign(yearly))
+            try World.entitlement(db, "u-upgrade", "premium", expires: Self.day(360))
+            var upgraded = World.monthly("8301", purchased: Self.day(-20), expires: Self.day(10), revoked: Self.day(-5))
+            upgraded.upgraded = true
+            api.script(.production, .history, id: "8302", [.history([upgraded, yearly])])
+            // Family Sharing ended: the member's copy is revoked, nobody was refunded.
+            var shared = World.lifetime("8401", purchased: Self.day(-100))
+            shared.ownership = "FAMILY_SHARED"
+            try World.row(db, "u-family", api.sign(shared))
+            try World.entitlement(db, "u-family", "pro", expires: nil)
+            var familyRevoked = shared
+            familyRevoked.revoked = Self.day(-1)
+            familyRevoked.revocationType = "FAMILY_REVOKE"
+            api.script(.production, .history, id: "8401", [.history([familyRevoked])])
+            // A sandbox purchase refunded, in a production database (--sandbox-policy flag: it counts for
+            // access, never for money).
+            let sandbox = World.monthly("8501", purchased: Self.day(-20), expires: Self.day(10))
+            try World.row(db, "u-sandbox", api.sign(sandbox))
+            try World.entitlement(db, "u-sandbox", "premium", expires: Self.day(10))
+            api.script(.production, .history, id: "8501", [.error(4_040_010, status: 404)])
+            api.script(
+                .sandbox, .history, id: "8501",
+                [
+                    .history([
+                        World.monthly("8501", purchased: Self.day(-20), expires: Self.day(10), revoked: Self.day(-1))
+                    ])
+                ])
+
+            let result = try World.run(database, api, ["--sandbox-policy", "flag"])
+            #expect(result.status == 0, "\(result.output)")
+            let summary = try World.summary(result)
+            #expect(World.refundedAmount(summary) == ["EUR 4.99 1", "USD 2.498 1"], "\(summary)")
+
+            #expect(
+                try World.corrections(db) == [
+                    "u-prorated premium revoke refund", "u-full pro revoke refund", "u-family pro revoke family_revoke",
+                    "u-sandbox premium revoke refund",
+                ])
+            let flags = try World.flags(db)
+            #expect(
+                flags.isSuperset(of: [
+                    "u-prorated refunded", "u-full refunded", "u-family family_revoked",
+                    "u-sandbox sandbox_in_production",
+                ]), "\(flags)")
+            #expect(!flags.contains("u-family refunded") && !flags.contains { $0.hasPrefix("u-upgrade ") }, "\(flags)")
+            #expect(try World.active(db) == ["u-upgrade premium"])
+
+            #expect(try World.revocationPercentage(db, "8101") == "25")
+            #expect(try World.revocationPercentage(db, "8201") == "100")
+            #expect(try World.revocationPercentage(db, "8301") == "-", "an upgrade is no refund")
+            #expect(try World.revocationPercentage(db, "8401") == "-", "a family revocation is no refund")
+        }
+    }
+}
+
+/// The same money rules over verifyReceipt's answers, which carry no revocation type or percentage: a
+/// cancellation that is not an upgrade is a full refund (100), an upgrade's is none (NULL).
+@Suite struct VerdictsVerifyReceiptMoneyTests {
+    static let asOf = StoreKit2RowTests.asOf
+    static func day(_ offset: Double) -> Date { StoreKit2RowTests.day(offset) }
+    typealias World = VerdictWorld
+
+    @Test func aCancellationIsAFullRefundUnlessItIsAnUpgrade() throws {
+        let apple = try ScriptedAppleServer()
+        try TestDatabase.with { database in
+            let db = try database.connect()
+            try World.seedProducts(db)
+            try World.row(db, "u-vr", "UkVDRUlQVC1NT05FWQ==")
+            try World.entitlement(db, "u-vr", "pro", expires: nil, updated: Self.day(-70))
+            try World.entitlement(db, "u-vr", "premium", expires: Self.day(360), updated: Self.day(-70))
+            apple.answer(
+                "UkVDRUlQVC1NT05FWQ==",
+                with: .valid([
+                    ScriptedAppleServer.Purchase(
+                        product: "lifetime", transactionID: "8601", originalTransactionID: "8601",
+                        purchased: Self.day(-90), cancelled: Self.day(-2)),
+                    ScriptedAppleServer.Purchase(
+                        product: "monthly", transactionID: "8701", originalTransactionID: "8701",
+                        purchased: Self.day(-20), expires: Self.day(10), cancelled: Self.day(-5), upgraded: true),
+                    ScriptedAppleServer.Purchase(
+                        product: "yearly", transactionID: "8702", originalTransactionID: "8701",
+                        purchased: Self.day(-5), expires: Self.day(360)),
+                ]))
+
+            let result = try ReceiptReconBinary.run(
+                ["run", "--older-than", "0", "--as-of", Self.asOf, "--json"],
+                environment: apple.environment.merging(["DATABASE_URL": database.conninfo]) { $1 })
+            #expect(result.status == 0, "\(result.output)")
+            #expect(try World.corrections(db) == ["u-vr pro revoke refund"])
+            #expect(try World.flags(db) == ["u-vr refunded"])
+            #expect(try World.active(db) == ["u-vr premium"])
+            #expect(try World.revocationPercentage(db, "8601") == "100")
+            #expect(try World.revocationPercentage(db, "8701") == "-", "an upgrade is no refund")
+        }
+    }
+}
