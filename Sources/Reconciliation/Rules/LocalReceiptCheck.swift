@@ -18,8 +18,8 @@ public enum LocalReceiptCheck: Hashable, Sendable, CaseIterable {
     /// Apple's 21002 persists.
     case doesNotDecode
 
-    /// Whether the local decoder could read the receipt: the input of
-    /// `VerifyReceiptClassifier.persistentMalformedReceiptRule(localDecodingSucceeded:)`.
+    /// Whether the local decoder could read the receipt: the input of the persistent-21002 rule
+    /// (`ReceiptOutcomeRule.persistentMalformedReceiptRule`).
     public var decodesLocally: Bool {
         switch self {
         case .decodes, .xcodeReceipt: true
