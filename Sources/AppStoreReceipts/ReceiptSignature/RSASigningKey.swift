@@ -59,6 +59,9 @@ package final class RSASigningKey: @unchecked Sendable {
         return Array(UnsafeRawBufferPointer(start: data, count: length))
     }
 
+    /// The length of every signature this key makes (the modulus's, 256 bytes for RSA-2048).
+    var signatureSize: Int { Int(EVP_PKEY_get_size(pointer)) }
+
     /// The PKCS #1 v1.5 signature of `digestValue`, the `digest` of the signed bytes (the
     /// `DigestInfo` names `digest`); nil only when OpenSSL fails.
     func sign(digestValue: [UInt8], _ digest: ReceiptDigest) -> [UInt8]? {

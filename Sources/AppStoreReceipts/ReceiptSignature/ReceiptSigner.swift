@@ -16,6 +16,8 @@ package final class ReceiptSigner: Sendable {
     package let chain: SigningChain
     package let digest: ReceiptDigest
     private let key: RSASigningKey
+    /// The receipt leaf's public key, for `isContainer`.
+    private let publicKey: ReceiptSignerKey
     /// `[0] IMPLICIT` certificates: leaf, intermediate, root, as Apple orders them.
     private let certificates: [UInt8]
     /// `issuerAndSerialNumber` of the leaf.
@@ -34,8 +36,12 @@ package final class ReceiptSigner: Sendable {
         guard let leaf = ReceiptSignedData.EmbeddedCertificate(der: chain.receiptLeaf.der) else {
             throw .unusableChain("the receipt leaf certificate's fields do not read")
         }
+        guard let publicKey = ReceiptSignerKey(publicKeyOf: chain.receiptLeaf) else {
+            throw .unusableChain("the receipt leaf certificate holds no usable public key")
+        }
         self.chain = chain
         self.digest = digest
+        self.publicKey = publicKey
         key = chain.receiptLeafKey
         certificates = BERWriter.element(
             .contextSpecific(0), children: [chain.receiptLeaf.der, chain.intermediate.der, chain.root.der])
@@ -63,6 +69,26 @@ package final class ReceiptSigner: Sendable {
         // A hash of bytes in memory and a signature with a key checked at `init` do not fail; an
         // empty signature would only make the receipt fail verification.
         let signature = digest.hash(signedPayload).flatMap { key.sign(digestValue: $0, digest) } ?? []
+        return container(payload: payload, signature: signature)
+    }
+
+    /// Whether `bytes` are exactly `container(payload:)`, found without signing: the simulator asks
+    /// this of every receipt sent to its verifyReceipt, and an RSA-2048 signature costs a millisecond
+    /// or more where a verification costs tens of microseconds. The signature is the container's last
+    /// bytes; the rest must be what this signer writes around it, and it must verify over `payload`,
+    /// which makes it the one signature `container(payload:)` writes (PKCS #1 v1.5 is deterministic:
+    /// one digest, one valid signature).
+    package func isContainer(_ bytes: [UInt8], of payload: [UInt8]) -> Bool {
+        let size = key.signatureSize
+        guard bytes.count > size else { return false }
+        let signature = bytes.suffix(size)
+        guard container(payload: payload, signature: Array(signature)) == bytes,
+            let digestValue = digest.hash(payload)
+        else { return false }
+        return publicKey.verify(signature: signature, digestValue: digestValue, digest)
+    }
+
+    private func container(payload: [UInt8], signature: [UInt8]) -> [UInt8] {
         let algorithm = digest.algorithmIdentifier
         let signerInfo = BERWriter.element(
             .sequence,

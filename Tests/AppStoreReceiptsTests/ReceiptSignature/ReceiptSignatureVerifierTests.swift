@@ -241,6 +241,24 @@ struct ReceiptSignatureVerifierTests {
         #expect(Samples.signed(Samples.receipt(transactionID: "2000000123456780")) != first)
     }
 
+    /// `isContainer` (the simulator's check of a receipt sent back) says what comparing with a new
+    /// signature would, without signing: exactly the signer's bytes, not one byte changed.
+    @Test func isContainerRecognisesExactlyTheSignersBytes() throws {
+        let signer = try ReceiptSigner(chain: Samples.chain)
+        let payload = LocalReceiptEncoder.payload(Samples.receipt())
+        let bytes = signer.container(payload: payload)
+        #expect(signer.isContainer(bytes, of: payload))
+        for index in [0, bytes.count / 2, bytes.count - 300, bytes.count - 1] {
+            var altered = bytes
+            altered[index] ^= 0x01
+            #expect(!signer.isContainer(altered, of: payload), "byte \(index)")
+        }
+        #expect(!signer.isContainer(Array(bytes.dropLast()), of: payload))
+        #expect(!signer.isContainer(bytes, of: LocalReceiptEncoder.payload(Samples.receipt(transactionID: "1"))))
+        #expect(
+            !signer.isContainer(try ReceiptSigner(chain: Samples.otherChain).container(payload: payload), of: payload))
+    }
+
     /// OpenSSL's own command line agrees with both sides: it verifies what the signer makes, and what
     /// it signs itself with the RSA receipt leaf (with signed attributes, which Apple does not use)
     /// verifies here; what it signs with the P-256 JWS leaf does not, as Apple never signs a receipt
