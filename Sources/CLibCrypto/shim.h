@@ -12,6 +12,7 @@
 #include <openssl/evp.h>
 #include <openssl/objects.h>
 #include <openssl/pem.h>
+#include <openssl/rsa.h>
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 #include <openssl/x509_vfy.h>
@@ -31,6 +32,11 @@ static inline long recon_bio_get_mem_data(BIO *bio, char **data) { return BIO_ge
 
 /* EVP_EC_gen is a macro over the variadic EVP_PKEY_Q_keygen. */
 static inline EVP_PKEY *recon_ec_generate(const char *curve) { return EVP_PKEY_Q_keygen(NULL, NULL, "EC", curve); }
+
+/* EVP_RSA_gen is a macro over the variadic EVP_PKEY_Q_keygen. */
+static inline EVP_PKEY *recon_rsa_generate(unsigned int bits) {
+    return EVP_PKEY_Q_keygen(NULL, NULL, "RSA", (size_t)bits);
+}
 
 /* XN_FLAG_RFC2253 is a macro built of other macros. */
 static const unsigned long recon_xn_flag_rfc2253 = XN_FLAG_RFC2253;

@@ -156,7 +156,7 @@ public final class ScriptedServerAPI: Sendable {
     }
 
     /// `receipt` (an app receipt) as base64, signed by this server's chain as Apple signs app receipts
-    /// (PKCS#7, SHA-256): what the built binary verifies under `--backend server-api` when pointed at
+    /// (PKCS#7, SHA-256 with the chain's RSA-2048 receipt leaf): what the built binary verifies under `--backend server-api` when pointed at
     /// `rootFile` (`environment` does). Its creation date must lie inside the chain's validity.
     public func signedAppReceipt(_ receipt: LocalReceipt) -> String {
         guard let signer = chain.receiptSigner else { preconditionFailure("a minted chain signs receipts") }

@@ -110,7 +110,7 @@ import Testing
             let chain = try #require(verified["chain"] as? [[String: Any]])
             #expect(
                 chain.map { $0["subject"] as? String }
-                    == [signed.chain.leaf, signed.chain.intermediate, signed.chain.root].map(\.subject))
+                    == [signed.chain.receiptLeaf, signed.chain.intermediate, signed.chain.root].map(\.subject))
             #expect(chain[0]["issuer"] as? String == signed.chain.intermediate.subject)
         }
     }

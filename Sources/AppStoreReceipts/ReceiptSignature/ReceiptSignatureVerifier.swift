@@ -9,7 +9,7 @@ import Foundation
 /// 2. the instant to check certificates at: the receipt's creation date (attribute 12), because
 ///    Apple's receipt-signing certificates expire while the receipts they signed stay good (a 2024
 ///    receipt's leaf expired in October 2024), unless the caller names one;
-/// 3. the signature (RSA PKCS #1 v1.5, or ECDSA for minted chains) by the signer's key over the
+/// 3. the signature (RSA PKCS #1 v1.5, as Apple's and the simulator's receipts are signed) by the signer's key over the
 ///    content's digest (over the signed attributes, whose message digest must be the content's, when
 ///    a signer uses them);
 /// 4. the signer → intermediate → root chain at that instant, Apple's marker OIDs on both, to

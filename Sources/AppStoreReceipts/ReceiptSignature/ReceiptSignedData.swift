@@ -145,7 +145,7 @@ struct ReceiptSignedData {
         let algorithmIndex = info[info.count - 2]
         guard let algorithmIdentifier = layout.element(algorithmIndex),
             let algorithm = ReceiptSignatureAlgorithm.identified(by: algorithmIdentifier), algorithm.allows(digest)
-        else { throw ReceiptSignatureFailure("the signature algorithm is not RSA or ECDSA over the receipt's digest") }
+        else { throw ReceiptSignatureFailure("the signature algorithm is not RSA over the receipt's digest") }
         signatureAlgorithm = algorithm
         let signatureIndex = info[info.count - 1]
         guard document[signatureIndex].tag == .universal(BERTag.octetStringNumber) else {

@@ -1,8 +1,8 @@
 import CLibCrypto
 import Synchronization
 
-/// The public key of a receipt's signing certificate (RSA for Apple's, P-256 for minted chains),
-/// verifying PKCS #1 v1.5 or ECDSA signatures over a precomputed SHA-1 or SHA-256 digest.
+/// The public key of a receipt's signing certificate (RSA, for Apple's and minted chains alike),
+/// verifying PKCS #1 v1.5 signatures over a precomputed SHA-1 or SHA-256 digest.
 ///
 /// OpenSSL 3 fetches the signature implementation by name and builds a key context on every
 /// `EVP_DigestVerifyInit`; a run checks one receipt after another with the same few keys, so each

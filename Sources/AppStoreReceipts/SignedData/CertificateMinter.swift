@@ -2,7 +2,7 @@ import CLibCrypto
 import Foundation
 
 /// Makes X.509 certificates for throwaway signing chains (the simulator's, the tests'): version 3,
-/// P-256 keys signed with ECDSA-SHA256, and the extensions OpenSSL's `X509_STRICT` asks of a chain
+/// P-256 keys (and the RSA-2048 key of the receipt-signing leaf) signed with ECDSA-SHA256, and the extensions OpenSSL's `X509_STRICT` asks of a chain
 /// (critical basic constraints and key usage, subject and authority key identifiers), so a minted
 /// chain passes the same checks as Apple's real one.
 package enum CertificateMinter {
@@ -43,6 +43,19 @@ package enum CertificateMinter {
     package static func certificate(
         _ profile: Profile, key: ES256Key, issuer: (certificate: X509Certificate, key: ES256Key)?
     ) throws(MintingError) -> X509Certificate {
+        try certificate(profile, publicKey: key.pointer, issuer: issuer.map { ($0.certificate, $0.key.pointer) })
+    }
+
+    /// A certificate for an RSA key (a receipt-signing leaf, as Apple's is RSA), signed by `issuer`.
+    package static func certificate(
+        _ profile: Profile, key: RSASigningKey, issuer: (certificate: X509Certificate, key: ES256Key)
+    ) throws(MintingError) -> X509Certificate {
+        try certificate(profile, publicKey: key.pointer, issuer: (issuer.certificate, issuer.key.pointer))
+    }
+
+    private static func certificate(
+        _ profile: Profile, publicKey key: OpaquePointer, issuer: (certificate: X509Certificate, key: OpaquePointer)?
+    ) throws(MintingError) -> X509Certificate {
         OpenSSLError.clear()
         guard let certificate = X509_new() else { throw .openSSL("X509_new") }
         defer { X509_free(certificate) }
@@ -52,7 +65,7 @@ package enum CertificateMinter {
             ASN1_INTEGER_set(X509_get_serialNumber(certificate), profile.serial) == 1,
             ASN1_TIME_set(X509_getm_notBefore(certificate), time_t(profile.notBefore.timeIntervalSince1970)) != nil,
             ASN1_TIME_set(X509_getm_notAfter(certificate), time_t(profile.notAfter.timeIntervalSince1970)) != nil,
-            X509_set_pubkey(certificate, key.pointer) == 1
+            X509_set_pubkey(certificate, key) == 1
         else { throw .openSSL(OpenSSLError.take("certificate fields").description) }
 
         guard let name = X509_NAME_new() else { throw .openSSL("X509_NAME_new") }
@@ -79,7 +92,7 @@ package enum CertificateMinter {
         }
         if let oid = profile.markerOID { try addMarker(oid, to: certificate) }
 
-        guard X509_sign(certificate, signingKey.pointer, EVP_sha256()) > 0 else {
+        guard X509_sign(certificate, signingKey, EVP_sha256()) > 0 else {
             throw .openSSL(OpenSSLError.take("X509_sign").description)
         }
         var out: UnsafeMutablePointer<UInt8>?

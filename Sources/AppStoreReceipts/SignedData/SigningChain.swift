@@ -1,29 +1,50 @@
 import Foundation
 
-/// A throwaway root → intermediate → leaf with Apple's OIDs, and the leaf's key: what the simulator
-/// signs its StoreKit 2 data with, and what tests mint to sign their own. A run trusts it only when
-/// pointed at its root (`APPLE_ROOT_CERTIFICATES`); production never is.
+/// A throwaway root → intermediate → leaves with Apple's OIDs, and the leaves' keys: what the
+/// simulator signs its StoreKit 2 data and app receipts with, and what tests mint to sign their own.
+/// A run trusts it only when pointed at its root (`APPLE_ROOT_CERTIFICATES`); production never is.
+///
+/// Two leaves under the one intermediate, as Apple has: a P-256 leaf for JWS (ES256), and an RSA-2048
+/// leaf for app receipts (PKCS #7, `ReceiptSigner`), so that a simulated receipt costs a run the same
+/// RSA verification a real one does. Both carry the receipt-signing OID, as Apple's both do.
 package struct SigningChain: Sendable {
     package let root: X509Certificate
     package let intermediate: X509Certificate
+    /// The JWS leaf.
     package let leaf: X509Certificate
     package let leafKey: ES256Key
+    /// The app receipts' leaf.
+    package let receiptLeaf: X509Certificate
+    package let receiptLeafKey: RSASigningKey
 
     /// The file names `write(to:)` uses (CONTRACT §9 names `apple-root.der`).
     package static let rootFile = "apple-root.der"
     package static let intermediateFile = "apple-intermediate.der"
     package static let leafFile = "apple-leaf.der"
     package static let leafKeyFile = "apple-leaf-key.p8"
+    package static let receiptLeafFile = "apple-receipt-leaf.der"
+    package static let receiptLeafKeyFile = "apple-receipt-leaf-key.p8"
 
-    package init(root: X509Certificate, intermediate: X509Certificate, leaf: X509Certificate, leafKey: ES256Key) {
+    /// Every file `write(to:)` leaves.
+    package static let files = [
+        rootFile, intermediateFile, leafFile, leafKeyFile, receiptLeafFile, receiptLeafKeyFile,
+    ]
+
+    package init(
+        root: X509Certificate, intermediate: X509Certificate, leaf: X509Certificate, leafKey: ES256Key,
+        receiptLeaf: X509Certificate, receiptLeafKey: RSASigningKey
+    ) {
         self.root = root
         self.intermediate = intermediate
         self.leaf = leaf
         self.leafKey = leafKey
+        self.receiptLeaf = receiptLeaf
+        self.receiptLeafKey = receiptLeafKey
     }
 
-    /// A new chain valid from `notBefore` to `notAfter`; the leaf's validity may be narrower (a
-    /// rotated or expired leaf), and the marker OIDs may be changed to make a chain Apple's rules reject.
+    /// A new chain valid from `notBefore` to `notAfter`; the leaves' validity may be narrower (a
+    /// rotated or expired leaf), and the marker OIDs may be changed to make a chain Apple's rules
+    /// reject (`leafValidity` and `leafOID` apply to both leaves).
     package static func mint(
         name: String = "receipt-recon simulator", notBefore: Date, notAfter: Date,
         leafValidity: ClosedRange<Date>? = nil,
@@ -33,6 +54,7 @@ package struct SigningChain: Sendable {
         guard let rootKey = ES256Key.generate(), let intermediateKey = ES256Key.generate(),
             let leafKey = ES256Key.generate()
         else { throw .openSSL("cannot generate P-256 keys") }
+        guard let receiptLeafKey = RSASigningKey.generate() else { throw .openSSL("cannot generate an RSA key") }
         let root = try CertificateMinter.certificate(
             .init(commonName: "\(name) Root CA", isAuthority: true, notBefore: notBefore, notAfter: notAfter),
             key: rootKey, issuer: nil)
@@ -47,7 +69,15 @@ package struct SigningChain: Sendable {
                 notBefore: leafValidity?.lowerBound ?? notBefore, notAfter: leafValidity?.upperBound ?? notAfter,
                 markerOID: leafOID, serial: 3),
             key: leafKey, issuer: (intermediate, intermediateKey))
-        return SigningChain(root: root, intermediate: intermediate, leaf: leaf, leafKey: leafKey)
+        let receiptLeaf = try CertificateMinter.certificate(
+            .init(
+                commonName: "\(name) RSA Receipt Signing", isAuthority: false,
+                notBefore: leafValidity?.lowerBound ?? notBefore, notAfter: leafValidity?.upperBound ?? notAfter,
+                markerOID: leafOID, serial: 4),
+            key: receiptLeafKey, issuer: (intermediate, intermediateKey))
+        return SigningChain(
+            root: root, intermediate: intermediate, leaf: leaf, leafKey: leafKey, receiptLeaf: receiptLeaf,
+            receiptLeafKey: receiptLeafKey)
     }
 
     /// A compact JWS of `payload` (JSON bytes): header `{"alg":"ES256","x5c":[leaf, intermediate,
@@ -61,17 +91,18 @@ package struct SigningChain: Sendable {
         return signingInput + "." + Base64URL.encode(signature)
     }
 
-    /// Writes the chain and the leaf's key (mode 0600) into `directory`, which must exist.
+    /// Writes the chain and the leaves' keys (mode 0600) into `directory`, which must exist.
     package func write(to directory: URL) throws {
         let files: [(String, [UInt8])] = [
             (Self.rootFile, root.der), (Self.intermediateFile, intermediate.der), (Self.leafFile, leaf.der),
-            (Self.leafKeyFile, leafKey.pkcs8PEM ?? []),
+            (Self.leafKeyFile, leafKey.pkcs8PEM ?? []), (Self.receiptLeafFile, receiptLeaf.der),
+            (Self.receiptLeafKeyFile, receiptLeafKey.pkcs8PEM ?? []),
         ]
         for (name, bytes) in files {
             // The key is created readable by its owner only, never briefly world-readable.
             let url = directory.appendingPathComponent(name)
             try? FileManager.default.removeItem(at: url)
-            let mode = name == Self.leafKeyFile ? 0o600 : 0o644
+            let mode = name == Self.leafKeyFile || name == Self.receiptLeafKeyFile ? 0o600 : 0o644
             guard
                 FileManager.default.createFile(
                     atPath: url.path, contents: Data(bytes), attributes: [.posixPermissions: mode])
@@ -87,9 +118,13 @@ package struct SigningChain: Sendable {
         guard let key = ES256Key.privateKey(pem: try bytes(leafKeyFile)) else {
             throw CertificateMinter.MintingError.openSSL("\(leafKeyFile) is not a P-256 private key")
         }
+        guard let receiptKey = RSASigningKey.privateKey(pem: try bytes(receiptLeafKeyFile)) else {
+            throw CertificateMinter.MintingError.openSSL("\(receiptLeafKeyFile) is not an RSA private key")
+        }
         return SigningChain(
             root: try X509Certificate(der: try bytes(rootFile)),
             intermediate: try X509Certificate(der: try bytes(intermediateFile)),
-            leaf: try X509Certificate(der: try bytes(leafFile)), leafKey: key)
+            leaf: try X509Certificate(der: try bytes(leafFile)), leafKey: key,
+            receiptLeaf: try X509Certificate(der: try bytes(receiptLeafFile)), receiptLeafKey: receiptKey)
     }
 }

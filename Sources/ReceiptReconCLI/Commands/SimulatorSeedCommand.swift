@@ -23,14 +23,15 @@ struct SimulatorSeedCommand: Command {
             rows expect the same under both backends, deleted Apple accounts aside: 21010 is invalid, 4040001 a \
             permanent unverified), and the file also states the run's refunded amount per currency. \
             With --pki-dir DIR, seeding signs with a throwaway chain with Apple's OIDs kept in DIR \
-            (apple-root.der, apple-intermediate.der, apple-leaf.der, apple-leaf-key.p8) beside an App Store \
+            (apple-root.der, apple-intermediate.der, apple-leaf.der, apple-leaf-key.p8, and the RSA receipt leaf \
+            apple-receipt-leaf.der, apple-receipt-leaf-key.p8 that signs app receipts) beside an App Store \
             Server API key (api-key.p8, api-key-id, api-issuer-id) for --backend server-api and 'simulator \
             serve', and adds StoreKit 2 users whose rows hold JWS signed by it; the run must then trust \
             DIR/apple-root.der (--apple-root-certificate), and 'simulator serve' be given the same --pki-dir. \
-            A DIR that already holds all seven files is reused as it is, so databases seeded into one DIR \
+            A DIR that already holds all nine files is reused as it is, so databases seeded into one DIR \
             stay valid together; an empty or missing DIR gets a new set; --new-pki mints a new set over \
             what is there (databases seeded with the old one then fail to verify). A DIR holding only some \
-            of the files is refused. For staging and tests only: never point a production run at that root.
+            of the files (one seeded before the receipt leaf existed among them) is refused. For staging and tests only: never point a production run at that root.
             """,
         options: simulatorWorldOptions + [
             OptionSpec(

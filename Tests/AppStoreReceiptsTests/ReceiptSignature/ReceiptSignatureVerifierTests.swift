@@ -129,7 +129,7 @@ struct ReceiptSignatureVerifierTests {
         #expect(check.checkedAt == Samples.created)
         #expect(
             check.chain.map(\.subject)
-                == [Samples.chain.leaf, Samples.chain.intermediate, Samples.chain.root].map(\.subject))
+                == [Samples.chain.receiptLeaf, Samples.chain.intermediate, Samples.chain.root].map(\.subject))
     }
 
     /// A receipt signed by a chain that does not end at the configured root fails against the
@@ -206,17 +206,31 @@ struct ReceiptSignatureVerifierTests {
     @Test func extraCertificatesMustBeConfiguredRoots() throws {
         let chain = Samples.chain
         let der = Samples.signed()
-        #expect(Self.replacingCertificates(der, with: [chain.leaf.der, chain.intermediate.der, chain.root.der]) == der)
+        #expect(
+            Self.replacingCertificates(der, with: [chain.receiptLeaf.der, chain.intermediate.der, chain.root.der])
+                == der)
         // The embedded root replaced by another chain's: the chain still verifies, the extra does not.
         let altered = Self.replacingCertificates(
-            der, with: [chain.leaf.der, chain.intermediate.der, Samples.otherChain.root.der])
+            der, with: [chain.receiptLeaf.der, chain.intermediate.der, Samples.otherChain.root.der])
         #expect(
             Samples.verifier().verify(
-                der: Self.replacingCertificates(der, with: [chain.leaf.der, chain.intermediate.der]), at: nil
+                der: Self.replacingCertificates(der, with: [chain.receiptLeaf.der, chain.intermediate.der]), at: nil
             ).isVerified)
         #expect(
             Samples.verifier().verify(der: altered, at: nil).failure
                 == "the receipt carries a certificate that is neither its signer's chain nor a configured root")
+    }
+
+    /// Apple's layout: the RSA-2048 receipt leaf (not the chain's P-256 JWS leaf) signs PKCS #1 v1.5,
+    /// named `rsaEncryption`, so a minted receipt costs what a real one does to verify.
+    @Test func mintedReceiptsAreSignedLikeApplesWithTheRSALeaf() throws {
+        let der = Samples.signed()
+        let signed = try ReceiptSignedData(der[...])
+        #expect(signed.signatureAlgorithm == .rsa(nil))
+        #expect(signed.signature.count == 256)
+        #expect(signed.signer.der.elementsEqual(Samples.chain.receiptLeaf.der))
+        #expect(signed.intermediate.der.elementsEqual(Samples.chain.intermediate.der))
+        #expect(try ReceiptSignedData(Samples.signed(digest: .sha1)[...]).signature.count == 256)
     }
 
     /// Deterministic signatures: the simulator rebuilds a receipt and compares bytes.
@@ -227,15 +241,37 @@ struct ReceiptSignatureVerifierTests {
         #expect(Samples.signed(Samples.receipt(transactionID: "2000000123456780")) != first)
     }
 
+    /// `isContainer` (the simulator's check of a receipt sent back) says what comparing with a new
+    /// signature would, without signing: exactly the signer's bytes, not one byte changed.
+    @Test func isContainerRecognisesExactlyTheSignersBytes() throws {
+        let signer = try ReceiptSigner(chain: Samples.chain)
+        let payload = LocalReceiptEncoder.payload(Samples.receipt())
+        let bytes = signer.container(payload: payload)
+        #expect(signer.isContainer(bytes, of: payload))
+        for index in [0, bytes.count / 2, bytes.count - 300, bytes.count - 1] {
+            var altered = bytes
+            altered[index] ^= 0x01
+            #expect(!signer.isContainer(altered, of: payload), "byte \(index)")
+        }
+        #expect(!signer.isContainer(Array(bytes.dropLast()), of: payload))
+        #expect(!signer.isContainer(bytes, of: LocalReceiptEncoder.payload(Samples.receipt(transactionID: "1"))))
+        #expect(
+            !signer.isContainer(try ReceiptSigner(chain: Samples.otherChain).container(payload: payload), of: payload))
+    }
+
     /// OpenSSL's own command line agrees with both sides: it verifies what the signer makes, and what
-    /// it signs itself (with signed attributes, which Apple does not use) verifies here.
+    /// it signs itself with the RSA receipt leaf (with signed attributes, which Apple does not use)
+    /// verifies here; what it signs with the P-256 JWS leaf does not, as Apple never signs a receipt
+    /// with ECDSA.
     @Test func opensslAgreesWithSignerAndVerifier() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("recon-pkcs7-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         try Samples.chain.write(to: directory)
         func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
-        for name in [SigningChain.rootFile, SigningChain.intermediateFile, SigningChain.leafFile] {
+        for name in [
+            SigningChain.rootFile, SigningChain.intermediateFile, SigningChain.leafFile, SigningChain.receiptLeafFile,
+        ] {
             _ = try ChildProcess.run(
                 "/usr/bin/openssl", ["x509", "-inform", "der", "-in", path(name), "-out", path(name + ".pem")])
         }
@@ -258,18 +294,30 @@ struct ReceiptSignatureVerifierTests {
                 "-c",
                 "cat '\(path(SigningChain.intermediateFile)).pem' '\(path(SigningChain.rootFile)).pem' > '\(path("extra.pem"))'",
             ])
-        for attributes in [[], ["-noattr"]] {
-            let signed = try ChildProcess.run(
-                "/usr/bin/openssl",
-                [
-                    "cms", "-sign", "-binary", "-nodetach", "-in", path("payload"), "-signer",
-                    path(SigningChain.leafFile + ".pem"), "-inkey", path(SigningChain.leafKeyFile), "-certfile",
-                    path("extra.pem"), "-md", "sha256", "-outform", "DER", "-out", path("openssl.der"),
-                ] + attributes)
-            #expect(signed.status == 0, "\(signed.stderr)")
-            let der = Array(try Data(contentsOf: URL(fileURLWithPath: path("openssl.der"))))
-            let check = Samples.verifier().verify(der: der, at: nil)
-            #expect(check.isVerified, "openssl cms -sign \(attributes): \(check.result)")
+        let leaves = [
+            (SigningChain.receiptLeafFile, SigningChain.receiptLeafKeyFile, true),
+            (SigningChain.leafFile, SigningChain.leafKeyFile, false),
+        ]
+        for (leaf, key, verifies) in leaves {
+            for attributes in [[], ["-noattr"]] {
+                let signed = try ChildProcess.run(
+                    "/usr/bin/openssl",
+                    [
+                        "cms", "-sign", "-binary", "-nodetach", "-in", path("payload"), "-signer",
+                        path(leaf + ".pem"), "-inkey", path(key), "-certfile", path("extra.pem"), "-md", "sha256",
+                        "-outform", "DER", "-out", path("openssl.der"),
+                    ] + attributes)
+                #expect(signed.status == 0, "\(signed.stderr)")
+                let der = Array(try Data(contentsOf: URL(fileURLWithPath: path("openssl.der"))))
+                let check = Samples.verifier().verify(der: der, at: nil)
+                if verifies {
+                    #expect(check.isVerified, "openssl cms -sign \(leaf) \(attributes): \(check.result)")
+                } else {
+                    #expect(
+                        check.failure == "the signature algorithm is not RSA over the receipt's digest",
+                        "openssl cms -sign \(leaf) \(attributes): \(check.result)")
+                }
+            }
         }
     }
 

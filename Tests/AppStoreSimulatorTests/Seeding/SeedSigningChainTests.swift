@@ -28,7 +28,7 @@ import Testing
             let first = try SeedSigningChain.prepare(in: directory, asOfMs: Self.asOfMs, fresh: false)
             #expect(!first.reused)
             let written = try Self.contents(directory)
-            #expect(written.count == 7)
+            #expect(written.count == 9)
             // A row the first seeding signed.
             let (unit, user) = try #require(TestWorlds.firstOfEachScenario(TestWorlds.storeKit2)[.storeKit2Active])
             let jws = unit.receiptData(user.receipts[0].slot, signingChain: first.chain)
@@ -37,6 +37,7 @@ import Testing
             #expect(second.reused)
             #expect(try Self.contents(directory) == written)
             #expect(second.chain.root.der == first.chain.root.der && second.chain.leaf.der == first.chain.leaf.der)
+            #expect(second.chain.receiptLeaf.der == first.chain.receiptLeaf.der)
             // The root in DIR after the second seeding still anchors the first seeding's signature.
             let root = try X509Certificate(
                 der: Array(try Data(contentsOf: directory.appendingPathComponent(SigningChain.rootFile))))
@@ -72,6 +73,46 @@ import Testing
             #expect(message.contains(missing) && message.contains("--new-pki"))
             // The way out works.
             #expect(try !SeedSigningChain.prepare(in: directory, asOfMs: Self.asOfMs, fresh: true).reused)
+        }
+    }
+
+    /// A DIR seeded before app receipts had their own RSA leaf: no leaf can be added to its chain (the
+    /// intermediate's key is not kept), so it is refused with the way out, which works.
+    @Test func aSetWithoutTheReceiptLeafIsRefusedWithTheWayOut() throws {
+        try Self.withDirectory { directory in
+            _ = try SeedSigningChain.prepare(in: directory, asOfMs: Self.asOfMs, fresh: false)
+            for name in [SigningChain.receiptLeafFile, SigningChain.receiptLeafKeyFile] {
+                try FileManager.default.removeItem(at: directory.appendingPathComponent(name))
+            }
+            #expect(throws: SeedSigningChain.PKIError.withoutReceiptLeaf(directory: directory.path)) {
+                try SeedSigningChain.prepare(in: directory, asOfMs: Self.asOfMs, fresh: false)
+            }
+            let message = SeedSigningChain.PKIError.withoutReceiptLeaf(directory: directory.path).description
+            #expect(message.contains(SigningChain.receiptLeafFile) && message.contains("--new-pki"))
+            let fresh = try SeedSigningChain.prepare(in: directory, asOfMs: Self.asOfMs, fresh: true)
+            #expect(!fresh.reused)
+            #expect(try SeedSigningChain.prepare(in: directory, asOfMs: Self.asOfMs, fresh: false).reused)
+        }
+    }
+
+    /// The receipt leaf is RSA-2048, issued by the chain's one intermediate with Apple's receipt OID,
+    /// so `DIR/apple-root.der` anchors the receipts as it anchors the JWS.
+    @Test func receiptsAreSignedByAnRSALeafUnderTheSameRoot() throws {
+        try Self.withDirectory { directory in
+            let chain = try SeedSigningChain.prepare(in: directory, asOfMs: Self.asOfMs, fresh: false).chain
+            #expect(chain.receiptLeaf.der != chain.leaf.der)
+            #expect(chain.receiptLeaf.issuer == chain.intermediate.subject)
+            #expect(chain.receiptLeaf.hasExtension("1.2.840.113635.100.6.11.1"))
+            #expect(ES256Key(publicKeyOf: chain.receiptLeaf) == nil)
+            let receipt = LocalReceipt(
+                bundleID: WorldCatalog.appBundleID,
+                creationDate: Date(timeIntervalSince1970: Double(Self.asOfMs) / 1000))
+            let signed = try #require(chain.receiptSigner).appReceipt(receipt)
+            let root = try X509Certificate(
+                der: Array(try Data(contentsOf: directory.appendingPathComponent(SigningChain.rootFile))))
+            let check = ReceiptSignatureVerifier(roots: [root]).verify(der: signed, at: nil)
+            #expect(check.isVerified, "\(check.result)")
+            #expect(check.chain.first?.subject == chain.receiptLeaf.subject)
         }
     }
 

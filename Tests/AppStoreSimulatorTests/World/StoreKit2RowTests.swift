@@ -33,16 +33,18 @@ import Testing
 
     @Test func theChainIsWrittenAsTheRunAndServerExpectIt() throws {
         _ = Self.chain
-        for name in [
-            SigningChain.rootFile, SigningChain.intermediateFile, SigningChain.leafFile, SigningChain.leafKeyFile,
-        ] {
+        for name in SigningChain.files {
             #expect(FileManager.default.fileExists(atPath: Self.directory.appendingPathComponent(name).path), "\(name)")
         }
-        let mode =
-            try FileManager.default.attributesOfItem(
-                atPath: Self.directory.appendingPathComponent(SigningChain.leafKeyFile).path)[.posixPermissions] as? Int
-        #expect(mode == 0o600)
-        #expect(try SigningChain.read(from: Self.directory).root.der == Self.chain.root.der)
+        for key in [SigningChain.leafKeyFile, SigningChain.receiptLeafKeyFile] {
+            let mode =
+                try FileManager.default.attributesOfItem(
+                    atPath: Self.directory.appendingPathComponent(key).path)[.posixPermissions] as? Int
+            #expect(mode == 0o600, "\(key)")
+        }
+        let reread = try SigningChain.read(from: Self.directory)
+        #expect(reread.root.der == Self.chain.root.der && reread.receiptLeaf.der == Self.chain.receiptLeaf.der)
+        #expect(reread.receiptLeafKey.pkcs8PEM == Self.chain.receiptLeafKey.pkcs8PEM)
     }
 
     @Test(arguments: [false, true])
