@@ -31,7 +31,11 @@ public struct Configuration: Sendable {
     private static let coreVariables: [(name: String, meaning: String)] = [
         ("DATABASE_URL", "libpq conninfo string or postgresql:// URI (--database-url); default: libpq's PG* defaults"),
         ("APPLE_SHARED_SECRET", "app-specific shared secret, sent as 'password' (or --shared-secret-file PATH)"),
-        ("APPLE_BUNDLE_IDS", "accepted bundle ids, comma-separated; others are flagged bundle_mismatch (--bundle-id)"),
+        (
+            "APPLE_BUNDLE_IDS",
+            "accepted bundle ids, comma-separated; others are flagged bundle_mismatch; required by server-api, "
+                + "whose JWT names the first for rows naming none (--bundle-id)"
+        ),
         ("APPLE_VERIFY_URL_PRODUCTION", "verifyReceipt production endpoint (--production-url)"),
         ("APPLE_VERIFY_URL_SANDBOX", "verifyReceipt sandbox endpoint (--sandbox-url)"),
         ("RECON_ENVIRONMENT", "production or sandbox: the App Store environment this database serves (--environment)"),

@@ -31,16 +31,7 @@ package final class RSASigningKey: @unchecked Sendable {
 
     /// A PKCS#8 PEM private key (`-----BEGIN PRIVATE KEY-----`); nil unless it is an RSA key.
     package static func privateKey(pem: [UInt8]) -> RSASigningKey? {
-        OpenSSLError.clear()
-        let key: OpaquePointer? = pem.withUnsafeBytes { buffer in
-            guard let bio = BIO_new_mem_buf(buffer.baseAddress, Int32(buffer.count)) else { return nil }
-            defer { BIO_free(bio) }
-            return PEM_read_bio_PrivateKey(bio, nil, nil, nil)
-        }
-        guard let key else {
-            OpenSSLError.clear()
-            return nil
-        }
+        guard let key = PKCS8PEM.privateKey(pem) else { return nil }
         guard EVP_PKEY_get_base_id(key) == EVP_PKEY_RSA else {
             EVP_PKEY_free(key)
             return nil
@@ -50,13 +41,7 @@ package final class RSASigningKey: @unchecked Sendable {
 
     /// The private key as PKCS#8 PEM.
     package var pkcs8PEM: [UInt8]? {
-        guard let bio = BIO_new(BIO_s_mem()) else { return nil }
-        defer { BIO_free(bio) }
-        guard PEM_write_bio_PKCS8PrivateKey(bio, pointer, nil, nil, 0, nil, nil) == 1 else { return nil }
-        var data: UnsafeMutablePointer<CChar>?
-        let length = recon_bio_get_mem_data(bio, &data)
-        guard let data, length > 0 else { return nil }
-        return Array(UnsafeRawBufferPointer(start: data, count: length))
+        PKCS8PEM.text(of: pointer)
     }
 
     /// The length of every signature this key makes (the modulus's, 256 bytes for RSA-2048).

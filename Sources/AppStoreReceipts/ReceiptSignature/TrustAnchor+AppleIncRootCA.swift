@@ -2,13 +2,7 @@ extension TrustAnchor {
     /// Apple Inc. Root CA ("Apple Root CA", RSA 2048, 2006-04-25 to 2035-02-09), from
     /// apple.com/certificateauthority: the root of every app receipt's signature, through the WWDR
     /// G1 (to 2023) or G5 intermediate. Checked with `X509_STRICT`, which Apple's receipt chains pass.
-    package static let appleIncRootCA: TrustAnchor = {
-        // The certificate is a constant of this file: failing to read it is a build defect.
-        guard let certificate = try? X509Certificate(der: LocalReceiptBase64.decode(appleIncRootCABase64.utf8)) else {
-            fatalError("the built-in Apple Inc. Root CA does not decode")
-        }
-        return TrustAnchor(certificate, strict: true)
-    }()
+    package static let appleIncRootCA = builtIn(appleIncRootCABase64, name: "Apple Inc. Root CA", strict: true)
 
     /// SHA-256 of Apple Inc. Root CA's DER encoding, as Apple publishes it (B0:B1:73:0E:…:F0:24).
     package static let appleIncRootCASHA256: [UInt8] = [

@@ -39,16 +39,7 @@ package final class ES256Key: @unchecked Sendable {
     /// A PKCS#8 PEM private key (`-----BEGIN PRIVATE KEY-----`, App Store Connect's `.p8`); nil
     /// unless it is a P-256 key.
     package static func privateKey(pem: [UInt8]) -> ES256Key? {
-        OpenSSLError.clear()
-        let key: OpaquePointer? = pem.withUnsafeBytes { buffer in
-            guard let bio = BIO_new_mem_buf(buffer.baseAddress, Int32(buffer.count)) else { return nil }
-            defer { BIO_free(bio) }
-            return PEM_read_bio_PrivateKey(bio, nil, nil, nil)
-        }
-        guard let key else {
-            OpenSSLError.clear()
-            return nil
-        }
+        guard let key = PKCS8PEM.privateKey(pem) else { return nil }
         guard isP256(key) else {
             EVP_PKEY_free(key)
             return nil
@@ -58,13 +49,8 @@ package final class ES256Key: @unchecked Sendable {
 
     /// The private key as PKCS#8 PEM (the `.p8` format); nil for a public key.
     package var pkcs8PEM: [UInt8]? {
-        guard canSign, let bio = BIO_new(BIO_s_mem()) else { return nil }
-        defer { BIO_free(bio) }
-        guard PEM_write_bio_PKCS8PrivateKey(bio, pointer, nil, nil, 0, nil, nil) == 1 else { return nil }
-        var data: UnsafeMutablePointer<CChar>?
-        let length = recon_bio_get_mem_data(bio, &data)
-        guard let data, length > 0 else { return nil }
-        return Array(UnsafeRawBufferPointer(start: data, count: length))
+        guard canSign else { return nil }
+        return PKCS8PEM.text(of: pointer)
     }
 
     /// Whether `signature` (64-byte R‖S) is this key's ES256 signature of `message`. Any other

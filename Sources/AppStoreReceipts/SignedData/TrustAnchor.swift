@@ -19,13 +19,16 @@ package struct TrustAnchor: Sendable {
     }
 
     /// Apple Root CA - G3 (P-384, 2014-04-30 to 2039-04-30), from apple.com/certificateauthority.
-    package static let appleRootCAG3: TrustAnchor = {
-        // The certificate is a constant of this file: failing to read it is a build defect.
-        guard let certificate = try? X509Certificate(der: LocalReceiptBase64.decode(appleRootCAG3Base64.utf8)) else {
-            fatalError("the built-in Apple Root CA - G3 does not decode")
+    package static let appleRootCAG3 = builtIn(appleRootCAG3Base64, name: "Apple Root CA - G3", strict: true)
+
+    /// A root built into the binary as base64 DER. The certificate is a constant of the source: failing
+    /// to read it is a build defect.
+    static func builtIn(_ base64: String, name: String, strict: Bool) -> TrustAnchor {
+        guard let certificate = try? X509Certificate(der: LocalReceiptBase64.decode(base64.utf8)) else {
+            fatalError("the built-in \(name) does not decode")
         }
-        return TrustAnchor(certificate)
-    }()
+        return TrustAnchor(certificate, strict: strict)
+    }
 
     /// SHA-256 of Apple Root CA - G3's DER encoding, as Apple publishes it.
     package static let appleRootCAG3SHA256: [UInt8] = [
