@@ -57,14 +57,17 @@ public struct ServerAPISettings: Sendable {
             default: defaultSandboxURL.absoluteString),
     ]
 
-    /// Reads the settings; with the `server-api` backend, loads the key.
+    /// Reads the settings; with the `server-api` backend, checks the key's settings and loads the key.
+    ///
+    /// Any of the key's three settings selects `server-api` unless a backend is named, so half a key
+    /// configuration is an error naming what is missing, never a quiet night on verifyReceipt.
     /// - Throws: a usage error (64) for a bad flag value; a configuration error (78) for a bad variable,
-    ///   a missing or unreadable key, or missing ids.
-    static func load(_ arguments: ParsedArguments, variable: (String) -> String?) throws(CommandError)
-        -> ServerAPISettings
-    {
+    ///   a missing, unreadable or encrypted key, or missing or malformed ids.
+    static func load(
+        _ arguments: ParsedArguments, variable: (String) -> String?, warnings: inout [ConfigurationWarning]
+    ) throws(CommandError) -> ServerAPISettings {
         var settings = ServerAPISettings()
-        let keyFile = arguments.value("api-key-file") ?? variable("APPLE_API_KEY_FILE")
+        let key = KeySettings(arguments, variable: variable)
         if let text = try arguments.read.choice("backend", Backend.allCases.map(\.rawValue)) {
             settings.backend = Backend(rawValue: text)!
         } else if let text = variable("RECON_BACKEND") {
@@ -72,7 +75,7 @@ public struct ServerAPISettings: Sendable {
                 throw .configuration("RECON_BACKEND must be 'verify-receipt' or 'server-api', not '\(text)'")
             }
             settings.backend = backend
-        } else if keyFile != nil {
+        } else if key.anyGiven {
             settings.backend = .serverAPI
         }
         for (flag, name, keyPath) in [
@@ -90,17 +93,14 @@ public struct ServerAPISettings: Sendable {
             }
         }
         guard settings.backend == .serverAPI else { return settings }
-        guard let keyFile else {
-            throw .configuration(
-                "the server-api backend needs an App Store Connect API key: set APPLE_API_KEY_FILE (or "
-                    + "--api-key-file), APPLE_API_KEY_ID and APPLE_API_ISSUER_ID (docs/server-api.md)")
-        }
+        let (keyFile, keyID, issuerID) = try key.checked()
         do {
-            settings.tokens = try ServerAPITokens.load(
-                keyFile: keyFile, keyID: arguments.value("api-key-id") ?? variable("APPLE_API_KEY_ID") ?? "",
-                issuerID: arguments.value("api-issuer-id") ?? variable("APPLE_API_ISSUER_ID") ?? "")
+            settings.tokens = try ServerAPITokens.load(keyFile: keyFile, keyID: keyID, issuerID: issuerID)
         } catch {
             throw .configuration(error.description)
+        }
+        if let mode = KeySettings.openMode(of: keyFile) {
+            warnings.append(.keyFileOpen(path: keyFile, mode: mode))
         }
         return settings
     }

@@ -21,6 +21,8 @@ public struct Configuration: Sendable {
     /// Root certificate files signed data and app receipts must chain to instead of Apple Root CA - G3
     /// and Apple Inc. Root CA (staging and tests only); empty means the built-in roots.
     public var rootCertificateFiles: [String] = []
+    /// Settings that work but deserve attention, for the command to log as it starts.
+    public var warnings: [ConfigurationWarning] = []
 
     public static let defaultProductionURL = URL(string: "https://buy.itunes.apple.com/verifyReceipt")!
     public static let defaultSandboxURL = URL(string: "https://sandbox.itunes.apple.com/verifyReceipt")!
@@ -96,7 +98,7 @@ public struct Configuration: Sendable {
             + "Inc. Root CA for app receipts); repeatable; staging and tests only (overrides APPLE_ROOT_CERTIFICATES)",
         default: "built in")
 
-    /// Reads the configuration.
+    /// Reads the configuration; what deserves a warning is in `warnings`, for the command to log.
     /// - Throws: a usage error (64) for a bad flag value, a configuration error (78) for a bad
     ///   environment variable or an unreadable/empty shared-secret file.
     public static func load(
@@ -145,7 +147,8 @@ public struct Configuration: Sendable {
         configuration.rootCertificateFiles = rootCertificateFiles(arguments, variable("APPLE_ROOT_CERTIFICATES"))
         // Read now, so an unusable root file stops the command before it touches the database.
         _ = try configuration.signedDataVerifier()
-        configuration.serverAPI = try ServerAPISettings.load(arguments, variable: variable)
+        configuration.serverAPI = try ServerAPISettings.load(
+            arguments, variable: variable, warnings: &configuration.warnings)
         // Every request's JWT names an app (`bid`), and only the apps the key is meant for may be named
         // (CONTRACT §9): a row's bundle id is never trusted for it.
         if configuration.serverAPI.backend == .serverAPI, configuration.bundleIDs.isEmpty {
@@ -153,6 +156,7 @@ public struct Configuration: Sendable {
                 "the server-api backend needs APPLE_BUNDLE_IDS (or --bundle-id): the apps the API key asks "
                     + "about; the first is the JWT's bid for rows that name no app")
         }
+        if configuration.bundleIDs.isEmpty { configuration.warnings.append(.noBundleCheck) }
 
         configuration.environment = try environment(arguments, variable("RECON_ENVIRONMENT")) ?? .production
         return configuration

@@ -32,17 +32,31 @@ public final class ServerAPITokens: Sendable, CustomStringConvertible {
         self.now = now
     }
 
-    /// Reads an App Store Connect API key (`.p8`, PKCS#8 P-256).
-    /// - Throws: a one-line account naming the file and the way out; never the key's bytes.
+    /// Reads an App Store Connect In-App Purchase key (`.p8`, PKCS#8 P-256).
+    /// - Throws: a one-line account naming the file and the way out; never the key's bytes. An
+    ///   encrypted key is refused at once: OpenSSL is never allowed to prompt for its passphrase.
     public static func load(keyFile path: String, keyID: String, issuerID: String) throws(ServerAPIKeyError)
         -> ServerAPITokens
     {
         guard let contents = FileManager.default.contents(atPath: path) else {
             throw ServerAPIKeyError("cannot read the API key file '\(path)': check that it exists and is readable")
         }
-        guard let key = ES256Key.privateKey(pem: Array(contents)) else {
-            throw ServerAPIKeyError(
-                "the API key file '\(path)' is not a PKCS#8 P-256 private key (App Store Connect's .p8)")
+        let key: ES256Key
+        do {
+            key = try ES256Key.readPrivateKey(pem: Array(contents))
+        } catch {
+            switch error {
+            case .encrypted:
+                throw ServerAPIKeyError(
+                    "the API key file '\(path)' is encrypted (passphrase-protected), and an unattended job cannot "
+                        + "ask for a passphrase: use the .p8 exactly as App Store Connect issued it "
+                        + "(SubscriptionKey_KEYID.p8), or decrypt it once with 'openssl pkey -in \(path) -out "
+                        + "KEY.p8' and chmod 600 KEY.p8")
+            case .notP256:
+                throw ServerAPIKeyError(
+                    "the API key file '\(path)' is not a PKCS#8 P-256 private key (App Store Connect's In-App "
+                        + "Purchase key, SubscriptionKey_KEYID.p8)")
+            }
         }
         guard !keyID.isEmpty, !issuerID.isEmpty else {
             throw ServerAPIKeyError("APPLE_API_KEY_ID and APPLE_API_ISSUER_ID are required with an API key")

@@ -39,12 +39,29 @@ package final class ES256Key: @unchecked Sendable {
     /// A PKCS#8 PEM private key (`-----BEGIN PRIVATE KEY-----`, App Store Connect's `.p8`); nil
     /// unless it is a P-256 key.
     package static func privateKey(pem: [UInt8]) -> ES256Key? {
-        guard let key = PKCS8PEM.privateKey(pem) else { return nil }
-        guard isP256(key) else {
-            EVP_PKEY_free(key)
-            return nil
+        try? readPrivateKey(pem: pem)
+    }
+
+    /// Why a PEM gave no P-256 private key.
+    package enum ReadFailure: Error, Equatable {
+        /// Passphrase-protected: the job never asks for a passphrase (nor lets OpenSSL prompt for one).
+        case encrypted
+        /// Not a private key at all, or one of another type or curve.
+        case notP256
+    }
+
+    /// A PKCS#8 PEM P-256 private key, or why the PEM holds none.
+    package static func readPrivateKey(pem: [UInt8]) throws(ReadFailure) -> ES256Key {
+        switch PKCS8PEM.read(pem) {
+        case .failure(.encrypted): throw .encrypted
+        case .failure(.unreadable): throw .notP256
+        case .success(let key):
+            guard isP256(key) else {
+                EVP_PKEY_free(key)
+                throw .notP256
+            }
+            return ES256Key(owning: key, canSign: true)
         }
-        return ES256Key(owning: key, canSign: true)
     }
 
     /// The private key as PKCS#8 PEM (the `.p8` format); nil for a public key.

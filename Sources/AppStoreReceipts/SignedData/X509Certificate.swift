@@ -102,7 +102,8 @@ package final class X509Certificate: @unchecked Sendable {
         return contents.withUnsafeBytes { buffer -> [UInt8]? in
             guard let bio = BIO_new_mem_buf(buffer.baseAddress, Int32(buffer.count)) else { return nil }
             defer { BIO_free(bio) }
-            guard let certificate = PEM_read_bio_X509(bio, nil, nil, nil) else {
+            // A certificate is never encrypted, but a PEM that claims so must not make OpenSSL prompt.
+            guard let certificate = PEM_read_bio_X509(bio, nil, PKCS8PEM.refusePassphrase, nil) else {
                 OpenSSLError.clear()
                 return nil
             }

@@ -8,8 +8,8 @@ struct DemoCommand: Command {
         usage: "demo [--users N] [--output-dir DIR] [--backend verify-receipt|server-api]",
         summary: "Run the whole job end to end on a throwaway PostgreSQL and the built-in App Store simulator.",
         discussion: """
-            Without DATABASE_URL a temporary PostgreSQL cluster is started and removed afterwards. Seeds a \
-            drifted world, runs the nightly job, writes the CSVs and the HTML report to DIR, and re-verifies \
+            Starts a temporary PostgreSQL cluster and removes it afterwards; DATABASE_URL is never used (the \
+            demo seeds and changes the database it is given), only --database-url. Seeds a drifted world, runs the nightly job, writes the CSVs and the HTML report to DIR, and re-verifies \
             one user the way support would.
             """,
         options: [
@@ -22,15 +22,20 @@ struct DemoCommand: Command {
             OptionSpec(
                 "backend", .value(placeholder: "verify-receipt|server-api"),
                 "the backend the demo's run uses: the simulator answers both APIs", default: "verify-receipt"),
-        ] + Configuration.databaseOptions,
-        environment: ["DATABASE_URL"],
+            OptionSpec(
+                "database-url", .value(placeholder: "URL"),
+                "use this empty database instead of a throwaway cluster (DATABASE_URL is ignored)",
+                default: "a throwaway cluster"),
+        ],
+        environment: [],
         exitCodes: [.success, .usage, .unavailable, .internalError]
     )
 
     let users: Int
     let outputDirectory: String
     let serverAPI: Bool
-    let configuration: Configuration
+    /// Only `--database-url`: an exported DATABASE_URL points at a database the operator cares about.
+    let databaseURL: String?
 
     init(_ arguments: ParsedArguments, environment: [String: String]) throws(CommandError) {
         guard arguments.positionals.isEmpty else {
@@ -39,12 +44,12 @@ struct DemoCommand: Command {
         users = try arguments.read.integer("users", in: 1000...1_000_000) ?? 2000
         outputDirectory = arguments.value("output-dir") ?? "./demo-output"
         serverAPI = try arguments.read.choice("backend", ["verify-receipt", "server-api"]) == "server-api"
-        configuration = try Configuration.load(arguments, environment: environment, needsApple: false)
+        databaseURL = arguments.value("database-url")
     }
 
     func run(_ console: Console) throws -> ExitCode {
         try DemoRunner(
-            users: users, outputDirectory: outputDirectory, databaseURL: configuration.databaseURL,
+            users: users, outputDirectory: outputDirectory, databaseURL: databaseURL,
             serverAPI: serverAPI, console: console
         ).run()
     }

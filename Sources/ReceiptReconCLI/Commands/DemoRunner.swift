@@ -26,7 +26,7 @@ struct DemoRunner {
         let conninfo: String
         if let databaseURL {
             conninfo = databaseURL
-            say("Using DATABASE_URL (its app tables must be empty: the demo seeds them).")
+            say("Using --database-url (its app tables must be empty: the demo seeds them).")
         } else {
             say("Starting a throwaway PostgreSQL cluster (removed when the demo ends)…")
             do {
@@ -39,6 +39,13 @@ struct DemoRunner {
             conninfo = try ConnectionString(cluster!.conninfo).replacingDatabase(with: "receipt_recon_demo").rendered
         }
         let connection = try PostgresConnection(conninfo: conninfo, applicationName: "receipt-recon demo")
+        // Refused before migrating: a database with data of its own is left exactly as it was.
+        if let table = try Self.firstNonEmptyAppTable(on: connection) {
+            throw CommandError(
+                .dataError,
+                "demo: table \(table) of --database-url is not empty: the demo seeds its own world; give it an "
+                    + "empty database, or none for a throwaway cluster")
+        }
         _ = try Migrator().apply(on: connection)
 
         // 2. A world that drifted, and Apple's side of it. Some users are on StoreKit 2: their rows hold
@@ -175,6 +182,21 @@ struct DemoRunner {
         say("  \(summaryFile.path)   the run's figures as JSON")
         say("  docs/operations.md, 'Running the job by hand'   to point it at your own database")
         return applied == expected ? .success : .internalError
+    }
+
+    /// The first of the app's tables that exists and holds a row; nil for a database the demo may seed.
+    static func firstNonEmptyAppTable(on connection: PostgresConnection) throws -> String? {
+        for table in ["products", "receipts", "entitlements", "sandbox_testers"] {
+            let exists: Bool =
+                try connection.query("SELECT to_regclass(\(table)) IS NOT NULL AS present").first?.decode(
+                    "present") ?? false
+            guard exists else { continue }
+            let rows: Bool =
+                try connection.query("SELECT EXISTS (SELECT 1 FROM \(unescaped: table)) AS present")
+                .first?.decode("present") ?? false
+            if rows { return table }
+        }
+        return nil
     }
 
     /// Runs another command exactly as the command line would, so the demo's files are the real thing.

@@ -31,6 +31,7 @@ struct RunCommand: Command {
     }
 
     func run(_ console: Console) throws -> ExitCode {
+        configuration.logWarnings()
         let shutdown = ShutdownSignal()
         shutdown.install()
         let showProgress = console.stderrIsTerminal && !options.json
@@ -100,6 +101,7 @@ struct VerifyUserCommand: Command {
     func run(_ console: Console) throws -> ExitCode {
         // Ctrl-C or SIGTERM ends Apple's waits at once and records the run `interrupted` (75) instead of
         // leaving its row `running` for the next nightly run to find.
+        configuration.logWarnings()
         let shutdown = ShutdownSignal()
         shutdown.install()
         let engine = ReconciliationEngine(

@@ -84,6 +84,8 @@ public final class ReconciliationEngine: Sendable {
             [
                 "run_id": String(runID), "shard": options.shard, "dry_run": String(options.dryRun),
                 "as_of": ISO8601DateFormatter().string(from: options.asOf),
+                "backend": options.backend ?? "verify-receipt", "environment": options.environment.rawValue,
+                "bundle_check": options.bundleCheck,
             ])
         let cutoff = Date().addingTimeInterval(-Double(options.olderThan))
         let reader = DueUserReader(
@@ -123,7 +125,13 @@ public final class ReconciliationEngine: Sendable {
         let runID = try RunStore(connection: lockConnection).start(kind: .user, options: options, subjectUserID: userID)
         let reconnector = makeReconnector()
         let locks = RunLocks(connection: lockConnection, runID: runID, nightlyKey: nil, reconnector: reconnector)
-        log.log(.info, "run.started", ["run_id": String(runID), "kind": "user", "dry_run": String(options.dryRun)])
+        log.log(
+            .info, "run.started",
+            [
+                "run_id": String(runID), "kind": "user", "dry_run": String(options.dryRun),
+                "backend": options.backend ?? "verify-receipt", "environment": options.environment.rawValue,
+                "bundle_check": options.bundleCheck,
+            ])
         let outcome = try execute(
             runID: runID, kind: .user, locks: locks, reconnector: reconnector, selection: .one(work),
             subjectUserID: userID)
