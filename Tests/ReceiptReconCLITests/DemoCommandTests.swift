@@ -1,4 +1,5 @@
 import Foundation
+import Postgres
 import TestSupport
 import Testing
 
@@ -12,9 +13,24 @@ import Testing
         // This test process's own cluster must exist before the snapshot, so only the demo's can differ.
         try TestDatabase.with(migrated: false) { _ in }
         let clustersBefore = try Self.clusterDirectories()
-        let result = try ReceiptReconBinary.run(
-            ["demo", "--users", "1000", "--output-dir", output.path, "--backend", backend], timeout: 300)
+        // An exported DATABASE_URL is someone's database (the shell of an operator about to run the
+        // nightly job): the demo uses its own cluster and leaves that database exactly as it was.
+        let result = try TestDatabase.with(migrated: false) { precious in
+            let connection = try precious.connect()
+            try connection.executeScript(
+                """
+                CREATE TABLE receipts (id bigserial PRIMARY KEY, user_id text NOT NULL, receipt_data text NOT NULL);
+                INSERT INTO receipts (user_id, receipt_data) VALUES ('a-real-user', 'cmVhbA==');
+                """)
+            let before = try Self.schemaAndRows(connection)
+            let result = try ReceiptReconBinary.run(
+                ["demo", "--users", "1000", "--output-dir", output.path, "--backend", backend],
+                environment: ["DATABASE_URL": precious.conninfo], timeout: 300)
+            #expect(try Self.schemaAndRows(connection) == before, "the database of DATABASE_URL was changed")
+            return result
+        }
         #expect(result.status == 0, "\(result.output)")
+        #expect(result.stdout.contains("throwaway PostgreSQL cluster"), "\(result.stdout)")
         #expect(result.stdout.contains("match the simulator's expectation exactly"))
         #expect(result.stdout.contains("StoreKit 2 signed transactions: verified locally"))
         #expect(result.stdout.contains("transaction_history") == (backend == "server-api"))
@@ -31,6 +47,41 @@ import Testing
         #expect((summary as? [String: Any])?["status"] != nil)
         // Its throwaway cluster is gone once it exits.
         #expect(try Self.clusterDirectories().subtracting(clustersBefore).isEmpty)
+    }
+
+    /// `--database-url` is the one way to give the demo a database; one holding data of its own is refused
+    /// before anything is created in it.
+    @Test func aDatabaseURLWithDataIsRefusedBeforeMigrating() throws {
+        try TestDatabase.with(migrated: false) { database in
+            let connection = try database.connect()
+            try connection.executeScript(
+                """
+                CREATE TABLE products (product_id text PRIMARY KEY, kind text NOT NULL);
+                INSERT INTO products VALUES ('gold', 'non_consumable');
+                """)
+            let before = try Self.schemaAndRows(connection)
+            let result = try ReceiptReconBinary.run(
+                ["demo", "--users", "1000", "--database-url", database.conninfo, "--output-dir", "/nonexistent/demo"],
+                timeout: 120)
+            #expect(result.status == 65, "\(result.output)")
+            #expect(result.stderr.contains("products") && result.stderr.contains("not empty"), "\(result.stderr)")
+            #expect(try Self.schemaAndRows(connection) == before)
+        }
+    }
+
+    /// Every table of the database with its row count: what "untouched" means here.
+    static func schemaAndRows(_ connection: PostgresConnection) throws -> [String] {
+        try connection.query(
+            """
+            SELECT table_schema || '.' || table_name AS t FROM information_schema.tables
+            WHERE table_schema NOT IN ('pg_catalog', 'information_schema') ORDER BY 1
+            """
+        ).map { row in
+            let table: String = try row.decode("t")
+            let count: Int64 =
+                try connection.query("SELECT count(*) AS n FROM \(unescaped: table)").first?.decode("n") ?? -1
+            return "\(table) \(count)"
+        }
     }
 
     static func clusterDirectories() throws -> Set<String> {

@@ -9,32 +9,44 @@ struct ExportCommand: Command {
 
     static let spec = CommandSpec(
         name: "export",
-        usage: "export VIEW --from T --to T [--output FILE] [--environment production|sandbox|all]",
+        usage:
+            "export VIEW --from T --to T [--output FILE] [--environment production|sandbox|all] "
+            + "[--include-dry-runs] | export corrections|flags --run ID [--from T --to T] [--output FILE]",
         summary: "Write a reconciliation CSV for finance: transactions, corrections or flags.",
         discussion: """
             VIEW is transactions (filtered on purchased_at), corrections or flags (filtered on created_at). \
             The range is half-open [from, to) in UTC; T is YYYY-MM-DD or an ISO 8601 instant. RFC 4180 CSV, \
-            UTF-8, CRLF, stable order. With --output, FILE.manifest.json records rows and sha256.
+            UTF-8, CRLF, stable order. Corrections and flags leave out dry runs unless --include-dry-runs; \
+            --run ID exports one run (a dry run too), the range then optional. With --output, \
+            FILE.manifest.json records rows, sha256, the runs included and the dry runs left out.
             """,
         options: [
-            OptionSpec("from", .value(placeholder: "T"), "start of the range, inclusive (required)"),
-            OptionSpec("to", .value(placeholder: "T"), "end of the range, exclusive (required)"),
+            OptionSpec("from", .value(placeholder: "T"), "start of the range, inclusive (required without --run)"),
+            OptionSpec("to", .value(placeholder: "T"), "end of the range, exclusive (required without --run)"),
             OptionSpec(
                 "output", .value(placeholder: "FILE"), "write the CSV to FILE and a manifest beside it",
                 default: "stdout"),
             OptionSpec(
                 "environment", .value(placeholder: "production|sandbox|all"),
                 "transactions only: which App Store environment's rows", default: "production"),
+            OptionSpec(
+                "include-dry-runs", .flag,
+                "corrections and flags: keep the rows of dry runs (never applied) beside the real runs'",
+                default: "left out"),
+            OptionSpec(
+                "run", .value(placeholder: "ID"),
+                "corrections and flags: only the rows of run ID (recon_runs.id), dry run or not"),
         ] + Configuration.databaseOptions,
         environment: ["DATABASE_URL"],
-        exitCodes: [.success, .usage, .unavailable, .internalError]
+        exitCodes: [.success, .usage, .dataError, .unavailable, .internalError]
     )
 
     let view: String
-    let from: Date
-    let to: Date
+    let from: Date?
+    let to: Date?
     let output: String?
     let environment: String
+    let runs: ReconciliationExport.Runs
     let configuration: Configuration
 
     init(_ arguments: ParsedArguments, environment variables: [String: String]) throws(CommandError) {
@@ -48,13 +60,30 @@ struct ExportCommand: Command {
         guard arguments.positionals.count == 1 else {
             throw .usage("unexpected argument '\(arguments.positionals[1])'", command: "export")
         }
-        guard let from = try arguments.read.instant("from") else { throw .usage("missing --from T", command: "export") }
-        guard let to = try arguments.read.instant("to") else { throw .usage("missing --to T", command: "export") }
-        guard from < to else {
+        let runID = try arguments.read.integer("run", in: 1...Int.max).map(Int64.init)
+        let includeDryRuns = arguments.has("include-dry-runs")
+        if view == "transactions", runID != nil || includeDryRuns {
+            throw .usage(
+                "\(runID != nil ? "--run" : "--include-dry-runs") applies to the corrections and flags views only "
+                    + "(dry runs write no transactions)", command: "export")
+        }
+        if runID != nil, includeDryRuns {
+            throw .usage(
+                "--include-dry-runs goes without --run: the run named is exported whether or not it was a dry run",
+                command: "export")
+        }
+        let from = try arguments.read.instant("from")
+        let to = try arguments.read.instant("to")
+        switch (from, to) {
+        case (nil, nil) where runID != nil: break
+        case (nil, _): throw .usage("missing --from T\(runID != nil ? " (it goes with --to)" : "")", command: "export")
+        case (_, nil): throw .usage("missing --to T\(runID != nil ? " (it goes with --from)" : "")", command: "export")
+        case (let from?, let to?) where from >= to:
             let (fromText, toText) = (arguments.value("from") ?? "", arguments.value("to") ?? "")
             throw .usage(
                 "the range [--from \(fromText), --to \(toText)) is \(from == to ? "empty" : "reversed"); "
                     + "--to must be after --from", command: "export")
+        default: break
         }
         self.view = view
         self.from = from
@@ -64,17 +93,26 @@ struct ExportCommand: Command {
         if arguments.has("environment"), view != "transactions" {
             throw .usage("--environment applies to the transactions view only", command: "export")
         }
+        runs = runID.map { .one($0) } ?? (includeDryRuns ? .includingDryRuns : .excludingDryRuns)
         configuration = try Configuration.load(arguments, environment: variables, needsApple: false)
     }
 
     func run(_ console: Console) throws -> ExitCode {
         guard let view = ReconciliationExport.View(rawValue: view) else { return .usage }
-        let export = ReconciliationExport(view: view, from: from, to: to, environment: environment)
+        let export = ReconciliationExport(view: view, from: from, to: to, environment: environment, runs: runs)
         let connection = try PostgresConnection(
             conninfo: configuration.databaseURL, applicationName: "receipt-recon export")
+        var requestedRun: ExportTally.Run?
+        if case .one(let id) = runs {
+            guard let run = try ReconciliationExport.run(id, on: connection) else {
+                throw CommandError(
+                    .dataError, "export: there is no run \(id) in recon_runs ('receipt-recon report --last' names the last)")
+            }
+            requestedRun = run
+        }
         do {
             if let output {
-                try ExportFile.write(export, from: connection, toFile: output)
+                try ExportFile.write(export, from: connection, toFile: output, requestedRun: requestedRun)
             } else {
                 try ExportFile.write(export, from: connection, to: FileHandle.standardOutput)
             }

@@ -6,19 +6,35 @@ import Postgres
 public enum ExportFile {
     public struct Manifest: Sendable, Equatable {
         public let view: String
-        public let from: Date
-        public let to: Date
+        /// nil when one run was exported whole (`--run` without a range).
+        public let from: Date?
+        public let to: Date?
         public let generatedAt: Date
         public let rows: Int
         public let sha256: String
+        /// Corrections and flags: the runs whose rows the file holds; nil for transactions.
+        public let runs: [ExportTally.Run]?
+        /// Corrections and flags: the dry runs whose rows in the range were left out.
+        public let excludedDryRuns: [ExportTally.Run]?
 
-        /// `{"view", "from", "to", "generated_at", "rows", "sha256"}`, in that order.
+        /// `{"view", "from", "to", "generated_at", "rows", "sha256"}`, in that order (CONTRACT §8), then
+        /// for corrections and flags `"runs": [{"id", "dry_run", "rows"}]` and
+        /// `"excluded_dry_runs": [{"id", "rows"}]`.
         public var json: String {
-            """
-            {"view": "\(view)", "from": "\(ExportFile.instant(from))", "to": "\(ExportFile.instant(to))", \
-            "generated_at": "\(ExportFile.instant(generatedAt))", "rows": \(rows), "sha256": "\(sha256)"}
-
-            """
+            func instant(_ date: Date?) -> String { date.map { "\"\(ExportFile.instant($0))\"" } ?? "null" }
+            var text = """
+                {"view": "\(view)", "from": \(instant(from)), "to": \(instant(to)), \
+                "generated_at": "\(ExportFile.instant(generatedAt))", "rows": \(rows), "sha256": "\(sha256)"
+                """
+            if let runs {
+                let list = runs.map { "{\"id\": \($0.id), \"dry_run\": \($0.dryRun), \"rows\": \($0.rows)}" }
+                text += ", \"runs\": [" + list.joined(separator: ", ") + "]"
+            }
+            if let excludedDryRuns {
+                let list = excludedDryRuns.map { "{\"id\": \($0.id), \"rows\": \($0.rows)}" }
+                text += ", \"excluded_dry_runs\": [" + list.joined(separator: ", ") + "]"
+            }
+            return text + "}\n"
         }
     }
 
@@ -45,19 +61,23 @@ public enum ExportFile {
     /// Writes `path` and, beside a regular file, `path.manifest.json`; returns the manifest. A device or
     /// FIFO (`/dev/null`, a pipe to another program) gets the CSV only: a manifest would be a new file
     /// in `/dev`.
+    /// - Parameter requestedRun: the run `--run` named, listed in the manifest even when it wrote no row.
     @discardableResult
     public static func write(
         _ export: ReconciliationExport, from connection: PostgresConnection,
-        toFile path: String, now: Date = Date()
+        toFile path: String, requestedRun: ExportTally.Run? = nil, now: Date = Date()
     ) throws -> Manifest {
         let csv = try OutputFile(path)
         defer { csv.discard() }
         var buffer = BufferedSink { try csv.write($0) }
-        let rows = try export.stream(from: connection) { try buffer.append($0) }
+        var tally = try export.streamTallying(from: connection) { try buffer.append($0) }
         try buffer.flush()
+        if let requestedRun { tally.include(requestedRun) }
         let manifest = Manifest(
             view: export.view.rawValue, from: export.from, to: export.to, generatedAt: now,
-            rows: rows, sha256: buffer.hasher.hexDigest())
+            rows: tally.rows, sha256: buffer.hasher.hexDigest(),
+            runs: export.isPerRun ? tally.runs : nil,
+            excludedDryRuns: export.isPerRun ? try export.excludedDryRuns(on: connection) : nil)
         guard csv.replacesFile else {
             try csv.commit()
             return manifest

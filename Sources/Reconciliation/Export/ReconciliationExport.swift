@@ -16,20 +16,42 @@ public struct ReconciliationExport: Sendable {
         let kind: Kind
     }
 
+    /// Which runs' rows a corrections or flags export holds. Dry runs write corrections (never applied)
+    /// and flags like a real run, and the docs recommend one before every switch: mixed into finance's
+    /// file they would be counted as what happened.
+    public enum Runs: Sendable, Equatable {
+        /// Every run's rows except those of dry runs (the default).
+        case excludingDryRuns
+        /// Every run's rows, dry runs included (`--include-dry-runs`).
+        case includingDryRuns
+        /// One run's rows, whether or not it was a dry run (`--run ID`).
+        case one(Int64)
+    }
+
     public let view: View
-    public let from: Date
-    public let to: Date
+    /// The half-open range `[from, to)`; both nil only when one run is exported whole.
+    public let from: Date?
+    public let to: Date?
     /// `production`, `sandbox` or `all`; transactions only.
     public let environment: String
+    /// Corrections and flags only: dry runs never write transactions.
+    public let runs: Runs
     public let pageSize: Int
 
-    public init(view: View, from: Date, to: Date, environment: String = "production", pageSize: Int = 5_000) {
+    public init(
+        view: View, from: Date?, to: Date?, environment: String = "production", runs: Runs = .excludingDryRuns,
+        pageSize: Int = 5_000
+    ) {
         self.view = view
         self.from = from
         self.to = to
         self.environment = environment
+        self.runs = runs
         self.pageSize = pageSize
     }
+
+    /// Whether rows carry a run whose dry-run flag matters (corrections and flags).
+    var isPerRun: Bool { view != .transactions }
 
     /// The columns, in the contract's order.
     public var columnNames: [String] { columns.map(\.name) }
@@ -74,14 +96,46 @@ public struct ReconciliationExport: Sendable {
                 "recon_transactions x LEFT JOIN products p ON p.product_id = x.product_id", "purchased_at",
                 "transaction_id", "text"
             )
-        case .corrections: return ("recon_corrections x", "created_at", "id", "bigint")
-        case .flags: return ("recon_flags x", "created_at", "id", "bigint")
+        case .corrections: return ("recon_corrections x JOIN recon_runs r ON r.id = x.run_id", "created_at", "id", "bigint")
+        case .flags: return ("recon_flags x JOIN recon_runs r ON r.id = x.run_id", "created_at", "id", "bigint")
         }
+    }
+
+    /// The conditions every row of this export meets (range, environment, runs), with their binds
+    /// appended to `binds`; `x` is the view's table and, for corrections and flags, `r` its run.
+    func conditions(binds: inout [PostgresBind]) -> [String] {
+        func bind(_ value: PostgresBind) -> String {
+            binds.append(value)
+            return "$\(binds.count)"
+        }
+        let time = source.time
+        var conditions: [String] = []
+        if let from { conditions.append("x.\(time) >= \(bind(from.postgresBind))") }
+        if let to { conditions.append("x.\(time) < \(bind(to.postgresBind))") }
+        if view == .transactions, environment != "all" {
+            conditions.append("x.environment = \(bind(environment.postgresBind))")
+        }
+        if isPerRun {
+            switch runs {
+            case .excludingDryRuns: conditions.append("NOT r.dry_run")
+            case .includingDryRuns: break
+            case .one(let id): conditions.append("x.run_id = \(bind(id.postgresBind))")
+            }
+        }
+        return conditions
     }
 
     /// Writes the header and every row through `write`, page by page; returns the number of data rows.
     @discardableResult
     public func stream(from connection: PostgresConnection, to write: (String) throws -> Void) throws -> Int {
+        try streamTallying(from: connection, to: write).rows
+    }
+
+    /// Writes the header and every row through `write`, page by page; returns the rows written, per run
+    /// for corrections and flags.
+    public func streamTallying(from connection: PostgresConnection, to write: (String) throws -> Void) throws
+        -> ExportTally
+    {
         let columns = self.columns
         let source = self.source
         try write(CSVWriter.header(columns.map(\.name)))
@@ -95,26 +149,24 @@ public struct ReconciliationExport: Sendable {
                 return "\(column.expression)::text AS \(column.name)"
             }
         }.joined(separator: ", ")
-        let environmentFilter = view == .transactions && environment != "all"
+        // Beside the CSV's columns, never in it: which run each row came from, for the manifest.
+        let tallyColumns = isPerRun ? ", x.run_id AS tally_run_id, r.dry_run AS tally_dry_run" : ""
         var cursor: (time: String, key: String)?
-        var count = 0
+        var tally = ExportTally()
         while true {
-            var binds: [PostgresBind] = [from.postgresBind, to.postgresBind]
-            func bind(_ value: String) -> String {
-                binds.append(value.postgresBind)
-                return "$\(binds.count)"
+            var binds: [PostgresBind] = []
+            var conditions = self.conditions(binds: &binds)
+            if let cursor {
+                binds.append(cursor.time.postgresBind)
+                binds.append(cursor.key.postgresBind)
+                conditions.append(
+                    "(x.\(source.time), x.\(source.key)) > ($\(binds.count - 1)::timestamptz, "
+                        + "$\(binds.count)::\(source.keyType))")
             }
             var sql =
                 "SELECT \(select), x.\(source.time)::text AS cursor_time, x.\(source.key)::text AS cursor_key"
-                + " FROM \(source.from) WHERE x.\(source.time) >= $1 AND x.\(source.time) < $2"
-            if environmentFilter {
-                sql += " AND x.environment = \(bind(environment))"
-            }
-            if let cursor {
-                sql +=
-                    " AND (x.\(source.time), x.\(source.key)) > (\(bind(cursor.time))::timestamptz, "
-                    + "\(bind(cursor.key))::\(source.keyType))"
-            }
+                + tallyColumns + " FROM \(source.from)"
+            if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
             sql += " ORDER BY x.\(source.time), x.\(source.key) LIMIT \(pageSize)"
             let query = PostgresQuery(unsafeSQL: sql, binds: binds)
             let rows = try connection.query(query)
@@ -134,11 +186,39 @@ public struct ReconciliationExport: Sendable {
                     }
                 }
                 try write(CSVWriter.row(cells))
+                if isPerRun {
+                    tally.count(run: try row.decode("tally_run_id"), dryRun: try row.decode("tally_dry_run"))
+                } else {
+                    tally.rows += 1
+                }
             }
-            count += rows.count
             guard rows.count == pageSize, let last = rows.last else { break }
             cursor = (try last.decode("cursor_time", as: String.self), try last.decode("cursor_key", as: String.self))
         }
-        return count
+        return tally
+    }
+
+    /// Run `id` as `--run` names it; nil when `recon_runs` has no such run.
+    public static func run(_ id: Int64, on connection: PostgresConnection) throws -> ExportTally.Run? {
+        try connection.query("SELECT dry_run FROM recon_runs WHERE id = \(id)").first.map {
+            ExportTally.Run(id: id, dryRun: try $0.decode("dry_run"), rows: 0)
+        }
+    }
+
+    /// The dry runs whose rows in this export's range were left out (the default for corrections and
+    /// flags), with how many rows each had; empty otherwise.
+    public func excludedDryRuns(on connection: PostgresConnection) throws -> [ExportTally.Run] {
+        guard isPerRun, runs == .excludingDryRuns else { return [] }
+        var binds: [PostgresBind] = []
+        var conditions = ReconciliationExport(
+            view: view, from: from, to: to, environment: environment, runs: .includingDryRuns
+        ).conditions(binds: &binds)
+        conditions.append("r.dry_run")
+        let sql =
+            "SELECT x.run_id AS id, count(*)::int AS rows FROM \(source.from) WHERE "
+            + conditions.joined(separator: " AND ") + " GROUP BY x.run_id ORDER BY x.run_id"
+        return try connection.query(PostgresQuery(unsafeSQL: sql, binds: binds)).map {
+            ExportTally.Run(id: try $0.decode("id"), dryRun: true, rows: try $0.decode("rows"))
+        }
     }
 }
