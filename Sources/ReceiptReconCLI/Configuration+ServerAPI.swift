@@ -23,14 +23,16 @@ public struct ServerAPISettings: Sendable {
         (
             "RECON_BACKEND",
             "verify-receipt or server-api: how receipts are re-verified (--backend); default: server-api when "
-                + "APPLE_API_KEY_FILE is set, else verify-receipt"
+                + "any of the three APPLE_API_KEY_* / APPLE_API_ISSUER_ID settings is set (all three are then "
+                + "required), else verify-receipt"
         ),
         (
             "APPLE_API_KEY_FILE",
-            "App Store Connect API key (.p8, PKCS#8 P-256) for the App Store Server API (--api-key-file)"
+            "App Store Connect In-App Purchase key (SubscriptionKey_KEYID.p8, PKCS#8 P-256, unencrypted, mode 0600) "
+                + "for the App Store Server API (--api-key-file)"
         ),
-        ("APPLE_API_KEY_ID", "the API key's id, the JWT kid (--api-key-id)"),
-        ("APPLE_API_ISSUER_ID", "the API key's issuer id, the JWT iss (--api-issuer-id)"),
+        ("APPLE_API_KEY_ID", "the API key's id, the JWT kid: 10 upper-case letters and digits (--api-key-id)"),
+        ("APPLE_API_ISSUER_ID", "the API key's issuer id, the JWT iss: a UUID (--api-issuer-id)"),
         (
             "APPLE_SERVER_API_URL_PRODUCTION",
             "base URL of the production App Store Server API (--server-api-production-url)"
@@ -42,10 +44,10 @@ public struct ServerAPISettings: Sendable {
         OptionSpec(
             "backend", .value(placeholder: "verify-receipt|server-api"),
             "how receipts are re-verified (overrides RECON_BACKEND)",
-            default: "server-api with an API key, else verify-receipt"),
+            default: "server-api with any API key setting, else verify-receipt"),
         OptionSpec(
             "api-key-file", .value(placeholder: "PATH"),
-            "App Store Connect API key (.p8) for the App Store Server API (overrides APPLE_API_KEY_FILE)"),
+            "App Store Connect In-App Purchase key (.p8) for the App Store Server API (overrides APPLE_API_KEY_FILE)"),
         OptionSpec("api-key-id", .value(placeholder: "ID"), "the API key's id (overrides APPLE_API_KEY_ID)"),
         OptionSpec(
             "api-issuer-id", .value(placeholder: "ID"), "the API key's issuer id (overrides APPLE_API_ISSUER_ID)"),

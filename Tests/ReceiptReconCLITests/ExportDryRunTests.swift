@@ -31,7 +31,10 @@ import Testing
     static var today: (from: String, to: String) {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withFullDate]
-        return (formatter.string(from: Date().addingTimeInterval(-86_400)), formatter.string(from: Date().addingTimeInterval(86_400)))
+        return (
+            formatter.string(from: Date().addingTimeInterval(-86_400)),
+            formatter.string(from: Date().addingTimeInterval(86_400))
+        )
     }
 
     static func export(_ database: TestDatabase, _ arguments: [String]) throws -> ReceiptReconBinary.Result {
@@ -46,7 +49,8 @@ import Testing
         }
         return lines.dropFirst().map { line in
             Dictionary(
-                uniqueKeysWithValues: zip(header, line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)))
+                uniqueKeysWithValues: zip(
+                    header, line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)))
         }
     }
 
@@ -105,7 +109,10 @@ import Testing
             let all = directory.appendingPathComponent("all.csv").path
             let withDry = try Self.export(
                 database,
-                ["corrections", "--from", Self.today.from, "--to", Self.today.to, "--include-dry-runs", "--output", all])
+                [
+                    "corrections", "--from", Self.today.from, "--to", Self.today.to, "--include-dry-runs", "--output",
+                    all,
+                ])
             #expect(withDry.status == 0, "\(withDry.output)")
             let allRows = Self.rows(try String(contentsOfFile: all, encoding: .utf8))
             #expect(allRows.count == realCount + dryCount)
@@ -165,7 +172,10 @@ import Testing
     @Test(
         arguments: [
             (["transactions", "--run", "1"], "--run"),
-            (["transactions", "--from", "2026-01-01", "--to", "2026-02-01", "--include-dry-runs"], "--include-dry-runs"),
+            (
+                ["transactions", "--from", "2026-01-01", "--to", "2026-02-01", "--include-dry-runs"],
+                "--include-dry-runs"
+            ),
             (["flags", "--run", "1", "--include-dry-runs"], "--include-dry-runs"),
             (["flags", "--run", "1", "--from", "2026-01-01"], "--to"),
             (["corrections", "--run", "1", "--to", "2026-01-01"], "--from"),

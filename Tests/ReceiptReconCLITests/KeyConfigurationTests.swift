@@ -140,7 +140,8 @@ import Testing
                 api.environment.merging(["DATABASE_URL": database.conninfo, "APPLE_BUNDLE_IDS": "com.example,com.two"])
                 { $1 })
             #expect(serverAPI.status == 0, "\(serverAPI.output)")
-            let started = try #require(serverAPI.stderr.split(separator: "\n").first { $0.contains("event=run.started") })
+            let started = try #require(
+                serverAPI.stderr.split(separator: "\n").first { $0.contains("event=run.started") })
             #expect(started.contains("backend=server-api"), "\(started)")
             #expect(started.contains("environment=production"), "\(started)")
             #expect(started.contains("bundle_check=com.example,com.two"), "\(started)")

@@ -9,7 +9,8 @@ public enum ServerAPIKeyIdentifiers {
     /// Whether `text` is a key id (the JWT's `kid`): exactly 10 of `A`–`Z` and `0`–`9`.
     public static func isKeyID(_ text: String) -> Bool {
         let bytes = Array(text.utf8)
-        return bytes.count == 10 && bytes.allSatisfy { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) || isDigit($0) }
+        return bytes.count == 10
+            && bytes.allSatisfy { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) || isDigit($0) }
     }
 
     /// Whether `text` is an issuer id (the JWT's `iss`): a UUID, hexadecimal digits of either case

@@ -106,7 +106,8 @@ struct ExportCommand: Command {
         if case .one(let id) = runs {
             guard let run = try ReconciliationExport.run(id, on: connection) else {
                 throw CommandError(
-                    .dataError, "export: there is no run \(id) in recon_runs ('receipt-recon report --last' names the last)")
+                    .dataError,
+                    "export: there is no run \(id) in recon_runs ('receipt-recon report --last' names the last)")
             }
             requestedRun = run
         }

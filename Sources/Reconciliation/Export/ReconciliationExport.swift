@@ -96,7 +96,8 @@ public struct ReconciliationExport: Sendable {
                 "recon_transactions x LEFT JOIN products p ON p.product_id = x.product_id", "purchased_at",
                 "transaction_id", "text"
             )
-        case .corrections: return ("recon_corrections x JOIN recon_runs r ON r.id = x.run_id", "created_at", "id", "bigint")
+        case .corrections:
+            return ("recon_corrections x JOIN recon_runs r ON r.id = x.run_id", "created_at", "id", "bigint")
         case .flags: return ("recon_flags x JOIN recon_runs r ON r.id = x.run_id", "created_at", "id", "bigint")
         }
     }
