@@ -10,9 +10,11 @@ import Testing
     func theDemoRunsEndToEndAndLeavesNoClusterBehind(backend: String) throws {
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("demo-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: output) }
-        // This test process's own cluster must exist before the snapshot, so only the demo's can differ.
-        try TestDatabase.with(migrated: false) { _ in }
-        let clustersBefore = try Self.clusterDirectories()
+        // The demo's own temporary directory, so that only its clusters are counted (other test processes
+        // on the machine start and stop theirs in the shared one meanwhile).
+        let temporary = FileManager.default.temporaryDirectory.appendingPathComponent("demo-tmp-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: temporary, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: temporary) }
         // An exported DATABASE_URL is someone's database (the shell of an operator about to run the
         // nightly job): the demo uses its own cluster and leaves that database exactly as it was.
         let result = try TestDatabase.with(migrated: false) { precious in
@@ -25,7 +27,7 @@ import Testing
             let before = try Self.schemaAndRows(connection)
             let result = try ReceiptReconBinary.run(
                 ["demo", "--users", "1000", "--output-dir", output.path, "--backend", backend],
-                environment: ["DATABASE_URL": precious.conninfo], timeout: 300)
+                environment: ["DATABASE_URL": precious.conninfo, "TMPDIR": temporary.path], timeout: 300)
             #expect(try Self.schemaAndRows(connection) == before, "the database of DATABASE_URL was changed")
             return result
         }
@@ -46,7 +48,7 @@ import Testing
             with: Data(contentsOf: output.appendingPathComponent("run-summary.json")))
         #expect((summary as? [String: Any])?["status"] != nil)
         // Its throwaway cluster is gone once it exits.
-        #expect(try Self.clusterDirectories().subtracting(clustersBefore).isEmpty)
+        #expect(try Self.clusterDirectories(in: temporary.path).isEmpty)
     }
 
     /// `--database-url` is the one way to give the demo a database; one holding data of its own is refused
@@ -84,8 +86,7 @@ import Testing
         }
     }
 
-    static func clusterDirectories() throws -> Set<String> {
-        let temporary = NSTemporaryDirectory()
-        return Set(try FileManager.default.contentsOfDirectory(atPath: temporary).filter { $0.hasPrefix("recon-pg-") })
+    static func clusterDirectories(in temporary: String) throws -> Set<String> {
+        Set(try FileManager.default.contentsOfDirectory(atPath: temporary).filter { $0.hasPrefix("recon-pg-") })
     }
 }

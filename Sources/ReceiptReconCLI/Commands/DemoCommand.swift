@@ -5,11 +5,12 @@ import Reconciliation
 struct DemoCommand: Command {
     static let spec = CommandSpec(
         name: "demo",
-        usage: "demo [--users N] [--output-dir DIR] [--backend verify-receipt|server-api]",
+        usage: "demo [--users N] [--output-dir DIR] [--backend verify-receipt|server-api] [--database-url URL]",
         summary: "Run the whole job end to end on a throwaway PostgreSQL and the built-in App Store simulator.",
         discussion: """
-            Starts a temporary PostgreSQL cluster and removes it afterwards; DATABASE_URL is never used (the \
-            demo seeds and changes the database it is given), only --database-url. Seeds a drifted world, runs the nightly job, writes the CSVs and the HTML report to DIR, and re-verifies \
+            Starts a temporary PostgreSQL cluster and removes it afterwards, unless --database-url names an \
+            empty database; DATABASE_URL is never used, since the demo seeds and changes its database. Seeds a \
+            drifted world, runs the nightly job, writes the CSVs and the HTML report to DIR, and re-verifies \
             one user the way support would.
             """,
         options: [
@@ -28,7 +29,7 @@ struct DemoCommand: Command {
                 default: "a throwaway cluster"),
         ],
         environment: [],
-        exitCodes: [.success, .usage, .unavailable, .internalError]
+        exitCodes: [.success, .usage, .dataError, .unavailable, .internalError]
     )
 
     let users: Int
