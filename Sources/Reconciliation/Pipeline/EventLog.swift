@@ -12,6 +12,11 @@ public struct EventLog: Sendable {
     public init(enabled: Bool = true) { self.enabled = enabled }
 
     public func log(_ level: Level = .info, _ event: String, _ fields: KeyValuePairs<String, String> = [:]) {
+        log(level, event, fields: fields.map { ($0.key, $0.value) })
+    }
+
+    /// The same, with fields built at run time (`RunProgress.logFields`).
+    public func log(_ level: Level = .info, _ event: String, fields: [(String, String)]) {
         guard enabled else { return }
         var line = "time=\(ISO8601DateFormatter().string(from: Date())) level=\(level.rawValue) event=\(event)"
         for (key, value) in fields {

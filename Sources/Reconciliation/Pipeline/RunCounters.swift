@@ -11,6 +11,8 @@ final class RunCounters: Sendable {
         var summary = RunSummary()
         var latencies = LatencyHistogram()
         var revokedUsers = 0
+        /// Receipts due when the run started (`RunProgress.receiptsDue`).
+        var receiptsDue: Int?
     }
 
     private let state: Mutex<State>
@@ -27,6 +29,22 @@ final class RunCounters: Sendable {
         }
     }
 
+    /// The receipts due when the run started, counted before the walk: the progress's "of how many".
+    func setDue(receipts: Int) {
+        state.withLock { $0.receiptsDue = receipts }
+    }
+
+    /// How far the run has got, for the progress line and the `run.progress` event.
+    func progress() -> RunProgress {
+        state.withLock { state in
+            RunProgress(
+                runID: state.summary.runID, shard: state.summary.shard,
+                receiptsDone: state.summary.receiptsProcessed, receiptsDue: state.receiptsDue,
+                receiptsSelected: state.summary.receiptsSelected, unverified: state.summary.unverified,
+                elapsedSeconds: Date().timeIntervalSince(started))
+        }
+    }
+
     /// Apple traffic of one exchange (each distinct receipt once).
     func addTraffic(_ report: AppleTraffic) {
         state.withLock { state in
@@ -37,6 +55,10 @@ final class RunCounters: Sendable {
             if !report.requestsByEndpoint.isEmpty {
                 state.summary.appleRequestsByEndpoint = state.summary.appleRequestsByEndpoint ?? [:]
                 state.summary.appleRequestsByEndpoint!.merge(report.requestsByEndpoint, uniquingKeysWith: +)
+            }
+            if !report.serverAPIAnswers.isEmpty {
+                state.summary.serverAPIAnswers = state.summary.serverAPIAnswers ?? [:]
+                state.summary.serverAPIAnswers!.merge(report.serverAPIAnswers, uniquingKeysWith: +)
             }
             for latency in report.latencies { state.latencies.record(latency) }
         }

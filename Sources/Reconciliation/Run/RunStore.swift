@@ -39,7 +39,8 @@ public struct RunStore {
             guard
                 let row = try connection.query(
                     """
-                    SELECT kind, dry_run, as_of, shard, started_at, receipts_selected, abort_reason, now() AS now
+                    SELECT kind, dry_run, as_of, shard, started_at, receipts_selected, abort_reason, now() AS now,
+                           options->>'backend' AS backend, options->>'version' AS version
                     FROM recon_runs WHERE id = \(runID) AND status = 'running' FOR UPDATE
                     """
                 ).first
@@ -54,6 +55,8 @@ public struct RunStore {
             summary.startedAt = try row.decode("started_at")
             summary.finishedAt = try row.decode("now")
             summary.receiptsSelected = try row.decode("receipts_selected")
+            summary.backend = try row.decode("backend")
+            summary.version = try row.decode("version")
             summary.abortReason =
                 try row.decode("abort_reason", as: String?.self)
                 ?? "the process running it ended without finishing; its figures are counted from the rows it wrote"
