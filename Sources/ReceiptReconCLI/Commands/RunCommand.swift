@@ -114,7 +114,10 @@ struct VerifyUserCommand: Command {
                     + "check the user id (it is matched exactly)")
         }
         if options.json {
-            console.print(result.outcome.summary.json)
+            console.print(
+                UserReport.json(
+                    before: result.before, after: result.after, corrections: result.corrections,
+                    summary: result.outcome.summary))
         } else {
             console.write(
                 UserReport.render(

@@ -47,6 +47,7 @@ extension ReconciliationEngine {
                     isSandboxTester: user.isSandboxTester, settings: settings)
                 writing.put(decided)
                 control.classified(receipts: decided.results.count, unverified: decided.unverifiedReceipts)
+                counters.addClassified(receipts: decided.results.count, unverified: decided.unverifiedReceipts)
             })
         var progressThread: ProgressThread?
         if let progress {

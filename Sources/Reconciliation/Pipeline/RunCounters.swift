@@ -13,6 +13,11 @@ final class RunCounters: Sendable {
         var revokedUsers = 0
         /// Receipts due when the run started (`RunProgress.receiptsDue`).
         var receiptsDue: Int?
+        /// Receipts whose answers were classified, and how many of them `unverified`: the progress
+        /// counts Apple's work as it is done, not as the writers commit it (none is written before the
+        /// breakers have seen their first receipts).
+        var receiptsClassified = 0
+        var unverifiedClassified = 0
     }
 
     private let state: Mutex<State>
@@ -34,13 +39,21 @@ final class RunCounters: Sendable {
         state.withLock { $0.receiptsDue = receipts }
     }
 
+    /// One user's answers were classified (before it is written).
+    func addClassified(receipts: Int, unverified: Int) {
+        state.withLock {
+            $0.receiptsClassified += receipts
+            $0.unverifiedClassified += unverified
+        }
+    }
+
     /// How far the run has got, for the progress line and the `run.progress` event.
     func progress() -> RunProgress {
         state.withLock { state in
             RunProgress(
                 runID: state.summary.runID, shard: state.summary.shard,
-                receiptsDone: state.summary.receiptsProcessed, receiptsDue: state.receiptsDue,
-                receiptsSelected: state.summary.receiptsSelected, unverified: state.summary.unverified,
+                receiptsDone: state.receiptsClassified, receiptsDue: state.receiptsDue,
+                receiptsSelected: state.summary.receiptsSelected, unverified: state.unverifiedClassified,
                 elapsedSeconds: Date().timeIntervalSince(started))
         }
     }

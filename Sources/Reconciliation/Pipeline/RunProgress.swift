@@ -7,7 +7,7 @@ import Foundation
 public struct RunProgress: Sendable, Equatable {
     public var runID: Int64
     public var shard: String
-    /// Receipts classified so far.
+    /// Receipts whose answers were classified so far (written or about to be).
     public var receiptsDone: Int
     /// Receipts of the users that were due when the run started (counted once, before the walk, and
     /// capped by `--limit`); nil when they could not be counted.

@@ -141,16 +141,21 @@ extension RunSummary {
     /// stored fields, `reason` repeats `abortReason` when the run stopped: every `--json` object that
     /// did not end in success carries `status`, `exitCode` and `reason`. `refundedAmount` is in every
     /// object, an empty list where there is nothing to sum (CONTRACT §9).
-    public var json: String {
+    public var json: String { json(adding: nil) }
+
+    /// The same object with `extra`'s keys beside the summary's (`verify-user --json`'s `entitlements`).
+    public func json(adding extra: (any Encodable)?) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         encoder.dateEncodingStrategy = .iso8601
-        return (try? encoder.encode(Printed(summary: self))).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        return (try? encoder.encode(Printed(summary: self, extra: extra))).map { String(decoding: $0, as: UTF8.self) }
+            ?? "{}"
     }
 
     /// The summary's own keys plus `reason`; the stored summary (`recon_runs.summary`) keeps its shape.
     private struct Printed: Encodable {
         let summary: RunSummary
+        let extra: (any Encodable)?
 
         enum CodingKeys: String, CodingKey {
             case reason, refundedAmount
@@ -163,6 +168,7 @@ extension RunSummary {
             // A summary stored before the figure existed (its `refundedRevenue`, full prices with
             // upgrades, is not this figure and is not carried over).
             if summary.refundedAmount == nil { try container.encode([RefundedAmount](), forKey: .refundedAmount) }
+            try extra?.encode(to: encoder)
         }
     }
 }
