@@ -57,7 +57,8 @@ import Testing
                     "App Store Server API: 5 requests (transaction_history 5), 1 retries, 1 throttled (HTTP 429), "
                         + "1 asked the other environment after a 404"), "\(text.stdout)")
             #expect(
-                text.stdout.contains("  answers: HTTP 200 2, HTTP 404 (errorCode 4040010) 2, HTTP 429 (errorCode 4290000) 1\n"),
+                text.stdout.contains(
+                    "  answers: HTTP 200 2, HTTP 404 (errorCode 4040010) 2, HTTP 429 (errorCode 4290000) 1\n"),
                 "\(text.stdout)")
             for verifyReceiptWord in ["verifyReceipt", "re-route", "21007", "Apple statuses"] {
                 #expect(!text.stdout.contains(verifyReceiptWord), "\(verifyReceiptWord) in \(text.stdout)")
@@ -95,7 +96,9 @@ import Testing
             #expect(result.status == 0, "\(result.output)")
             // `run`'s own summary, as cron mails it.
             #expect(result.stdout.contains("  backend verify-receipt, receipt-recon \(version)\n"), "\(result.stdout)")
-            #expect(result.stdout.contains("verifyReceipt: 8 requests, 0 retries, 0 throttled (HTTP 429), 0 re-routes (21007/21008)"))
+            #expect(
+                result.stdout.contains(
+                    "verifyReceipt: 8 requests, 0 retries, 0 throttled (HTTP 429), 0 re-routes (21007/21008)"))
             #expect(result.stdout.contains("  Apple statuses: 0 7, 21010 1\n"), "\(result.stdout)")
             #expect(!result.stdout.contains("App Store Server API"))
 
@@ -153,7 +156,8 @@ import Testing
             #expect(premium["entitlement"] as? String == "premium")
             let before = try #require(premium["before"] as? [String: Any])
             let after = try #require(premium["after"] as? [String: Any])
-            #expect(before["active"] as? Bool == true && before["expires_at"] as? String == iso(RunCommandTests.day(-10)))
+            #expect(
+                before["active"] as? Bool == true && before["expires_at"] as? String == iso(RunCommandTests.day(-10)))
             #expect(after["active"] as? Bool == true && after["expires_at"] as? String == iso(RunCommandTests.day(20)))
             #expect(after["product_id"] as? String == "monthly" && after["source"] as? String == "app_store")
             let correction = try #require(premium["correction"] as? [String: Any])

@@ -60,10 +60,13 @@ import Testing
 
             let list = try ReceiptReconBinary.run(["report", "--list"], environment: environment)
             #expect(list.status == 0, "\(list.output)")
-            let lines = list.stdout.split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true) }
+            let lines = list.stdout.split(separator: "\n").map {
+                $0.split(separator: " ", omittingEmptySubsequences: true)
+            }
             #expect(lines.count == 7, "\(list.stdout)")
             #expect(
-                lines.first?.joined(separator: " ") == "RUN KIND DRY RUN STATUS BACKEND SHARD STARTED (UTC) CORRECTIONS")
+                lines.first?.joined(separator: " ") == "RUN KIND DRY RUN STATUS BACKEND SHARD STARTED (UTC) CORRECTIONS"
+            )
             let byID = Dictionary(uniqueKeysWithValues: lines.dropFirst().map { (String($0[0]), $0.map(String.init)) })
             #expect(lines.dropFirst().map { String($0[0]) } == ["6", "5", "4", "3", "2", "1"], "newest first")
             // id, kind, dry run, status, backend, shard, started, corrections
@@ -80,7 +83,8 @@ import Testing
 
             let limited = try ReceiptReconBinary.run(["report", "--list", "--limit", "2"], environment: environment)
             #expect(limited.status == 0, "\(limited.output)")
-            #expect(limited.stdout.split(separator: "\n").dropFirst().map { $0.split(separator: " ")[0] } == ["6", "5"])
+            #expect(
+                limited.stdout.split(separator: "\n").dropFirst().map { $0.split(separator: " ")[0] } == ["6", "5"])
 
             let json = try ReceiptReconBinary.run(["report", "--list", "--json"], environment: environment)
             #expect(json.status == 0, "\(json.output)")

@@ -125,7 +125,8 @@ struct ReportCommand: Command {
         decoder.dateDecodingStrategy = .iso8601
         let summary = try decoder.decode(RunSummary.self, from: Data(text.text.utf8))
         guard let htmlFile else {
-            console.write(json ? summary.json + "\n" : summary.text + Self.otherShardsNote(summary, chosen: runID == nil))
+            console.write(
+                json ? summary.json + "\n" : summary.text + Self.otherShardsNote(summary, chosen: runID == nil))
             return .success
         }
         // The chart: the 30 nightly runs up to the one reported, with a summary; one that no longer decodes is skipped.
@@ -169,6 +170,7 @@ extension ReportCommand {
         guard chosen, let count = summary.shard.split(separator: "/").last.flatMap({ Int($0) }), count > 1 else {
             return ""
         }
-        return "This is shard \(summary.shard) of \(count): 'receipt-recon report --list' shows the other shards' runs.\n"
+        return
+            "This is shard \(summary.shard) of \(count): 'receipt-recon report --list' shows the other shards' runs.\n"
     }
 }

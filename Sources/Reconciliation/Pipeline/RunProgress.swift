@@ -62,7 +62,8 @@ public struct RunProgress: Sendable, Equatable {
     /// `120/300 receipts, 4.0/s, ETA 0m45s, 2 unverified` (`?` for a total or ETA not known).
     public var text: String {
         let total = receiptsTotal.map(String.init) ?? "?"
-        return String(format: "%d/%@ receipts, %.1f/s, ETA %@, %d unverified", receiptsDone, total, rate, eta, unverified)
+        return String(
+            format: "%d/%@ receipts, %.1f/s, ETA %@, %d unverified", receiptsDone, total, rate, eta, unverified)
     }
 
     /// The `run.progress` event's fields, in order: `receipts_total`, `eta` and `eta_seconds` are

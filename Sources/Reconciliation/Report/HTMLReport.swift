@@ -111,7 +111,7 @@ public enum HTMLReport {
                 summary.serverAPIAnswerList.map { [$0.name, String($0.requests)] })
             traffic = [["Requests (retries and environment hops included)", String(summary.appleRequests)]]
             for (endpoint, count) in ordered(summary.appleRequestsByEndpoint ?? [:], []) {
-                traffic.append(["  \(endpoint)", String(count)])
+                traffic.append(["Requests to \(endpoint)", String(count)])
             }
             traffic += [
                 ["Retries", String(summary.appleRetries)],

@@ -32,7 +32,8 @@ import Testing
         #expect(uncounted.eta == "?")
         #expect(uncounted.text == "50/? receipts, 10.0/s, ETA ?, 0 unverified")
         let fields = Dictionary(uniqueKeysWithValues: uncounted.logFields)
-        #expect(fields["receipts_total"] == "unknown" && fields["eta"] == "unknown" && fields["eta_seconds"] == "unknown")
+        #expect(
+            fields["receipts_total"] == "unknown" && fields["eta"] == "unknown" && fields["eta_seconds"] == "unknown")
         #expect(Self.progress(done: 0, due: 10, elapsed: 0).rate == 0)
     }
 

@@ -25,7 +25,8 @@ import Testing
             ))
         #expect(
             text.contains(
-                "  answers: HTTP 200 3020, HTTP 404 (errorCode 4040010) 62, HTTP 429 17, no answer (transport error) 2\n"))
+                "  answers: HTTP 200 3020, HTTP 404 (errorCode 4040010) 62, HTTP 429 17, no answer (transport error) 2\n"
+            ))
         #expect(!text.contains("Apple statuses") && !text.contains("re-route") && !text.contains("verifyReceipt"))
     }
 
@@ -36,7 +37,9 @@ import Testing
         let text = summary.text
         #expect(text.contains("  backend verify-receipt, receipt-recon 9.8.7\n"))
         #expect(text.contains("  Apple statuses: 0 2981, 21003 24, none 12\n"))
-        #expect(text.contains("verifyReceipt: 3101 requests, 53 retries, 17 throttled (HTTP 429), 31 re-routes (21007/21008)"))
+        #expect(
+            text.contains(
+                "verifyReceipt: 3101 requests, 53 retries, 17 throttled (HTTP 429), 31 re-routes (21007/21008)"))
         #expect(!text.contains("App Store Server API"))
     }
 
