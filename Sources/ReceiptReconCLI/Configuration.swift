@@ -28,7 +28,8 @@ public struct Configuration: Sendable {
     public static let defaultSandboxURL = URL(string: "https://sandbox.itunes.apple.com/verifyReceipt")!
 
     /// The variables of CONTRACT §2, and the job's own `RECON_*` settings, for help texts.
-    public static let variables: [(name: String, meaning: String)] = coreVariables + ServerAPISettings.variables
+    public static let variables: [(name: String, meaning: String)] =
+        coreVariables + ServerAPISettings.variables + [ProgressDisplay.help]
 
     private static let coreVariables: [(name: String, meaning: String)] = [
         ("DATABASE_URL", "libpq conninfo string or postgresql:// URI (--database-url); default: libpq's PG* defaults"),

@@ -80,6 +80,16 @@ enum ServerAPIAnswer: Equatable {
         return .retry(reason: "HTTP \(reply.statusCode) (\(named))", after: nil)
     }
 
+    /// How the run's figures count an answer: its HTTP status, with Apple's `errorCode` when the body
+    /// names one (`200`, `429`, `404/4040010`), or `transport` when no answer came.
+    static func tallyKey(_ result: HTTPExchangeResult) -> String {
+        guard case .response(let reply) = result else { return "transport" }
+        guard !(200..<300).contains(reply.statusCode), let code = errorCode(reply.body) else {
+            return String(reply.statusCode)
+        }
+        return "\(reply.statusCode)/\(code)"
+    }
+
     /// `errorCode` of an error body, if it is one.
     static func errorCode(_ body: Data) -> Int? {
         guard !body.isEmpty, body.count < 4096, case .object(let object)? = try? AppleJSONParser.parse(body) else {

@@ -74,6 +74,7 @@ final class ServerAPIExchange: @unchecked Sendable {
         traffic.requests += 1
         traffic.requestsByEndpoint[endpoint, default: 0] += 1
         traffic.latencies.append(latency)
+        traffic.answers[ServerAPIAnswer.tallyKey(result), default: 0] += 1
         switch ServerAPIAnswer.classify(result, now: client.clock.wallClock()) {
         case .success(let body):
             completion(.answer(body, environment: environment), traffic)

@@ -45,6 +45,8 @@ public struct ServerAPITraffic: Sendable {
     public var hops = 0
     public var latencies: [Duration] = []
     public var requestsByEndpoint: [ServerAPIEndpoint: Int] = [:]
+    /// Requests by answer: `ServerAPIAnswer.tallyKey` (`200`, `404/4040010`, `transport`).
+    public var answers: [String: Int] = [:]
 
     public init() {}
 
@@ -55,5 +57,6 @@ public struct ServerAPITraffic: Sendable {
         hops += other.hops
         latencies += other.latencies
         requestsByEndpoint.merge(other.requestsByEndpoint, uniquingKeysWith: +)
+        answers.merge(other.answers, uniquingKeysWith: +)
     }
 }

@@ -3,23 +3,34 @@ import Foundation
 import Postgres
 import Reconciliation
 
-/// `receipt-recon report`: a past run's summary as text, JSON or an HTML page; or, with `--compare`,
-/// the users two runs decided differently about (`RunComparison`).
+/// `receipt-recon report`: a past run's summary as text, JSON or an HTML page; with `--list`, the
+/// recorded runs (`RunList`); or, with `--compare`, the users two runs decided differently about
+/// (`RunComparison`).
 struct ReportCommand: Command {
     static let spec = CommandSpec(
         name: "report",
         usage:
-            "report [--run ID | --last] [--json | --html FILE]\n       receipt-recon report --compare RUN_A RUN_B [--json]",
+            "report [--run ID | --last] [--json | --html FILE]\n       receipt-recon report --list [--limit N] [--json]"
+            + "\n       receipt-recon report --compare RUN_A RUN_B [--json]",
         summary: "Print a past run's summary (text, --json), or write it as a self-contained HTML page.",
         discussion: """
-            Without --run, the last nightly run is reported. --compare lists every user whose corrections \
-            (entitlement, action, reason; applied or planned) or flag kinds differ between two runs, one line \
-            per user with what each run has and the other lacks, then the count: run one backend with \
-            --dry-run beside a run of the other, and compare them before switching.
+            Without --run, the last complete nightly run is reported: the newest nightly run of any shard \
+            that finished with status completed or partial (every due user handled; partial: some receipts \
+            stayed unverified) and was not a dry run. Runs stopped by a breaker, an error or a signal, runs \
+            still going, dry runs and verify-user runs are reported with --run ID; --list shows them all, \
+            newest first: id, kind, dry run, status, backend, shard, start and corrections. --compare lists \
+            every user whose corrections (entitlement, action, reason; applied or planned) or flag kinds \
+            differ between two runs, one line per user with what each run has and the other lacks, then the \
+            count: run one backend with --dry-run beside a run of the other, and compare them before switching.
             """,
         options: [
             OptionSpec("run", .value(placeholder: "ID"), "the run to report (recon_runs.id)"),
-            OptionSpec("last", .flag, "the most recent nightly run (the default)"),
+            OptionSpec(
+                "last", .flag,
+                "the last complete nightly run that was not a dry run, of any shard (the default)"),
+            OptionSpec("list", .flag, "list the recorded runs, newest first (--json: one array)"),
+            OptionSpec(
+                "limit", .value(placeholder: "N"), "with --list: how many runs", default: String(RunList.defaultLimit)),
             OptionSpec("json", .flag, "one JSON object on stdout"),
             OptionSpec("html", .value(placeholder: "FILE"), "write an HTML report with a chart of the last 30 runs"),
             OptionSpec("compare", .value(placeholder: "RUN_A RUN_B"), "the users two runs decided differently about"),
@@ -29,6 +40,8 @@ struct ReportCommand: Command {
     )
 
     let runID: Int64?
+    /// `--list`: how many runs to list.
+    let listLimit: Int?
     let json: Bool
     let htmlFile: String?
     /// `--compare RUN_A RUN_B`: RUN_B is the one positional argument.
@@ -40,8 +53,8 @@ struct ReportCommand: Command {
             guard arguments.positionals.count == 1 else {
                 throw .usage("--compare takes two run ids: --compare RUN_A RUN_B", command: "report")
             }
-            if arguments.has("run") || arguments.has("last") || arguments.has("html") {
-                throw .usage("--compare takes no --run, --last or --html", command: "report")
+            if arguments.has("run") || arguments.has("last") || arguments.has("html") || arguments.has("list") {
+                throw .usage("--compare takes no --run, --last, --list or --html", command: "report")
             }
             let b: Int
             do throws(OptionError) {
@@ -59,6 +72,17 @@ struct ReportCommand: Command {
         if arguments.has("run"), arguments.has("last") {
             throw .usage("give --run ID or --last, not both", command: "report")
         }
+        if arguments.has("list") {
+            if arguments.has("run") || arguments.has("last") || arguments.has("html") {
+                throw .usage("--list takes no --run, --last or --html: it lists runs, one line each", command: "report")
+            }
+            listLimit = try arguments.read.integer("limit", in: 1...100_000) ?? RunList.defaultLimit
+        } else {
+            guard !arguments.has("limit") else {
+                throw .usage("--limit goes with --list (report --list --limit N)", command: "report")
+            }
+            listLimit = nil
+        }
         if arguments.has("json"), arguments.has("html") {
             throw .usage("give --json or --html FILE, not both", command: "report")
         }
@@ -74,17 +98,20 @@ struct ReportCommand: Command {
         if let compare {
             return try Self.compare(compare.a, compare.b, on: connection, json: json, console: console)
         }
-        let rows =
-            try runID.map { id in
-                try connection.query("SELECT id, status, summary FROM recon_runs WHERE id = \(id)")
-            }
-            ?? connection.query(
-                "SELECT id, status, summary FROM recon_runs WHERE kind = 'nightly' ORDER BY id DESC LIMIT 1")
-        guard let row = rows.first else {
+        if let listLimit {
+            let list = try RunList.load(limit: listLimit, from: connection)
+            console.write(json ? list.json + "\n" : list.text)
+            return .success
+        }
+        guard let reported = try runID ?? RunList.lastCompleteNightlyRunID(from: connection) else {
             throw CommandError(
                 .dataError,
-                runID.map { "report: there is no run \($0) in recon_runs" }
-                    ?? "report: no nightly run has been recorded yet; run 'receipt-recon run' first")
+                "report: no complete nightly run (status completed or partial, not a dry run) has been recorded "
+                    + "yet; 'receipt-recon report --list' shows every run, 'report --run ID' reports one")
+        }
+        let rows = try connection.query("SELECT id, status, summary FROM recon_runs WHERE id = \(reported)")
+        guard let row = rows.first else {
+            throw CommandError(.dataError, "report: there is no run \(reported) in recon_runs")
         }
         let id: Int64 = try row.decode("id")
         guard let text: PostgresJSON = try row.decode("summary") else {
@@ -98,7 +125,8 @@ struct ReportCommand: Command {
         decoder.dateDecodingStrategy = .iso8601
         let summary = try decoder.decode(RunSummary.self, from: Data(text.text.utf8))
         guard let htmlFile else {
-            console.write(json ? summary.json + "\n" : summary.text)
+            console.write(
+                json ? summary.json + "\n" : summary.text + Self.otherShardsNote(summary, chosen: runID == nil))
             return .success
         }
         // The chart: the 30 nightly runs up to the one reported, with a summary; one that no longer decodes is skipped.
@@ -132,5 +160,17 @@ extension ReportCommand {
         let comparison = try RunComparison.load(runA: a, runB: b, from: connection)
         console.write(json ? comparison.json + "\n" : comparison.text)
         return .success
+    }
+}
+
+extension ReportCommand {
+    /// Under the summary `--last` chose, when it is one shard of several: the others finished apart and
+    /// are reported apart.
+    static func otherShardsNote(_ summary: RunSummary, chosen: Bool) -> String {
+        guard chosen, let count = summary.shard.split(separator: "/").last.flatMap({ Int($0) }), count > 1 else {
+            return ""
+        }
+        return
+            "This is shard \(summary.shard) of \(count): 'receipt-recon report --list' shows the other shards' runs.\n"
     }
 }

@@ -21,6 +21,7 @@ struct RunCommand: Command {
 
     let options: VerificationOptions
     let configuration: Configuration
+    let progressLogInterval: Double
 
     init(_ arguments: ParsedArguments, environment: [String: String]) throws(CommandError) {
         guard arguments.positionals.isEmpty else {
@@ -28,22 +29,23 @@ struct RunCommand: Command {
         }
         options = try VerificationOptions(arguments, environment: environment)
         configuration = try Configuration.load(arguments, environment: environment, needsApple: true)
+        progressLogInterval = try ProgressDisplay.logInterval(environment)
     }
 
     func run(_ console: Console) throws -> ExitCode {
         configuration.logWarnings()
         let shutdown = ShutdownSignal()
         shutdown.install()
-        let showProgress = console.stderrIsTerminal && !options.json
-        var progress: (@Sendable (RunSummary) -> Void)?
-        if showProgress {
-            progress = { @Sendable summary in console.errorWrite(ProgressLine.render(summary)) }
-        }
+        let display = ProgressDisplay(
+            terminal: console.stderrIsTerminal, json: options.json, logInterval: progressLogInterval)
+        let log = EventLog()
         let engine = ReconciliationEngine(
             options: options.runOptions(configuration), databaseURL: configuration.databaseURL,
-            backend: try options.backend(configuration, shutdown: shutdown), shutdown: shutdown, progress: progress)
+            backend: try options.backend(configuration, shutdown: shutdown), shutdown: shutdown, log: log,
+            progress: { @Sendable progress in display.show(progress, console: console, log: log) },
+            progressInterval: display.interval)
         let outcome = try engine.runNightly()
-        if showProgress { console.errorWrite("\r\u{1B}[K") }
+        display.finish(console: console)
         if outcome.lockHeld { throw NightlyLockHeld(shard: "\(options.shard.index)/\(options.shard.count)") }
         console.write(options.json ? outcome.summary.json + "\n" : outcome.summary.text)
         if let path = options.metricsFile {
@@ -78,7 +80,7 @@ struct VerifyUserCommand: Command {
             while the nightly job is running: writes for one user never interleave.
             """,
         options: VerificationOptions.shared + Configuration.databaseOptions + Configuration.appleOptions,
-        environment: Configuration.variables.map(\.name),
+        environment: Configuration.variables.map(\.name).filter { $0 != ProgressDisplay.variable },
         exitCodes: [.success, .someUnverified, .usage, .dataError, .unavailable, .internalError, .configuration]
     )
 
@@ -114,7 +116,10 @@ struct VerifyUserCommand: Command {
                     + "check the user id (it is matched exactly)")
         }
         if options.json {
-            console.print(result.outcome.summary.json)
+            console.print(
+                UserReport.json(
+                    before: result.before, after: result.after, corrections: result.corrections,
+                    summary: result.outcome.summary))
         } else {
             console.write(
                 UserReport.render(

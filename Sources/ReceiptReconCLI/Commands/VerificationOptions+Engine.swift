@@ -26,6 +26,7 @@ extension VerificationOptions {
         options.maxRetryWait = maxRetryWait
         options.signedDataRoots = configuration.rootCertificateFiles.isEmpty ? nil : configuration.rootCertificateFiles
         options.backend = configuration.serverAPI.backend.rawValue
+        options.version = ReceiptRecon.version
         return options
     }
 
@@ -91,22 +92,5 @@ extension VerificationOptions {
                 maxConnectionsPerHost: concurrency, timeout: timeoutDuration,
                 answerLimit: AnswerSizeLimit(bytes: maxAnswerBytes)),
             throttle: RequestThrottle(bucket: TokenBucket(rate: rate), maxInFlight: concurrency))
-    }
-}
-
-/// The one-line progress indicator on a terminal's stderr.
-enum ProgressLine {
-    static func render(_ summary: RunSummary) -> String {
-        let done = summary.receiptsProcessed
-        let selected = max(summary.receiptsSelected, done)
-        let rate = summary.durationSeconds > 0 ? Double(done) / summary.durationSeconds : 0
-        var eta = "?"
-        if rate > 0, selected >= done {
-            let seconds = Int(Double(selected - done) / rate)
-            eta = seconds >= 3600 ? "\(seconds / 3600)h\(seconds % 3600 / 60)m" : "\(seconds / 60)m\(seconds % 60)s"
-        }
-        return String(
-            format: "\r\u{1B}[K%d/%d receipts, %.1f/s, ETA %@, %d unverified", done, selected, rate, eta,
-            summary.unverified)
     }
 }

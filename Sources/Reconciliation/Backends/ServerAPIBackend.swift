@@ -354,6 +354,7 @@ extension AppleTraffic {
             requests: traffic.requests, retries: traffic.retries, throttled: traffic.throttled, hops: traffic.hops,
             latencies: traffic.latencies,
             requestsByEndpoint: Dictionary(
-                uniqueKeysWithValues: traffic.requestsByEndpoint.map { ($0.key.rawValue, $0.value) }))
+                uniqueKeysWithValues: traffic.requestsByEndpoint.map { ($0.key.rawValue, $0.value) }),
+            serverAPIAnswers: traffic.answers)
     }
 }

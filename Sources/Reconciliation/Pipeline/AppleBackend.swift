@@ -69,10 +69,12 @@ public struct AppleTraffic: Sendable {
     public var latencies: [Duration] = []
     /// Requests per endpoint (`verify_receipt`, or the App Store Server API's `transaction_history`, …).
     public var requestsByEndpoint: [String: Int] = [:]
+    /// The App Store Server API's requests by answer (`RunSummary.serverAPIAnswers`); empty for verifyReceipt.
+    public var serverAPIAnswers: [String: Int] = [:]
 
     public init(
         requests: Int = 0, retries: Int = 0, throttled: Int = 0, hops: Int = 0, latencies: [Duration] = [],
-        requestsByEndpoint: [String: Int] = [:]
+        requestsByEndpoint: [String: Int] = [:], serverAPIAnswers: [String: Int] = [:]
     ) {
         self.requests = requests
         self.retries = retries
@@ -80,5 +82,6 @@ public struct AppleTraffic: Sendable {
         self.hops = hops
         self.latencies = latencies
         self.requestsByEndpoint = requestsByEndpoint
+        self.serverAPIAnswers = serverAPIAnswers
     }
 }

@@ -33,6 +33,14 @@ enum DueUserSelection {
         }
     }
 
+    /// The receipts this selection will emit, counted ahead of the walk (for the progress only).
+    func countDue() throws -> Int {
+        switch self {
+        case .due(let reader, _): try reader.countDue()
+        case .one(let user): user.receipts.count
+        }
+    }
+
     /// Seconds spent waiting on PostgreSQL.
     var databaseSeconds: Double {
         switch self {

@@ -8,12 +8,22 @@ public struct EventLog: Sendable {
     public enum Level: String, Sendable { case info, warning, error }
 
     private let enabled: Bool
+    /// On a terminal, each event first clears the line: the run's progress line (redrawn every second,
+    /// without a line end) would otherwise run into it.
+    private let clearsLine = isatty(STDERR_FILENO) == 1
 
     public init(enabled: Bool = true) { self.enabled = enabled }
 
     public func log(_ level: Level = .info, _ event: String, _ fields: KeyValuePairs<String, String> = [:]) {
+        log(level, event, fields: fields.map { ($0.key, $0.value) })
+    }
+
+    /// The same, with fields built at run time (`RunProgress.logFields`).
+    public func log(_ level: Level = .info, _ event: String, fields: [(String, String)]) {
         guard enabled else { return }
-        var line = "time=\(ISO8601DateFormatter().string(from: Date())) level=\(level.rawValue) event=\(event)"
+        var line =
+            (clearsLine ? "\r\u{1B}[K" : "")
+            + "time=\(ISO8601DateFormatter().string(from: Date())) level=\(level.rawValue) event=\(event)"
         for (key, value) in fields {
             let needsQuotes = value.isEmpty || value.contains { $0 == " " || $0 == "=" || $0 == "\"" }
             let cleaned = value.replacingOccurrences(of: "\n", with: " ").replacingOccurrences(of: "\"", with: "'")

@@ -1,6 +1,5 @@
 import Foundation
 import Postgres
-import Synchronization
 
 extension ReconciliationEngine {
     /// The run's five stages, wired: select due users → verify them with Apple → decide → write one
@@ -48,8 +47,13 @@ extension ReconciliationEngine {
                     isSandboxTester: user.isSandboxTester, settings: settings)
                 writing.put(decided)
                 control.classified(receipts: decided.results.count, unverified: decided.unverifiedReceipts)
+                counters.addClassified(receipts: decided.results.count, unverified: decided.unverifiedReceipts)
             })
-        let progressThread = progress.map { ProgressThread(counters: counters, report: $0) }
+        var progressThread: ProgressThread?
+        if let progress {
+            countDue(selection, into: counters, runID: runID)
+            progressThread = ProgressThread(counters: counters, interval: progressInterval, report: progress)
+        }
 
         var selectionError: (any Error)?
         do {
@@ -110,20 +114,39 @@ extension ReconciliationEngine {
     }
 }
 
-/// Reports the run's figures about once a second (the CLI's progress line), from its own thread.
-private final class ProgressThread: Sendable {
-    private let finished = Atomic<Bool>(false)
+extension ReconciliationEngine {
+    /// The progress's "of how many". Without it the only total is what the walk has read so far, a few
+    /// pages ahead of what is done, and the time left always looked like none. A count that fails
+    /// costs the estimate, not the run (the walk reconnects on its own if the connection went).
+    fileprivate func countDue(_ selection: DueUserSelection, into counters: RunCounters, runID: Int64) {
+        do {
+            counters.setDue(receipts: try selection.countDue())
+        } catch {
+            log.log(
+                .warning, "run.progress_count_failed",
+                ["run_id": String(runID), "error": (error as? PostgresError)?.description ?? "\(error)"])
+        }
+    }
+}
 
-    init(counters: RunCounters, report: @escaping @Sendable (RunSummary) -> Void) {
+/// Reports the run's progress every `interval` seconds from its own thread, never after `stop()`
+/// returned: a line drawn or logged after the run's summary would contradict it.
+private final class ProgressThread: Sendable {
+    private let wake = DispatchSemaphore(value: 0)
+    private let exited = DispatchSemaphore(value: 0)
+
+    init(counters: RunCounters, interval: Double, report: @escaping @Sendable (RunProgress) -> Void) {
         Thread.detachNewThread { [self] in
-            while !finished.load(ordering: .acquiring) {
-                report(counters.snapshot())
-                Thread.sleep(forTimeInterval: 1)
+            while wake.wait(timeout: .now() + interval) == .timedOut {
+                report(counters.progress())
             }
+            exited.signal()
         }
     }
 
+    /// Stops the reports and waits for one in progress to end.
     func stop() {
-        finished.store(true, ordering: .releasing)
+        wake.signal()
+        exited.wait()
     }
 }

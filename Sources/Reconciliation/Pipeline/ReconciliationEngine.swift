@@ -16,17 +16,22 @@ public final class ReconciliationEngine: Sendable {
     let backend: any AppleBackend
     let shutdown: ShutdownSignal
     let log: EventLog
-    let progress: (@Sendable (RunSummary) -> Void)?
+    let progress: (@Sendable (RunProgress) -> Void)?
+    let progressInterval: Double
 
-    /// - Parameter progress: called about once a second with the figures so far (the CLI draws its
-    ///   progress line from it).
+    /// - Parameters:
+    ///   - progress: called every `progressInterval` seconds while the run works, never after it
+    ///     finished (the CLI draws its progress line or logs `run.progress` from it). With it, the
+    ///     nightly run first counts the receipts due, so that the progress knows "of how many".
+    ///   - progressInterval: seconds between two calls of `progress`.
     public init(
         options: RunOptions,
         databaseURL: String?,
         backend: any AppleBackend,
         shutdown: ShutdownSignal,
         log: EventLog = EventLog(),
-        progress: (@Sendable (RunSummary) -> Void)? = nil
+        progress: (@Sendable (RunProgress) -> Void)? = nil,
+        progressInterval: Double = 1
     ) {
         self.options = options
         self.databaseURL = databaseURL
@@ -34,6 +39,7 @@ public final class ReconciliationEngine: Sendable {
         self.shutdown = shutdown
         self.log = log
         self.progress = progress
+        self.progressInterval = progressInterval
     }
 
     func connect(_ purpose: String) throws -> PostgresConnection {

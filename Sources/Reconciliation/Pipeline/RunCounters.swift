@@ -11,6 +11,13 @@ final class RunCounters: Sendable {
         var summary = RunSummary()
         var latencies = LatencyHistogram()
         var revokedUsers = 0
+        /// Receipts due when the run started (`RunProgress.receiptsDue`).
+        var receiptsDue: Int?
+        /// Receipts whose answers were classified, and how many of them `unverified`: the progress
+        /// counts Apple's work as it is done, not as the writers commit it (none is written before the
+        /// breakers have seen their first receipts).
+        var receiptsClassified = 0
+        var unverifiedClassified = 0
     }
 
     private let state: Mutex<State>
@@ -27,6 +34,30 @@ final class RunCounters: Sendable {
         }
     }
 
+    /// The receipts due when the run started, counted before the walk: the progress's "of how many".
+    func setDue(receipts: Int) {
+        state.withLock { $0.receiptsDue = receipts }
+    }
+
+    /// One user's answers were classified (before it is written).
+    func addClassified(receipts: Int, unverified: Int) {
+        state.withLock {
+            $0.receiptsClassified += receipts
+            $0.unverifiedClassified += unverified
+        }
+    }
+
+    /// How far the run has got, for the progress line and the `run.progress` event.
+    func progress() -> RunProgress {
+        state.withLock { state in
+            RunProgress(
+                runID: state.summary.runID, shard: state.summary.shard,
+                receiptsDone: state.receiptsClassified, receiptsDue: state.receiptsDue,
+                receiptsSelected: state.summary.receiptsSelected, unverified: state.unverifiedClassified,
+                elapsedSeconds: Date().timeIntervalSince(started))
+        }
+    }
+
     /// Apple traffic of one exchange (each distinct receipt once).
     func addTraffic(_ report: AppleTraffic) {
         state.withLock { state in
@@ -37,6 +68,10 @@ final class RunCounters: Sendable {
             if !report.requestsByEndpoint.isEmpty {
                 state.summary.appleRequestsByEndpoint = state.summary.appleRequestsByEndpoint ?? [:]
                 state.summary.appleRequestsByEndpoint!.merge(report.requestsByEndpoint, uniquingKeysWith: +)
+            }
+            if !report.serverAPIAnswers.isEmpty {
+                state.summary.serverAPIAnswers = state.summary.serverAPIAnswers ?? [:]
+                state.summary.serverAPIAnswers!.merge(report.serverAPIAnswers, uniquingKeysWith: +)
             }
             for latency in report.latencies { state.latencies.record(latency) }
         }

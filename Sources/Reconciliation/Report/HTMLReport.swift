@@ -15,7 +15,13 @@ public enum HTMLReport {
         body += "<p class=\"badge \(tone)\">\(escape(badge))</p>"
         body +=
             "<p>\(escape(summary.kind.rawValue)) run, shard \(escape(summary.shard))"
-            + (summary.dryRun ? ", <strong>dry run: no entitlement changed</strong>" : "") + "</p></header>"
+            + (summary.dryRun ? ", <strong>dry run: no entitlement changed</strong>" : "") + "</p>"
+        if summary.backend != nil || summary.version != nil {
+            body +=
+                "<p class=\"times\">Backend \(escape(summary.backend ?? "not recorded")), receipt-recon "
+                + "\(escape(summary.version ?? "(version not recorded)"))</p>"
+        }
+        body += "</header>"
 
         body += "<section class=\"glance\">"
         body += tile("Status", summary.status.rawValue)
@@ -55,18 +61,7 @@ public enum HTMLReport {
                 note: "Refunds first recorded by this run, at the prices customers paid: for support and estimates."
                     + " App Store Connect's reports are the financial record.")
         }
-        body += table(
-            "Apple statuses (final answer per receipt)", ["Status", "Receipts"],
-            ordered(summary.appleStatuses, ["0"]).map { [$0.0, String($0.1)] })
-        var traffic = [
-            ["Requests (retries and re-routes included)", String(summary.appleRequests)],
-            ["Retries", String(summary.appleRetries)],
-            ["Throttled (HTTP 429)", String(summary.appleThrottled)],
-            ["Re-routes (21007/21008)", String(summary.appleHops)],
-        ]
-        traffic.append(["Latency p50", summary.latencyP50Milliseconds.map { String(format: "%.0f ms", $0) } ?? "n/a"])
-        traffic.append(["Latency p95", summary.latencyP95Milliseconds.map { String(format: "%.0f ms", $0) } ?? "n/a"])
-        body += table("Apple traffic", ["Figure", "Value"], traffic)
+        body += trafficTables(summary)
         body += "</section>"
 
         body += "<section><h2>Last \(min(30, history.count)) nightly runs</h2>\(chart(history))</section>"
@@ -104,6 +99,39 @@ public enum HTMLReport {
             }
         }
         return result
+    }
+
+    /// Apple's answers and traffic in the terms of the service that answered (`RunSummary+Traffic`).
+    static func trafficTables(_ summary: RunSummary) -> String {
+        var traffic: [[String]]
+        var html = ""
+        if summary.usedServerAPI {
+            html += table(
+                "App Store Server API answers (per request)", ["Answer", "Requests"],
+                summary.serverAPIAnswerList.map { [$0.name, String($0.requests)] })
+            traffic = [["Requests (retries and environment hops included)", String(summary.appleRequests)]]
+            for (endpoint, count) in ordered(summary.appleRequestsByEndpoint ?? [:], []) {
+                traffic.append(["Requests to \(endpoint)", String(count)])
+            }
+            traffic += [
+                ["Retries", String(summary.appleRetries)],
+                ["Throttled (HTTP 429)", String(summary.appleThrottled)],
+                ["Asked the other environment after a 404", String(summary.appleHops)],
+            ]
+        } else {
+            html += table(
+                "Apple statuses (final answer per receipt)", ["Status", "Receipts"],
+                ordered(summary.appleStatuses, ["0"]).map { [$0.0, String($0.1)] })
+            traffic = [
+                ["Requests (retries and re-routes included)", String(summary.appleRequests)],
+                ["Retries", String(summary.appleRetries)],
+                ["Throttled (HTTP 429)", String(summary.appleThrottled)],
+                ["Re-routes (21007/21008)", String(summary.appleHops)],
+            ]
+        }
+        traffic.append(["Latency p50", summary.latencyP50Milliseconds.map { String(format: "%.0f ms", $0) } ?? "n/a"])
+        traffic.append(["Latency p95", summary.latencyP95Milliseconds.map { String(format: "%.0f ms", $0) } ?? "n/a"])
+        return html + table("\(summary.appleServiceName) traffic", ["Figure", "Value"], traffic)
     }
 
     static func badge(_ summary: RunSummary) -> (String, String) {

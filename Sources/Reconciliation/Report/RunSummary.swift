@@ -46,6 +46,13 @@ public struct RunSummary: Sendable, Codable, Equatable {
     /// run that stopped before any). Every run's summary has it; nil only in a summary stored before
     /// it existed, which `json` still prints as an empty list.
     public var refundedAmount: [RefundedAmount]? = []
+    /// `--backend` (`verify-receipt`, `server-api`) and the receipt-recon version that ran the run; nil
+    /// in summaries stored before they were recorded.
+    public var backend: String?
+    public var version: String?
+    /// App Store Server API requests by answer: the HTTP status, and Apple's `errorCode` where it gave
+    /// one (`200`, `404/4040010`, `429`; `transport` when no answer came). Nil for verifyReceipt runs.
+    public var serverAPIAnswers: [String: Int]?
 
     public init() {}
 
@@ -79,6 +86,10 @@ extension RunSummary {
         lines.append(
             "  as of \(ISO8601DateFormatter().string(from: asOf)); started \(ISO8601DateFormatter().string(from: startedAt))"
         )
+        if backend != nil || version != nil {
+            lines.append(
+                "  backend \(backend ?? "not recorded"), receipt-recon \(version ?? "(version not recorded)")")
+        }
         if let abortReason { lines.append("  stopped: \(abortReason)") }
         if receiptsSelected >= receiptsProcessed {
             lines.append(
@@ -90,7 +101,8 @@ extension RunSummary {
                 "Receipts: \(receiptsProcessed) processed, \(usersProcessed) users (the selection was not recorded)")
         }
         lines.append("  outcomes: " + Self.list(outcomes, inVocabularyOrder: true))
-        lines.append("  Apple statuses: " + Self.list(appleStatuses))
+        // The App Store Server API has no per-receipt status: its answers are listed with its traffic.
+        if !usedServerAPI { lines.append("  Apple statuses: " + Self.list(appleStatuses)) }
         let verb = dryRun ? "planned" : "applied"
         lines.append("Corrections \(verb): \(correctionCount)")
         for action in CorrectionAction.allCases {
@@ -104,15 +116,7 @@ extension RunSummary {
             let amounts = refunded.map { "\($0.currency) \($0.amount) (\($0.transactions))" }
             lines.append("Refunded amount (customer prices): " + amounts.joined(separator: ", "))
         }
-        var traffic =
-            "Apple: \(appleRequests) requests, \(appleRetries) retries, \(appleThrottled) throttled (429), \(appleHops) re-routes"
-        if let p50 = latencyP50Milliseconds, let p95 = latencyP95Milliseconds {
-            traffic += String(format: "; latency p50 %.0f ms, p95 %.0f ms", p50, p95)
-        }
-        lines.append(traffic)
-        if let endpoints = appleRequestsByEndpoint, endpoints.keys.contains(where: { $0 != "verify_receipt" }) {
-            lines.append("  requests by endpoint: " + Self.list(endpoints))
-        }
+        lines += trafficLines
         return lines.joined(separator: "\n") + "\n"
     }
 
@@ -137,16 +141,21 @@ extension RunSummary {
     /// stored fields, `reason` repeats `abortReason` when the run stopped: every `--json` object that
     /// did not end in success carries `status`, `exitCode` and `reason`. `refundedAmount` is in every
     /// object, an empty list where there is nothing to sum (CONTRACT §9).
-    public var json: String {
+    public var json: String { json(adding: nil) }
+
+    /// The same object with `extra`'s keys beside the summary's (`verify-user --json`'s `entitlements`).
+    public func json(adding extra: (any Encodable)?) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         encoder.dateEncodingStrategy = .iso8601
-        return (try? encoder.encode(Printed(summary: self))).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        return (try? encoder.encode(Printed(summary: self, extra: extra))).map { String(decoding: $0, as: UTF8.self) }
+            ?? "{}"
     }
 
     /// The summary's own keys plus `reason`; the stored summary (`recon_runs.summary`) keeps its shape.
     private struct Printed: Encodable {
         let summary: RunSummary
+        let extra: (any Encodable)?
 
         enum CodingKeys: String, CodingKey {
             case reason, refundedAmount
@@ -159,6 +168,7 @@ extension RunSummary {
             // A summary stored before the figure existed (its `refundedRevenue`, full prices with
             // upgrades, is not this figure and is not carried over).
             if summary.refundedAmount == nil { try container.encode([RefundedAmount](), forKey: .refundedAmount) }
+            try extra?.encode(to: encoder)
         }
     }
 }

@@ -38,6 +38,8 @@ public struct RunOptions: Sendable, Codable, Equatable {
     public var signedDataRoots: [String]?
     /// `--backend` (`verify-receipt`, `server-api`); nil in rows written before there was a choice.
     public var backend: String?
+    /// The version of receipt-recon that ran (`ReceiptRecon.version`, given by the CLI); nil in older rows.
+    public var version: String?
 
     public init(asOf: Date) { self.asOf = asOf }
 

@@ -39,7 +39,8 @@ public struct RunStore {
             guard
                 let row = try connection.query(
                     """
-                    SELECT kind, dry_run, as_of, shard, started_at, receipts_selected, abort_reason, now() AS now
+                    SELECT kind, dry_run, as_of, shard, started_at, receipts_selected, abort_reason, now() AS now,
+                           options->>'backend' AS backend, options->>'version' AS version
                     FROM recon_runs WHERE id = \(runID) AND status = 'running' FOR UPDATE
                     """
                 ).first
@@ -54,6 +55,8 @@ public struct RunStore {
             summary.startedAt = try row.decode("started_at")
             summary.finishedAt = try row.decode("now")
             summary.receiptsSelected = try row.decode("receipts_selected")
+            summary.backend = try row.decode("backend")
+            summary.version = try row.decode("version")
             summary.abortReason =
                 try row.decode("abort_reason", as: String?.self)
                 ?? "the process running it ended without finishing; its figures are counted from the rows it wrote"
@@ -69,21 +72,26 @@ public struct RunStore {
         }
     }
 
-    /// Inserts a `running` row and takes its liveness lock on this store's connection.
+    /// Inserts a `running` row and takes its liveness lock on this store's connection, in one
+    /// transaction: another run starting at the same moment (another shard, `verify-user`) must never
+    /// see the row before its lock is held, or it takes the row for abandoned.
     public func start(kind: RunKind, options: RunOptions, subjectUserID: String? = nil) throws -> Int64 {
         let optionsJSON = String(decoding: try JSONEncoder.sorted.encode(options), as: UTF8.self)
-        let id: Int64 = try connection.query(
-            """
-            INSERT INTO recon_runs (kind, status, dry_run, as_of, options, shard, subject_user_id, host, pid)
-            VALUES (\(kind.rawValue), 'running', \(options.dryRun), \(options.asOf), \(PostgresJSON(optionsJSON)),
-                    \(options.shard), \(subjectUserID), \(ProcessInfo.processInfo.hostName), \(Int(getpid())))
-            RETURNING id
-            """
-        ).first!.decode("id")
-        guard try connection.tryAdvisoryLock(Self.lockKey(for: id)) else {
-            throw PostgresError(kind: .client, message: "could not take the liveness lock of run \(id)")
+        return try connection.transaction {
+            let id: Int64 = try connection.query(
+                """
+                INSERT INTO recon_runs (kind, status, dry_run, as_of, options, shard, subject_user_id, host, pid)
+                VALUES (\(kind.rawValue), 'running', \(options.dryRun), \(options.asOf), \(PostgresJSON(optionsJSON)),
+                        \(options.shard), \(subjectUserID), \(ProcessInfo.processInfo.hostName), \(Int(getpid())))
+                RETURNING id
+                """
+            ).first!.decode("id")
+            // A session lock: it outlives the transaction's COMMIT.
+            guard try connection.tryAdvisoryLock(Self.lockKey(for: id)) else {
+                throw PostgresError(kind: .client, message: "could not take the liveness lock of run \(id)")
+            }
+            return id
         }
-        return id
     }
 
     /// Records the end of a run: status, exit code, reason and the full summary.

@@ -96,6 +96,22 @@ public final class DueUserReader {
         "(hashtextextended(\(column), 0) & 9223372036854775807) % \(count)"
     }
 
+    /// The receipts of this shard's users that have a due receipt, capped by `--limit`: what the walk
+    /// will read if nothing changes meanwhile. One aggregate over the tables, for the progress's "of how
+    /// many"; the walk itself never depends on it.
+    public func countDue() throws -> Int {
+        let shard = Self.shardPredicate(column: "d.user_id", count: shardCount, index: shardIndex)
+        let count: Int64 = try connection.query(
+            """
+            SELECT count(*) AS receipts FROM receipts r
+            WHERE r.user_id IN (
+                SELECT d.user_id FROM receipts d LEFT JOIN recon_receipt_state s ON s.receipt_id = d.id
+                WHERE (s.last_verified_at IS NULL OR s.last_verified_at < \(cutoff)) AND \(unescaped: shard))
+            """
+        ).first!.decode("receipts")
+        return receiptBudget.map { min($0, Int(count)) } ?? Int(count)
+    }
+
     /// The next page of users, or an empty array when there are no more (or `--limit` is reached).
     /// A page that fails leaves the reader where it was, so the same page can be read again.
     public func nextPage() throws -> [UserWork] {

@@ -1,0 +1,54 @@
+import Foundation
+import Reconciliation
+
+/// Where a nightly run shows how far it has got. On a terminal (and without `--json`), one line on
+/// stderr redrawn every second. Anywhere else (cron, systemd, Kubernetes, or `--json`, whose stdout holds
+/// only the summary) an `event=run.progress` log line on stderr every `RECON_PROGRESS_INTERVAL` seconds,
+/// 30 by default: what the operator reads in the journal or the wrapper's log while the run is going.
+struct ProgressDisplay: Sendable {
+    enum Mode: Sendable {
+        case terminalLine
+        case logEvents
+    }
+
+    let mode: Mode
+    /// Seconds between two lines.
+    let interval: Double
+
+    static let variable = "RECON_PROGRESS_INTERVAL"
+    static let defaultLogInterval = 30.0
+    /// Fractions of a second are for tests; a day is the most that still says anything.
+    static let intervalRange = 0.1...86_400.0
+    static let help: (name: String, meaning: String) = (
+        variable,
+        "seconds between two event=run.progress log lines when stderr is not a terminal or with --json; "
+            + "default: 30"
+    )
+
+    init(terminal: Bool, json: Bool, logInterval: Double) {
+        (mode, interval) = terminal && !json ? (.terminalLine, 1) : (.logEvents, logInterval)
+    }
+
+    /// The seconds between two `run.progress` lines: `RECON_PROGRESS_INTERVAL`, or 30.
+    /// - Throws: a configuration error (78) for a value that is not a number of seconds in
+    ///   `intervalRange`, like the other `RECON_*` settings.
+    static func logInterval(_ environment: [String: String]) throws(CommandError) -> Double {
+        guard let text = environment[variable], !text.isEmpty else { return defaultLogInterval }
+        guard let seconds = Double(text), intervalRange.contains(seconds) else {
+            throw .configuration("\(variable) must be a number of seconds from 0.1 to 86400, not '\(text)'")
+        }
+        return seconds
+    }
+
+    func show(_ progress: RunProgress, console: Console, log: EventLog) {
+        switch mode {
+        case .terminalLine: console.errorWrite("\r\u{1B}[K" + progress.text)
+        case .logEvents: log.log(.info, "run.progress", fields: progress.logFields)
+        }
+    }
+
+    /// Clears the terminal's line before the summary is printed.
+    func finish(console: Console) {
+        if mode == .terminalLine { console.errorWrite("\r\u{1B}[K") }
+    }
+}

@@ -1,0 +1,103 @@
+import Foundation
+
+/// `report --list`: the recorded runs, newest first, one line (or one JSON object) each, so an operator
+/// can find the run to report without reading `recon_runs` by hand.
+public struct RunList: Sendable, Equatable {
+    public struct Entry: Sendable, Equatable, Encodable {
+        public var runID: Int64
+        public var kind: RunKind
+        public var dryRun: Bool
+        public var status: RunStatus
+        /// `--backend`; nil for runs recorded before the choice existed.
+        public var backend: String?
+        /// The receipt-recon version that ran it; nil for runs recorded before it was.
+        public var version: String?
+        /// `I/N` of `run --shard`; `user` for `verify-user`.
+        public var shard: String
+        public var startedAt: Date
+        public var finishedAt: Date?
+        /// Corrections applied (planned, in a dry run); nil while the run is `running`: they are counted
+        /// when it finishes.
+        public var corrections: Int?
+        public var exitCode: Int?
+
+        public init(
+            runID: Int64, kind: RunKind, dryRun: Bool, status: RunStatus, backend: String?, version: String?,
+            shard: String, startedAt: Date, finishedAt: Date?, corrections: Int?, exitCode: Int?
+        ) {
+            self.runID = runID
+            self.kind = kind
+            self.dryRun = dryRun
+            self.status = status
+            self.backend = backend
+            self.version = version
+            self.shard = shard
+            self.startedAt = startedAt
+            self.finishedAt = finishedAt
+            self.corrections = corrections
+            self.exitCode = exitCode
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case runID, kind, dryRun, status, backend, version, shard, startedAt, finishedAt, corrections, exitCode
+        }
+
+        /// Every key in every object, `null` where there is no value, so a reader need not test for keys.
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(runID, forKey: .runID)
+            try container.encode(kind, forKey: .kind)
+            try container.encode(dryRun, forKey: .dryRun)
+            try container.encode(status, forKey: .status)
+            try container.encode(backend, forKey: .backend)
+            try container.encode(version, forKey: .version)
+            try container.encode(shard, forKey: .shard)
+            try container.encode(startedAt, forKey: .startedAt)
+            try container.encode(finishedAt, forKey: .finishedAt)
+            try container.encode(corrections, forKey: .corrections)
+            try container.encode(exitCode, forKey: .exitCode)
+        }
+    }
+
+    /// Newest first.
+    public var entries: [Entry]
+
+    public init(entries: [Entry]) { self.entries = entries }
+
+    /// The `report --list` default: about three weeks of nightly runs.
+    public static let defaultLimit = 20
+
+    static let headers = ["RUN", "KIND", "DRY RUN", "STATUS", "BACKEND", "SHARD", "STARTED (UTC)", "CORRECTIONS"]
+
+    /// A header and one line per run, in aligned columns; a sentence when there is no run.
+    public var text: String {
+        guard !entries.isEmpty else { return "No run has been recorded yet.\n" }
+        let rows =
+            [Self.headers]
+            + entries.map { entry in
+                [
+                    String(entry.runID), entry.kind.rawValue, entry.dryRun ? "yes" : "no", entry.status.rawValue,
+                    entry.backend ?? "-", entry.shard, ISO8601DateFormatter().string(from: entry.startedAt),
+                    entry.corrections.map(String.init) ?? "-",
+                ]
+            }
+        let widths = Self.headers.indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
+        return rows.map { row in
+            row.indices.map { column in
+                let cell = row[column]
+                let pad = String(repeating: " ", count: widths[column] - cell.count)
+                // Numbers to the right, words to the left; the last column needs no trailing spaces.
+                if column == 0 || column == row.count - 1 { return pad + cell }
+                return cell + pad
+            }.joined(separator: "  ")
+        }.joined(separator: "\n") + "\n"
+    }
+
+    /// One JSON array (sorted keys, ISO 8601 dates), `[]` when there is no run.
+    public var json: String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        encoder.dateEncodingStrategy = .iso8601
+        return (try? encoder.encode(entries)).map { String(decoding: $0, as: UTF8.self) } ?? "[]"
+    }
+}
