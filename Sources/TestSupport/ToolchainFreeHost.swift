@@ -6,9 +6,9 @@ import Foundation
 /// machine (libc, libpq, libcurl, the network, the test's PostgreSQL socket) stays as it is.
 ///
 /// The toolchain is located where this test process (built by it) really loaded its Swift runtime from,
-/// never where toolchains are usually installed. As root this needs no
-/// more; otherwise `unshare` also maps the caller to root in a new user namespace, which the kernel
-/// must allow.
+/// never where toolchains are usually installed. As root this needs no more; otherwise `unshare` also
+/// maps the caller to root in a new user namespace, which the kernel must allow. An unprivileged
+/// container allows neither, and the sandbox then throws rather than run the program unhidden.
 public struct ToolchainFreeHost: Sendable {
     /// The directory the tmpfs covers: the toolchain's install prefix.
     public let hiddenDirectory: String

@@ -23,7 +23,9 @@ import Testing
         return path
     }
 
-    @Test func theToolchainLinkedBuildDoesNotStartWhereTheToolchainIsHidden() throws {
+    /// The control: the sandbox the other checks use does stop a binary that needs the toolchain. (Behind
+    /// the same switch as the rest, so that a plain `swift test` never needs the privilege to unshare.)
+    @Test(built) func theToolchainLinkedBuildDoesNotStartWhereTheToolchainIsHidden() throws {
         let host = try ToolchainFreeHost()
         let result = try host.run(ReceiptReconBinary.url.path, ["--version"])
         #expect(result.status == 127, "\(result.output)")
