@@ -24,7 +24,7 @@ struct DemoCommand: Command {
                 "the backend the demo's run uses: the simulator answers both APIs", default: "verify-receipt"),
         ] + Configuration.databaseOptions,
         environment: ["DATABASE_URL"],
-        exitCodes: [.success, .usage, .unavailable, .internalError]
+        exitCodes: [.success, .usage, .unavailable, .internalError, .noPermission]
     )
 
     let users: Int

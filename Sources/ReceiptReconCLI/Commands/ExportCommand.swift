@@ -1,6 +1,7 @@
 import CommandLineOptions
 import Foundation
 import Postgres
+import ReconSchema
 import Reconciliation
 
 /// `receipt-recon export VIEW --from T --to T`: finance CSVs (CONTRACT §8).
@@ -27,7 +28,7 @@ struct ExportCommand: Command {
                 "transactions only: which App Store environment's rows", default: "production"),
         ] + Configuration.databaseOptions,
         environment: ["DATABASE_URL"],
-        exitCodes: [.success, .usage, .unavailable, .internalError]
+        exitCodes: [.success, .usage, .unavailable, .internalError, .noPermission, .configuration]
     )
 
     let view: String
@@ -72,6 +73,7 @@ struct ExportCommand: Command {
         let export = ReconciliationExport(view: view, from: from, to: to, environment: environment)
         let connection = try PostgresConnection(
             conninfo: configuration.databaseURL, applicationName: "receipt-recon export")
+        try SchemaReadiness.require(on: connection, applicationTables: false)
         do {
             if let output {
                 try ExportFile.write(export, from: connection, toFile: output)
