@@ -44,8 +44,11 @@ public enum JobPrivileges {
 
     /// A role name as SQL needs it: bare when it is a plain lower-case identifier, quoted otherwise.
     static func quoteIfNeeded(_ name: String) -> String {
-        let plain = name.first.map { $0 == "_" || ("a"..."z").contains($0) } == true
+        let plain =
+            name.first.map { $0 == "_" || ("a"..."z").contains($0) } == true
             && name.allSatisfy { $0 == "_" || $0 == "$" || ("a"..."z").contains($0) || ("0"..."9").contains($0) }
-        return plain ? name : "\"" + name.split(separator: "\"", omittingEmptySubsequences: false).joined(separator: "\"\"") + "\""
+        return plain
+            ? name
+            : "\"" + name.split(separator: "\"", omittingEmptySubsequences: false).joined(separator: "\"\"") + "\""
     }
 }

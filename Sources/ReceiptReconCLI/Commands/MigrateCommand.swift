@@ -94,7 +94,8 @@ struct MigrateCommand: Command {
         console.print(
             "migrations: \(applied) of \(total) applied"
                 + (readiness.pending.isEmpty
-                    ? "" : "; pending: " + readiness.pending.map { "\($0.version)_\($0.name)" }.joined(separator: ", ")))
+                    ? "" : "; pending: " + readiness.pending.map { "\($0.version)_\($0.name)" }.joined(separator: ", "))
+        )
         if !readiness.unknownToThisBuild.isEmpty {
             console.print(
                 "warning: migrations this build does not know: \(readiness.unknownToThisBuild.joined(separator: ", "))")

@@ -156,7 +156,8 @@ extension UserWriting {
                         + "point DATABASE_URL at the primary)" : ""
                 control.stop(
                     .failed, exitCode: ExitCode.forDatabase(error),
-                    reason: "database error while writing user results: \(DatabaseErrorAdvice.describe(error))\(advice)")
+                    reason: "database error while writing user results: \(DatabaseErrorAdvice.describe(error))\(advice)"
+                )
             } else {
                 control.stop(
                     .failed, exitCode: .internalError, reason: "internal error while writing user results: \(error)")

@@ -33,7 +33,8 @@ public enum ExitCode: Int32, Sendable, CaseIterable, Codable {
         case .unavailable: return "unavailable: database or Apple unreachable, or a circuit breaker tripped"
         case .internalError: return "internal error"
         case .tempFail: return "another run holds the lock, or the run was interrupted; nothing more was done"
-        case .noPermission: return "permission denied: the database role lacks a privilege (the message names the GRANT)"
+        case .noPermission:
+            return "permission denied: the database role lacks a privilege (the message names the GRANT)"
         case .configuration:
             return
                 "configuration error: missing/invalid configuration, database not migrated or of the wrong shape, "
