@@ -96,6 +96,7 @@ import Testing
     func helpListsExit77(command: String) throws {
         let result = try ReceiptReconBinary.run([command, "--help"])
         #expect(result.status == 0)
-        #expect(result.stdout.contains("  77   permission denied: the database role lacks a privilege"), "\(result.stdout)")
+        #expect(
+            result.stdout.contains("  77   permission denied: the database role lacks a privilege"), "\(result.stdout)")
     }
 }

@@ -82,24 +82,41 @@ import Testing
     }
 
     @Test func theNewcomersWalkRunsEveryCommandOfTheDocument() throws {
+        // The database the app already has: empty of receipt-recon, on the tests' server. The doc's roles
+        // belong to the whole server: dropped again whatever happens.
+        try TestDatabase.with(migrated: false) { database in
+            let admin = try database.connect()
+            defer {
+                for role in ["recon_job", "recon_owner"] {
+                    _ = try? admin.execute(PostgresQuery(unsafeSQL: "DROP OWNED BY \(role)"))
+                    _ = try? admin.execute(PostgresQuery(unsafeSQL: "DROP ROLE IF EXISTS \(role)"))
+                }
+            }
+            try Self.walk(database)
+        }
+    }
+
+    static func walk(_ database: TestDatabase) throws {
         let blocks = Self.shellBlocks(try String(contentsOf: Self.document, encoding: .utf8))
         try #require(blocks.count >= 8, "docs/integration.md has \(blocks.count) sh blocks")
-
-        let cluster = try ScratchCluster(settings: ["fsync": "off", "synchronous_commit": "off"])
-        defer { cluster.stop() }
-        try PostgresConnection(conninfo: cluster.conninfo).execute("CREATE DATABASE shop")
-        let superuser = "host=\(cluster.directory) user=recon dbname=shop"
+        let superuser = database.conninfo
+        let server = try ConnectionString(database.conninfo).options
         let apple = try ScriptedAppleServer()
 
         let home = FileManager.default.temporaryDirectory.appendingPathComponent("walk-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: home) }
         let binaries = ReceiptReconBinary.url.deletingLastPathComponent().path
-        let environment =
+        var environment =
             [
                 "PATH": "\(binaries):/usr/local/bin:/usr/bin:/bin", "HOME": home.path, "LANG": "C.UTF-8",
-                "PGHOST": cluster.directory, "PGDATABASE": "shop", "PGUSER": "recon",
+                "PGDATABASE": database.name,
             ].merging(apple.environment) { $1 }
+        for (keyword, variable) in [
+            ("host", "PGHOST"), ("port", "PGPORT"), ("user", "PGUSER"), ("password", "PGPASSWORD"),
+        ] {
+            if let value = server[keyword] { environment[variable] = value }
+        }
 
         var outputs: [String] = []
         for (index, block) in blocks.enumerated() {

@@ -143,6 +143,41 @@ import Testing
         }
     }
 
+    /// What only the planner knows: a renaming view over a table without a unique key on the two
+    /// columns. `migrate --check` asks it (EXPLAIN of the job's upsert); a run, whose start reads only the
+    /// catalogue, meets it at its first grant and stops with 78 and the same way out, recorded.
+    @Test func aViewOverATableWithoutTheKeyIsNamedByCheckAndStopsARunWith78() throws {
+        let apple = try ScriptedAppleServer()
+        try TestDatabase.with(migrated: false) { database in
+            let connection = try database.connect()
+            try connection.executeScript(
+                """
+                CREATE TABLE user_access (uid text NOT NULL, feature text NOT NULL, is_on boolean NOT NULL,
+                    ends_at timestamptz, sku text, original_txn text, source text NOT NULL DEFAULT 'app_store',
+                    changed_at timestamptz NOT NULL DEFAULT now());
+                CREATE VIEW entitlements AS
+                    SELECT uid AS user_id, feature AS entitlement, is_on AS active, ends_at AS expires_at,
+                           sku AS product_id, original_txn AS original_transaction_id, source, changed_at AS updated_at
+                    FROM user_access;
+                """)
+            let check = try Self.run(["migrate", "--check"], database)
+            #expect(check.status == 78, "\(check.output)")
+            #expect(
+                check.stdout.contains(
+                    "problem: entitlements: the job's INSERT … ON CONFLICT (user_id, entitlement) fails"),
+                "\(check.stdout)")
+            _ = try Migrator().apply(on: connection)
+            try RunCommandTests.seed(database, apple)
+            let result = try RunCommandTests.run(database, apple)
+            #expect(result.status == 78, "\(result.output)")
+            #expect(result.stderr.contains("receipt-recon migrate --check"), "\(result.stderr)")
+            let row = try connection.query("SELECT status, exit_code, abort_reason FROM recon_runs").first!
+            #expect(try row.decode("status") == "failed")
+            #expect(try row.decode("exit_code", as: Int?.self) == 78)
+            #expect(try row.decode("abort_reason", as: String?.self)?.contains("docs/integration.md") == true)
+        }
+    }
+
     /// Every command that uses the database, on one never migrated: 78 and the way out, nothing else.
     @Test(arguments: [
         ["run"], ["run", "--dry-run", "--json"], ["verify-user", "u-1"], ["report"], ["report", "--run", "1"],
