@@ -132,8 +132,13 @@ import Testing
         // Step 1 saw the app's own products table and said what it lacks.
         #expect(outputs[1].contains("problem: products.product_id: missing"), "\(outputs[1])")
         #expect(outputs[1].contains("migrate --check: exit 78"), "\(outputs[1])")
-        // The nightly role's check passed; the dry run and its report are the last block's.
-        #expect(outputs[blocks.count - 2].contains("ready:"), "\(outputs[blocks.count - 2])")
+        // The nightly role's check passed; the dry run printed its summary and the report the same run.
+        let check = try #require(blocks.firstIndex { $0.contains("user=recon_job' receipt-recon migrate --check") })
+        #expect(outputs[check].contains("ready:"), "\(outputs[check])")
+        let dryRun = try #require(blocks.firstIndex { $0.contains("receipt-recon run --dry-run") })
+        #expect(outputs[dryRun].contains("Run 1 (nightly"), "\(outputs[dryRun])")
+        let oneUser = try #require(blocks.firstIndex { $0.contains("receipt-recon verify-user 1001 --dry-run") })
+        #expect(outputs[oneUser].contains("pro"), "\(outputs[oneUser])")
         let shop = try PostgresConnection(conninfo: superuser)
         func corrections(applied: Bool) throws -> Set<String> {
             Set(
@@ -144,7 +149,6 @@ import Testing
         let expected: Set<String> = ["1001 pro grant", "1002 premium revoke"]
         #expect(try corrections(applied: false) == expected)
         #expect(try corrections(applied: true).isEmpty)
-        #expect(outputs.last!.contains("Run 1 (nightly"), "\(outputs.last!)")
         func features() throws -> [String] {
             try shop.query(
                 "SELECT account_id || '/' || feature || '=' || enabled || '/' || granted_by AS f FROM account_features ORDER BY 1"
