@@ -122,8 +122,8 @@ let package = Package(
         .testTarget(
             name: "ReceiptReconCLITests",
             dependencies: [
-                "receipt-recon", "receipt-recon-bench", "ReceiptReconCLI", "ReconSchema", "Postgres", "TestSupport",
-                "AppStoreSimulator",
+                "receipt-recon", "receipt-recon-bench", "ReceiptReconCLI", "ReconSchema", "Reconciliation", "Postgres",
+                "TestSupport", "AppStoreSimulator",
             ],
             swiftSettings: strict
         ),

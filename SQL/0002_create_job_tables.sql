@@ -37,7 +37,7 @@ CREATE INDEX recon_runs_kind_started_idx ON recon_runs (kind, started_at DESC);
 CREATE INDEX recon_runs_running_idx ON recon_runs (status) WHERE status = 'running';
 
 CREATE TABLE recon_receipt_state (
-    receipt_id        bigint PRIMARY KEY REFERENCES receipts (id) ON DELETE CASCADE,
+    receipt_id        bigint PRIMARY KEY,
     last_verified_at  timestamptz NOT NULL,
     last_outcome      text NOT NULL CHECK (last_outcome IN ('valid', 'misrouted', 'invalid', 'unverified')),
     last_apple_status int,
@@ -48,6 +48,17 @@ CREATE TABLE recon_receipt_state (
 );
 -- Nightly selection: receipts never verified, or verified before now() - --older-than.
 CREATE INDEX recon_receipt_state_last_verified_idx ON recon_receipt_state (last_verified_at);
+-- A receipt's state goes with it. A foreign key can only reference a table: when receipts is a view
+-- over the app's own table, the state of a deleted receipt stays behind, unread (the job looks
+-- states up from receipts).
+DO $$
+BEGIN
+    IF (SELECT relkind FROM pg_class WHERE oid = to_regclass('receipts')) IN ('r', 'p') THEN
+        ALTER TABLE recon_receipt_state ADD CONSTRAINT recon_receipt_state_receipt_id_fkey
+            FOREIGN KEY (receipt_id) REFERENCES receipts (id) ON DELETE CASCADE;
+    END IF;
+END
+$$;
 
 CREATE TABLE recon_results (
     run_id       bigint NOT NULL REFERENCES recon_runs (id) ON DELETE CASCADE,

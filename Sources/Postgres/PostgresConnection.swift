@@ -254,7 +254,8 @@ public final class PostgresConnection {
             sqlState: sqlState,
             message: field(CLibPQ_DIAG_MESSAGE_PRIMARY) ?? "unknown error",
             detail: field(CLibPQ_DIAG_MESSAGE_DETAIL),
-            hint: field(CLibPQ_DIAG_MESSAGE_HINT)
+            hint: field(CLibPQ_DIAG_MESSAGE_HINT),
+            role: PQuser(handle).map { String(cString: $0) }
         )
     }
 

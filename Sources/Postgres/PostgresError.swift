@@ -25,13 +25,20 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible, CustomDeb
     public let message: String
     public let detail: String?
     public let hint: String?
+    /// The role the connection logged in as, for server errors: a permission error's advice names it
+    /// in the GRANT to run.
+    public let role: String?
 
-    public init(kind: Kind, sqlState: String? = nil, message: String, detail: String? = nil, hint: String? = nil) {
+    public init(
+        kind: Kind, sqlState: String? = nil, message: String, detail: String? = nil, hint: String? = nil,
+        role: String? = nil
+    ) {
         self.kind = kind
         self.sqlState = sqlState
         self.message = message
         self.detail = detail
         self.hint = hint
+        self.role = role
     }
 
     /// True when the error means the session is gone: libpq lost the socket, SQLSTATE class 08, or the
@@ -49,6 +56,14 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible, CustomDeb
     public var isUnavailable: Bool {
         isConnectionFailure || sqlState == "25006" || (sqlState?.hasPrefix("53") ?? false)
     }
+
+    /// True when PostgreSQL rolled the transaction back for another's sake (40P01 a deadlock, 40001 a
+    /// serialization failure): nothing of it was written, and running it again is the cure.
+    public var isTransactionConflict: Bool { sqlState == "40P01" || sqlState == "40001" }
+
+    /// True when the server refused for want of a privilege (42501: a missing GRANT, or a row-level
+    /// security policy).
+    public var isPermissionDenied: Bool { sqlState == "42501" }
 
     public var description: String {
         switch kind {

@@ -1,4 +1,5 @@
 import Postgres
+import ReconSchema
 import Reconciliation
 
 /// How an error ends a command: its exit code, its one line for stderr, and what `--json` needs to
@@ -25,14 +26,10 @@ struct CommandFailure {
             run = error.summary
         case let error as EngineError:
             (exitCode, message) = (.configuration, error.description)
+        case let error as SchemaNotReady:
+            (exitCode, message) = (ExitCode.forSchema(error), error.message)
         case let error as PostgresError:
-            message = error.description
-            switch error.kind {
-            case .connection: exitCode = .unavailable
-            case .invalidConnectionString: exitCode = .configuration
-            case .server where error.isUnavailable: exitCode = .unavailable
-            case .server, .decoding, .client: exitCode = .internalError
-            }
+            (exitCode, message) = (ExitCode.forDatabase(error), DatabaseErrorAdvice.describe(error))
         default:
             (exitCode, message) = (.internalError, "internal error: \(error)")
         }

@@ -113,15 +113,21 @@ import Testing
         try TestDatabase.with { database in
             try RunCommandTests.seed(database, apple)
             let db = try database.connect()
-            // The app's schema broke under the job: the run starts, then cannot read the products.
-            try db.execute("ALTER TABLE products RENAME TO products_gone")
-            let result = try RunCommandTests.run(database, apple, ["--json"])
-            let object = try Self.expectFailure(result, exit: 70, status: "failed")
-            let row = try db.query("SELECT id, status, exit_code FROM recon_runs").first!
-            #expect(object["runID"] as? Int == Int(try row.decode("id", as: Int64.self)))
-            #expect((object["reason"] as? String)?.contains("products") == true)
-            #expect(try row.decode("status") == "failed")
-            #expect(try row.decode("exit_code", as: Int?.self) == 70)
+            // The job's role may not read the products: the run starts, then cannot load them (77).
+            try TestRole.with(in: database) { role in
+                try role.grantJobPrivileges(on: db, except: ("products", "SELECT"))
+                let result = try ReceiptReconBinary.run(
+                    ["run", "--json", "--older-than", "0", "--as-of", RunCommandTests.asOf],
+                    environment: apple.environment.merging(["DATABASE_URL": role.conninfo]) { $1 })
+                let object = try Self.expectFailure(result, exit: 77, status: "failed")
+                let row = try db.query("SELECT id, status, exit_code FROM recon_runs").first!
+                #expect(object["runID"] as? Int == Int(try row.decode("id", as: Int64.self)))
+                #expect(
+                    (object["reason"] as? String)?.contains("GRANT SELECT ON products TO \(role.name)") == true,
+                    "\(object)")
+                #expect(try row.decode("status") == "failed")
+                #expect(try row.decode("exit_code", as: Int?.self) == 77)
+            }
         }
     }
 

@@ -29,7 +29,7 @@ struct DemoCommand: Command {
                 default: "a throwaway cluster"),
         ],
         environment: [],
-        exitCodes: [.success, .usage, .dataError, .unavailable, .internalError]
+        exitCodes: [.success, .usage, .dataError, .unavailable, .internalError, .noPermission]
     )
 
     let users: Int

@@ -1,6 +1,7 @@
 import CommandLineOptions
 import Foundation
 import Postgres
+import ReconSchema
 import Reconciliation
 
 /// `receipt-recon export VIEW --from T --to T`: finance CSVs (CONTRACT §8).
@@ -38,7 +39,7 @@ struct ExportCommand: Command {
                 "corrections and flags: only the rows of run ID (recon_runs.id), dry run or not"),
         ] + Configuration.databaseOptions,
         environment: ["DATABASE_URL"],
-        exitCodes: [.success, .usage, .dataError, .unavailable, .internalError]
+        exitCodes: [.success, .usage, .dataError, .unavailable, .internalError, .noPermission, .configuration]
     )
 
     let view: String
@@ -102,12 +103,13 @@ struct ExportCommand: Command {
         let export = ReconciliationExport(view: view, from: from, to: to, environment: environment, runs: runs)
         let connection = try PostgresConnection(
             conninfo: configuration.databaseURL, applicationName: "receipt-recon export")
+        try SchemaReadiness.require(on: connection, applicationTables: false)
         var requestedRun: ExportTally.Run?
         if case .one(let id) = runs {
             guard let run = try ReconciliationExport.run(id, on: connection) else {
                 throw CommandError(
                     .dataError,
-                    "export: there is no run \(id) in recon_runs ('receipt-recon report --last' names the last)")
+                    "export: there is no run \(id) in recon_runs ('receipt-recon report --list' lists the runs)")
             }
             requestedRun = run
         }

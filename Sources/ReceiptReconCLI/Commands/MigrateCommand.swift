@@ -3,33 +3,64 @@ import Postgres
 import ReconSchema
 import Reconciliation
 
-/// `receipt-recon migrate`: create or update the job's tables.
+/// `receipt-recon migrate`: create or update the job's tables; `--check`: say whether the database is
+/// ready for the job, changing nothing.
 struct MigrateCommand: Command {
     static let spec = CommandSpec(
         name: "migrate",
-        usage: "migrate [--database-url URL]",
+        usage: "migrate [--check] [--database-url URL]",
         summary: "Create or update the job's tables: apply pending SQL/NNNN_*.sql migrations in order.",
         discussion: """
             Each migration runs once, in its own transaction, and is recorded in recon_schema_migrations. \
             Running it again is a no-op. Application tables that already exist (products, receipts, \
-            entitlements, sandbox_testers) are kept with their rows.
+            entitlements, sandbox_testers; tables or views) are kept with their rows, and must have the \
+            columns the job reads and writes: before changing anything, migrate compares them with what \
+            the job needs and exits 78 naming each missing or mistyped column. Absent ones are created. \
+            docs/integration.md says how to map tables of another shape onto them.
             """,
-        options: Configuration.databaseOptions,
+        options: [
+            OptionSpec(
+                "check", .flag,
+                "change nothing: compare the application tables with what the job needs and list pending "
+                    + "migrations; exit 0 when the job can run, 78 naming each problem")
+        ] + Configuration.databaseOptions,
         environment: ["DATABASE_URL"],
-        exitCodes: [.success, .usage, .unavailable, .internalError, .configuration]
+        exitCodes: [.success, .usage, .unavailable, .internalError, .noPermission, .configuration]
     )
 
     let configuration: Configuration
+    let checkOnly: Bool
 
     init(_ arguments: ParsedArguments, environment: [String: String]) throws(CommandError) {
         guard arguments.positionals.isEmpty else {
             throw .usage("unexpected argument '\(arguments.positionals[0])'", command: "migrate")
         }
+        checkOnly = arguments.has("check")
         configuration = try Configuration.load(arguments, environment: environment, needsApple: false)
     }
 
     func run(_ console: Console) throws -> ExitCode {
-        let connection = try PostgresConnection(conninfo: configuration.databaseURL)
+        let connection = try PostgresConnection(
+            conninfo: configuration.databaseURL, applicationName: "receipt-recon migrate")
+        let readiness = try SchemaReadiness.read(on: connection, probeEntitlements: true)
+        if checkOnly { return try check(readiness, console) }
+
+        // Before changing anything: tables that exist must fit; the ones that do not exist are created.
+        let misfits = readiness.applicationProblems.filter { readiness.relations[$0.table] != nil }
+        guard misfits.isEmpty else {
+            for problem in misfits { console.error("receipt-recon migrate: \(problem)") }
+            throw CommandError(
+                .configuration,
+                "migrate changed nothing: the application tables do not have the shape the job needs "
+                    + "(\(misfits.count) problem\(misfits.count == 1 ? "" : "s") above); map your tables onto "
+                    + "them as docs/integration.md shows, then run 'receipt-recon migrate --check'")
+        }
+        if !readiness.migrationsTableFound, let elsewhere = readiness.jobSchemasElsewhere.first {
+            console.error(
+                "warning: schema \(elsewhere.schema) already holds receipt-recon tables, but role \(readiness.role)'s "
+                    + "search path (\(readiness.searchPathDescription)) does not reach it: migrating the first schema "
+                    + "of the path")
+        }
         let report = try Migrator().apply(on: connection)
         if report.applied.isEmpty {
             console.print(
@@ -47,6 +78,41 @@ struct MigrateCommand: Command {
                 "warning: the database has migrations this build does not know "
                     + "(\(report.unknownToThisBuild.joined(separator: ", "))): a newer receipt-recon migrated it")
         }
+        return .success
+    }
+
+    /// `--check`: what the job would find here, table by table, then one verdict.
+    private func check(_ readiness: SchemaReadiness, _ console: Console) throws -> ExitCode {
+        console.print("role \(readiness.role), search path: \(readiness.searchPathDescription)")
+        for name in ApplicationSchemaRule.tableNames {
+            let found = readiness.relations[name].map { "\($0.qualifiedName) (\($0.kind.rawValue))" } ?? "not found"
+            console.print("\(name): \(found)")
+        }
+        for problem in readiness.applicationProblems { console.print("problem: \(problem)") }
+        let total = Migrator().migrations.count
+        let applied = total - readiness.pending.count
+        console.print(
+            "migrations: \(applied) of \(total) applied"
+                + (readiness.pending.isEmpty
+                    ? "" : "; pending: " + readiness.pending.map { "\($0.version)_\($0.name)" }.joined(separator: ", "))
+        )
+        if !readiness.unknownToThisBuild.isEmpty {
+            console.print(
+                "warning: migrations this build does not know: \(readiness.unknownToThisBuild.joined(separator: ", "))")
+        }
+
+        let misfits = readiness.applicationProblems.filter { readiness.relations[$0.table] != nil }
+        if !misfits.isEmpty {
+            throw CommandError(
+                .configuration,
+                "the application tables do not have the shape the job needs (\(misfits.count) "
+                    + "problem\(misfits.count == 1 ? "" : "s") above): map your tables onto them as "
+                    + "docs/integration.md shows; migrate changes nothing until they fit")
+        }
+        if let reason = readiness.notReady(applicationTables: true) {
+            throw reason
+        }
+        console.print("ready: the job's tables are migrated and the application tables have what it needs")
         return .success
     }
 }

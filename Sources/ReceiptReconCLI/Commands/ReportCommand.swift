@@ -1,6 +1,7 @@
 import CommandLineOptions
 import Foundation
 import Postgres
+import ReconSchema
 import Reconciliation
 
 /// `receipt-recon report`: a past run's summary as text, JSON or an HTML page; with `--list`, the
@@ -36,7 +37,7 @@ struct ReportCommand: Command {
             OptionSpec("compare", .value(placeholder: "RUN_A RUN_B"), "the users two runs decided differently about"),
         ] + Configuration.databaseOptions,
         environment: ["DATABASE_URL"],
-        exitCodes: [.success, .usage, .dataError, .unavailable, .internalError]
+        exitCodes: [.success, .usage, .dataError, .unavailable, .internalError, .noPermission, .configuration]
     )
 
     let runID: Int64?
@@ -95,6 +96,7 @@ struct ReportCommand: Command {
     func run(_ console: Console) throws -> ExitCode {
         let connection = try PostgresConnection(
             conninfo: configuration.databaseURL, applicationName: "receipt-recon report")
+        try SchemaReadiness.require(on: connection, applicationTables: false)
         if let compare {
             return try Self.compare(compare.a, compare.b, on: connection, json: json, console: console)
         }

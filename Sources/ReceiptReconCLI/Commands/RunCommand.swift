@@ -16,7 +16,9 @@ struct RunCommand: Command {
         options: VerificationOptions.shared + VerificationOptions.runOnly + Configuration.databaseOptions
             + Configuration.appleOptions,
         environment: Configuration.variables.map(\.name),
-        exitCodes: [.success, .someUnverified, .usage, .unavailable, .internalError, .tempFail, .configuration]
+        exitCodes: [
+            .success, .someUnverified, .usage, .unavailable, .internalError, .tempFail, .noPermission, .configuration,
+        ]
     )
 
     let options: VerificationOptions
@@ -81,7 +83,9 @@ struct VerifyUserCommand: Command {
             """,
         options: VerificationOptions.shared + Configuration.databaseOptions + Configuration.appleOptions,
         environment: Configuration.variables.map(\.name).filter { $0 != ProgressDisplay.variable },
-        exitCodes: [.success, .someUnverified, .usage, .dataError, .unavailable, .internalError, .configuration]
+        exitCodes: [
+            .success, .someUnverified, .usage, .dataError, .unavailable, .internalError, .noPermission, .configuration,
+        ]
     )
 
     let userID: String

@@ -52,7 +52,7 @@ struct SimulatorSeedCommand: Command {
             OptionSpec("new-pki", .flag, "with --pki-dir: mint a new chain and API key, replacing those in DIR"),
         ] + Configuration.databaseOptions,
         environment: ["DATABASE_URL"],
-        exitCodes: [.success, .usage, .dataError, .unavailable, .internalError, .configuration]
+        exitCodes: [.success, .usage, .dataError, .unavailable, .internalError, .noPermission, .configuration]
     )
 
     let world: WorldParameters

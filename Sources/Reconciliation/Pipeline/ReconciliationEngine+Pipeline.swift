@@ -64,10 +64,9 @@ extension ReconciliationEngine {
             }
         } catch {
             selectionError = error
-            let postgres = error as? PostgresError
             control.stop(
-                .failed, exitCode: postgres?.isUnavailable == true ? .unavailable : .internalError,
-                reason: "reading due receipts failed: \(postgres?.description ?? "\(error)")")
+                .failed, exitCode: RunFailure.exitCode(for: error),
+                reason: "reading due receipts failed: \(RunFailure.describe(error))")
         }
         counters.addDatabaseTime(selection.databaseSeconds)
         verification.finish()

@@ -53,14 +53,10 @@ public final class ReconciliationEngine: Sendable {
             shutdown: shutdown, log: log, connect: { [self] in try connect($0) })
     }
 
-    /// Refuses to run against a schema this build has not migrated (exit 78 with the way out).
+    /// Refuses to run against a database this build has not migrated, or whose application tables do not
+    /// have the shape the job needs (exit 78 with the way out), before the run's row exists.
     static func requireMigrated(_ connection: PostgresConnection) throws {
-        let pending = try Migrator().pending(on: connection)
-        guard pending.isEmpty else {
-            throw EngineError.configuration(
-                "the database schema is not up to date (\(pending.count) migration(s) pending): "
-                    + "run 'receipt-recon migrate' first")
-        }
+        try SchemaReadiness.require(on: connection, applicationTables: true)
     }
 
     // MARK: - Nightly

@@ -1,5 +1,6 @@
 import Foundation
 import Postgres
+import ReconSchema
 
 extension UserWriting {
     /// One writer thread's connection and what it does with each batch.
@@ -33,13 +34,18 @@ extension UserWriting {
 
         var secondsWaited: Double { waitedBefore + unitWriter.secondsWaited }
 
+        /// Times a batch is written again after PostgreSQL rolled it back for a deadlock or a
+        /// serialization failure, before the run stops with the error.
+        static let conflictRetries = 3
+
         /// One batch, one transaction, written once: after a dropped connection, again on a new one
-        /// unless the first attempt's COMMIT had gone through. A database that stays away past the
+        /// unless the first attempt's COMMIT had gone through; again after a deadlock. A database that stays away past the
         /// reconnect window, or any other database error, stops the run (69 when the database is
         /// unavailable, 70 otherwise); another run taking over stops it with 75.
         mutating func write(_ batch: [UserDecision.Verified]) {
             // An attempt whose connection dropped around its COMMIT: written or not, to be found out.
             var uncertain: Attempt?
+            var conflicts = 0
             while true {
                 var attempt: Attempt?
                 do {
@@ -64,6 +70,18 @@ extension UserWriting {
                         uncertain?.withdraw(from: control)
                         return
                     }
+                } catch let error as PostgresError
+                    where error.isTransactionConflict && conflicts < Self.conflictRetries
+                {
+                    // Rolled back whole, e.g. a deadlock with the app writing the same entitlement through
+                    // a sync trigger (docs/integration.md): nothing was written, so the batch is written
+                    // again, planned afresh from the rows as they are then.
+                    (uncertain ?? attempt)?.withdraw(from: control)
+                    uncertain = nil
+                    conflicts += 1
+                    log.log(
+                        .warning, "run.write_retried",
+                        ["run_id": String(runID), "writer": name, "error": error.description])
                 } catch let lost as RunLocks.Lost {
                     (uncertain ?? attempt)?.withdraw(from: control)
                     control.stop(.interrupted, exitCode: .tempFail, reason: lost.description)
@@ -137,8 +155,9 @@ extension UserWriting {
                     ? " (the database is read-only: a standby after a failover, or default_transaction_read_only; "
                         + "point DATABASE_URL at the primary)" : ""
                 control.stop(
-                    .failed, exitCode: error.isUnavailable ? .unavailable : .internalError,
-                    reason: "database error while writing user results: \(error.description)\(advice)")
+                    .failed, exitCode: ExitCode.forDatabase(error),
+                    reason: "database error while writing user results: \(DatabaseErrorAdvice.describe(error))\(advice)"
+                )
             } else {
                 control.stop(
                     .failed, exitCode: .internalError, reason: "internal error while writing user results: \(error)")

@@ -14,7 +14,10 @@ public enum ExitCode: Int32, Sendable, CaseIterable, Codable {
     case internalError = 70
     /// Another `run` holds the lock, or the run was interrupted: nothing more was done; try again later.
     case tempFail = 75
-    /// Configuration error: missing/invalid configuration, Apple status 21004 (shared secret) or 21000.
+    /// Permission denied (EX_NOPERM): the database role lacks a privilege; the message names the GRANT.
+    case noPermission = 77
+    /// Configuration error: missing/invalid configuration, a database not migrated or whose application
+    /// tables do not have the shape the job needs, Apple status 21004 (shared secret) or 21000.
     case configuration = 78
 
     /// One line for `--help` and the README.
@@ -30,7 +33,12 @@ public enum ExitCode: Int32, Sendable, CaseIterable, Codable {
         case .unavailable: return "unavailable: database or Apple unreachable, or a circuit breaker tripped"
         case .internalError: return "internal error"
         case .tempFail: return "another run holds the lock, or the run was interrupted; nothing more was done"
-        case .configuration: return "configuration error: missing/invalid configuration, Apple status 21004 or 21000"
+        case .noPermission:
+            return "permission denied: the database role lacks a privilege (the message names the GRANT)"
+        case .configuration:
+            return
+                "configuration error: missing/invalid configuration, database not migrated or of the wrong shape, "
+                + "Apple status 21004 or 21000"
         }
     }
 }

@@ -1,4 +1,5 @@
 import Postgres
+import ReconSchema
 
 /// An error that ended a run after its row in `recon_runs` existed, with what the run knew: its id,
 /// and a summary whose status is `failed`, whose exit code is the process's and whose `abortReason`
@@ -23,13 +24,15 @@ public struct RunFailure: Error, CustomStringConvertible {
     public var exitCode: ExitCode { summary.exitCode ?? .internalError }
     public var description: String { summary.abortReason ?? Self.describe(underlying) }
 
-    /// 69 when the database went away (the operator reruns once it is back), 70 for anything else.
+    /// A database error's exit code (`ExitCode.forDatabase`: 69 when the database went away, 77 for a
+    /// missing privilege, 78 for application tables of another shape), 70 for anything else.
     static func exitCode(for error: any Error) -> ExitCode {
-        (error as? PostgresError)?.isUnavailable == true ? .unavailable : .internalError
+        (error as? PostgresError).map(ExitCode.forDatabase) ?? .internalError
     }
 
-    /// The error's generic description: a PostgreSQL error's never carries the conninfo.
+    /// The error's generic description (a PostgreSQL error's never carries the conninfo), with the way
+    /// out for a missing privilege or a table of another shape.
     static func describe(_ error: any Error) -> String {
-        (error as? PostgresError)?.description ?? "\(error)"
+        (error as? PostgresError).map(DatabaseErrorAdvice.describe) ?? "\(error)"
     }
 }

@@ -1,6 +1,7 @@
 import AppStoreReceipts
 import Foundation
 import Postgres
+import ReconSchema
 
 /// The rows of a batch, a statement per table (`UnitWriter.write`).
 ///
@@ -173,12 +174,7 @@ extension UnitWriter {
             columns: [
                 grantUserIDs, grantEntitlements, actives, expiresAts, grantProductIDs, grantOriginalIDs, sources,
             ],
-            suffix: """
-                ON CONFLICT (user_id, entitlement) DO UPDATE SET active = true, expires_at = EXCLUDED.expires_at,
-                    product_id = EXCLUDED.product_id, original_transaction_id = EXCLUDED.original_transaction_id,
-                    updated_at = now()
-                WHERE entitlements.source = 'app_store'
-                """)
+            suffix: EntitlementUpsert.conflictClause)
     }
 
     func writeSharedScan(_ users: [(userID: String, plan: UnitPlan)], runID: Int64) throws {
