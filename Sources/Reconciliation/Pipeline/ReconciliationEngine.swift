@@ -84,6 +84,7 @@ public final class ReconciliationEngine: Sendable {
             [
                 "run_id": String(runID), "shard": options.shard, "dry_run": String(options.dryRun),
                 "as_of": ISO8601DateFormatter().string(from: options.asOf),
+                "rate": options.rateText, "rate_basis": options.rateBasis ?? "default",
             ])
         let cutoff = Date().addingTimeInterval(-Double(options.olderThan))
         let reader = DueUserReader(
