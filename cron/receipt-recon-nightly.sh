@@ -107,24 +107,23 @@ if [ -n "$env_file" ]; then
 fi
 
 # One lock and one metrics file per shard, so shards on one host neither block each other nor share a file.
-shard_suffix=""
+shard=""
 previous=""
 for argument in "$@"; do
-    case "$previous=$argument" in
-        --shard=*) shard_suffix=$argument ;;
-    esac
-    case "$argument" in --shard=*) shard_suffix=${argument#--shard=} ;; esac
+    if [ "$previous" = "--shard" ]; then shard=$argument; fi
+    case "$argument" in --shard=*) shard=${argument#--shard=} ;; esac
     previous=$argument
 done
-case "$shard_suffix" in
+case "$shard" in
     '' | 0/1) shard_suffix="" ;;
-    *) shard_suffix="-shard-${shard_suffix//[^0-9]/-}" ;;
+    *) shard_suffix="-shard-${shard//[^0-9]/-}" ;;
 esac
 
 bin="${RECEIPT_RECON_BIN:-/usr/local/bin/receipt-recon}"
 log_dir="${RECEIPT_RECON_LOG_DIR:-/var/log/receipt-recon}"
-lock_file="${RECEIPT_RECON_LOCK_FILE:-/run/lock/receipt-recon$shard_suffix.lock}"
-metrics_file="${RECEIPT_RECON_METRICS_FILE:-/var/lib/node_exporter/textfile_collector/receipt_recon$shard_suffix.prom}"
+lock_file="${RECEIPT_RECON_LOCK_FILE:-${RECEIPT_RECON_LOCK_DIR:-/run/lock}/receipt-recon$shard_suffix.lock}"
+metrics_dir="${RECEIPT_RECON_METRICS_DIR:-/var/lib/node_exporter/textfile_collector}"
+metrics_file="${RECEIPT_RECON_METRICS_FILE:-$metrics_dir/receipt_recon$shard_suffix.prom}"
 keep_days="${RECEIPT_RECON_KEEP_LOG_DAYS:-30}"
 
 [ -d "$log_dir" ] && [ -w "$log_dir" ] && [ -x "$log_dir" ] \
@@ -140,10 +139,10 @@ log="$log_dir/receipt-recon-$(date -u +%Y-%m-%d)$shard_suffix.log"
 metrics_dir=$(dirname -- "$metrics_file")
 [ -d "$metrics_dir" ] && [ -w "$metrics_dir" ] && [ -x "$metrics_dir" ] \
     || refuse 73 "metrics directory $metrics_dir missing or not writable; nothing was run" \
-        "create it, writable by the job's user (or set RECEIPT_RECON_METRICS_FILE)"
+        "create it, writable by the job's user (or set RECEIPT_RECON_METRICS_DIR)"
 { exec 9>>"$lock_file"; } 2>/dev/null \
     || refuse 73 "lock file $lock_file not writable; nothing was run" \
-        "make it writable by the job's user, or remove it (or set RECEIPT_RECON_LOCK_FILE)"
+        "make it writable by the job's user, or remove it (or set RECEIPT_RECON_LOCK_DIR)"
 
 if flock -n 9; then
     echo "$(stamp) starting: $bin run $*" >>"$log"
