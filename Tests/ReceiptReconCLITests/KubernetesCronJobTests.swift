@@ -33,7 +33,8 @@ import Testing
 
     static func container(_ name: String) throws -> Object {
         let pod = try pod()
-        return try #require((containers(pod) + containers(pod, "initContainers")).first { $0["name"] as? String == name })
+        return try #require(
+            (containers(pod) + containers(pod, "initContainers")).first { $0["name"] as? String == name })
     }
 
     /// The script of a `["/bin/sh", "-c"]` container.
@@ -53,7 +54,8 @@ import Testing
     /// A directory of stand-in commands, installed by a child process (see CronWrapperStandInTests).
     static func standIns(_ scripts: [String: String]) throws -> URL {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("k8s-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory.appendingPathComponent("bin"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: directory.appendingPathComponent("bin"), withIntermediateDirectories: true)
         for (name, text) in scripts {
             let source = directory.appendingPathComponent("\(name).source")
             try text.write(to: source, atomically: true, encoding: .utf8)
@@ -117,11 +119,11 @@ import Testing
         let container = try Self.container("receipt-recon")
         let directory = try Self.standIns([
             "receipt-recon": """
-                #!/bin/sh
-                trap 'touch "$STANDIN_DIR/interrupted"; exit 75' TERM
-                touch "$STANDIN_DIR/started"
-                while :; do sleep 1; done
-                """
+            #!/bin/sh
+            trap 'touch "$STANDIN_DIR/interrupted"; exit 75' TERM
+            touch "$STANDIN_DIR/started"
+            while :; do sleep 1; done
+            """
         ])
         defer { try? FileManager.default.removeItem(at: directory) }
         var environment = Self.environment(container)
@@ -146,7 +148,10 @@ import Testing
             "sleep": "#!/bin/sh\ntouch \"$STANDIN_DIR/sleeping\"\nexec /bin/sleep \"$@\"\n",
         ])
         defer { try? FileManager.default.removeItem(at: directory) }
-        if fileWritten { try "receipt_recon_build_info 1\n".write(toFile: directory.path + "/receipt_recon.prom", atomically: true, encoding: .utf8) }
+        if fileWritten {
+            try "receipt_recon_build_info 1\n".write(
+                toFile: directory.path + "/receipt_recon.prom", atomically: true, encoding: .utf8)
+        }
         var environment = Self.environment(sidecar)
         environment["PATH"] = directory.appendingPathComponent("bin").path + ":/usr/bin:/bin"
         environment["METRICS_DIR"] = directory.path
@@ -163,7 +168,8 @@ import Testing
             let arguments = try #require(pushed).split(separator: "\n")
             #expect(arguments.contains("PUT"))
             #expect(arguments.contains("@\(directory.path)/receipt_recon.prom"))
-            #expect(arguments.last == "http://pushgateway.monitoring.svc:9091/metrics/job/receipt-recon/instance/shard-3")
+            #expect(
+                arguments.last == "http://pushgateway.monitoring.svc:9091/metrics/job/receipt-recon/instance/shard-3")
         } else {
             #expect(pushed == nil)
             #expect(result.stdoutText.contains("no metrics file to push"))
@@ -175,7 +181,8 @@ import Testing
         let run = try Self.container("receipt-recon")
         let volume = try #require((pod["volumes"] as? [Object])?.first { Self.object($0, "secret") != nil })
         #expect(Self.object(volume, "secret")?["defaultMode"] as? Int == 0o400)
-        let mount = try #require((run["volumeMounts"] as? [Object])?.first { $0["name"] as? String == volume["name"] as? String })
+        let mount = try #require(
+            (run["volumeMounts"] as? [Object])?.first { $0["name"] as? String == volume["name"] as? String })
         #expect(mount["readOnly"] as? Bool == true)
         let keyFile = try #require(Self.environment(run)["APPLE_API_KEY_FILE"])
         #expect(keyFile.hasPrefix((mount["mountPath"] as? String ?? "?") + "/") && keyFile.hasSuffix(".p8"))
@@ -218,7 +225,9 @@ import Testing
         #expect(job["completionMode"] as? String == "Indexed")
         #expect(job["completions"] as? Int == shards)
         #expect(job["parallelism"] as? Int == shards)
-        #expect(try Self.script(try Self.container("receipt-recon")).contains("--shard \"$JOB_COMPLETION_INDEX/$SHARDS\""))
-        #expect(try !Self.script(try Self.container("receipt-recon")).contains("--rate"), "shards share the default rate")
+        #expect(
+            try Self.script(try Self.container("receipt-recon")).contains("--shard \"$JOB_COMPLETION_INDEX/$SHARDS\""))
+        #expect(
+            try !Self.script(try Self.container("receipt-recon")).contains("--rate"), "shards share the default rate")
     }
 }

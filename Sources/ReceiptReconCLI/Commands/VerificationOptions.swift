@@ -73,8 +73,9 @@ public struct VerificationOptions: Sendable {
             "print the summary as one JSON object on stdout; on failure too, with status, exitCode and reason"),
         OptionSpec(
             "metrics-file", .value(placeholder: "PATH"),
-            "after the run, write Prometheus text-format metrics for node_exporter's textfile collector (atomically; "
-                + "not when another run holds the lock)"),
+            "write Prometheus text-format metrics for node_exporter's textfile collector (atomically) at every end "
+                + "of the run once its options were understood, a run that never started included; the last success "
+                + "is carried forward, a dry run's series kept apart"),
         OptionSpec(
             "http-client", .value(placeholder: "curl|urlsession"),
             "how requests reach Apple: libcurl, or Foundation's URLSession at about ten times the CPU per request "

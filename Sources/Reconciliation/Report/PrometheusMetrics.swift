@@ -59,9 +59,10 @@ public enum PrometheusMetrics {
     }
 
     /// The values `last_run_status` can name, one sample each (1 for the run's own).
-    public static let statuses = RunStatus.allCases.map(\.rawValue).filter { $0 != RunStatus.running.rawValue } + [
-        "skipped"
-    ]
+    public static let statuses =
+        RunStatus.allCases.map(\.rawValue).filter { $0 != RunStatus.running.rawValue } + [
+            "skipped"
+        ]
 
     /// When the last night that counted ended, for the file `end` writes: `end` itself when it counts,
     /// else what `previous` (the file as it was) says for the same shard; nil when neither knows.
@@ -109,9 +110,6 @@ public enum PrometheusMetrics {
         return text
     }
 
-    /// A label value as the exposition format wants it: `\`, `"` and line feeds escaped.
-    public static func escapeLabel(_ value: String) -> String { PrometheusText.escapeLabel(value) }
-
     static let prefix = "receipt_recon_"
     static let lastSuccessName = "last_success_timestamp_seconds"
 
@@ -123,7 +121,8 @@ public enum PrometheusMetrics {
     /// Every family a file can hold, in the order it is written. Samples of other names found in a
     /// previous file (an older version's) are not carried over.
     static let families: [Family] = [
-        Family(name: "build_info", help: "The receipt-recon that wrote these series (version) and its backend; always 1."),
+        Family(
+            name: "build_info", help: "The receipt-recon that wrote these series (version) and its backend; always 1."),
         Family(
             name: lastSuccessName,
             help:
@@ -151,7 +150,9 @@ public enum PrometheusMetrics {
             help: "Entitlement corrections of the last run (planned when it was a dry run), by action and reason."),
         Family(name: "last_run_flags", help: "Flags raised by the last run, by kind."),
         Family(name: "last_run_revoked_users", help: "Users who lost an entitlement in the last run."),
-        Family(name: "last_run_apple_requests", help: "Requests the last run sent to Apple, retries and re-routes included."),
+        Family(
+            name: "last_run_apple_requests",
+            help: "Requests the last run sent to Apple, retries and re-routes included."),
         Family(
             name: "last_run_apple_requests_by_endpoint",
             help: "Requests the last run sent to Apple, by endpoint (verify_receipt, transaction_history, ...)."),

@@ -31,7 +31,8 @@ struct PrometheusMetricsTests {
 
     /// A file as `run` writes it: the last success as `lastSuccess(of:previous:)` finds it.
     static func file(_ end: RunEnd, previous: String? = nil) -> String {
-        PrometheusMetrics.render(end, lastSuccess: PrometheusMetrics.lastSuccess(of: end, previous: previous), previous: previous)
+        PrometheusMetrics.render(
+            end, lastSuccess: PrometheusMetrics.lastSuccess(of: end, previous: previous), previous: previous)
     }
 
     static func neverStarted(status: String, _ exitCode: ExitCode, shard: String = "0/1", dryRun: Bool = false)
@@ -39,7 +40,8 @@ struct PrometheusMetricsTests {
     {
         RunEnd(
             shard: shard, dryRun: dryRun, status: status, exitCode: exitCode,
-            startedAt: Date(timeIntervalSince1970: 1_767_326_400), finishedAt: Date(timeIntervalSince1970: 1_767_326_405),
+            startedAt: Date(timeIntervalSince1970: 1_767_326_400),
+            finishedAt: Date(timeIntervalSince1970: 1_767_326_405),
             version: "9.8.7", backend: "server-api")
     }
 
@@ -67,7 +69,8 @@ struct PrometheusMetricsTests {
             Self.value(families, "last_run_corrections", ["action": "grant", "reason": "purchase_not_granted"]) == 7)
         #expect(Self.value(families, "last_run_flags", ["kind": "sandbox_in_production"]) == 4)
         #expect(Self.value(families, "last_run_apple_requests") == 3_101)
-        #expect(Self.value(families, "last_run_apple_requests_by_endpoint", ["endpoint": "transaction_history"]) == 3_000)
+        #expect(
+            Self.value(families, "last_run_apple_requests_by_endpoint", ["endpoint": "transaction_history"]) == 3_000)
         // Receipts, not requests: 3,017 receipts over 3,101 requests.
         #expect(Self.value(families, "last_run_receipts_by_apple_status", ["status": "21003"]) == 24)
         #expect(Self.value(families, "last_run_receipts_by_apple_status", ["status": "none"]) == 12)
@@ -85,7 +88,8 @@ struct PrometheusMetricsTests {
         summary.runID = 43
         summary.startedAt = Date(timeIntervalSince1970: 1_767_326_400)
         let aborted = Self.end(summary, .unavailable)
-        #expect(PrometheusMetrics.lastSuccess(of: aborted, previous: night) == Date(timeIntervalSince1970: 1_767_240_754.5))
+        #expect(
+            PrometheusMetrics.lastSuccess(of: aborted, previous: night) == Date(timeIntervalSince1970: 1_767_240_754.5))
 
         let families = try Self.parse(Self.file(aborted, previous: night))
         #expect(Self.value(families, "last_success_timestamp_seconds") == 1_767_240_754.5)
@@ -96,7 +100,9 @@ struct PrometheusMetricsTests {
         #expect(Self.value(families, "last_run_apple_latency_p50_seconds") == nil)
 
         // And through a second failed night, one that never started.
-        let again = try Self.parse(Self.file(Self.neverStarted(status: "failed", .configuration), previous: Self.file(aborted, previous: night)))
+        let again = try Self.parse(
+            Self.file(
+                Self.neverStarted(status: "failed", .configuration), previous: Self.file(aborted, previous: night)))
         #expect(Self.value(again, "last_success_timestamp_seconds") == 1_767_240_754.5)
     }
 
@@ -119,7 +125,8 @@ struct PrometheusMetricsTests {
         dry.finishedAt = Date(timeIntervalSince1970: 1_767_300_000)
         dry.corrections = [.revoke: [.refund: 99]]
         let dryEnd = Self.end(dry, .success, backend: "server-api")
-        #expect(PrometheusMetrics.lastSuccess(of: dryEnd, previous: night) == Date(timeIntervalSince1970: 1_767_240_754.5))
+        #expect(
+            PrometheusMetrics.lastSuccess(of: dryEnd, previous: night) == Date(timeIntervalSince1970: 1_767_240_754.5))
         #expect(PrometheusMetrics.lastSuccess(of: dryEnd, previous: nil) == nil)
 
         let both = Self.file(dryEnd, previous: night)
@@ -129,10 +136,13 @@ struct PrometheusMetricsTests {
         #expect(Self.value(families, "last_run_end_timestamp_seconds", dryRun: true) == 1_767_300_000)
         #expect(Self.value(families, "last_run_id", dryRun: false) == 42)
         #expect(Self.value(families, "last_run_id", dryRun: true) == 50)
-        #expect(Self.value(families, "last_run_corrections", ["action": "revoke", "reason": "refund"], dryRun: true) == 99)
-        #expect(Self.value(families, "last_run_corrections", ["action": "revoke", "reason": "refund"], dryRun: false) == 5)
+        #expect(
+            Self.value(families, "last_run_corrections", ["action": "revoke", "reason": "refund"], dryRun: true) == 99)
+        #expect(
+            Self.value(families, "last_run_corrections", ["action": "revoke", "reason": "refund"], dryRun: false) == 5)
         #expect(Self.value(families, "build_info", ["version": "9.8.7", "backend": "server-api"], dryRun: true) == 1)
-        #expect(Self.value(families, "build_info", ["version": "9.8.7", "backend": "verify-receipt"], dryRun: false) == 1)
+        #expect(
+            Self.value(families, "build_info", ["version": "9.8.7", "backend": "verify-receipt"], dryRun: false) == 1)
 
         // The next nightly run replaces its own series and keeps the dry run's.
         var next = ReportFixtures.summary(runID: 51, exitCode: .success)
@@ -148,7 +158,8 @@ struct PrometheusMetricsTests {
         other.shard = "3/4"
         let theirs = Self.file(Self.end(other, .success))
         let mine = try Self.parse(Self.file(Self.neverStarted(status: "failed", .unavailable), previous: theirs))
-        #expect(PrometheusClientParser.value(mine, "receipt_recon_last_run_id", ["shard": "3/4", "dry_run": "false"]) == 7)
+        #expect(
+            PrometheusClientParser.value(mine, "receipt_recon_last_run_id", ["shard": "3/4", "dry_run": "false"]) == 7)
         #expect(
             PrometheusClientParser.value(mine, "receipt_recon_last_success_timestamp_seconds", ["shard": "3/4"])
                 == 1_767_240_754.5)
@@ -186,7 +197,8 @@ struct PrometheusMetricsTests {
         let families = try Self.parse(first)
         #expect(
             PrometheusClientParser.value(
-                families, "receipt_recon_last_run_flags", ["kind": "bundle_mismatch", "shard": hostile, "dry_run": "false"])
+                families, "receipt_recon_last_run_flags",
+                ["kind": "bundle_mismatch", "shard": hostile, "dry_run": "false"])
                 == 3)
         // Carried over by another shard's run, byte for byte.
         let carried = try Self.parse(Self.file(Self.neverStarted(status: "failed", .unavailable), previous: first))
@@ -195,7 +207,8 @@ struct PrometheusMetricsTests {
                 == 1_767_240_754.5)
         #expect(
             PrometheusClientParser.value(
-                carried, "receipt_recon_last_run_flags", ["kind": "bundle_mismatch", "shard": hostile, "dry_run": "false"])
+                carried, "receipt_recon_last_run_flags",
+                ["kind": "bundle_mismatch", "shard": hostile, "dry_run": "false"])
                 == 3)
     }
 }
