@@ -5,7 +5,8 @@ import Reconciliation
 /// Writes `run --metrics-file` at every end of `run` once its options were understood: a run that
 /// finished, one an error ended, one that never started (database unreachable, configuration wrong,
 /// the shard's lock held). The last success comes from the file as it was (still true when the
-/// database is down), or else from the database's last completed run of the shard.
+/// database is down), or else from the database's last completed run of the shard; a dry run only
+/// keeps what the file held.
 enum RunMetrics {
     /// - Parameters:
     ///   - databaseURL: where to look for the last success when the file does not say it; nil when the
@@ -13,7 +14,7 @@ enum RunMetrics {
     static func write(_ end: PrometheusMetrics.RunEnd, to path: String, databaseURL: String??, console: Console) {
         let previous = previousFile(at: path)
         var lastSuccess = PrometheusMetrics.lastSuccess(of: end, previous: previous)
-        if lastSuccess == nil, case .some(let conninfo) = databaseURL {
+        if lastSuccess == nil, !end.dryRun, case .some(let conninfo) = databaseURL {
             lastSuccess = storedLastSuccess(shard: end.shard, conninfo: conninfo)
         }
         // A failed write is reported but does not change the exit code, which says what the run did; the

@@ -65,8 +65,10 @@ public enum PrometheusMetrics {
         ]
 
     /// When the last night that counted ended, for the file `end` writes: `end` itself when it counts,
-    /// else what `previous` (the file as it was) says for the same shard; nil when neither knows.
+    /// else what `previous` (the file as it was) says for the same shard; nil when neither knows, and
+    /// always for a dry run, which writes no last success of its own (`render` keeps the file's).
     public static func lastSuccess(of end: RunEnd, previous: String?) -> Date? {
+        if end.dryRun { return nil }
         if end.isSuccess { return end.finishedAt }
         let value = PrometheusText.samples(in: previous ?? "").last {
             $0.name == prefix + lastSuccessName && $0.label("shard") == end.shard
@@ -76,9 +78,13 @@ public enum PrometheusMetrics {
 
     /// The file for `end`: its own series, `lastSuccess` for its shard, and the series of `previous` (the
     /// file as it was) that belong to other shards or to the other kind of run.
+    ///
+    /// A dry run keeps every last success the file held and adds none: pointed at the nightly run's file it
+    /// leaves that run's as it was, and a file of its own holds none to clash with the nightly file's in
+    /// a collector directory.
     public static func render(_ end: RunEnd, lastSuccess: Date?, previous: String? = nil) -> String {
         var samples = ownSamples(end)
-        if let lastSuccess {
+        if let lastSuccess, !end.dryRun {
             samples.append(
                 PrometheusText.Sample(
                     name: prefix + lastSuccessName, labels: [("shard", end.shard)], value: seconds(lastSuccess)))
@@ -88,7 +94,7 @@ public enum PrometheusMetrics {
             guard let family = family(of: sample.name) else { continue }
             guard let shard = sample.label("shard") else { continue }
             if family.name == lastSuccessName {
-                if shard != end.shard { samples.append(sample) }
+                if shard != end.shard || end.dryRun { samples.append(sample) }
             } else if let kind = sample.label("dry_run"), ["true", "false"].contains(kind),
                 shard != end.shard || kind != dryRun
             {
