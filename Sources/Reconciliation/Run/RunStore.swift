@@ -72,18 +72,22 @@ public struct RunStore {
     /// Inserts a `running` row and takes its liveness lock on this store's connection.
     public func start(kind: RunKind, options: RunOptions, subjectUserID: String? = nil) throws -> Int64 {
         let optionsJSON = String(decoding: try JSONEncoder.sorted.encode(options), as: UTF8.self)
-        let id: Int64 = try connection.query(
-            """
-            INSERT INTO recon_runs (kind, status, dry_run, as_of, options, shard, subject_user_id, host, pid)
-            VALUES (\(kind.rawValue), 'running', \(options.dryRun), \(options.asOf), \(PostgresJSON(optionsJSON)),
-                    \(options.shard), \(subjectUserID), \(ProcessInfo.processInfo.hostName), \(Int(getpid())))
-            RETURNING id
-            """
-        ).first!.decode("id")
-        guard try connection.tryAdvisoryLock(Self.lockKey(for: id)) else {
-            throw PostgresError(kind: .client, message: "could not take the liveness lock of run \(id)")
+        // The liveness lock is taken before the row commits: a run starting beside this one (another shard)
+        // must never see the row `running` without its lock and take it for abandoned.
+        return try connection.transaction {
+            let id: Int64 = try connection.query(
+                """
+                INSERT INTO recon_runs (kind, status, dry_run, as_of, options, shard, subject_user_id, host, pid)
+                VALUES (\(kind.rawValue), 'running', \(options.dryRun), \(options.asOf), \(PostgresJSON(optionsJSON)),
+                        \(options.shard), \(subjectUserID), \(ProcessInfo.processInfo.hostName), \(Int(getpid())))
+                RETURNING id
+                """
+            ).first!.decode("id")
+            guard try connection.tryAdvisoryLock(Self.lockKey(for: id)) else {
+                throw PostgresError(kind: .client, message: "could not take the liveness lock of run \(id)")
+            }
+            return id
         }
-        return id
     }
 
     /// Records the end of a run: status, exit code, reason and the full summary.
