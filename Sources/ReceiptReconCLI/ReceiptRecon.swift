@@ -75,7 +75,14 @@ public enum ReceiptRecon {
             return .success
         }
         parsed = (type, arguments)
-        let command = try type.init(arguments, environment: environment)
+        let command: any Command
+        do {
+            command = try type.init(arguments, environment: environment)
+        } catch {
+            type.initializationFailed(
+                CommandFailure(error), arguments: arguments, environment: environment, console: console)
+            throw error
+        }
         return try command.run(console)
     }
 

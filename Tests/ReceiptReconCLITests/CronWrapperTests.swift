@@ -26,7 +26,8 @@ import Testing
 
     static func setUp(_ database: TestDatabase, _ simulator: AppStoreSimulator) throws -> Setup {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cron-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: directory.appendingPathComponent("logs"), withIntermediateDirectories: true)
         let envFile = directory.appendingPathComponent("env")
         try """
         DATABASE_URL="\(database.conninfo)"
@@ -65,6 +66,8 @@ import Testing
             #expect(clean.stdoutText.contains("receipt-recon exit \(clean.status): completed"))
             #expect(setup.log.contains("\"status\""), "the JSON summary is in the dated log")
             #expect(setup.log.contains("needs a human: no"))
+            let metrics = try String(contentsOfFile: setup.environment["RECEIPT_RECON_METRICS_FILE"]!, encoding: .utf8)
+            #expect(metrics.contains("receipt_recon_last_success_timestamp_seconds{shard=\"0/1\"}"))
 
             // The job's own lock, held by another session: the wrapper reports 75 and changes nothing.
             let holder = try database.connect()

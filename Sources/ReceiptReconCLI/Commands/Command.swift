@@ -12,6 +12,9 @@ protocol Command: Sendable {
     /// What stdout gets when the command, given `arguments`, ends with `failure`; nil for nothing.
     static func failureOutput(_ failure: CommandFailure, arguments: ParsedArguments, environment: [String: String])
         -> String?
+    /// Called when `init` refused `arguments`, before the error is reported (`run` writes its metrics file).
+    static func initializationFailed(
+        _ failure: CommandFailure, arguments: ParsedArguments, environment: [String: String], console: Console)
 }
 
 extension Command {
@@ -20,4 +23,8 @@ extension Command {
     {
         nil
     }
+
+    static func initializationFailed(
+        _ failure: CommandFailure, arguments: ParsedArguments, environment: [String: String], console: Console
+    ) {}
 }

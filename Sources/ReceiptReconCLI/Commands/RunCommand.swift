@@ -1,4 +1,6 @@
 import CommandLineOptions
+import Foundation
+import Postgres
 import Reconciliation
 
 /// `receipt-recon run`: the nightly batch.
@@ -36,6 +38,37 @@ struct RunCommand: Command {
 
     func run(_ console: Console) throws -> ExitCode {
         configuration.logWarnings()
+        let startedAt = Date()
+        do {
+            return try runNightly(console)
+        } catch {
+            // Every end past the options writes the metrics file, the run never started included: the
+            // exit code, the status and the time are what alerting reads.
+            if let path = options.metricsFile {
+                let failure = CommandFailure(error)
+                let end =
+                    failure.run.map {
+                        PrometheusMetrics.RunEnd(
+                            summary: $0, exitCode: failure.exitCode, version: ReceiptRecon.version, backend: backend)
+                    }
+                    ?? PrometheusMetrics.RunEnd(
+                        shard: shard, dryRun: options.dryRun, status: failure.skipped ? "skipped" : "failed",
+                        exitCode: failure.exitCode, startedAt: startedAt, finishedAt: Date(),
+                        version: ReceiptRecon.version, backend: backend)
+                let database = (error as? PostgresError) ?? ((error as? RunFailure)?.underlying as? PostgresError)
+                let unreachable = database.map { $0.kind == .connection || $0.isUnavailable } ?? false
+                RunMetrics.write(
+                    end, to: path, databaseURL: unreachable ? .none : .some(configuration.databaseURL),
+                    console: console)
+            }
+            throw error
+        }
+    }
+
+    private var backend: String { configuration.serverAPI.backend.rawValue }
+    private var shard: String { "\(options.shard.index)/\(options.shard.count)" }
+
+    private func runNightly(_ console: Console) throws -> ExitCode {
         let shutdown = ShutdownSignal()
         shutdown.install()
         let display = ProgressDisplay(
@@ -48,18 +81,14 @@ struct RunCommand: Command {
             progressInterval: display.interval)
         let outcome = try engine.runNightly()
         display.finish(console: console)
-        if outcome.lockHeld { throw NightlyLockHeld(shard: "\(options.shard.index)/\(options.shard.count)") }
+        if outcome.lockHeld { throw NightlyLockHeld(shard: shard) }
         console.write(options.json ? outcome.summary.json + "\n" : outcome.summary.text)
         if let path = options.metricsFile {
-            // Written for every run that started (completed, aborted by a breaker, interrupted), not when the
-            // lock was held: that run did nothing, and the run holding the lock writes its own figures.
-            // A failed write is reported but does not change the exit code, which says what the run did;
-            // the stale file's timestamps are what monitoring alerts on.
-            do {
-                try OutputFile.write(PrometheusMetrics.render(outcome.summary, exitCode: outcome.exitCode), to: path)
-            } catch {
-                console.error("receipt-recon run: error: metrics file not written: \(error)")
-            }
+            RunMetrics.write(
+                PrometheusMetrics.RunEnd(
+                    summary: outcome.summary, exitCode: outcome.exitCode, version: ReceiptRecon.version,
+                    backend: backend),
+                to: path, databaseURL: .some(configuration.databaseURL), console: console)
         }
         return outcome.exitCode
     }
@@ -68,6 +97,22 @@ struct RunCommand: Command {
         -> String?
     {
         FailedRunJSON.render(failure, kind: .nightly, arguments: arguments, environment: environment)
+    }
+
+    /// The options were understood but a setting was not (exit 78): the run never started, and the
+    /// metrics file says so. The backend did not resolve; the database is not asked.
+    static func initializationFailed(
+        _ failure: CommandFailure, arguments: ParsedArguments, environment: [String: String], console: Console
+    ) {
+        guard failure.exitCode != .usage, let path = arguments.value("metrics-file"), !path.isEmpty,
+            let shard = try? arguments.read.shard("shard") ?? (0, 1)
+        else { return }
+        let now = Date()
+        let end = PrometheusMetrics.RunEnd(
+            shard: "\(shard.index)/\(shard.count)", dryRun: arguments.has("dry-run"), status: "failed",
+            exitCode: failure.exitCode, startedAt: now, finishedAt: now, version: ReceiptRecon.version,
+            backend: "unknown")
+        RunMetrics.write(end, to: path, databaseURL: .none, console: console)
     }
 }
 

@@ -8,6 +8,7 @@ extension VerificationOptions {
         var options = RunOptions(asOf: asOf ?? Date())
         options.dryRun = dryRun
         options.rate = rate
+        options.rateBasis = rateBasis
         options.concurrency = concurrency
         options.timeout = timeout
         options.maxAttempts = maxAttempts

@@ -8,7 +8,9 @@ public struct VerificationOptions: Sendable {
     public var dryRun = false
     /// The instant against which expiry is judged; nil means "now" at the start of the run.
     public var asOf: Date?
-    public var rate: Double = 20
+    public var rate: Double = Self.defaultRate
+    /// Where `rate` came from (`RunOptions.rateBasis`): `--rate`, the default, or the default shared by shards.
+    public var rateBasis = "default"
     public var concurrency = 8
     public var timeout: Double = 30
     public var maxAttempts = 4
@@ -49,8 +51,10 @@ public struct VerificationOptions: Sendable {
         OptionSpec(
             "as-of", .value(placeholder: "T"), "the instant against which expiry is judged (ISO 8601)", default: "now"),
         OptionSpec(
-            "rate", .value(placeholder: "R"), "most verifyReceipt requests per second, retries and re-routes included",
-            default: "20"),
+            "rate", .value(placeholder: "R"),
+            "most requests per second to each Apple endpoint, retries and re-routes included; without --rate, "
+                + "--shard I/N (N > 1) divides the default by N so that all N shards together keep to it",
+            default: "20, or 20/N with --shard I/N"),
         OptionSpec("concurrency", .value(placeholder: "N"), "most requests in flight", default: "8"),
         OptionSpec("timeout", .value(placeholder: "S"), "per-request timeout, seconds", default: "30"),
         OptionSpec(
@@ -69,8 +73,9 @@ public struct VerificationOptions: Sendable {
             "print the summary as one JSON object on stdout; on failure too, with status, exitCode and reason"),
         OptionSpec(
             "metrics-file", .value(placeholder: "PATH"),
-            "after the run, write Prometheus text-format metrics for node_exporter's textfile collector (atomically; "
-                + "not when another run holds the lock)"),
+            "write Prometheus text-format metrics for node_exporter's textfile collector (atomically) at every end "
+                + "of the run once its options were understood, a run that never started included; the last success "
+                + "is carried forward, a dry run's series kept apart"),
         OptionSpec(
             "http-client", .value(placeholder: "curl|urlsession"),
             "how requests reach Apple: libcurl, or Foundation's URLSession at about ten times the CPU per request "
@@ -121,6 +126,7 @@ public struct VerificationOptions: Sendable {
         olderThan = try read.age("older-than") ?? olderThan
         limit = try read.integer("limit", in: 1...Int.max) ?? limit
         shard = try read.shard("shard") ?? shard
+        (rate, rateBasis) = Self.rate(given: arguments.value("rate") == nil ? nil : rate, shardCount: shard.count)
         sandboxPolicy =
             try read.choice("sandbox-policy", SandboxPolicy.allCases.map(\.rawValue)).flatMap(
                 SandboxPolicy.init(rawValue:)) ?? sandboxPolicy

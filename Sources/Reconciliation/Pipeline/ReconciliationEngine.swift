@@ -88,6 +88,7 @@ public final class ReconciliationEngine: Sendable {
                 "as_of": ISO8601DateFormatter().string(from: options.asOf),
                 "backend": options.backend ?? "verify-receipt", "environment": options.environment.rawValue,
                 "bundle_check": options.bundleCheck,
+                "rate": options.rateText, "rate_basis": options.rateBasis ?? "default",
             ])
         let cutoff = Date().addingTimeInterval(-Double(options.olderThan))
         let reader = DueUserReader(

@@ -7,6 +7,9 @@ public struct RunOptions: Sendable, Codable, Equatable {
     /// The instant against which expiry is judged.
     public var asOf: Date
     public var rate: Double = 20
+    /// Where `rate` came from: `--rate`, `default`, or the default divided among the shards
+    /// (`RunOptions+Rate`); nil in rows written before shards shared the rate.
+    public var rateBasis: String?
     public var concurrency = 8
     /// Per-request timeout, seconds.
     public var timeout: Double = 30

@@ -73,7 +73,12 @@ import Testing
         try OutputFile.write(
             HTMLReport.render(ReportFixtures.summary(), history: [ReportFixtures.summary()]), to: "/dev/null")
         try OutputFile.write(
-            PrometheusMetrics.render(ReportFixtures.summary(), exitCode: .someUnverified), to: "/dev/null")
+            PrometheusMetrics.render(
+                PrometheusMetrics.RunEnd(
+                    summary: ReportFixtures.summary(), exitCode: .someUnverified, version: "0.1.0",
+                    backend: "verify-receipt"),
+                lastSuccess: nil),
+            to: "/dev/null")
         let info = try #require(Self.lstatInfo("/dev/null"))
         #expect(info.st_mode & S_IFMT == S_IFCHR)
         #expect(FileHandle(forReadingAtPath: "/dev/null")?.readDataToEndOfFile().isEmpty == true)

@@ -1,0 +1,233 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `cron/kubernetes-cronjob.yaml` read as Kubernetes reads it (python3-yaml), its properties checked one
+/// by one, and its two shell scripts run by /bin/sh around stand-ins: the run's (exit 1 is a normal
+/// night, SIGTERM reaches the job) and the metrics sidecar's (pushes once the run ended).
+@Suite struct KubernetesCronJobTests {
+    typealias Object = [String: Any]
+
+    static let path = CronWrapperTests.wrapper.replacingOccurrences(
+        of: "receipt-recon-nightly.sh", with: "kubernetes-cronjob.yaml")
+
+    static func load() throws -> Object {
+        let script = "import json, sys, yaml; print(json.dumps(yaml.safe_load(open(sys.argv[1]))))"
+        let result = try ChildProcess.run("/usr/bin/python3", ["-c", script, path], timeout: 60)
+        try #require(result.status == 0, "python3-yaml could not read it: \(result.stderrText)")
+        return try #require(try JSONSerialization.jsonObject(with: result.stdout) as? Object)
+    }
+
+    static func object(_ value: Any?, _ keys: String...) -> Object? {
+        var current = value
+        for key in keys { current = (current as? Object)?[key] }
+        return current as? Object
+    }
+
+    static func job() throws -> Object { try #require(object(try load(), "spec", "jobTemplate", "spec")) }
+    static func pod() throws -> Object { try #require(object(try job(), "template", "spec")) }
+
+    static func containers(_ pod: Object, _ key: String = "containers") -> [Object] {
+        pod[key] as? [Object] ?? []
+    }
+
+    static func container(_ name: String) throws -> Object {
+        let pod = try pod()
+        return try #require(
+            (containers(pod) + containers(pod, "initContainers")).first { $0["name"] as? String == name })
+    }
+
+    /// The script of a `["/bin/sh", "-c"]` container.
+    static func script(_ container: Object) throws -> String {
+        try #require(container["command"] as? [String] == ["/bin/sh", "-c"])
+        return try #require((container["args"] as? [String])?.first)
+    }
+
+    static func environment(_ container: Object) -> [String: String] {
+        var values: [String: String] = [:]
+        for entry in container["env"] as? [Object] ?? [] {
+            if let name = entry["name"] as? String, let value = entry["value"] as? String { values[name] = value }
+        }
+        return values
+    }
+
+    /// A directory of stand-in commands, installed by a child process (see CronWrapperStandInTests).
+    static func standIns(_ scripts: [String: String]) throws -> URL {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("k8s-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(
+            at: directory.appendingPathComponent("bin"), withIntermediateDirectories: true)
+        for (name, text) in scripts {
+            let source = directory.appendingPathComponent("\(name).source")
+            try text.write(to: source, atomically: true, encoding: .utf8)
+            let installed = try ChildProcess.run(
+                "/usr/bin/install", ["-m", "0755", source.path, directory.appendingPathComponent("bin/\(name)").path],
+                timeout: 60)
+            try #require(installed.status == 0)
+        }
+        return directory
+    }
+
+    static func waitFor(_ path: String) throws {
+        for _ in 0..<600 where !FileManager.default.fileExists(atPath: path) { usleep(50_000) }
+        try #require(FileManager.default.fileExists(atPath: path), "\(path) never appeared")
+    }
+
+    @Test func podFailurePolicyFailsOnlyWhatAPersonMustFixAndRetriesTheLock() throws {
+        let job = try Self.job()
+        let rules = try #require(Self.object(job, "podFailurePolicy")?["rules"] as? [Object])
+        func codes(_ action: String) -> Set<Int> {
+            Set(
+                rules.filter { $0["action"] as? String == action }.flatMap {
+                    (Self.object($0, "onExitCodes")?["values"] as? [Int]) ?? []
+                })
+        }
+        #expect(codes("FailJob") == [64, 65, 77, 78])
+        #expect(codes("Ignore") == [75])
+        let failJob = try #require(rules.first { $0["action"] as? String == "FailJob" })
+        #expect(Self.object(failJob, "onExitCodes")?["containerName"] == nil, "migrate's 77 and 78 fail the Job too")
+        #expect(rules.allSatisfy { (Self.object($0, "onExitCodes")?["values"] as? [Int])?.contains(1) != true })
+        #expect(try Self.pod()["restartPolicy"] as? String == "Never", "podFailurePolicy needs it")
+        #expect(job["activeDeadlineSeconds"] as? Int ?? 0 > 0)
+    }
+
+    /// The run's script as the container runs it, around a stand-in `receipt-recon` exiting with `code`.
+    @Test(arguments: [(Int32(0), Int32(0)), (1, 0), (69, 69), (70, 70), (75, 75), (77, 77), (78, 78)])
+    func aNormalNightIsSuccessAndEveryOtherExitIsPassedOn(code: Int32, podExit: Int32) throws {
+        let container = try Self.container("receipt-recon")
+        let directory = try Self.standIns([
+            "receipt-recon": "#!/bin/sh\nprintf '%s\\n' \"$@\" > \"$STANDIN_DIR/args\"\nexit \"$STANDIN_EXIT\"\n"
+        ])
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var environment = Self.environment(container)
+        environment["PATH"] = directory.appendingPathComponent("bin").path + ":/usr/bin:/bin"
+        environment["METRICS_DIR"] = directory.path
+        environment["JOB_COMPLETION_INDEX"] = "2"
+        environment["STANDIN_DIR"] = directory.path
+        environment["STANDIN_EXIT"] = String(code)
+        let result = try ChildProcess.run(
+            "/bin/sh", ["-c", try Self.script(container)], environment: environment, timeout: 60)
+        #expect(result.status == podExit, "\(result.stderrText)")
+        let arguments = try String(contentsOf: directory.appendingPathComponent("args"), encoding: .utf8)
+        #expect(
+            arguments.split(separator: "\n")
+                == ["run", "--json", "--shard", "2/4", "--metrics-file", "\(directory.path)/receipt_recon.prom"])
+    }
+
+    /// The shell is the container's PID 1: the pod's SIGTERM must reach the run, which then stops
+    /// cleanly with 75 (a shell without the trap would die at once and leave the run to be killed).
+    @Test func sigtermReachesTheRun() throws {
+        let container = try Self.container("receipt-recon")
+        let directory = try Self.standIns([
+            "receipt-recon": """
+            #!/bin/sh
+            trap 'touch "$STANDIN_DIR/interrupted"; exit 75' TERM
+            touch "$STANDIN_DIR/started"
+            while :; do sleep 1; done
+            """
+        ])
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var environment = Self.environment(container)
+        environment["PATH"] = directory.appendingPathComponent("bin").path + ":/usr/bin:/bin"
+        environment["METRICS_DIR"] = directory.path
+        environment["JOB_COMPLETION_INDEX"] = "0"
+        environment["STANDIN_DIR"] = directory.path
+        let shell = try ChildProcess.start("/bin/sh", ["-c", try Self.script(container)], environment: environment)
+        try Self.waitFor(directory.appendingPathComponent("started").path)
+        shell.signal(SIGTERM)
+        let result = try shell.wait(timeout: 60)
+        #expect(result.status == 75)
+        #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("interrupted").path))
+    }
+
+    @Test(arguments: [true, false])
+    func theSidecarPushesTheMetricsOnceTheRunEnded(fileWritten: Bool) throws {
+        let sidecar = try Self.container("push-metrics")
+        #expect(sidecar["restartPolicy"] as? String == "Always", "a sidecar, stopped after the run")
+        let directory = try Self.standIns([
+            "curl": "#!/bin/sh\nprintf '%s\\n' \"$@\" > \"$STANDIN_DIR/curl-args\"\n",
+            "sleep": "#!/bin/sh\ntouch \"$STANDIN_DIR/sleeping\"\nexec /bin/sleep \"$@\"\n",
+        ])
+        defer { try? FileManager.default.removeItem(at: directory) }
+        if fileWritten {
+            try "receipt_recon_build_info 1\n".write(
+                toFile: directory.path + "/receipt_recon.prom", atomically: true, encoding: .utf8)
+        }
+        var environment = Self.environment(sidecar)
+        environment["PATH"] = directory.appendingPathComponent("bin").path + ":/usr/bin:/bin"
+        environment["METRICS_DIR"] = directory.path
+        environment["JOB_COMPLETION_INDEX"] = "3"
+        environment["STANDIN_DIR"] = directory.path
+        let shell = try ChildProcess.start("/bin/sh", ["-c", try Self.script(sidecar)], environment: environment)
+        try Self.waitFor(directory.appendingPathComponent("sleeping").path)
+        #expect(!FileManager.default.fileExists(atPath: directory.path + "/curl-args"), "nothing pushed while running")
+        shell.signal(SIGTERM)
+        let result = try shell.wait(timeout: 60)
+        #expect(result.status == 0)
+        let pushed = try? String(contentsOfFile: directory.path + "/curl-args", encoding: .utf8)
+        if fileWritten {
+            let arguments = try #require(pushed).split(separator: "\n")
+            #expect(arguments.contains("PUT"))
+            #expect(arguments.contains("@\(directory.path)/receipt_recon.prom"))
+            #expect(
+                arguments.last == "http://pushgateway.monitoring.svc:9091/metrics/job/receipt-recon/instance/shard-3")
+        } else {
+            #expect(pushed == nil)
+            #expect(result.stdoutText.contains("no metrics file to push"))
+        }
+    }
+
+    @Test func theAPIKeyIsAFileFromASecretReadableByItsOwnerOnly() throws {
+        let pod = try Self.pod()
+        let run = try Self.container("receipt-recon")
+        let volume = try #require((pod["volumes"] as? [Object])?.first { Self.object($0, "secret") != nil })
+        #expect(Self.object(volume, "secret")?["defaultMode"] as? Int == 0o400)
+        let mount = try #require(
+            (run["volumeMounts"] as? [Object])?.first { $0["name"] as? String == volume["name"] as? String })
+        #expect(mount["readOnly"] as? Bool == true)
+        let keyFile = try #require(Self.environment(run)["APPLE_API_KEY_FILE"])
+        #expect(keyFile.hasPrefix((mount["mountPath"] as? String ?? "?") + "/") && keyFile.hasSuffix(".p8"))
+    }
+
+    @Test func migrationsRunFirstWithTheSameImage() throws {
+        let pod = try Self.pod()
+        let first = try #require(Self.containers(pod, "initContainers").first)
+        #expect(first["args"] as? [String] == ["migrate"])
+        #expect(first["restartPolicy"] == nil, "an init container that must finish before the run")
+        #expect(first["image"] as? String == (try Self.container("receipt-recon"))["image"] as? String)
+    }
+
+    @Test func everyImageIsPinnedByDigestAndEveryContainerIsBoundedAndUnprivileged() throws {
+        let pod = try Self.pod()
+        let all = Self.containers(pod) + Self.containers(pod, "initContainers")
+        #expect(all.count == 3)
+        for container in all {
+            let name = container["name"] as? String ?? "?"
+            let image = container["image"] as? String ?? ""
+            #expect(image.range(of: "@sha256:[0-9a-f]{64}$", options: .regularExpression) != nil, "\(name): \(image)")
+            #expect(Self.object(container, "resources", "requests")?["memory"] != nil, "\(name)")
+            #expect(Self.object(container, "resources", "limits")?["memory"] != nil, "\(name)")
+            let security = try #require(Self.object(container, "securityContext"), "\(name)")
+            #expect(security["readOnlyRootFilesystem"] as? Bool == true, "\(name)")
+            #expect(security["allowPrivilegeEscalation"] as? Bool == false, "\(name)")
+            #expect(Self.object(security, "capabilities")?["drop"] as? [String] == ["ALL"], "\(name)")
+        }
+        let security = try #require(Self.object(pod, "securityContext"))
+        #expect(security["runAsNonRoot"] as? Bool == true)
+        #expect(security["runAsUser"] as? Int == 10001)
+        #expect(Self.object(security, "seccompProfile")?["type"] as? String == "RuntimeDefault")
+        #expect(pod["automountServiceAccountToken"] as? Bool == false)
+    }
+
+    /// As many pods as shards, and the shard count the run is given is the Job's.
+    @Test func everyShardHasItsPod() throws {
+        let job = try Self.job()
+        let shards = try #require(Int(Self.environment(try Self.container("receipt-recon"))["SHARDS"] ?? ""))
+        #expect(job["completionMode"] as? String == "Indexed")
+        #expect(job["completions"] as? Int == shards)
+        #expect(job["parallelism"] as? Int == shards)
+        #expect(
+            try Self.script(try Self.container("receipt-recon")).contains("--shard \"$JOB_COMPLETION_INDEX/$SHARDS\""))
+        #expect(
+            try !Self.script(try Self.container("receipt-recon")).contains("--rate"), "shards share the default rate")
+    }
+}
