@@ -3,8 +3,9 @@ import TestSupport
 import Testing
 
 /// `cron/kubernetes-cronjob.yaml` read as Kubernetes reads it (python3-yaml), its properties checked one
-/// by one, and its two shell scripts run by /bin/sh around stand-ins: the run's (exit 1 is a normal
-/// night, SIGTERM reaches the job) and the metrics sidecar's (pushes once the run ended).
+/// by one, and its shell scripts run by /bin/sh around stand-ins: the run's (exit 1 is a normal night,
+/// SIGTERM reaches the job), the metrics sidecar's (pushes once the run ended) and the key container's
+/// (the job's own copy of the key, mode 0400).
 @Suite struct KubernetesCronJobTests {
     typealias Object = [String: Any]
 
@@ -176,16 +177,48 @@ import Testing
         }
     }
 
+    /// The Secret's file is root's and group-readable (fsGroup); the key container's script, run here,
+    /// leaves the job a file of its own that nobody else may read, where the run looks for it.
     @Test func theAPIKeyIsAFileFromASecretReadableByItsOwnerOnly() throws {
         let pod = try Self.pod()
         let run = try Self.container("receipt-recon")
-        let volume = try #require((pod["volumes"] as? [Object])?.first { Self.object($0, "secret") != nil })
-        #expect(Self.object(volume, "secret")?["defaultMode"] as? Int == 0o400)
-        let mount = try #require(
-            (run["volumeMounts"] as? [Object])?.first { $0["name"] as? String == volume["name"] as? String })
-        #expect(mount["readOnly"] as? Bool == true)
+        let copy = try Self.container("apple-key")
+        let secret = try #require((pod["volumes"] as? [Object])?.first { Self.object($0, "secret") != nil })
+        #expect(Self.object(secret, "secret")?["defaultMode"] as? Int == 0o400)
+        func mount(_ container: Object, _ volume: String) -> Object? {
+            (container["volumeMounts"] as? [Object])?.first { $0["name"] as? String == volume }
+        }
+        let secretMount = try #require(mount(copy, secret["name"] as? String ?? "?"))
+        #expect(secretMount["readOnly"] as? Bool == true)
+        #expect(mount(run, secret["name"] as? String ?? "?") == nil, "the run never reads the group-readable file")
         let keyFile = try #require(Self.environment(run)["APPLE_API_KEY_FILE"])
-        #expect(keyFile.hasPrefix((mount["mountPath"] as? String ?? "?") + "/") && keyFile.hasSuffix(".p8"))
+        #expect(Self.environment(copy)["APPLE_API_KEY_FILE"] == keyFile)
+        #expect(
+            Self.environment(copy)["KEY_SOURCE"]?.hasPrefix((secretMount["mountPath"] as? String ?? "?") + "/") == true)
+        let keyVolume = try #require(
+            (pod["volumes"] as? [Object])?.first { volume in
+                [run, copy].allSatisfy { container in
+                    mount(container, volume["name"] as? String ?? "?").map {
+                        keyFile.hasPrefix(($0["mountPath"] as? String ?? "?") + "/")
+                    } ?? false
+                }
+            })
+        #expect(Self.object(keyVolume, "emptyDir")?["medium"] as? String == "Memory")
+
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("k8s-key-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let source = directory.appendingPathComponent("SubscriptionKey.p8")
+        try Data("not a real key\n".utf8).write(to: source)
+        try FileManager.default.setAttributes([.posixPermissions: 0o440], ofItemAtPath: source.path)
+        let target = directory.appendingPathComponent("copied.p8").path
+        let result = try ChildProcess.run(
+            "/bin/sh", ["-c", try Self.script(copy)],
+            environment: ["PATH": "/usr/bin:/bin", "KEY_SOURCE": source.path, "APPLE_API_KEY_FILE": target],
+            timeout: 30)
+        #expect(result.status == 0, "\(result.stderrText)")
+        let mode = try FileManager.default.attributesOfItem(atPath: target)[.posixPermissions] as? Int
+        #expect(mode == 0o400)
     }
 
     @Test func migrationsRunFirstWithTheSameImage() throws {
@@ -199,7 +232,7 @@ import Testing
     @Test func everyImageIsPinnedByDigestAndEveryContainerIsBoundedAndUnprivileged() throws {
         let pod = try Self.pod()
         let all = Self.containers(pod) + Self.containers(pod, "initContainers")
-        #expect(all.count == 3)
+        #expect(all.count == 4)
         for container in all {
             let name = container["name"] as? String ?? "?"
             let image = container["image"] as? String ?? ""
