@@ -180,7 +180,7 @@ struct DemoRunner {
             "  \(directory.appendingPathComponent("corrections.csv").path)   every correction, for finance (and its .manifest.json)"
         )
         say("  \(summaryFile.path)   the run's figures as JSON")
-        say("  docs/operations.md, 'Running the job by hand'   to point it at your own database")
+        say("  docs/integration.md   to point it at your own database (tables, roles, a first dry run)")
         return applied == expected ? .success : .internalError
     }
 
