@@ -57,7 +57,7 @@ public enum WorldSeeder {
     ) throws -> Summary {
         if world.includesStoreKit2Users, signingChain == nil { throw SeedError.signingChainRequired }
         return try connection.transaction {
-            for table in ["products", "receipts", "entitlements", "sandbox_testers"] {
+            for table in seededTables {
                 let rows = try connection.query(PostgresQuery(unsafeSQL: "SELECT EXISTS (SELECT 1 FROM \(table))"))
                 if try rows.first?.decode(at: 0, as: Bool.self) == true { throw SeedError.tableNotEmpty(table) }
             }

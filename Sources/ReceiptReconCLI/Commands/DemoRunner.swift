@@ -40,7 +40,7 @@ struct DemoRunner {
         }
         let connection = try PostgresConnection(conninfo: conninfo, applicationName: "receipt-recon demo")
         // Refused before migrating: a database with data of its own is left exactly as it was.
-        if let table = try Self.firstNonEmptyAppTable(on: connection) {
+        if let table = try WorldSeeder.firstNonEmptyTable(on: connection) {
             throw CommandError(
                 .dataError,
                 "demo: table \(table) of --database-url is not empty: the demo seeds its own world; give it an "
@@ -69,10 +69,7 @@ struct DemoRunner {
             throw CommandError(.dataError, "demo: \(error)")
         }
         say("  \(seeded.receipts) receipts, \(seeded.entitlements) entitlements, \(seeded.products) products")
-        let signedRows: Int =
-            try connection.query(
-                "SELECT count(*)::int AS n FROM receipts WHERE receipt_data LIKE 'eyJ%'"
-            ).first?.decode("n") ?? 0
+        let signedRows = try WorldSeeder.signedReceiptCount(on: connection)
         say(
             "  \(signedRows) of the receipts are StoreKit 2 signed transactions: verified locally"
                 + (serverAPI ? ", then looked up by transaction id" : ", never sent to verifyReceipt"))
@@ -116,12 +113,9 @@ struct DemoRunner {
 
         // 4. The check only a simulator allows: did the job do exactly what a correct job must?
         let applied = Set(
-            try connection.query(
-                """
-                SELECT user_id || ' ' || entitlement || ' ' || action AS c FROM recon_corrections
-                WHERE applied AND run_id = \(outcome.summary.runID)
-                """
-            ).map { try $0.decode("c", as: String.self) })
+            try RunRows.appliedCorrections(runID: outcome.summary.runID, on: connection).map {
+                "\($0.userID) \($0.entitlement) \($0.action)"
+            })
         let expected = Set(seeded.expected.corrections.map { "\($0.userID) \($0.entitlement) \($0.action)" })
         let verdict =
             applied == expected
@@ -153,11 +147,7 @@ struct DemoRunner {
             ["--run", String(outcome.summary.runID), "--html", reportFile, "--database-url", conninfo])
         // 6. Support re-verifies one user: the demo breaks one entitlement as an app bug would.
         if let user = seeded.expected.corrections.first(where: { $0.action == "grant" || $0.action == "extend" }) {
-            try connection.execute(
-                """
-                UPDATE entitlements SET active = false, updated_at = now()
-                WHERE user_id = \(user.userID) AND entitlement = \(user.entitlement) AND source = 'app_store'
-                """)
+            try WorldSeeder.switchOff(entitlement: user.entitlement, of: user.userID, on: connection)
             say("\nSupport case: user \(user.userID) reports '\(user.entitlement)' missing (the demo switched it off).")
             say("$ receipt-recon verify-user \(user.userID)\n")
             var userOptions = options
@@ -182,21 +172,6 @@ struct DemoRunner {
         say("  \(summaryFile.path)   the run's figures as JSON")
         say("  docs/integration.md   to point it at your own database (tables, roles, a first dry run)")
         return applied == expected ? .success : .internalError
-    }
-
-    /// The first of the app's tables that exists and holds a row; nil for a database the demo may seed.
-    static func firstNonEmptyAppTable(on connection: PostgresConnection) throws -> String? {
-        for table in ["products", "receipts", "entitlements", "sandbox_testers"] {
-            let exists: Bool =
-                try connection.query("SELECT to_regclass(\(table)) IS NOT NULL AS present").first?.decode(
-                    "present") ?? false
-            guard exists else { continue }
-            let rows: Bool =
-                try connection.query("SELECT EXISTS (SELECT 1 FROM \(unescaped: table)) AS present")
-                .first?.decode("present") ?? false
-            if rows { return table }
-        }
-        return nil
     }
 
     /// Runs another command exactly as the command line would, so the demo's files are the real thing.

@@ -106,12 +106,12 @@ struct ExportCommand: Command {
         try SchemaReadiness.require(on: connection, applicationTables: false)
         var requestedRun: ExportTally.Run?
         if case .one(let id) = runs {
-            guard let run = try ReconciliationExport.run(id, on: connection) else {
+            guard let dryRun = try RunStore(connection: connection).isDryRun(id) else {
                 throw CommandError(
                     .dataError,
                     "export: there is no run \(id) in recon_runs ('receipt-recon report --list' lists the runs)")
             }
-            requestedRun = run
+            requestedRun = ExportTally.Run(id: id, dryRun: dryRun, rows: 0)
         }
         do {
             if let output {

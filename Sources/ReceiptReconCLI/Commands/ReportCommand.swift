@@ -100,44 +100,37 @@ struct ReportCommand: Command {
         if let compare {
             return try Self.compare(compare.a, compare.b, on: connection, json: json, console: console)
         }
+        let runs = RunStore(connection: connection)
         if let listLimit {
-            let list = try RunList.load(limit: listLimit, from: connection)
+            let list = try runs.list(limit: listLimit)
             console.write(json ? list.json + "\n" : list.text)
             return .success
         }
-        guard let reported = try runID ?? RunList.lastCompleteNightlyRunID(from: connection) else {
+        guard let reported = try runID ?? runs.lastCompleteNightlyRunID() else {
             throw CommandError(
                 .dataError,
                 "report: no complete nightly run (status completed or partial, not a dry run) has been recorded "
                     + "yet; 'receipt-recon report --list' shows every run, 'report --run ID' reports one")
         }
-        let rows = try connection.query("SELECT id, status, summary FROM recon_runs WHERE id = \(reported)")
-        guard let row = rows.first else {
+        let summary: RunSummary
+        switch try runs.recorded(reported) {
+        case nil:
             throw CommandError(.dataError, "report: there is no run \(reported) in recon_runs")
-        }
-        let id: Int64 = try row.decode("id")
-        guard let text: PostgresJSON = try row.decode("summary") else {
-            let status: String = try row.decode("status")
+        case .unfinished(let status):
             throw CommandError(
                 .dataError,
-                "report: run \(id) is '\(status)' and has no summary yet "
+                "report: run \(reported) is '\(status)' and has no summary yet "
                     + "(a run records its summary when it finishes)")
+        case .summary(let recorded):
+            summary = recorded
         }
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
-        let summary = try decoder.decode(RunSummary.self, from: Data(text.text.utf8))
         guard let htmlFile else {
             console.write(
                 json ? summary.json + "\n" : summary.text + Self.otherShardsNote(summary, chosen: runID == nil))
             return .success
         }
-        // The chart: the 30 nightly runs up to the one reported, with a summary; one that no longer decodes is skipped.
-        let history = try connection.query(
-            "SELECT summary FROM recon_runs WHERE kind = 'nightly' AND summary IS NOT NULL AND id <= \(id) ORDER BY id DESC LIMIT 30"
-        ).compactMap { row -> RunSummary? in
-            guard let text: PostgresJSON = try row.decode("summary") else { return nil }
-            return try? decoder.decode(RunSummary.self, from: Data(text.text.utf8))
-        }
+        // The chart: the 30 nightly runs up to the one reported.
+        let history = try runs.nightlySummaries(upTo: reported)
         do {
             try OutputFile.write(HTMLReport.render(summary, history: history), to: htmlFile)
         } catch {
@@ -154,9 +147,8 @@ extension ReportCommand {
     static func compare(_ a: Int64, _ b: Int64, on connection: PostgresConnection, json: Bool, console: Console)
         throws -> ExitCode
     {
-        let known: Set<Int64> = Set(
-            try connection.query("SELECT id FROM recon_runs WHERE id IN (\(a), \(b))").map { try $0.decode("id") })
-        for id in [a, b] where !known.contains(id) {
+        let runs = RunStore(connection: connection)
+        for id in [a, b] where try !runs.exists(id) {
             throw CommandError(.dataError, "report: there is no run \(id) in recon_runs")
         }
         let comparison = try RunComparison.load(runA: a, runB: b, from: connection)

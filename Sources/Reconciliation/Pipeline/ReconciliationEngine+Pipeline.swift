@@ -28,27 +28,14 @@ extension ReconciliationEngine {
         let writing = try UserWriting(
             runID: runID, options: options, control: control, counters: counters, log: log,
             writerCount: writerCount, locks: locks, reconnector: reconnector, connect: connect)
+        let deciding = UserDeciding(
+            runID: runID, settings: settings, control: control, counters: counters, writing: writing, log: log)
         let verification = AppleVerification(
             backend: backend, concurrency: options.concurrency,
             shouldStop: { control.isStopping },
             dropsQueuedUsers: { control.isStopping || shutdown.isRequested },
             onTraffic: { counters.addTraffic($0) },
-            verified: { user, answer in
-                // Stopping: what was checked is not written (the run's results stop where it stopped).
-                if control.isStopping { return }
-                if let abort = answer.configurationAbort {
-                    log.log(.error, "run.configuration_error", ["run_id": String(runID), "error": "\(abort)"])
-                    control.stop(
-                        .aborted, exitCode: .configuration, reason: "Apple reported a configuration error: \(abort)")
-                    return
-                }
-                let decided = UserDecision.decide(
-                    userID: user.userID, answers: answer.receipts,
-                    isSandboxTester: user.isSandboxTester, settings: settings)
-                writing.put(decided)
-                control.classified(receipts: decided.results.count, unverified: decided.unverifiedReceipts)
-                counters.addClassified(receipts: decided.results.count, unverified: decided.unverifiedReceipts)
-            })
+            verified: { deciding.decide($0, $1) })
         var progressThread: ProgressThread?
         if let progress {
             countDue(selection, into: counters, runID: runID)

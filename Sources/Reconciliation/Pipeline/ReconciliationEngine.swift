@@ -109,21 +109,8 @@ public final class ReconciliationEngine: Sendable {
     )? {
         let lockConnection = try connect("verify-user")
         try Self.requireMigrated(lockConnection)
-        let rows = try lockConnection.query(
-            """
-            SELECT r.id, r.receipt_data, EXISTS (SELECT 1 FROM sandbox_testers t WHERE t.user_id = \(userID)) AS tester
-            FROM receipts r WHERE r.user_id = \(userID) ORDER BY r.id
-            """)
         let before = try UnitWriter.entitlements(of: userID, on: lockConnection)
-        let anyEntitlement: Bool = try lockConnection.query(
-            "SELECT EXISTS (SELECT 1 FROM entitlements WHERE user_id = \(userID)) AS present"
-        ).first!.decode("present")
-        if rows.isEmpty && !anyEntitlement { return nil }
-        let work = UserWork(
-            userID: userID,
-            receipts: try rows.map { StoredReceipt(id: try $0.decode("id"), data: try $0.decode("receipt_data")) },
-            isSandboxTester: try rows.first?.decode("tester") ?? false,
-            knownTransactionIDs: try UserWork.knownTransactionIDs(of: [userID], on: lockConnection)[userID] ?? [])
+        guard let work = try UserWork.load(userID: userID, on: lockConnection) else { return nil }
 
         let runID = try RunStore(connection: lockConnection).start(kind: .user, options: options, subjectUserID: userID)
         let reconnector = makeReconnector()
@@ -142,8 +129,8 @@ public final class ReconciliationEngine: Sendable {
             let (after, corrections, unverdicted) = try locks.withConnection { connection in
                 (
                     try UnitWriter.entitlements(of: userID, on: connection),
-                    try Self.corrections(runID: runID, on: connection),
-                    try Self.unverdicted(runID: runID, on: connection)
+                    try RunRows(connection: connection, runID: runID).corrections(),
+                    try RunRows(connection: connection, runID: runID).unverdicted()
                 )
             }
             return (outcome, before, after, corrections, unverdicted)
@@ -158,40 +145,6 @@ public final class ReconciliationEngine: Sendable {
         public var receiptID: Int64
         public var kind: UnverifiedKind
         public var detail: String
-    }
-
-    private static func unverdicted(runID: Int64, on connection: PostgresConnection) throws -> [UnverdictedRow] {
-        try connection.query(
-            """
-            SELECT receipt_id, detail FROM recon_results
-            WHERE run_id = \(runID) AND outcome = 'unverified' ORDER BY receipt_id
-            """
-        ).map { row in
-            let detail: String = try row.decode("detail") ?? ""
-            return UnverdictedRow(
-                receiptID: try row.decode("receipt_id"),
-                kind: detail.hasSuffix("(\(UnverifiedKind.permanent.explanation))") ? .permanent : .transient,
-                detail: detail)
-        }
-    }
-
-    private static func corrections(runID: Int64, on connection: PostgresConnection) throws -> [CorrectionRecord] {
-        try connection.query(
-            """
-            SELECT entitlement, action, reason, before_active, before_expires_at, after_active, after_expires_at,
-                   product_id, original_transaction_id
-            FROM recon_corrections WHERE run_id = \(runID) ORDER BY entitlement
-            """
-        ).map { row in
-            CorrectionRecord(
-                entitlement: try row.decode("entitlement"),
-                action: try CorrectionAction(contractName: row.decode("action")),
-                reason: try CorrectionReason(contractName: row.decode("reason")),
-                beforeActive: try row.decode("before_active"),
-                beforeExpiresAt: try row.decode("before_expires_at"), afterActive: try row.decode("after_active"),
-                afterExpiresAt: try row.decode("after_expires_at"), productID: try row.decode("product_id"),
-                originalTransactionID: try row.decode("original_transaction_id"))
-        }
     }
 }
 

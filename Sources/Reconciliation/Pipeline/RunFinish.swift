@@ -38,17 +38,7 @@ struct RunFinish {
                     runID: runID, shardIndex: options.shardIndex, shardCount: options.shardCount,
                     userID: subjectUserID)
             }
-            let written = try finalizer.writtenFigures(runID: runID)
-            if stop != nil {
-                // The rows are the truth about a stopped run: a batch may have committed on the server
-                // while its writer lost the answer, or been counted and then lost with the connection.
-                summary.adopt(written)
-            } else {
-                // The end-of-run scans added flags the counters never saw.
-                summary.corrections = written.corrections
-                summary.flags = written.flags
-                summary.refundedAmount = written.refundedAmount
-            }
+            summary.settleFigures(with: try finalizer.writtenFigures(runID: runID), ranToTheEnd: stop == nil)
             // The run row's own connection: start, lock, finishing (the last write is not counted).
             summary.databaseSeconds = (summary.databaseSeconds ?? 0) + store.connection.secondsWaited
             summary.finishedAt = Date()

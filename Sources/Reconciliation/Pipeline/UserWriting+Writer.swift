@@ -124,14 +124,7 @@ extension UserWriting {
         /// means all of them are in.
         private func committed(_ batch: [UserDecision.Verified]) throws -> Bool {
             let users = batch.map(\.userID)
-            return try unitWriter.connection.query(
-                """
-                SELECT EXISTS (SELECT 1 FROM recon_results WHERE run_id = \(runID) AND user_id = ANY(\(users)))
-                    OR EXISTS (SELECT 1 FROM recon_flags WHERE run_id = \(runID) AND user_id = ANY(\(users)))
-                    OR EXISTS (SELECT 1 FROM recon_corrections WHERE run_id = \(runID) AND user_id = ANY(\(users)))
-                    AS written
-                """
-            ).first!.decode("written")
+            return try RunRows(connection: unitWriter.connection, runID: runID).holdsAny(of: users)
         }
 
         /// A new connection in place of the dropped one; false when the run must stop instead.

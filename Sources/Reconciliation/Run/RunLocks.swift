@@ -59,7 +59,7 @@ final class RunLocks: @unchecked Sendable {
     private func hold() throws {
         if let lost { throw lost }
         do {
-            _ = try connection.query("SELECT 1 AS alive")
+            try RunStore(connection: connection).confirmConnected()
         } catch let error as PostgresError where error.isConnectionFailure {
             try retake(after: error)
         }
@@ -75,8 +75,7 @@ final class RunLocks: @unchecked Sendable {
             self.lost = lost
             throw lost
         }
-        let status: String? = try connection.query("SELECT status FROM recon_runs WHERE id = \(runID)").first?
-            .decode("status")
+        let status = try RunStore(connection: connection).storedStatus(of: runID)
         guard try connection.tryAdvisoryLock(RunStore.lockKey(for: runID)), status == RunStatus.running.rawValue else {
             let lost = Lost(
                 description: "run \(runID) was marked \(status ?? "missing") by another run while the database "

@@ -61,7 +61,7 @@ public struct RunStore {
                 try row.decode("abort_reason", as: String?.self)
                 ?? "the process running it ended without finishing; its figures are counted from the rows it wrote"
             let written = try RunFinalizer(connection: connection).writtenFigures(runID: runID)
-            summary.adopt(written)
+            summary.settleFigures(with: written, ranToTheEnd: false)
             // How long it worked, as far as its rows tell: from its start to the last row it wrote.
             summary.durationSeconds = max(
                 0, (written.lastWrittenAt ?? summary.startedAt).timeIntervalSince(summary.startedAt))
@@ -121,7 +121,8 @@ public struct RunStore {
                 return summary
             }
             var recorded = summary
-            recorded.adopt(try RunFinalizer(connection: connection).writtenFigures(runID: summary.runID))
+            recorded.settleFigures(
+                with: try RunFinalizer(connection: connection).writtenFigures(runID: summary.runID), ranToTheEnd: false)
             try connection.execute("DELETE FROM recon_run_transactions WHERE run_id = \(summary.runID)")
             try record(recorded)
             return recorded

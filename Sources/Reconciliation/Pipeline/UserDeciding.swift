@@ -1,0 +1,32 @@
+/// Stage 3, decide: each verified user's answers go through the pure rules (`UserDecision.decide`:
+/// per receipt outcome, the user's truth) and the decided user is queued for the writers; the run's
+/// figures and the breakers learn what was classified. An answer saying the configuration is wrong
+/// stops the run instead (exit 78), and once the run stops nothing more is decided or queued.
+///
+/// Threading: `decide` runs on the verification stage's worker thread that delivered the user's answer
+/// (or the reader's, for a user that needed no request), one call per user; it blocks while the
+/// writers' queue is full. Everything it touches is `Sendable`.
+struct UserDeciding: Sendable {
+    let runID: Int64
+    let settings: UserDecision.Settings
+    let control: RunControl
+    let counters: RunCounters
+    let writing: UserWriting
+    let log: EventLog
+
+    /// Decides one user from Apple's answer and queues it for writing.
+    func decide(_ user: UserWork, _ answer: AppleUserAnswer) {
+        // Stopping: what was checked is not written (the run's results stop where it stopped).
+        if control.isStopping { return }
+        if let abort = answer.configurationAbort {
+            log.log(.error, "run.configuration_error", ["run_id": String(runID), "error": "\(abort)"])
+            control.stop(.aborted, exitCode: .configuration, reason: "Apple reported a configuration error: \(abort)")
+            return
+        }
+        let decided = UserDecision.decide(
+            userID: user.userID, answers: answer.receipts, isSandboxTester: user.isSandboxTester, settings: settings)
+        writing.put(decided)
+        control.classified(receipts: decided.results.count, unverified: decided.unverifiedReceipts)
+        counters.addClassified(receipts: decided.results.count, unverified: decided.unverifiedReceipts)
+    }
+}

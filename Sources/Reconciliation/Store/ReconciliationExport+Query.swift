@@ -1,0 +1,134 @@
+import Foundation
+import Postgres
+
+/// The export's SQL: which table each view reads, the conditions its rows meet, the keyset pages it
+/// streams and the dry runs it leaves out.
+extension ReconciliationExport {
+    /// Table, time column and the stable key that orders rows within one instant.
+    var source: (from: String, time: String, key: String, keyType: String) {
+        switch view {
+        case .transactions:
+            return (
+                "recon_transactions x LEFT JOIN products p ON p.product_id = x.product_id", "purchased_at",
+                "transaction_id", "text"
+            )
+        case .corrections:
+            return ("recon_corrections x JOIN recon_runs r ON r.id = x.run_id", "created_at", "id", "bigint")
+        case .flags: return ("recon_flags x JOIN recon_runs r ON r.id = x.run_id", "created_at", "id", "bigint")
+        }
+    }
+
+    /// The conditions every row of this export meets (range, environment, runs), with their binds
+    /// appended to `binds`; `x` is the view's table and, for corrections and flags, `r` its run.
+    func conditions(binds: inout [PostgresBind]) -> [String] {
+        func bind(_ value: PostgresBind) -> String {
+            binds.append(value)
+            return "$\(binds.count)"
+        }
+        let time = source.time
+        var conditions: [String] = []
+        if let from { conditions.append("x.\(time) >= \(bind(from.postgresBind))") }
+        if let to { conditions.append("x.\(time) < \(bind(to.postgresBind))") }
+        if view == .transactions, environment != "all" {
+            conditions.append("x.environment = \(bind(environment.postgresBind))")
+        }
+        if isPerRun {
+            switch runs {
+            case .excludingDryRuns: conditions.append("NOT r.dry_run")
+            case .includingDryRuns: break
+            case .one(let id): conditions.append("x.run_id = \(bind(id.postgresBind))")
+            }
+        }
+        return conditions
+    }
+
+    /// Writes the header and every row through `write`, page by page; returns the number of data rows.
+    @discardableResult
+    public func stream(from connection: PostgresConnection, to write: (String) throws -> Void) throws -> Int {
+        try streamTallying(from: connection, to: write).rows
+    }
+
+    /// Writes the header and every row through `write`, page by page; returns the rows written, per run
+    /// for corrections and flags.
+    public func streamTallying(from connection: PostgresConnection, to write: (String) throws -> Void) throws
+        -> ExportTally
+    {
+        let columns = self.columns
+        let source = self.source
+        try write(CSVWriter.header(columns.map(\.name)))
+        let select = columns.map { column -> String in
+            switch column.kind {
+            case .instant:
+                // Whole seconds, UTC, whatever the session time zone.
+                return
+                    "to_char(\(column.expression) AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"') AS \(column.name)"
+            case .text, .number, .boolean:
+                return "\(column.expression)::text AS \(column.name)"
+            }
+        }.joined(separator: ", ")
+        // Beside the CSV's columns, never in it: which run each row came from, for the manifest.
+        let tallyColumns = isPerRun ? ", x.run_id AS tally_run_id, r.dry_run AS tally_dry_run" : ""
+        var cursor: (time: String, key: String)?
+        var tally = ExportTally()
+        while true {
+            var binds: [PostgresBind] = []
+            var conditions = self.conditions(binds: &binds)
+            if let cursor {
+                binds.append(cursor.time.postgresBind)
+                binds.append(cursor.key.postgresBind)
+                conditions.append(
+                    "(x.\(source.time), x.\(source.key)) > ($\(binds.count - 1)::timestamptz, "
+                        + "$\(binds.count)::\(source.keyType))")
+            }
+            var sql =
+                "SELECT \(select), x.\(source.time)::text AS cursor_time, x.\(source.key)::text AS cursor_key"
+                + tallyColumns + " FROM \(source.from)"
+            if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
+            sql += " ORDER BY x.\(source.time), x.\(source.key) LIMIT \(pageSize)"
+            let query = PostgresQuery(unsafeSQL: sql, binds: binds)
+            let rows = try connection.query(query)
+            for row in rows {
+                var cells: [CSVCell] = []
+                cells.reserveCapacity(columns.count)
+                for (index, column) in columns.enumerated() {
+                    guard let value = row.values[index] else {
+                        cells.append(.null)
+                        continue
+                    }
+                    switch column.kind {
+                    case .text: cells.append(.text(value))
+                    case .number: cells.append(.number(value))
+                    case .instant: cells.append(.instant(value))
+                    case .boolean: cells.append(.boolean(value == "t" || value == "true"))
+                    }
+                }
+                try write(CSVWriter.row(cells))
+                if isPerRun {
+                    tally.count(run: try row.decode("tally_run_id"), dryRun: try row.decode("tally_dry_run"))
+                } else {
+                    tally.rows += 1
+                }
+            }
+            guard rows.count == pageSize, let last = rows.last else { break }
+            cursor = (try last.decode("cursor_time", as: String.self), try last.decode("cursor_key", as: String.self))
+        }
+        return tally
+    }
+
+    /// The dry runs whose rows in this export's range were left out (the default for corrections and
+    /// flags), with how many rows each had; empty otherwise.
+    public func excludedDryRuns(on connection: PostgresConnection) throws -> [ExportTally.Run] {
+        guard isPerRun, runs == .excludingDryRuns else { return [] }
+        var binds: [PostgresBind] = []
+        var conditions = ReconciliationExport(
+            view: view, from: from, to: to, environment: environment, runs: .includingDryRuns
+        ).conditions(binds: &binds)
+        conditions.append("r.dry_run")
+        let sql =
+            "SELECT x.run_id AS id, count(*)::int AS rows FROM \(source.from) WHERE "
+            + conditions.joined(separator: " AND ") + " GROUP BY x.run_id ORDER BY x.run_id"
+        return try connection.query(PostgresQuery(unsafeSQL: sql, binds: binds)).map {
+            ExportTally.Run(id: try $0.decode("id"), dryRun: true, rows: try $0.decode("rows"))
+        }
+    }
+}
