@@ -66,7 +66,7 @@ let package = Package(
         // The job: runs, truth and correction rules, stores, reports.
         .target(
             name: "Reconciliation",
-            dependencies: ["Postgres", "ReconSchema", "AppStoreReceipts", "CivilTime"],
+            dependencies: ["Postgres", "ReconSchema", "AppStoreReceipts", "CivilTime", "CLibCrypto"],
             swiftSettings: strict
         ),
         // Option specs, parsing, value parsers and help layout, shared by `receipt-recon` and the bench.

@@ -4,8 +4,8 @@ import Foundation
 extension PostgresConnection {
     /// Writes many rows with one `COPY … FROM STDIN` (text format).
     ///
-    /// The bulk write path: one statement and one round trip for any number of rows, about a third
-    /// faster than multi-row INSERTs of a thousand rows each.
+    /// The bulk write path: one statement and one round trip for any number of rows, faster than
+    /// multi-row INSERTs (docs/benchmarks.md).
     /// Values are escaped per COPY's text format, so any text (tabs, newlines, backslashes) round-trips.
     ///
     /// - Parameters:

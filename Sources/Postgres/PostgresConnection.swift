@@ -119,9 +119,6 @@ public final class PostgresConnection {
     /// The server's process id for this session (useful to cancel or inspect it).
     public var backendPID: Int32 { PQbackendPID(handle) }
 
-    /// False once libpq has noticed the socket is gone.
-    public var isHealthy: Bool { PQstatus(handle) == CONNECTION_OK }
-
     // MARK: - Queries
 
     /// Runs one statement with its parameters (`PQexecParams`, text format) and copies every row out.

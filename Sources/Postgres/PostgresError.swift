@@ -61,10 +61,6 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible, CustomDeb
     /// serialization failure): nothing of it was written, and running it again is the cure.
     public var isTransactionConflict: Bool { sqlState == "40P01" || sqlState == "40001" }
 
-    /// True when the server refused for want of a privilege (42501: a missing GRANT, or a row-level
-    /// security policy).
-    public var isPermissionDenied: Bool { sqlState == "42501" }
-
     public var description: String {
         switch kind {
         case .server:

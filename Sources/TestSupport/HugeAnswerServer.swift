@@ -21,17 +21,13 @@ public final class HugeAnswerServer: Sendable {
         case chunked
     }
 
-    public let port: UInt16
-    private let state: State
+    public var port: UInt16 { listener.port }
+    private let listener: LoopbackListener
+    private let counts: Counts
 
-    /// What the server's threads share with it, so that they never keep the server itself alive.
-    private final class State: Sendable {
-        let listener: Int32
-        let stopping = Atomic(false)
-        let finished = DispatchSemaphore(value: 0)
-        let counts = Mutex((requests: 0, bodyBytes: 0))
-
-        init(listener: Int32) { self.listener = listener }
+    /// What the connection threads share with the server, so that they never keep the server alive.
+    private final class Counts: Sendable {
+        let value = Mutex((requests: 0, bodyBytes: 0))
     }
 
     /// Starts the server on a free loopback port.
@@ -40,48 +36,27 @@ public final class HugeAnswerServer: Sendable {
     ///   - framings: the framing of each request's answer in turn, repeated.
     public init(size: Int = 256 << 20, framings: [Framing] = [.contentLength, .chunked]) throws {
         precondition(size >= Self.prefix.count + Self.suffix.count, "an answer holds at least its JSON envelope")
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        do {
-            port = try LoopbackSocket.bind(listener, listenBacklog: 128)
-        } catch {
-            close(listener)
-            throw error
-        }
-        let state = State(listener: listener)
-        self.state = state
-        let thread = Thread {
-            var poller = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
-            while !state.stopping.load(ordering: .relaxed) {
-                guard poll(&poller, 1, 50) > 0 else { continue }
-                let connection = accept(listener, nil, nil)
-                guard connection >= 0 else { continue }
-                // Not inherited by a child spawned meanwhile (the built binary), which would hold it open.
-                _ = fcntl(connection, F_SETFD, FD_CLOEXEC)
-                let number = state.counts.withLock { counts in
-                    counts.requests += 1
-                    return counts.requests - 1
-                }
-                let framing = framings[number % framings.count]
-                Thread.detachNewThread {
-                    if LoopbackSocket.readRequest(connection) {
-                        Self.answer(connection, size: size, framing: framing, state: state)
-                    }
-                    close(connection)
-                }
+        let counts = Counts()
+        self.counts = counts
+        listener = try LoopbackListener(backlog: 128) { connection in
+            let number = counts.value.withLock { counts in
+                counts.requests += 1
+                return counts.requests - 1
             }
-            state.finished.signal()
+            let framing = framings[number % framings.count]
+            Thread.detachNewThread {
+                if LoopbackSocket.readRequest(connection) {
+                    Self.answer(connection, size: size, framing: framing, counts: counts)
+                }
+                close(connection)
+            }
         }
-        thread.start()
     }
 
     deinit { stop() }
 
     /// Stops accepting connections; safe to call more than once.
-    public func stop() {
-        guard !state.stopping.exchange(true, ordering: .relaxed) else { return }
-        state.finished.wait()
-        close(state.listener)
-    }
+    public func stop() { listener.stop() }
 
     public var productionURL: URL { URL(string: "http://127.0.0.1:\(port)/production/verifyReceipt")! }
     public var sandboxURL: URL { URL(string: "http://127.0.0.1:\(port)/sandbox/verifyReceipt")! }
@@ -95,10 +70,10 @@ public final class HugeAnswerServer: Sendable {
     }
 
     /// Connections accepted so far (one request each).
-    public var requests: Int { state.counts.withLock { $0.requests } }
+    public var requests: Int { counts.value.withLock { $0.requests } }
     /// Body bytes the kernel took from this server so far, over every answer: what clients read, plus
     /// what sat in socket buffers when they hung up.
-    public var bodyBytesSent: Int { state.counts.withLock { $0.bodyBytes } }
+    public var bodyBytesSent: Int { counts.value.withLock { $0.bodyBytes } }
 
     private static let prefix = Array(
         #"{"status":0,"environment":"Production","receipt":{"bundle_id":"com.example.app","in_app":[]},"latest_receipt":""#
@@ -107,7 +82,7 @@ public final class HugeAnswerServer: Sendable {
     private static let filler = [UInt8](repeating: UInt8(ascii: "A"), count: 64 << 10)
 
     /// Streams one answer of `size` body bytes; returns early when the client hangs up.
-    private static func answer(_ connection: Int32, size: Int, framing: Framing, state: State) {
+    private static func answer(_ connection: Int32, size: Int, framing: Framing, counts: Counts) {
         let framingHeader = framing == .contentLength ? "Content-Length: \(size)" : "Transfer-Encoding: chunked"
         let head = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\(framingHeader)\r\nConnection: close\r\n\r\n"
         guard write(Array(head.utf8)[...], to: connection) else { return }
@@ -125,7 +100,7 @@ public final class HugeAnswerServer: Sendable {
                 guard write(Array((String(bytes.count, radix: 16) + "\r\n").utf8)[...], to: connection) else { return }
             }
             guard write(bytes, to: connection), framing == .contentLength || write(crlf, to: connection) else { return }
-            state.counts.withLock { $0.bodyBytes += bytes.count }
+            counts.value.withLock { $0.bodyBytes += bytes.count }
             remaining -= bytes.count
         }
         if framing == .chunked { _ = write(Array("0\r\n\r\n".utf8)[...], to: connection) }

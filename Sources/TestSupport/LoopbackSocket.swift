@@ -1,24 +1,81 @@
 import Foundation
 import Glibc
 
-/// The socket chores of the tests' raw loopback servers (those that send what `HTTPServer` is too
-/// correct to send): binding to 127.0.0.1, and reading one whole request before answering it.
+/// The socket chores of every raw loopback server and client in the tests (those that send or expect
+/// what `HTTPServer` is too correct to send, or need the bytes on the wire exactly): a socket bound to
+/// 127.0.0.1, a free port, a connection, and reading one whole request before answering it. The
+/// accept loop is `LoopbackListener`'s.
 public enum LoopbackSocket {
-    /// Binds `descriptor` to a free loopback port, listening with `backlog` when given (else bound
-    /// only, so that connecting is refused). - Returns: the port.
-    public static func bind(_ descriptor: Int32, listenBacklog backlog: Int32?) throws -> UInt16 {
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    /// A new TCP socket (close-on-exec, so a child spawned meanwhile does not hold it open) bound to a
+    /// free loopback port, listening with `backlog` when given, else bound only, so that connecting is
+    /// refused. The caller closes `descriptor`.
+    public static func open(listenBacklog backlog: Int32?) throws(POSIXError) -> (descriptor: Int32, port: UInt16) {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        var address = loopback(port: 0)
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                Glibc.bind(descriptor, pointer, length) == 0 && (backlog.map { listen(descriptor, $0) == 0 } ?? true)
+                bind(descriptor, pointer, length) == 0 && (backlog.map { listen(descriptor, $0) == 0 } ?? true)
                     && getsockname(descriptor, pointer, &length) == 0
             }
         }
-        guard bound else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-        return UInt16(bigEndian: address.sin_port)
+        guard bound else {
+            let error = POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+            close(descriptor)
+            throw error
+        }
+        return (descriptor, UInt16(bigEndian: address.sin_port))
+    }
+
+    /// A loopback port nobody listens on right now (bound, read back, released), for a process of the
+    /// test's to listen on.
+    public static func freePort() throws -> UInt16 {
+        let (descriptor, port) = try open(listenBacklog: nil)
+        close(descriptor)
+        return port
+    }
+
+    /// A new socket connected to 127.0.0.1:`port`, its reads limited to `receiveTimeout` when given.
+    /// The caller closes it. - Throws: `POSIXError` when the connection is refused or fails.
+    public static func connect(
+        port: UInt16, receiveTimeout: Duration? = nil, noDelay: Bool = false
+    ) throws(POSIXError) -> Int32 {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        if let receiveTimeout {
+            var limit = timeval(tv_sec: Int(receiveTimeout.components.seconds), tv_usec: 0)
+            setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+        }
+        if noDelay {
+            var one: Int32 = 1
+            setsockopt(descriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+        }
+        var address = loopback(port: port)
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else {
+            let error = POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+            close(descriptor)
+            throw error
+        }
+        return descriptor
+    }
+
+    /// Polls, every 100 ms for up to a minute, until something accepts connections on `port` (a
+    /// process of the test's that builds its world first). - Returns: false when nothing did.
+    public static func waitUntilListening(port: UInt16) -> Bool {
+        for _ in 0..<600 {
+            if let descriptor = try? connect(port: port) {
+                close(descriptor)
+                return true
+            }
+            usleep(100_000)
+        }
+        return false
     }
 
     /// Reads a request's head and its `Content-Length` body, so that an answer goes out after the
@@ -43,5 +100,13 @@ public enum LoopbackSocket {
                 return true
             }
         }
+    }
+
+    private static func loopback(port: UInt16) -> sockaddr_in {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        return address
     }
 }

@@ -4,12 +4,6 @@ import Foundation
 /// The bench's stdout: one `key=value` per line, the required keys first in a fixed order, then
 /// extras. A value that could not be measured is left out (and named in `missing`), never made up.
 struct BenchReport: Sendable {
-    /// The keys every successful bench prints, in this order (`throughput_ratio` only with a rate limit).
-    static let requiredKeys = [
-        "throughput_ratio", "receipts_per_second", "cpu_ms_per_1k_receipts", "peak_rss_mb",
-        "apple_requests_per_receipt", "over_limit_429", "db_seconds", "wall_seconds",
-    ]
-
     private(set) var lines: [(key: String, value: String)] = []
     /// Required keys without a value, with the reason.
     private(set) var missing: [(key: String, reason: String)] = []

@@ -37,10 +37,10 @@ import Testing
             let expected = try #require(
                 try JSONSerialization.jsonObject(with: Data(contentsOf: expectedFile)) as? [String: Any])
             // Latency makes a run last a few seconds, long enough to fault the database under it.
-            let port = try SeededWorldAcceptanceTests.freePort()
+            let port = try LoopbackSocket.freePort()
             serve = try ReceiptReconBinary.start(
                 ["simulator", "serve", "--port", String(port), "--latency-ms", "40"] + Self.world)
-            try SeededWorldAcceptanceTests.waitForListening(port: port)
+            SeededWorldAcceptanceTests.waitForListening(port: port)
             base = "http://127.0.0.1:\(port)"
             arguments =
                 ["run", "--older-than", "0", "--as-of", Self.asOf, "--rate", "2000", "--concurrency", "16"]

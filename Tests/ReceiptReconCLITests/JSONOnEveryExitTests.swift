@@ -44,7 +44,7 @@ import Testing
     }
 
     @Test func anUnreachableDatabasePrintsJSONAndExits69() throws {
-        let port = try SeededWorldAcceptanceTests.freePort()
+        let port = try LoopbackSocket.freePort()
         let environment = ["DATABASE_URL": "host=127.0.0.1 port=\(port) dbname=recon user=recon connect_timeout=5"]
         let run = try ReceiptReconBinary.run(["run", "--json", "--shard", "1/4"], environment: environment)
         let object = try Self.expectFailure(run, exit: 69, status: "failed")

@@ -90,7 +90,7 @@ import Testing
         }
 
         // The database unreachable: the run never starts, 69.
-        let port = try SeededWorldAcceptanceTests.freePort()
+        let port = try LoopbackSocket.freePort()
         let down = try ReceiptReconBinary.run(
             ["run", "--metrics-file", path],
             environment: ["DATABASE_URL": "host=127.0.0.1 port=\(port) dbname=recon user=recon connect_timeout=5"])

@@ -9,41 +9,9 @@ import Testing
 @Suite struct SeededWorldAcceptanceTests {
     static let asOf = "2026-11-01T00:00:00Z"
 
-    /// A port nobody listens on right now (bound to 0, read back, released).
-    static func freePort() throws -> UInt16 {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
-        }
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        return UInt16(bigEndian: address.sin_port)
-    }
-
-    /// Polls until something accepts connections on `port` (the simulator builds its world first).
-    static func waitForListening(port: UInt16) throws {
-        for _ in 0..<600 {
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = port.bigEndian
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                }
-            }
-            close(fd)
-            if connected == 0 { return }
-            usleep(100_000)
-        }
-        Issue.record("the simulator did not start listening on port \(port)")
+    /// Waits until the simulator listens on `port` (it builds its world first); an issue if it never does.
+    static func waitForListening(port: UInt16) {
+        #expect(LoopbackSocket.waitUntilListening(port: port), "the simulator did not start listening on port \(port)")
     }
 
     /// The worlds: receipts only; with StoreKit 2 users, whose rows hold JWS signed by the chain seeding
@@ -75,7 +43,7 @@ import Testing
             #expect(seeded.status == 0, "\(seeded.output)")
 
             // The simulator as staging would run it: its own process, the same world parameters.
-            let port = try Self.freePort()
+            let port = try LoopbackSocket.freePort()
             let serve = try ReceiptReconBinary.start(
                 ["simulator", "serve", "--port", String(port), "--users", "2000", "--seed", "7", "--as-of", Self.asOf]
                     + pki)
@@ -84,7 +52,7 @@ import Testing
                 _ = try? serve.wait(timeout: 30)
             }
             let base = "http://127.0.0.1:\(port)"
-            try Self.waitForListening(port: port)
+            Self.waitForListening(port: port)
 
             let expected = try #require(
                 try JSONSerialization.jsonObject(with: Data(contentsOf: expectedFile)) as? [String: Any])

@@ -12,7 +12,7 @@ import Testing
     @Test func twoShardsSideBySideApplyExactlyTheCorrectionsOfOneFullRun() throws {
         try TestDatabase.with { whole in
             try TestDatabase.with { sharded in
-                let port = try SeededWorldAcceptanceTests.freePort()
+                let port = try LoopbackSocket.freePort()
                 let serve = try ReceiptReconBinary.start(["simulator", "serve", "--port", String(port)] + Self.world)
                 defer {
                     serve.signal(SIGTERM)
@@ -27,7 +27,7 @@ import Testing
                         environment: ["DATABASE_URL": database.conninfo], timeout: 300)
                     try #require(seeded.status == 0, "\(seeded.output)")
                 }
-                try SeededWorldAcceptanceTests.waitForListening(port: port)
+                SeededWorldAcceptanceTests.waitForListening(port: port)
                 let expected = try #require(
                     try JSONSerialization.jsonObject(with: Data(contentsOf: expectedFile)) as? [String: Any])
                 let arguments =

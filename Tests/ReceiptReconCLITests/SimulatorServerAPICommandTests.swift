@@ -158,20 +158,13 @@ import Testing
 
     /// One GET with `Connection: close` on a raw socket; the whole response as text.
     static func get(port: UInt16, path: String, token: String) throws -> String {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var timeout = timeval(tv_sec: 30, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
+        let fd: Int32
+        do {
+            fd = try LoopbackSocket.connect(port: port, receiveTimeout: .seconds(30))
+        } catch {
+            throw ServeFailure(detail: "connect: \(error.code.rawValue)")
         }
-        guard connected == 0 else { throw ServeFailure(detail: "connect: \(errno)") }
+        defer { close(fd) }
         let request = Array(
             "GET \(path) HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \(token)\r\nConnection: close\r\n\r\n"
                 .utf8)

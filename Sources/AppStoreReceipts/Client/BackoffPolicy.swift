@@ -27,22 +27,16 @@ public struct BackoffPolicy: Sendable {
     }
 }
 
-/// A thread-safe uniform [0, 1) source; seeded (SplitMix64) for reproducible tests.
+/// A thread-safe uniform [0, 1) source; seeded (`SplitMix64`) for reproducible tests.
 final class RandomSource: Sendable {
-    private let state: Mutex<UInt64?>
+    private let generator: Mutex<SplitMix64?>
 
-    init(seed: UInt64?) { state = Mutex(seed) }
+    init(seed: UInt64?) { generator = Mutex(seed.map(SplitMix64.init(seed:))) }
 
     func unit() -> Double {
-        state.withLock { state in
-            guard var value = state else { return Double.random(in: 0..<1) }
-            value &+= 0x9E37_79B9_7F4A_7C15
-            state = value
-            var z = value
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            z ^= z >> 31
-            return Double(z >> 11) / Double(1 << 53)
+        generator.withLock { generator in
+            guard generator != nil else { return Double.random(in: 0..<1) }
+            return generator!.unit()
         }
     }
 }

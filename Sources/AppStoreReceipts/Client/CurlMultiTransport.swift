@@ -19,7 +19,7 @@ import Foundation
 /// HTTPS verifies the peer with the system's CA store (Debian: `ca-certificates`), as libcurl does by
 /// default; nothing here turns verification off.
 ///
-/// Threading: `post` is called concurrently from many lane threads (never from `DispatchQueue.global()`,
+/// Threading: `post` is called concurrently from many threads (never from `DispatchQueue.global()`,
 /// whose few threads it would block), `send` from any thread; `send`'s handlers run on the loop thread.
 /// Releasing the transport stops its thread and frees every handle.
 public final class CurlMultiTransport: HTTPTransport {

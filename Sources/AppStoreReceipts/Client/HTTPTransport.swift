@@ -1,12 +1,14 @@
 import Foundation
 
-/// Sends one HTTP POST and reports what came back. The seam between the verifyReceipt client and
-/// the network: `CurlMultiTransport` by default, `URLSessionTransport` as the fallback
-/// (`HTTPTransportKind`, `--http-client`), other transports for tests.
+/// Sends one HTTP request and reports what came back. The seam between the job's Apple clients
+/// (verifyReceipt and the App Store Server API) and the network: `CurlMultiTransport` by default,
+/// `URLSessionTransport` as the fallback (`HTTPTransportKind`, `--http-client`), other transports for
+/// tests.
 ///
-/// Threading: `post` is called concurrently from many lane threads and blocks the calling thread
-/// until the exchange ends; `send` is called concurrently from any of the job's threads and returns at once. Implementations must be thread-safe, must return within `timeout` (plus
-/// a small margin), and must never block threads of `DispatchQueue.global()` themselves.
+/// Threading: `post` may be called concurrently from many threads and blocks the calling thread until
+/// the exchange ends; `send` is called concurrently from any of the job's threads and returns at once.
+/// Implementations must be thread-safe, must return within `timeout` (plus a small margin), and must
+/// never block threads of `DispatchQueue.global()` themselves.
 ///
 /// Memory: an implementation keeps at most its `AnswerSizeLimit` of any answer's body, and fails the
 /// exchange `answerTooLarge` past it, so answers cost bounded memory however large they are.
@@ -14,9 +16,9 @@ public protocol HTTPTransport: Sendable {
     func post(_ url: URL, body: Data, headers: [String: String], timeout: Duration) -> HTTPExchangeResult
 
     /// Sends once `wait` (measured on `clock`) has passed: the throttle's wait for a token. `timeout`
-    /// counts from the start. The default sleeps the calling lane, then posts; a transport with a
-    /// thread of its own can start the request at that time instead, and spare the lane a sleep and a
-    /// wake-up per request.
+    /// counts from the start. The default sleeps the calling thread, then posts; a transport with a
+    /// thread of its own can start the request at that time instead, and spare the caller a sleep and
+    /// a wake-up per request.
     func post(
         _ url: URL, body: Data, headers: [String: String], timeout: Duration, startingIn wait: Duration,
         clock: any ThrottleClock

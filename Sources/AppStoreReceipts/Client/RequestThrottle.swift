@@ -1,8 +1,9 @@
 import Dispatch
 import Synchronization
 
-/// The two limits every verifyReceipt request passes, retries and re-routes included: the token bucket
-/// (`--rate`) and the in-flight cap (`--concurrency`).
+/// The two limits every request to Apple passes, retries and re-routes included: the token bucket
+/// (`--rate`) and the in-flight cap (`--concurrency`). A Server API request takes its token from its
+/// endpoint's own bucket instead (`begin(tokenFrom:then:)`), as Apple limits each endpoint apart.
 ///
 /// A request that finds every slot taken either blocks its thread (`begin()`, `withPermit`) or, for the
 /// job's lanes, queues a continuation (`begin(then:)`) that the request ending next starts on its own

@@ -13,8 +13,8 @@ import Synchronization
 ///
 /// Measured on this toolchain's URLSession: the `.cancel` disposition is ignored (the body keeps
 /// coming), so the task is cancelled explicitly; and `cancel()` waits for the session's busy work
-/// queue, while the body it reads meanwhile piles up in the delegate queue's pending calls (40–100 MB
-/// per answer over loopback) if the delegate queue is the one waiting. So cancels are made from a queue
+/// queue, while the body it reads meanwhile piles up in the delegate queue's pending calls (tens of
+/// megabytes per answer over loopback: docs/benchmarks.md) if the delegate queue is the one waiting. So cancels are made from a queue
 /// of their own, and the delegate drops what still arrives as fast as it comes: memory stays flat,
 /// though the body may keep arriving, unread, until the cancel is through (at most `--timeout`).
 ///

@@ -16,30 +16,27 @@ enum LocalReceiptTimestamp {
     /// and those without a zone, read as UTC. Returns nil for anything else.
     static func parse(_ text: some Collection<UInt8>) -> Date? {
         guard text.count <= 64 else { return nil }  // longer than any date format; never copied
-        var scanner = Scanner(bytes: Array(text))
-        guard let year = scanner.digits(4), scanner.skip(UInt8(ascii: "-")),
-            let month = scanner.digits(2), scanner.skip(UInt8(ascii: "-")),
-            let day = scanner.digits(2),
-            scanner.skip(UInt8(ascii: "T")) || scanner.skip(UInt8(ascii: " ")),
-            let hour = scanner.digits(2), scanner.skip(UInt8(ascii: ":")),
-            let minute = scanner.digits(2), scanner.skip(UInt8(ascii: ":")),
-            let second = scanner.digits(2)
+        let bytes = Array(text)
+        guard let stamp = CivilTimestamp.read(bytes),
+            stamp.separator == UInt8(ascii: "T") || stamp.separator == UInt8(ascii: " "), stamp.hasSeconds,
+            stamp.fractionSeparator == nil || stamp.fractionSeparator == UInt8(ascii: "."),
+            stamp.fractionDigits.count <= 9
         else { return nil }
         var milliseconds: Int64 = 0
-        if scanner.skip(UInt8(ascii: ".")) {
-            var count = 0
-            while let digit = scanner.digit() {
-                count += 1
-                guard count <= 9 else { return nil }
-                if count <= 3 { milliseconds = milliseconds * 10 + digit }
-            }
-            guard count > 0 else { return nil }
-            for _ in min(count, 3)..<3 { milliseconds *= 10 }
+        if stamp.fractionSeparator != nil {
+            for byte in bytes[stamp.fractionDigits].prefix(3) { milliseconds = milliseconds * 10 + Int64(byte - 0x30) }
+            for _ in min(stamp.fractionDigits.count, 3)..<3 { milliseconds *= 10 }
         }
         // Second 60 is a leap second, as RFC 3339 allows.
-        let local = CivilDateTime(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
-        guard local.isValid, let offsetMinutes = scanner.zoneOffsetMinutes(), scanner.isAtEnd else { return nil }
-        return date(milliseconds: (local.unixSeconds - offsetMinutes * 60) * 1000 + milliseconds)
+        guard stamp.local.isValid, let offsetMinutes = zoneOffsetMinutes(bytes[stamp.zoneStart...]) else { return nil }
+        return date(milliseconds: (stamp.local.unixSeconds - offsetMinutes * 60) * 1000 + milliseconds)
+    }
+
+    /// The zone suffix as minutes east of UTC: none, `Z`, a spelled UTC zone, or `±hh[[:]mm]`.
+    private static func zoneOffsetMinutes(_ zone: ArraySlice<UInt8>) -> Int64? {
+        if zone.isEmpty || zone.elementsEqual("Z".utf8) { return 0 }
+        if [" Etc/GMT", " Etc/UTC", " GMT", " UTC"].contains(where: { zone.elementsEqual($0.utf8) }) { return 0 }
+        return CivilTimestamp.numericOffsetMinutes(zone)
     }
 
     /// Parses a decimal count of milliseconds since 1970 (iOS 6 `*-date-ms`, `expires-date`).
@@ -75,66 +72,5 @@ enum LocalReceiptTimestamp {
     private static func date(milliseconds: Int64) -> Date? {
         guard (earliestMilliseconds...latestMilliseconds).contains(milliseconds) else { return nil }
         return Date(timeIntervalSince1970: Double(milliseconds) / 1000)
-    }
-
-    private struct Scanner {
-        let bytes: [UInt8]
-        var position = 0
-
-        var isAtEnd: Bool { position == bytes.count }
-
-        mutating func skip(_ byte: UInt8) -> Bool {
-            guard position < bytes.count, bytes[position] == byte else { return false }
-            position += 1
-            return true
-        }
-
-        mutating func skip(_ text: String) -> Bool {
-            let literal = Array(text.utf8)
-            guard bytes.count - position >= literal.count,
-                bytes[position..<position + literal.count].elementsEqual(literal)
-            else { return false }
-            position += literal.count
-            return true
-        }
-
-        mutating func digit() -> Int64? {
-            guard position < bytes.count, bytes[position] >= 0x30, bytes[position] <= 0x39 else { return nil }
-            position += 1
-            return Int64(bytes[position - 1] - 0x30)
-        }
-
-        mutating func digits(_ count: Int) -> Int64? {
-            var value: Int64 = 0
-            for _ in 0..<count {
-                guard let digit = digit() else { return nil }
-                value = value * 10 + digit
-            }
-            return value
-        }
-
-        /// The zone suffix as minutes east of UTC: none, `Z`, `±hh[:mm]`, or a spelled UTC zone.
-        mutating func zoneOffsetMinutes() -> Int64? {
-            if isAtEnd || skip(UInt8(ascii: "Z")) { return 0 }
-            for name in [" Etc/GMT", " Etc/UTC", " GMT", " UTC"] where skip(name) {
-                return 0
-            }
-            let sign: Int64
-            if skip(UInt8(ascii: "+")) {
-                sign = 1
-            } else if skip(UInt8(ascii: "-")) {
-                sign = -1
-            } else {
-                return nil
-            }
-            guard let hours = digits(2), hours < 24 else { return nil }
-            var minutes: Int64 = 0
-            if !isAtEnd {
-                _ = skip(UInt8(ascii: ":"))
-                guard let value = digits(2), value < 60 else { return nil }
-                minutes = value
-            }
-            return sign * (hours * 60 + minutes)
-        }
     }
 }

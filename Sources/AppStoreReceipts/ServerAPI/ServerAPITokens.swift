@@ -6,7 +6,8 @@ import Synchronization
 /// `bid`, the bundle id of the data being checked.
 ///
 /// A token lives 20 minutes (Apple refuses more than 60) and is reused until 5 minutes before it
-/// expires: signing costs ~60 µs, and one per request would be a tenth of a user's verification. After
+/// expires: signing one per request would add a noticeable share to every user's verification
+/// (docs/benchmarks.md). After
 /// a 401 the caller asks for a fresh one (`token(bundleID:fresh:)`).
 ///
 /// The key never leaves this type: tokens are written into request headers only, and descriptions

@@ -2,8 +2,8 @@ import Synchronization
 
 /// Signed data of Apple's answers already verified in this run, by their exact text. Apple repeats
 /// some: Get All Subscription Statuses hands back the last transaction the history just gave, and two
-/// app accounts sharing one Apple ID get one history twice. A repeat skips the ES256 check (about 45 µs)
-/// with a verdict that cannot differ: the bytes are the same, and certificates are checked at the
+/// app accounts sharing one Apple ID get one history twice. A repeat skips the ES256 check (the job's
+/// costliest step per signed transaction) with a verdict that cannot differ: the bytes are the same, and certificates are checked at the
 /// data's own `signedDate`, not at the time of the check.
 ///
 /// Keyed by the signature segment, a cheap 86 characters; the whole text is compared on a hit, so only

@@ -1,7 +1,7 @@
 /// Base64url without padding (RFC 7515 §2), the encoding of every JWS segment.
 ///
 /// Table-driven over bytes: a JWS arrives as UTF-8 and is decoded segment by segment, without
-/// building `String`s (splitting a 5 KB JWS with `String.split` cost more than checking its signature).
+/// building `String`s (splitting a JWS with `String.split` costs more than checking its signature).
 enum Base64URL {
     private static let invalid: UInt8 = 0xFF
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)

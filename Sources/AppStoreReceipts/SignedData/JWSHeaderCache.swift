@@ -2,7 +2,8 @@ import Synchronization
 
 /// Header segments already read, by their exact text. Apple signs months of data with one leaf, so
 /// nearly every JWS of a run carries one of a few headers (`alg` and three certificates, 2.5 KB of
-/// base64url): decoding and parsing it again was a tenth of a signed transaction's verification.
+/// base64url): decoding and parsing it again is a noticeable share of a signed transaction's
+/// verification (docs/benchmarks.md).
 /// Only successfully read headers are kept; what they say is still checked for every JWS. Each entry
 /// also remembers the chain its certificates last verified to (`VerifiedChainSlot`), so a repeated
 /// header skips even the chain cache's lookup while the instant checked lies within that chain.

@@ -38,36 +38,18 @@ enum AppleJSONDate {
     /// and ISO 8601 (`2019-08-21T09:11:43Z`, `...43.120+02:00`, `...43+0200`, no zone = UTC).
     static func parse(_ text: String) -> Date? {
         let bytes = Array(text.utf8)
-        guard bytes.count >= 19,
-            let year = ASCIIDigits.number(bytes, at: 0, count: 4), bytes[4] == UInt8(ascii: "-"),
-            let month = ASCIIDigits.number(bytes, at: 5, count: 2), bytes[7] == UInt8(ascii: "-"),
-            let day = ASCIIDigits.number(bytes, at: 8, count: 2),
-            bytes[10] == UInt8(ascii: " ") || bytes[10] == UInt8(ascii: "T") || bytes[10] == UInt8(ascii: "t"),
-            let hour = ASCIIDigits.number(bytes, at: 11, count: 2), bytes[13] == UInt8(ascii: ":"),
-            let minute = ASCIIDigits.number(bytes, at: 14, count: 2), bytes[16] == UInt8(ascii: ":"),
-            let second = ASCIIDigits.number(bytes, at: 17, count: 2)
+        guard let stamp = CivilTimestamp.read(bytes), stamp.separator != nil, stamp.hasSeconds,
+            // Year 0 (1 BC) is in no answer.
+            stamp.local.date.year >= 1, stamp.local.isValid
         else { return nil }
-        let civil = CivilDateTime(
-            year: Int64(year), month: Int64(month), day: Int64(day), hour: Int64(hour), minute: Int64(minute),
-            second: Int64(second))
-        // Year 0 (1 BC) is in no answer.
-        guard year >= 1, civil.isValid else { return nil }
-        let local = civil.unixSeconds
-
-        var index = 19
+        let local = stamp.local.unixSeconds
         var fraction = 0.0
-        if index < bytes.count, bytes[index] == UInt8(ascii: ".") || bytes[index] == UInt8(ascii: ",") {
-            index += 1
-            var scale = 0.1
-            let start = index
-            while index < bytes.count, bytes[index] >= UInt8(ascii: "0"), bytes[index] <= UInt8(ascii: "9") {
-                fraction += Double(bytes[index] - UInt8(ascii: "0")) * scale
-                scale /= 10
-                index += 1
-            }
-            guard index > start else { return nil }
+        var scale = 0.1
+        for byte in bytes[stamp.fractionDigits] where stamp.fractionSeparator != nil {
+            fraction += Double(byte - UInt8(ascii: "0")) * scale
+            scale /= 10
         }
-        let zone = String(decoding: bytes[index...], as: UTF8.self)
+        let zone = String(decoding: bytes[stamp.zoneStart...], as: UTF8.self)
         guard let offset = utcOffset(zone, localSeconds: local) else { return nil }
         return Date(timeIntervalSince1970: Double(local - Int64(offset)) + fraction)
     }
@@ -81,21 +63,8 @@ enum AppleJSONDate {
         default:
             break
         }
-        let bytes = Array(zone.utf8)
-        if let sign = bytes.first, sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") {
-            // +HH, +HHMM, +HH:MM
-            guard let hours = ASCIIDigits.number(bytes, at: 1, count: 2), hours <= 23 else { return nil }
-            var minutes = 0
-            switch bytes.count {
-            case 3: break
-            case 5: minutes = ASCIIDigits.number(bytes, at: 3, count: 2) ?? 99
-            case 6 where bytes[3] == UInt8(ascii: ":"): minutes = ASCIIDigits.number(bytes, at: 4, count: 2) ?? 99
-            default: return nil
-            }
-            guard minutes <= 59 else { return nil }
-            let magnitude = hours * 3_600 + minutes * 60
-            return sign == UInt8(ascii: "-") ? -magnitude : magnitude
-        }
+        if let minutes = CivilTimestamp.numericOffsetMinutes(Array(zone.utf8)[...]) { return Int(minutes) * 60 }
+        if zone.hasPrefix("+") || zone.hasPrefix("-") { return nil }
         // A named zone such as `America/Los_Angeles` (the `_pst` forms). Its offset depends on
         // the instant, which depends on the offset: guess from local time, then correct once,
         // which is exact except within the repeated hour of a DST change.

@@ -12,10 +12,9 @@ final class AppleJSONDocument: Sendable {
     /// One value, key or container header on the tape.
     ///
     /// Sixteen bytes: offsets and counts are stored as `UInt32` (the parser refuses documents of
-    /// `maximumTextCount` bytes or more). A 9 KB answer has about a thousand nodes, and at 32 bytes
-    /// each the tape was four times the answer itself, written once and read a few times by the
-    /// models. Half the size is half that memory; the instructions are the same (callgrind), and no
-    /// CPU difference showed above this VM's noise.
+    /// `maximumTextCount` bytes or more). An answer has a node for every few bytes, so the tape is a
+    /// multiple of the answer itself, written once and read a few times by the models: half the size
+    /// is half that memory, at no cost in CPU (docs/benchmarks.md).
     struct Node: Sendable {
         enum Kind: UInt8, Sendable {
             case object, array, string, number, `true`, `false`, null
@@ -78,10 +77,9 @@ final class AppleJSONDocument: Sendable {
     /// The document's bytes, then the decoded form of strings that had escapes. Every range
     /// the tape points at is valid UTF-8 without escapes.
     ///
-    /// An array, although answers arrive as `Data`: parsing a `Data` in place saved a 9 KB copy per
-    /// answer but cost more than it saved, because every read through `Data.withUnsafeBytes` went
-    /// through its storage class's exclusivity checks (callgrind: 7 % more instructions in the
-    /// workers).
+    /// An array, although answers arrive as `Data`: parsing a `Data` in place saves a copy per answer
+    /// but costs more than it saves, because every read through `Data.withUnsafeBytes` goes through
+    /// its storage class's exclusivity checks (docs/benchmarks.md).
     let text: [UInt8]
     /// The values in document order; an object's members are key, value, key, value...
     let tape: [Node]

@@ -43,8 +43,8 @@ struct AppleJSONObject: Equatable, Sendable {
     }
 
     /// `valueIndex(of:)` for the field names the models read, all literals: a `StaticString` is its
-    /// bytes already, where a `String` argument went through `withUTF8` on every read, a score of
-    /// reads per transaction (callgrind: the lookups were two thirds of decoding a transaction).
+    /// bytes already, where a `String` argument goes through `withUTF8` on every read, a score of
+    /// reads per transaction (most of decoding a transaction: docs/benchmarks.md).
     func valueIndex(of key: StaticString) -> Int? {
         key.withUTF8Buffer { valueIndex(utf8: UnsafeRawBufferPointer($0)) }
     }

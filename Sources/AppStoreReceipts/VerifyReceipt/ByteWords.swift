@@ -2,9 +2,9 @@
 /// answer (the request's JSON string, the answer's strings, the receipt's dedupe key).
 ///
 /// Why words and not `SIMD16<UInt8>`: on this toolchain (Linux, Swift 6) comparing a SIMD16 with a
-/// scalar compiled to a per-lane loop through the stack, a hundred times slower than these bit tricks.
-/// Why not byte loops: those cost 5 to 8 instructions a byte (callgrind), and a 4 KB receipt went
-/// through three of them per request.
+/// scalar compiles to a per-element loop through the stack, far slower than these bit tricks.
+/// Why not byte loops: a receipt goes through three of them per request, and they cost several
+/// times what these do (docs/benchmarks.md).
 ///
 /// Each test flags a byte by setting its high bit. The tricks are the classic "has a byte less
 /// than n" ones: borrows and carries only run upwards, so a flag can be wrong only above a byte
@@ -78,7 +78,7 @@ public enum ByteWords {
 
     /// A 64-bit hash of `bytes`, eight bytes at a time. Not keyed, so not for tables an attacker can
     /// fill with collisions unless equal hashes are then compared byte for byte (as the job's
-    /// dedupe cache does); several times cheaper than `Hasher` over a 4 KB receipt.
+    /// dedupe cache does); several times cheaper than `Hasher` over a receipt (docs/benchmarks.md).
     public static func hash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
         let multiplier: UInt64 = 0x9E37_79B9_7F4A_7C15
         var hash = UInt64(truncatingIfNeeded: bytes.count) &* multiplier

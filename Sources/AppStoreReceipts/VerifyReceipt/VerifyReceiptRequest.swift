@@ -46,7 +46,7 @@ public struct VerifyReceiptRequest: Hashable, Sendable {
         return Data(body)
     }
 
-    /// `text`'s UTF-8 as one buffer: scanning a 4 KB receipt through `String.UTF8View`'s iterator cost
+    /// `text`'s UTF-8 as one buffer: scanning a receipt through `String.UTF8View`'s iterator costs
     /// more than the rest of the request.
     private static func bytes<Result>(of text: String, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
         var text = text

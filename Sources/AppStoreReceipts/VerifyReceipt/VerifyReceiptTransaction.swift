@@ -13,9 +13,9 @@ import Foundation
 public struct VerifyReceiptTransaction: Hashable, Sendable {
     // Why a box: a transaction is a score of fields, ten of them strings, and the job copies each
     // one about five times on its way from the answer to the database (merged across the answer's
-    // lists, into the user's receipts, through the rules). Every copy of the plain struct retained
-    // and released each string (callgrind: a seventh of the job's retains and releases); a copy of
-    // the box is one retain. Writes copy the box first unless this value is its only owner (`CopyOnWrite`).
+    // lists, into the user's receipts, through the rules). Every copy of a plain struct retains and
+    // releases each string (a large share of the job's reference counting: docs/benchmarks.md); a
+    // copy of the box is one retain. Writes copy the box first unless this value is its only owner (`CopyOnWrite`).
     private var storage: CopyOnWrite<Fields>
 
     /// `product_id`.

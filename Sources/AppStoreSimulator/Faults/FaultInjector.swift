@@ -1,3 +1,5 @@
+import AppStoreReceipts
+
 /// Decides, for the `n`th verifyReceipt request, whether it fails and how late it is answered.
 ///
 /// A pure function of `(faultSeed, n)`: each request draws from its own `SplitMix64` stream, so the

@@ -15,7 +15,7 @@ extension HTTPServer {
     ///
     /// Returns once the sources are registered with the kernel (normally well under a millisecond; at most
     /// one second): Dispatch registers asynchronously, and a signal arriving before that is ignored and
-    /// lost, which was measured here.
+    /// lost.
     public func stopOnSignals(_ signals: [Int32] = [SIGINT, SIGTERM]) {
         let queue = DispatchQueue(label: "receipt-recon.http.signals")
         let registered = DispatchSemaphore(value: 0)

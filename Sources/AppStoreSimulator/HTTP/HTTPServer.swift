@@ -13,9 +13,9 @@ import Synchronization
 /// - Handlers may block (the simulator's world lookups, injected latency), and a thread per connection
 ///   gives every in-flight request its own thread with no pool to size. Clients cap their own in-flight
 ///   requests (64–256), so the thread count is bounded by the client, and by `maxConnections`.
-/// - A thread blocked in `recv` or `poll` costs a stack reservation and no CPU; 256 of them are fine on
-///   2 cores, and a request never hops between threads (measured: ~25–30k requests/s with wrk at 16–256
-///   keep-alive connections on this 2-core machine, ~10k/s with a new connection per request).
+/// - A thread blocked in `recv` or `poll` costs a stack reservation and no CPU; hundreds of them are
+///   fine on a small machine, and a request never hops between threads (its throughput is in
+///   docs/benchmarks.md, far above what the job asks of it).
 /// - `epoll` is not visible through Swift's Glibc module, and adding a C target for it was not worth it.
 ///
 /// `HTTPResponse.delay` waits on the connection's own thread before writing, so it holds no extra thread

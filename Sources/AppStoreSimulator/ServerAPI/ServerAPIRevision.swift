@@ -1,3 +1,4 @@
+import AppStoreReceipts
 import Foundation
 
 /// The `revision` of a transaction history page: opaque to clients, it encodes the position of the next

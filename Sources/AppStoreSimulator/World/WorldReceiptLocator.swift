@@ -28,7 +28,8 @@ public enum ReceiptIdentity: Sendable, Hashable {
 public final class WorldReceiptLocator: Sendable {
     public let world: SimulatedWorld
     /// Shards of the unit cache, each behind its own lock, so that concurrent requests for different
-    /// units rarely wait for each other (one shared lock measured as the hottest spot at 64 connections).
+    /// units rarely wait for each other (one shared lock was the simulator's hottest spot under many
+    /// connections: docs/benchmarks.md).
     private let shards: [CacheShard]
     private let shardCapacity: Int
     /// Signs the world's stored app receipts when it was seeded with a chain (`--pki-dir`).

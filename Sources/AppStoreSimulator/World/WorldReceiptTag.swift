@@ -1,3 +1,5 @@
+import AppStoreReceipts
+
 /// What the simulator writes into an app receipt's opaque value (attribute 4), so that a receipt sent
 /// to it leads straight back to the unit that issued it.
 ///

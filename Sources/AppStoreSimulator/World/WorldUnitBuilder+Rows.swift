@@ -1,3 +1,5 @@
+import AppStoreReceipts
+
 /// The small builders the scenarios share: a chain active at `asOf`, a receipt row, entitlement rows.
 extension WorldUnitBuilder {
     /// A chain active at `asOf`: `renewals` renewals after the first purchase, the current period begun a

@@ -1,3 +1,5 @@
+import AppStoreReceipts
+
 /// The scenarios whose receipts Apple cannot vouch for: tampered, from a deleted account, from Xcode,
 /// not a receipt at all, or one Apple fails on.
 extension WorldUnitBuilder {

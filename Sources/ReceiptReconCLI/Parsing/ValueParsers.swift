@@ -55,72 +55,28 @@ public enum Instant {
     /// A time without a zone is refused: a nightly job must not depend on the machine's time zone.
     public static func parse(_ text: String) -> Date? {
         let bytes = Array(text.utf8)
-        var index = 0
-        func number(_ count: Int) -> Int? {
-            guard index + count <= bytes.count else { return nil }
-            var value = 0
-            for byte in bytes[index..<index + count] {
-                guard byte >= 0x30, byte <= 0x39 else { return nil }
-                value = value * 10 + Int(byte - 0x30)
-            }
-            index += count
-            return value
+        guard let stamp = CivilTimestamp.read(bytes), stamp.local.date.isValid else { return nil }
+        let days = stamp.local.date.daysSince1970
+        guard stamp.separator != nil else {
+            return stamp.zoneStart == bytes.count ? Date(timeIntervalSince1970: Double(days) * 86_400) : nil
         }
-        func skip(_ byte: UInt8) -> Bool {
-            guard index < bytes.count, bytes[index] == byte else { return false }
-            index += 1
-            return true
+        guard stamp.local.isValid else { return nil }
+        var seconds = Double(stamp.local.hour * 3600 + stamp.local.minute * 60 + stamp.local.second)
+        var scale = 0.1
+        for byte in bytes[stamp.fractionDigits] where stamp.fractionSeparator != nil {
+            seconds += Double(byte - 0x30) * scale
+            scale /= 10
         }
-        guard let year = number(4), skip(0x2D), let month = number(2), skip(0x2D), let day = number(2) else {
-            return nil
-        }
-        let date = CivilDate(year: Int64(year), month: Int64(month), day: Int64(day))
-        guard date.isValid else { return nil }
-        let days = date.daysSince1970
-        if index == bytes.count { return Date(timeIntervalSince1970: Double(days) * 86_400) }
-        guard skip(0x54) || skip(0x74) || skip(0x20), let hour = number(2), skip(0x3A), let minute = number(2) else {
-            return nil
-        }
-        let hasSecond = skip(0x3A)
-        var second = 0
-        if hasSecond {
-            guard let value = number(2) else { return nil }
-            second = value
-        }
-        guard CivilDateTime(date: date, hour: Int64(hour), minute: Int64(minute), second: Int64(second)).isValid else {
-            return nil
-        }
-        var seconds = Double(hour * 3600 + minute * 60)
-        if hasSecond {
-            seconds += Double(second)
-            if skip(0x2E) || skip(0x2C) {
-                var scale = 0.1
-                var digits = 0
-                while index < bytes.count, bytes[index] >= 0x30, bytes[index] <= 0x39 {
-                    seconds += Double(bytes[index] - 0x30) * scale
-                    scale /= 10
-                    index += 1
-                    digits += 1
-                }
-                guard digits > 0 else { return nil }
-            }
-        }
-        var offset = 0
-        if skip(0x5A) || skip(0x7A) {
-            offset = 0
-        } else if index < bytes.count, bytes[index] == 0x2B || bytes[index] == 0x2D {
-            let sign = bytes[index] == 0x2D ? -1 : 1
-            index += 1
-            guard let offsetHours = number(2), offsetHours < 24 else { return nil }
-            _ = skip(0x3A)
-            let offsetMinutes = index < bytes.count ? number(2) : 0
-            guard let offsetMinutes, offsetMinutes < 60 else { return nil }
-            offset = sign * (offsetHours * 3600 + offsetMinutes * 60)
+        let zone = bytes[stamp.zoneStart...]
+        let offsetMinutes: Int64
+        if zone.elementsEqual("Z".utf8) || zone.elementsEqual("z".utf8) {
+            offsetMinutes = 0
+        } else if let minutes = CivilTimestamp.numericOffsetMinutes(zone) {
+            offsetMinutes = minutes
         } else {
             return nil
         }
-        guard index == bytes.count else { return nil }
-        return Date(timeIntervalSince1970: Double(days) * 86_400 + seconds - Double(offset))
+        return Date(timeIntervalSince1970: Double(days) * 86_400 + seconds - Double(offsetMinutes * 60))
     }
 
     /// `2026-11-22T03:00:00Z`, with `.SSS` only when the instant, rounded to the millisecond, has them.

@@ -21,9 +21,9 @@ public struct ReceiptCheck: Sendable {
 final class ReceiptChecker: Sendable {
     /// The receipt data and a word-at-a-time hash of it. Equal hashes are confirmed by comparing the
     /// data, so a receipt crafted to collide with another user's cannot be handed that user's
-    /// answer; and the hash need not be `Hasher`'s SipHash, which over a 4 KB receipt cost more
-    /// instructions than building the request (callgrind). The cache keeps its entries' data alive:
-    /// about 4 MB at 1,000 entries.
+    /// answer; and the hash need not be `Hasher`'s SipHash, which over a whole receipt cost more than
+    /// building the request (docs/benchmarks.md). The cache keeps its entries' data alive, so its
+    /// memory is bounded by its entry count times the receipts' size.
     private struct Key: Hashable {
         let data: String
         let hash: UInt64

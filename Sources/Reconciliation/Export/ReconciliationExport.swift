@@ -54,8 +54,6 @@ public struct ReconciliationExport: Sendable {
     var isPerRun: Bool { view != .transactions }
 
     /// The columns, in the contract's order.
-    public var columnNames: [String] { columns.map(\.name) }
-
     var columns: [Column] {
         func c(_ name: String, _ kind: Kind, _ expression: String? = nil) -> Column {
             Column(name: name, expression: expression ?? "x.\(name)", kind: kind)

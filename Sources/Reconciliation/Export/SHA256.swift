@@ -1,59 +1,41 @@
-/// SHA-256 (FIPS 180-4), streaming, in pure Swift: the export manifest's checksum (no CryptoKit on Linux).
+import CLibCrypto
+
+/// SHA-256, streaming: the export manifest's checksum, from libcrypto (`EVP_sha256`), which the job
+/// already links for Apple's signatures.
+///
+/// A value like any other: a copy hashes on from where the original was, independently (the libcrypto
+/// context is copied on the first update after the copy). An allocation or digest failure in libcrypto
+/// is out of memory and traps rather than yield a wrong checksum.
 public struct SHA256: Sendable {
-    private static let k: [UInt32] = [
-        0x428a_2f98, 0x7137_4491, 0xb5c0_fbcf, 0xe9b5_dba5, 0x3956_c25b, 0x59f1_11f1, 0x923f_82a4, 0xab1c_5ed5,
-        0xd807_aa98, 0x1283_5b01, 0x2431_85be, 0x550c_7dc3, 0x72be_5d74, 0x80de_b1fe, 0x9bdc_06a7, 0xc19b_f174,
-        0xe49b_69c1, 0xefbe_4786, 0x0fc1_9dc6, 0x240c_a1cc, 0x2de9_2c6f, 0x4a74_84aa, 0x5cb0_a9dc, 0x76f9_88da,
-        0x983e_5152, 0xa831_c66d, 0xb003_27c8, 0xbf59_7fc7, 0xc6e0_0bf3, 0xd5a7_9147, 0x06ca_6351, 0x1429_2967,
-        0x27b7_0a85, 0x2e1b_2138, 0x4d2c_6dfc, 0x5338_0d13, 0x650a_7354, 0x766a_0abb, 0x81c2_c92e, 0x9272_2c85,
-        0xa2bf_e8a1, 0xa81a_664b, 0xc24b_8b70, 0xc76c_51a3, 0xd192_e819, 0xd699_0624, 0xf40e_3585, 0x106a_a070,
-        0x19a4_c116, 0x1e37_6c08, 0x2748_774c, 0x34b0_bcb5, 0x391c_0cb3, 0x4ed8_aa4a, 0x5b9c_ca4f, 0x682e_6ff3,
-        0x748f_82ee, 0x78a5_636f, 0x84c8_7814, 0x8cc7_0208, 0x90be_fffa, 0xa450_6ceb, 0xbef9_a3f7, 0xc671_78f2,
-    ]
+    private var context: Context
 
-    private var h: [UInt32] = [
-        0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19,
-    ]
-    private var buffer: [UInt8] = []
-    private var length: UInt64 = 0
-
-    public init() { buffer.reserveCapacity(64) }
+    public init() { context = Context() }
 
     public mutating func update<Bytes: Sequence>(_ bytes: Bytes) where Bytes.Element == UInt8 {
-        for byte in bytes {
-            buffer.append(byte)
-            length &+= 1
-            if buffer.count == 64 {
-                compress(buffer)
-                buffer.removeAll(keepingCapacity: true)
-            }
+        if !isKnownUniquelyReferenced(&context) { context = context.copy() }
+        let done = bytes.withContiguousStorageIfAvailable { context.update($0) }
+        if done == nil {
+            let contiguous = Array(bytes)
+            contiguous.withUnsafeBufferPointer { context.update($0) }
         }
     }
 
     /// The digest; the hasher should not be updated afterwards.
     public mutating func finalize() -> [UInt8] {
-        let bitLength = length &* 8
-        buffer.append(0x80)
-        if buffer.count > 56 {
-            while buffer.count < 64 { buffer.append(0) }
-            compress(buffer)
-            buffer.removeAll(keepingCapacity: true)
-        }
-        while buffer.count < 56 { buffer.append(0) }
-        for shift in stride(from: 56, through: 0, by: -8) {
-            buffer.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift)))
-        }
-        compress(buffer)
-        buffer.removeAll()
-        return h.flatMap { word in [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: word >> UInt32($0)) } }
+        if !isKnownUniquelyReferenced(&context) { context = context.copy() }
+        return context.finalize()
     }
 
     /// Lower-case hex of the digest.
     public mutating func hexDigest() -> String {
-        finalize().map { byte in
-            let hex = String(byte, radix: 16)
-            return byte < 16 ? "0" + hex : hex
-        }.joined()
+        let digits = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = []
+        text.reserveCapacity(64)
+        for byte in finalize() {
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: text, as: UTF8.self)
     }
 
     public static func hex<Bytes: Sequence>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
@@ -62,50 +44,43 @@ public struct SHA256: Sendable {
         return hasher.hexDigest()
     }
 
-    private mutating func compress(_ block: [UInt8]) {
-        @inline(__always) func rotr(_ x: UInt32, _ n: UInt32) -> UInt32 { (x >> n) | (x << (32 - n)) }
-        var w = [UInt32](repeating: 0, count: 64)
-        for i in 0..<16 {
-            w[i] =
-                UInt32(block[4 * i]) << 24 | UInt32(block[4 * i + 1]) << 16 | UInt32(block[4 * i + 2]) << 8
-                | UInt32(block[4 * i + 3])
+    /// One `EVP_MD_CTX`. `@unchecked Sendable`: only the `SHA256` value that references it uniquely
+    /// touches it (a shared one is copied before any change), so no two threads ever use it at once.
+    private final class Context: @unchecked Sendable {
+        let handle: OpaquePointer
+
+        init() {
+            guard let handle = EVP_MD_CTX_new(), EVP_DigestInit_ex(handle, EVP_sha256(), nil) == 1 else {
+                fatalError("libcrypto could not start a SHA-256 context")
+            }
+            self.handle = handle
         }
-        for i in 16..<64 {
-            let s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3)
-            let s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10)
-            w[i] = w[i - 16] &+ s0 &+ w[i - 7] &+ s1
+
+        private init(copying other: OpaquePointer) {
+            guard let handle = EVP_MD_CTX_new(), EVP_MD_CTX_copy_ex(handle, other) == 1 else {
+                fatalError("libcrypto could not copy a SHA-256 context")
+            }
+            self.handle = handle
         }
-        var a = h[0]
-        var b = h[1]
-        var c = h[2]
-        var d = h[3]
-        var e = h[4]
-        var f = h[5]
-        var g = h[6]
-        var hh = h[7]
-        for i in 0..<64 {
-            let s1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)
-            let ch = (e & f) ^ (~e & g)
-            let t1 = hh &+ s1 &+ ch &+ Self.k[i] &+ w[i]
-            let s0 = rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)
-            let maj = (a & b) ^ (a & c) ^ (b & c)
-            let t2 = s0 &+ maj
-            hh = g
-            g = f
-            f = e
-            e = d &+ t1
-            d = c
-            c = b
-            b = a
-            a = t1 &+ t2
+
+        deinit { EVP_MD_CTX_free(handle) }
+
+        func copy() -> Context { Context(copying: handle) }
+
+        func update(_ bytes: UnsafeBufferPointer<UInt8>) {
+            guard bytes.count > 0 else { return }
+            guard EVP_DigestUpdate(handle, bytes.baseAddress, bytes.count) == 1 else {
+                fatalError("libcrypto could not hash")
+            }
         }
-        h[0] &+= a
-        h[1] &+= b
-        h[2] &+= c
-        h[3] &+= d
-        h[4] &+= e
-        h[5] &+= f
-        h[6] &+= g
-        h[7] &+= hh
+
+        func finalize() -> [UInt8] {
+            var digest = [UInt8](repeating: 0, count: 32)
+            var length: UInt32 = 0
+            guard EVP_DigestFinal_ex(handle, &digest, &length) == 1, length == 32 else {
+                fatalError("libcrypto could not finish a SHA-256 digest")
+            }
+            return digest
+        }
     }
 }

@@ -3,7 +3,7 @@
 ///
 /// Why not always a `Set`: a user has a handful of transactions, and hashing each transaction id
 /// (SipHash over 16 or more bytes, and a set's first growth) cost more than comparing it with the
-/// few seen before (callgrind: 18 M of the job's 1,244 M instructions per 2,000 receipts). The set
+/// few seen before (docs/benchmarks.md, "Measurements behind the code"). The set
 /// takes over past `listLimit`, so a user with thousands of transactions is not quadratic.
 struct SeenKeys<Key: Hashable> {
     static var listLimit: Int { 16 }

@@ -64,7 +64,7 @@ public final class ShutdownSignal: Sendable {
             source.resume()
             installed.append(source)
         }
-        // Registration is asynchronous, and a signal that arrives before it is lost (measured):
+        // Registration is asynchronous, and a signal that arrives before it is lost:
         // wait for both registrations before the run starts taking work.
         for _ in installed { _ = registered.wait(timeout: .now() + 1) }
         sources.withLock { $0 += installed }

@@ -51,7 +51,7 @@ public struct UserWork: Sendable {
 /// 2. the receipts of the due users are read by `user_id = ANY(…)`.
 /// As one query with the filters in SQL, the planner (estimating the shard and due filters at a
 /// fraction of a percent) hashed and sorted every remaining receipt for each page: quadratic over
-/// a run, 170 ms a page at 10,000 receipts.
+/// a run (docs/benchmarks.md, "Measurements behind the code").
 ///
 /// Threading: owns its connection; use it from one thread.
 public final class DueUserReader {

@@ -7,8 +7,8 @@ import ReconSchema
 ///
 /// Each statement's columns are filled straight from the plans (`PostgresArrayColumn`): no
 /// intermediate row arrays, and no boxed value or String per cell. A batch writes thousands of
-/// cells; built as rows of `any PostgresEncodable` they were about a seventh of the job's CPU in a
-/// profile at 1,000 receipts a second.
+/// cells, and rows of `any PostgresEncodable` cost a noticeable share of the job's CPU
+/// (docs/benchmarks.md).
 extension UnitWriter {
     /// Where one row of a plan's records is: `users[user].plan.<records>[index]`.
     typealias RecordIndex = (user: Int, index: Int)

@@ -16,7 +16,7 @@ import Testing
     }
 
     @Test func matchesFoundationOnRandomData() throws {
-        var random = LocalReceiptTestRandom(seed: 64)
+        var random = SplitMix64(seed: 64)
         for count in 0..<300 {
             let bytes = random.bytes(count)
             let text = Data(bytes).base64EncodedString(options: [.lineLength76Characters, .endLineWithCarriageReturn])

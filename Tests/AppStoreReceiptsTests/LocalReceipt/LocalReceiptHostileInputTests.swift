@@ -85,7 +85,7 @@ import Testing
     // MARK: Random and mutated bytes
 
     @Test func randomBytesNotStartingLikeAReceiptAreUnrecognized() {
-        var random = LocalReceiptTestRandom(seed: 0x5EED_0001)
+        var random = SplitMix64(seed: 0x5EED_0001)
         for _ in 0..<3000 {
             var bytes = random.bytes(Int.random(in: 1...300, using: &random))
             // Not a SEQUENCE, not text that could open a plist (whitespace, BOM, "{").
@@ -97,7 +97,7 @@ import Testing
     }
 
     @Test func randomBytesAfterASequenceTagFailAsDER() {
-        var random = LocalReceiptTestRandom(seed: 0x5EED_0002)
+        var random = SplitMix64(seed: 0x5EED_0002)
         for _ in 0..<3000 {
             let bytes = [0x30] + random.bytes(Int.random(in: 0...300, using: &random))
             let error = failure { () throws(Failure) in try LocalReceiptDecoder.decode(der: bytes) }
@@ -111,7 +111,7 @@ import Testing
     }
 
     @Test func randomBase64TextNeverDecodes() {
-        var random = LocalReceiptTestRandom(seed: 0x5EED_0003)
+        var random = SplitMix64(seed: 0x5EED_0003)
         for _ in 0..<2000 {
             let text = Data(random.bytes(Int.random(in: 1...300, using: &random))).base64EncodedString()
             _ = failure { () throws(Failure) in try LocalReceiptDecoder.decode(base64: text) }
@@ -122,7 +122,7 @@ import Testing
     /// comes out, the decoder returns (a value or an error) instead of trapping.
     @Test(arguments: [false, true])
     func mutatedReceiptsNeverTrap(indefiniteLength: Bool) {
-        var random = LocalReceiptTestRandom(seed: indefiniteLength ? 0x5EED_0005 : 0x5EED_0004)
+        var random = SplitMix64(seed: indefiniteLength ? 0x5EED_0005 : 0x5EED_0004)
         let original = indefiniteLength ? Self.sampleBER : Self.sampleDER
         var decoded = 0
         for _ in 0..<3000 {

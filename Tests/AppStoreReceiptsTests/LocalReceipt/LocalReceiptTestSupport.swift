@@ -1,25 +1,6 @@
 import AppStoreReceipts
 import Foundation
 
-/// SplitMix64: a tiny seeded generator so "random" inputs are the same on every run.
-struct LocalReceiptTestRandom: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    mutating func bytes(_ count: Int) -> [UInt8] {
-        (0..<count).map { _ in UInt8.random(in: 0...255, using: &self) }
-    }
-}
-
 /// Receipts built in code, covering every field the decoder reads.
 enum LocalReceiptSamples {
     static func date(_ text: String) -> Date {

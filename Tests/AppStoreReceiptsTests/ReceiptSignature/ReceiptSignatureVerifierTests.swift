@@ -188,7 +188,7 @@ struct ReceiptSignatureVerifierTests {
         // A date given by the caller is used instead.
         #expect(verifier.verify(der: Samples.signed(noDate), at: Samples.created).isVerified)
         // Random bytes behind a SEQUENCE tag: a reason, never a crash.
-        var random = LocalReceiptTestRandom(seed: 25)
+        var random = SplitMix64(seed: 25)
         for _ in 0..<200 {
             let bytes = [0x30] + random.bytes(Int.random(in: 0...300, using: &random))
             #expect(verifier.verify(der: bytes, at: nil).failure != nil)

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import TestSupport
 
 @testable import AppStoreSimulator
 
@@ -31,25 +32,10 @@ final class RawHTTPClient {
     private var buffer: [UInt8] = []
 
     init(port: UInt16, timeout: Duration = .seconds(5)) throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw RawClientError.connect(errno) }
-        var tv = timeval(tv_sec: Int(timeout.components.seconds), tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
-        var one: Int32 = 1
-        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let rc = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard rc == 0 else {
-            let code = errno
-            close(fd)
-            throw RawClientError.connect(code)
+        do {
+            fd = try LoopbackSocket.connect(port: port, receiveTimeout: timeout, noDelay: true)
+        } catch {
+            throw RawClientError.connect(error.code.rawValue)
         }
     }
 

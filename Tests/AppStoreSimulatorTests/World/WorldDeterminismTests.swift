@@ -63,20 +63,4 @@ import Testing
         #expect(duplicates == 0)
         #expect(seen.count > 5_000)
     }
-
-    @Test func splitMixMatchesItsReferenceOutput() {
-        // Reference values of SplitMix64 seeded with 0 (Vigna's splitmix64.c).
-        var rng = SplitMix64(seed: 0)
-        #expect(rng.next() == 0xE220_A839_7B1D_CDAF)
-        #expect(rng.next() == 0x6E78_9E6A_A1B9_65F4)
-        #expect(rng.next() == 0x06C4_5D18_8009_454F)
-    }
-
-    @Test func boundedDrawsStayInRangeAndCoverIt() {
-        var rng = SplitMix64(seed: 99)
-        var counts = Array(repeating: 0, count: 7)
-        for _ in 0..<70_000 { counts[rng.int(in: 0...6)] += 1 }
-        // 10,000 expected per value; 5 sigma is about 450.
-        #expect(counts.allSatisfy { abs($0 - 10_000) < 450 }, "\(counts)")
-    }
 }

@@ -30,6 +30,16 @@ import Testing
         #expect(hasher.hexDigest() == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
     }
 
+    @Test func aCopiedHasherGoesOnFromWhereTheOriginalWasWithoutDisturbingIt() {
+        var original = SHA256()
+        original.update(Array("ab".utf8))
+        var copy = original
+        original.update((0..<1).lazy.map { _ in UInt8(ascii: "c") })
+        copy.update(Array("d".utf8))
+        #expect(original.hexDigest() == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect(copy.hexDigest() == "a52d159f262b2c6ddb724a61840befc36eb30c88877a4030b65cbe86298449c9")
+    }
+
     @Test(arguments: [
         (CSVCell.null, ""),
         (.text(""), "\"\""),

@@ -1,14 +1,16 @@
-/// The simulator's only source of randomness: SplitMix64 (Steele, Lea, Flood 2014), a 64-bit state
-/// advanced by a constant and scrambled by a finalizer.
+/// The project's one seeded generator: SplitMix64 (Steele, Lea, Flood 2014), a 64-bit state advanced
+/// by a constant and scrambled by a finalizer. The simulator's only source of randomness, the seeded
+/// jitter of `BackoffPolicy`, and the tests' reproducible random inputs.
 ///
-/// Why our own generator and our own range functions: the world must be byte-identical for the same
-/// `(users, seed, asOf)` on every machine and toolchain. `SystemRandomNumberGenerator` is not seedable,
-/// and the standard library's `Int.random(in:using:)` may change its algorithm between Swift releases.
-/// Everything here is plain integer arithmetic with a fixed definition.
+/// Why our own generator and our own range functions: the simulator's world must be byte-identical for
+/// the same `(users, seed, asOf)` on every machine and toolchain. `SystemRandomNumberGenerator` is not
+/// seedable, and the standard library's `Int.random(in:using:)` may change its algorithm between Swift
+/// releases (so the simulator never uses it; tests may). Everything here is plain integer arithmetic
+/// with a fixed definition.
 ///
 /// A value type: copy it to fork a stream. Independent streams for independent purposes come from
 /// `derive(_:_:_:)`, so that user 7's scenario never depends on how many numbers user 6 drew.
-public struct SplitMix64: Sendable, Hashable {
+public struct SplitMix64: RandomNumberGenerator, Sendable, Hashable {
     public private(set) var state: UInt64
 
     public init(seed: UInt64) {
