@@ -159,8 +159,8 @@ public final class ScriptedAppleServer: Sendable {
         maxAttempts: Int = 4,
         concurrency: Int = 8,
         rate: Double = 1000
-    ) -> VerifyReceiptClient {
-        .forTests(
+    ) -> VerifyReceiptRig {
+        VerifyReceiptRig(
             productionURL: productionURL, sandboxURL: sandboxURL, transport: transport, environment: environment,
             sharedSecret: sharedSecret, timeout: timeout, maxAttempts: maxAttempts, concurrency: concurrency,
             rate: rate, backoff: BackoffPolicy(base: .milliseconds(10), cap: .milliseconds(50), seed: 7))

@@ -185,20 +185,22 @@ public final class ScriptedServerAPI: Sendable {
         ]
     }
 
-    /// A client of this server trusting its chain, with millisecond backoff.
+    /// A client of this server trusting its chain, with millisecond backoff, and its driver.
     package func client(
         maxAttempts: Int = 4, maxWait: Duration = .seconds(5), rate: Double = 1000, concurrency: Int = 8,
         tokens: ServerAPITokens? = nil, timeout: Duration = .seconds(5)
-    ) -> ServerAPIClient {
-        ServerAPIClient(
-            configuration: ServerAPIClient.Configuration(
-                productionURL: baseURL(.production), sandboxURL: baseURL(.sandbox), timeout: timeout,
-                budget: VerifyReceiptRetryBudget(maxAttempts: maxAttempts, maxWait: maxWait),
-                backoff: BackoffPolicy(base: .milliseconds(10), cap: .milliseconds(50), seed: 7)),
-            tokens: tokens ?? ServerAPITokens(key: apiKey, keyID: keyID, issuerID: issuerID),
-            verifier: SignedDataVerifier(anchors: [TrustAnchor(chain.root)]),
-            transport: HTTPTransportKind.curl.makeTransport(maxConnectionsPerHost: concurrency, timeout: timeout),
-            rate: rate, maxInFlight: concurrency)
+    ) -> ServerAPIRig {
+        ServerAPIRig(
+            client: ServerAPIClient(
+                configuration: ServerAPIClient.Configuration(
+                    productionURL: baseURL(.production), sandboxURL: baseURL(.sandbox), timeout: timeout,
+                    budget: VerifyReceiptRetryBudget(maxAttempts: maxAttempts, maxWait: maxWait),
+                    backoff: BackoffPolicy(base: .milliseconds(10), cap: .milliseconds(50), seed: 7)),
+                verifier: SignedDataVerifier(anchors: [TrustAnchor(chain.root)])),
+            driver: ExchangeDriver(
+                transport: HTTPTransportKind.curl.makeTransport(maxConnectionsPerHost: concurrency, timeout: timeout),
+                rate: rate, maxInFlight: concurrency,
+                tokens: tokens ?? ServerAPITokens(key: apiKey, keyID: keyID, issuerID: issuerID)))
     }
 
     static func received(_ request: HTTPRequest, key: ES256Key) -> Received {

@@ -18,7 +18,7 @@ import Synchronization
 /// loop would wake anyway.
 ///
 /// Threading: `@unchecked Sendable` because it owns C handles that only its own thread touches. The
-/// exceptions are `submit`/`cancel`, which touch only the `inbox` mutex and signal the eventfd, and
+/// exceptions are `submit` and `abandonWaitingRequests`, which touch only the `inbox` mutex and signal the eventfd, and
 /// `shutdown`, which frees the handles after the thread has exited. The thread is the transport's own
 /// `Thread`, never a Dispatch queue: it spends its life blocked in `epoll_wait` (DESIGN, "Concurrency on
 /// Linux").
@@ -33,12 +33,11 @@ final class CurlMultiLoop: @unchecked Sendable {
     /// What lanes hand to the loop thread, and whether it must be woken to see it.
     private struct Inbox {
         var requests: [CurlRequest] = []
-        var cancelled: [CurlCompletion] = []
         var stopping = false
         /// Set by `abandonWaitingRequests`, until the loop has seen it.
         var abandoning = false
         var loop = LoopState.awake
-        var isEmpty: Bool { requests.isEmpty && cancelled.isEmpty && !stopping && !abandoning }
+        var isEmpty: Bool { requests.isEmpty && !stopping && !abandoning }
     }
 
     let threadName: String
@@ -127,11 +126,6 @@ final class CurlMultiLoop: @unchecked Sendable {
         wake(unlessAwakeBy: request.start) { $0.requests.append(request) }
     }
 
-    /// Abandons the transfer of `completion` (the lane stopped waiting for it).
-    func cancel(_ completion: CurlCompletion) {
-        wake(unlessAwakeBy: nil) { $0.cancelled.append(completion) }
-    }
-
     /// Fails every request still waiting for its start, now and from now on, without sending it; those
     /// already sent go on. A stopping client's throttle waits end here.
     func abandonWaitingRequests() {
@@ -171,13 +165,12 @@ final class CurlMultiLoop: @unchecked Sendable {
         var flags = [Int32](repeating: 0, count: capacity)
         var running: Int32 = 0
         while true {
-            let (requests, cancelled, stopping, abandoning) = inbox.withLock { inbox in
+            let (requests, stopping, abandoning) = inbox.withLock { inbox in
                 defer {
                     inbox.requests.removeAll(keepingCapacity: true)
-                    inbox.cancelled.removeAll()
                     inbox.abandoning = false
                 }
-                return (inbox.requests, inbox.cancelled, inbox.stopping, inbox.abandoning)
+                return (inbox.requests, inbox.stopping, inbox.abandoning)
             }
             if stopping {
                 for request in requests + scheduled {
@@ -193,7 +186,6 @@ final class CurlMultiLoop: @unchecked Sendable {
             }
             for request in requests { schedule(request) }
             gathering = GatheringPeriod.after(requests.lazy.map(\.waitedForToken), current: gathering)
-            for completion in cancelled { abandon(completion) }
             startDue()
             if let deadline = timerDeadline, deadline <= .now {
                 timerDeadline = nil
@@ -212,7 +204,7 @@ final class CurlMultiLoop: @unchecked Sendable {
             guard sleeps else { continue }
             let awake = ContinuousClock.now - lastWake
             if awake < gathering {
-                SystemThrottleClock().sleep(for: gathering - awake)
+                Self.nap(for: gathering - awake)
             }
             let ready = recon_epoll_wait(
                 epoll, &descriptors, &flags, Int32(capacity), Self.milliseconds(until: wakesAt))
@@ -375,22 +367,18 @@ final class CurlMultiLoop: @unchecked Sendable {
         }
     }
 
-    private func abandon(_ completion: CurlCompletion) {
-        if let index = scheduled.firstIndex(where: { $0.completion === completion }) {
-            scheduled.remove(at: index)
-            completion.finish(.failed(.timedOut))
-            return
-        }
-        guard let easy = active.first(where: { $0.value.completion === completion })?.key else { return }
-        curl_multi_remove_handle(multi, easy)
-        retire(easy)
-        completion.finish(.failed(.timedOut))
-    }
-
     /// Takes a finished transfer out of the table (freeing it) and pools its handle, which has left the
     /// multi handle.
     private func retire(_ easy: UnsafeMutableRawPointer) {
         active.removeValue(forKey: easy)?.detach()
         idle.append(easy)
+    }
+
+    /// Sleeps the loop thread (its own, so blocking it is the point) through the gathering period.
+    private static func nap(for duration: Duration) {
+        let components = duration.components
+        var request = timespec(tv_sec: Int(components.seconds), tv_nsec: Int(components.attoseconds / 1_000_000_000))
+        var remaining = timespec()
+        while nanosleep(&request, &remaining) == -1 && errno == EINTR { request = remaining }
     }
 }

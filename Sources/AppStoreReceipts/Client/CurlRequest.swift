@@ -1,6 +1,6 @@
 import Foundation
 
-/// One POST handed from a lane to the curl loop thread: only values, so it crosses threads freely.
+/// One request handed to the curl loop thread: only values, so it crosses threads freely.
 struct CurlRequest: Sendable {
     let method: HTTPMethod
     let url: String
@@ -17,15 +17,15 @@ struct CurlRequest: Sendable {
     let completion: CurlCompletion
 
     init(
-        method: HTTPMethod = .post, url: URL, body: Data, headers: [String: String], timeout: Duration,
-        start: ContinuousClock.Instant, waitedForToken: Bool, answerLimit: AnswerSizeLimit, completion: CurlCompletion
+        _ request: HTTPClientRequest, start: ContinuousClock.Instant, waitedForToken: Bool, answerLimit: AnswerSizeLimit,
+        completion: CurlCompletion
     ) {
-        self.method = method
-        self.url = url.absoluteString
-        self.body = body
-        self.headers = headers
+        method = request.method
+        url = request.url.absoluteString
+        body = request.body
+        headers = request.headers
         // Rounded up (libcurl counts whole milliseconds) and capped at a year, far from overflow.
-        let components = timeout.components
+        let components = request.timeout.components
         timeoutMilliseconds = max(
             1,
             Int(

@@ -1,82 +1,48 @@
 import Foundation
 
-/// Sends one HTTP request and reports what came back. The seam between the job's Apple clients
-/// (verifyReceipt and the App Store Server API) and the network: `CurlMultiTransport` by default,
-/// `URLSessionTransport` as the fallback (`HTTPTransportKind`, `--http-client`), other transports for
-/// tests.
+/// Sends HTTP requests and reports what came back. The seam between the exchange driver (every
+/// conversation with Apple, verifyReceipt and the App Store Server API) and the network:
+/// `CurlMultiTransport` by default, `URLSessionTransport` as the fallback (`HTTPTransportKind`,
+/// `--http-client`), `TestSupport`'s scripted transport on a virtual clock for tests.
 ///
-/// Threading: `post` may be called concurrently from many threads and blocks the calling thread until
-/// the exchange ends; `send` is called concurrently from any of the job's threads and returns at once.
-/// Implementations must be thread-safe, must return within `timeout` (plus a small margin), and must
-/// never block threads of `DispatchQueue.global()` themselves.
+/// Threading: `send` is called concurrently from any of the job's threads and returns at once;
+/// `completion` runs exactly once on a thread of the transport's, and must return quickly (the
+/// transport's other exchanges wait behind it). Implementations must finish every request within its
+/// timeout (plus a small margin) and never block threads of `DispatchQueue.global()`.
 ///
 /// Memory: an implementation keeps at most its `AnswerSizeLimit` of any answer's body, and fails the
 /// exchange `answerTooLarge` past it, so answers cost bounded memory however large they are.
 public protocol HTTPTransport: Sendable {
-    func post(_ url: URL, body: Data, headers: [String: String], timeout: Duration) -> HTTPExchangeResult
-
-    /// Sends once `wait` (measured on `clock`) has passed: the throttle's wait for a token. `timeout`
-    /// counts from the start. The default sleeps the calling thread, then posts; a transport with a
-    /// thread of its own can start the request at that time instead, and spare the caller a sleep and
-    /// a wake-up per request.
-    func post(
-        _ url: URL, body: Data, headers: [String: String], timeout: Duration, startingIn wait: Duration,
-        clock: any ThrottleClock
-    ) -> HTTPExchangeResult
-
-    /// Like `post(…startingIn:clock:)`, but returns at once and hands the outcome to `completion`,
-    /// called exactly once on a thread of the transport's. `completion` must return quickly: it runs
-    /// where the transport's other exchanges are waiting. The default runs the blocking `post` on a
-    /// thread of its own per exchange; a transport with a thread of its own calls back from there, and
-    /// spares the caller a thread per exchange in flight.
+    /// Sends `request` once `notBefore` (an instant on `clock`: when the throttle's token is due) has
+    /// come; the request's timeout counts from then.
     func send(
-        _ url: URL, body: Data, headers: [String: String], timeout: Duration, startingIn wait: Duration,
-        clock: any ThrottleClock, completion: @escaping @Sendable (HTTPExchangeResult) -> Void)
+        _ request: HTTPClientRequest, notBefore: Duration, on clock: any ThrottleClock,
+        completion: @escaping HTTPCompletion)
 
-    /// `send` with a method: the Server API's GETs (no body) beside verifyReceipt's POSTs. The default
-    /// sends POSTs through `send(_:body:…)` and fails GETs, which only the real transports implement.
-    func send(
-        _ method: HTTPMethod, _ url: URL, body: Data, headers: [String: String], timeout: Duration,
-        startingIn wait: Duration, clock: any ThrottleClock,
-        completion: @escaping @Sendable (HTTPExchangeResult) -> Void)
-
-    /// Ends every exchange still waiting out its `startingIn` wait, now and from now on, as a failure
-    /// without sending it; exchanges already sent go on. Called when the client stops (a signal), so no
-    /// throttle wait outlasts it. The default does nothing: such waits then end as they would have.
-    func abandonWaitingRequests()
+    /// Ends every request still waiting for its `notBefore`, now and from now on, as a failure without
+    /// sending it; requests already sent go on. Called when the run stops (a signal), so no throttle
+    /// wait outlasts it.
+    func cancelWaiting()
 }
 
-extension HTTPTransport {
-    public func abandonWaitingRequests() {}
+/// Where a transport hands the outcome of one request.
+public typealias HTTPCompletion = @Sendable (HTTPExchangeResult) -> Void
 
-    public func send(
-        _ method: HTTPMethod, _ url: URL, body: Data, headers: [String: String], timeout: Duration,
-        startingIn wait: Duration, clock: any ThrottleClock,
-        completion: @escaping @Sendable (HTTPExchangeResult) -> Void
-    ) {
-        guard method == .post else {
-            return completion(.failed(.connectionFailed(detail: "this transport sends POST only")))
-        }
-        send(
-            url, body: body, headers: headers, timeout: timeout, startingIn: wait, clock: clock, completion: completion)
-    }
+/// One HTTP request as the transports take it: only values, so it crosses threads freely.
+public struct HTTPClientRequest: Sendable {
+    public var method: HTTPMethod
+    public var url: URL
+    /// Empty for a GET.
+    public var body: Data
+    public var headers: [String: String]
+    public var timeout: Duration
 
-    public func post(
-        _ url: URL, body: Data, headers: [String: String], timeout: Duration, startingIn wait: Duration,
-        clock: any ThrottleClock
-    ) -> HTTPExchangeResult {
-        if wait > .zero { clock.sleep(for: wait) }
-        return post(url, body: body, headers: headers, timeout: timeout)
-    }
-
-    public func send(
-        _ url: URL, body: Data, headers: [String: String], timeout: Duration, startingIn wait: Duration,
-        clock: any ThrottleClock, completion: @escaping @Sendable (HTTPExchangeResult) -> Void
-    ) {
-        // A thread of its own, never the global queue's: the exchange blocks it (DESIGN, "Concurrency on Linux").
-        Thread.detachNewThread {
-            completion(post(url, body: body, headers: headers, timeout: timeout, startingIn: wait, clock: clock))
-        }
+    public init(method: HTTPMethod, url: URL, body: Data = Data(), headers: [String: String], timeout: Duration) {
+        self.method = method
+        self.url = url
+        self.body = body
+        self.headers = headers
+        self.timeout = timeout
     }
 }
 

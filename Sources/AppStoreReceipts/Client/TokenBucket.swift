@@ -3,12 +3,13 @@ import Synchronization
 /// A token bucket: on average `rate` permits per second, at most `burst` at once after a quiet spell.
 /// So no one-second window ever holds more than `rate + burst` permits.
 ///
-/// Waiters reserve their token under the lock (the balance may go negative, which queues them in
-/// order) and sleep after releasing it, so no thread ever sleeps while holding the lock.
+/// A request reserves its token under the lock (the balance may go negative, which queues them in
+/// order) and is told the instant the token is due; nobody sleeps on the bucket: the transport starts
+/// the request at that instant.
 public final class TokenBucket: Sendable {
     public let rate: Double
     public let burst: Double
-    private let clock: any ThrottleClock
+    public let clock: any ThrottleClock
     private let state: Mutex<(tokens: Double, updated: Duration)>
 
     /// - Parameters:
@@ -28,18 +29,9 @@ public final class TokenBucket: Sendable {
         self.init(rate: rate, burst: max(1, (rate * 0.05).rounded(.down)), clock: clock)
     }
 
-    /// Takes one permit, blocking the calling thread until it is due.
-    public func acquire() {
-        sleep(for: reserve())
-    }
-
-    /// Sleeps out a wait `reserve` returned, on the bucket's clock.
-    func sleep(for wait: Duration) {
-        if wait > .zero { clock.sleep(for: wait) }
-    }
-
-    /// Reserves one permit and returns how long the caller must wait before using it.
-    func reserve() -> Duration {
+    /// Reserves one permit and returns the instant on the bucket's clock when it may be used: now, or
+    /// later when the bucket is empty.
+    public func reserve() -> Duration {
         let now = clock.now()
         return state.withLock { state in
             let elapsed = now - state.updated
@@ -47,8 +39,8 @@ public final class TokenBucket: Sendable {
             state.tokens = min(burst, state.tokens + seconds * rate)
             state.updated = now
             state.tokens -= 1
-            guard state.tokens < 0 else { return .zero }
-            return .nanoseconds(Int64((-state.tokens / rate * 1e9).rounded(.up)))
+            guard state.tokens < 0 else { return now }
+            return now + .nanoseconds(Int64((-state.tokens / rate * 1e9).rounded(.up)))
         }
     }
 }

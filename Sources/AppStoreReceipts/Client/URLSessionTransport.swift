@@ -12,18 +12,18 @@ import Synchronization
 /// - one session for the whole process: short-lived sessions crash in teardown;
 /// - `httpMaximumConnectionsPerHost` defaults to 6 and is enforced, so it is set to the in-flight cap;
 /// - request and resource timeouts are set explicitly (defaults 60 s and 7 days), in whole seconds
-///   because the Linux implementation drops fractions; the exact timeout is enforced by `post`'s wait;
-/// - `post` blocks the calling lane on a semaphore that the session's delegate signals; it never runs
-///   on, or blocks, the global queue.
+///   because the Linux implementation drops fractions; the exact timeout is enforced here by a timer.
 ///
 /// Bodies reach the delegate piece by piece (a completion-handler task would buffer the whole body
 /// first, however large), so an answer past `answerLimit` is cancelled as soon as it is known to be.
+/// Nothing blocks a thread: the token's wait is a `StoppableWaits` wait, the answer comes through the
+/// delegate.
 public final class URLSessionTransport: HTTPTransport {
     private let session: URLSession
     private let exchanges: URLSessionExchanges
-    /// Opened by `abandonWaitingRequests`: ends the token waits of `post(…startingIn:clock:)`.
-    private let abandoned = DispatchGroup()
-    private let abandonedOnce = Atomic(false)
+    /// The token waits, which `cancelWaiting` ends; made on the first request's clock.
+    private let waits = Mutex<StoppableWaits?>(nil)
+    private let cancelled = Atomic(false)
 
     /// - Parameters:
     ///   - maxConnectionsPerHost: the in-flight cap; more requests than this would queue silently
@@ -40,77 +40,57 @@ public final class URLSessionTransport: HTTPTransport {
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         exchanges = URLSessionExchanges(answerLimit: answerLimit)
         session = URLSession(configuration: configuration, delegate: exchanges, delegateQueue: nil)
-        abandoned.enter()
     }
 
-    public func post(_ url: URL, body: Data, headers: [String: String], timeout: Duration) -> HTTPExchangeResult {
-        exchange(.post, url, body: body, headers: headers, timeout: timeout)
-    }
-
-    /// A GET or POST on a thread of its own (the exchange blocks it), after the token's wait.
     public func send(
-        _ method: HTTPMethod, _ url: URL, body: Data, headers: [String: String], timeout: Duration,
-        startingIn wait: Duration, clock: any ThrottleClock,
-        completion: @escaping @Sendable (HTTPExchangeResult) -> Void
+        _ request: HTTPClientRequest, notBefore: Duration, on clock: any ThrottleClock,
+        completion: @escaping HTTPCompletion
     ) {
-        Thread.detachNewThread { [self] in
-            if wait > .zero { clock.sleep(for: wait) }
-            completion(exchange(method, url, body: body, headers: headers, timeout: timeout))
+        let wait = notBefore - clock.now()
+        guard wait > .zero else { return start(request, clock: clock, completion: completion) }
+        waits(clock).after(wait) { [self] stopped in
+            guard !stopped else { return completion(.failed(.connectionFailed(detail: "not sent: the client stopped"))) }
+            start(request, clock: clock, completion: completion)
         }
     }
 
-    private func exchange(_ method: HTTPMethod, _ url: URL, body: Data, headers: [String: String], timeout: Duration)
-        -> HTTPExchangeResult
-    {
-        var request = URLRequest(url: url)
-        request.httpMethod = method.rawValue
-        if method == .post { request.httpBody = body }
-        request.timeoutInterval = Self.wholeSeconds(timeout)
-        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+    public func cancelWaiting() {
+        cancelled.store(true, ordering: .releasing)
+        waits.withLock { $0 }?.stop()
+    }
 
-        let outcome = Mutex<HTTPExchangeResult?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        let task = session.dataTask(with: request)
-        exchanges.begin(task) { result in
-            outcome.withLock { $0 = result }
-            done.signal()
+    private func waits(_ clock: any ThrottleClock) -> StoppableWaits {
+        let waits = self.waits.withLock { waits in
+            if waits == nil { waits = StoppableWaits(clock: clock) }
+            return waits!
         }
+        // A wait made before `cancelWaiting`'s first call saw none must still end at once.
+        if cancelled.load(ordering: .acquiring) { waits.stop() }
+        return waits
+    }
+
+    private func start(_ request: HTTPClientRequest, clock: any ThrottleClock, completion: @escaping HTTPCompletion) {
+        var urlRequest = URLRequest(url: request.url)
+        urlRequest.httpMethod = request.method.rawValue
+        if request.method == .post { urlRequest.httpBody = request.body }
+        urlRequest.timeoutInterval = Self.wholeSeconds(request.timeout)
+        for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
+
+        // Whichever comes first, the answer or the exact timeout, finishes the request.
+        let finished = Atomic(false)
+        let finish: HTTPCompletion = { result in
+            guard !finished.exchange(true, ordering: .acquiringAndReleasing) else { return }
+            completion(result)
+        }
+        let task = session.dataTask(with: urlRequest)
+        exchanges.begin(task, completion: finish)
         task.resume()
-        let components = timeout.components
-        let wait = Double(components.seconds) + Double(components.attoseconds) / 1e18
-        // The semaphore enforces the exact timeout (URLSession's is whole seconds), plus a small margin.
-        guard done.wait(timeout: .now() + wait + 0.25) == .success else {
+        clock.schedule(after: request.timeout + .milliseconds(250)) { [exchanges] in
+            guard !finished.load(ordering: .acquiring) else { return }
             exchanges.forget(task)
             task.cancel()
-            return .failed(.timedOut)
+            finish(.failed(.timedOut))
         }
-        return outcome.withLock { $0 } ?? .failed(.connectionFailed(detail: "no result"))
-    }
-
-    /// Sleeps out the token's wait, unless the transport abandons waiting requests meanwhile.
-    public func post(
-        _ url: URL, body: Data, headers: [String: String], timeout: Duration, startingIn wait: Duration,
-        clock: any ThrottleClock
-    ) -> HTTPExchangeResult {
-        if wait > .zero {
-            guard clock is SystemThrottleClock else {
-                clock.sleep(for: wait)
-                return post(url, body: body, headers: headers, timeout: timeout)
-            }
-            let components = wait.components
-            let until =
-                DispatchTime.now() + .nanoseconds(Int(components.attoseconds / 1_000_000_000))
-                + .seconds(Int(components.seconds))
-            if abandoned.wait(timeout: until) == .success {
-                return .failed(.connectionFailed(detail: "not sent: the client stopped"))
-            }
-        }
-        return post(url, body: body, headers: headers, timeout: timeout)
-    }
-
-    public func abandonWaitingRequests() {
-        guard !abandonedOnce.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        abandoned.leave()
     }
 
     private static func wholeSeconds(_ duration: Duration) -> TimeInterval {

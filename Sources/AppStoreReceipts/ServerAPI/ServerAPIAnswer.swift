@@ -18,12 +18,12 @@ enum ServerAPIAnswer: Equatable {
     case restartWalk(code: Int)
     /// Worth another attempt: the retryable codes, 5xx, 429 (`after`: its `Retry-After`), unknown codes,
     /// transport failures.
-    case retry(reason: String, after: Duration?)
+    case retry(RetryCause, after: Duration?)
     /// 5000000: "server error, try again later", but not one of the codes Apple names retryable. A
     /// customer whose lookups keep failing this way is usually broken at Apple for hours: asked again
     /// once (`boundedAttempts`), not `--max-attempts` times, so one such customer cannot hold a lane for
     /// seconds of backoff.
-    case retryOnce(reason: String)
+    case retryOnce(RetryCause)
     /// HTTP 401: the token (clock skew, expiry) or the key; refreshed once, then a configuration error.
     case unauthorized
     /// The configuration is wrong whatever is asked (4000002 invalid app identifier).
@@ -42,7 +42,7 @@ enum ServerAPIAnswer: Equatable {
     static func classify(_ result: HTTPExchangeResult, now: Date) -> ServerAPIAnswer {
         let reply: HTTPReply
         switch result {
-        case .failed(let failure): return .retry(reason: "\(failure)", after: nil)
+        case .failed(let failure): return .retry(.transport(failure), after: nil)
         case .response(let response): reply = response
         }
         let code = errorCode(reply.body)
@@ -55,7 +55,7 @@ enum ServerAPIAnswer: Equatable {
         case 429:
             let header = reply.header("retry-after") ?? ""
             let after = RetryAfter.parseUnixMilliseconds(header, now: now) ?? RetryAfter.parse(header, now: now)
-            return .retry(reason: "HTTP 429 (\(named))", after: after)
+            return .retry(.httpStatus(429, errorCode: code), after: after)
         default:
             break
         }
@@ -69,15 +69,30 @@ enum ServerAPIAnswer: Equatable {
                     "Apple says the app identifier is invalid (errorCode 4000002): check the bundle id")
             }
             if retryableCodes.contains(code) {
-                return .retry(reason: "HTTP \(reply.statusCode) (\(named))", after: nil)
+                return .retry(.httpStatus(reply.statusCode, errorCode: code), after: nil)
             }
-            if code == 5_000_000 { return .retryOnce(reason: "HTTP \(reply.statusCode) (\(named))") }
+            if code == 5_000_000 { return .retryOnce(.httpStatus(reply.statusCode, errorCode: code)) }
             // Known request errors are ours to fix; an unknown code is kept and treated as transient.
             if (4_000_000..<4_010_000).contains(code) {
                 return .refused("HTTP \(reply.statusCode) (\(named): the request was refused)")
             }
         }
-        return .retry(reason: "HTTP \(reply.statusCode) (\(named))", after: nil)
+        return .retry(.httpStatus(reply.statusCode, errorCode: code), after: nil)
+    }
+
+    /// Why a request is worth another attempt; its description is what a result's detail says.
+    enum RetryCause: Equatable, CustomStringConvertible {
+        /// No answer came.
+        case transport(VerifyReceiptTransportFailure)
+        /// An HTTP status (429, 5xx, a retryable `errorCode`), with Apple's `errorCode` if the body names one.
+        case httpStatus(Int, errorCode: Int?)
+
+        var description: String {
+            switch self {
+            case .transport(let failure): "\(failure)"
+            case .httpStatus(let status, let code): "HTTP \(status) (\(code.map { "errorCode \($0)" } ?? "no errorCode"))"
+            }
+        }
     }
 
     /// How the run's figures count an answer: its HTTP status, with Apple's `errorCode` when the body

@@ -1,12 +1,12 @@
 import Foundation
 
-/// A client of the App Store Server API for re-verification (CONTRACT §9, research/server-api.md):
-/// Get Transaction History v2 walked page by page with `revision`, Get All Subscription Statuses, each
-/// request through its endpoint's token bucket and the run's in-flight cap (`ServerAPIExchange`), every
-/// signed item verified (`SignedDataVerifier`) before it is handed on.
+/// The App Store Server API as the job asks it (CONTRACT §9, research/server-api.md): where to send,
+/// with which limits, and how to read what comes back. It makes the exchanges (Get Transaction History
+/// v2 walked page by page with `revision`, Get All Subscription Statuses) that `ExchangeDriver` sends,
+/// and verifies every signed item of an answer (`SignedDataVerifier`) before it is handed on.
 ///
-/// Threading: every method may be called from any thread and returns at once; completions run on
-/// `executor`.
+/// Threading: immutable but for the memo of verified answers, which is thread-safe; shared by every
+/// exchange of the run.
 public final class ServerAPIClient: Sendable {
     public struct Configuration: Sendable {
         public var productionURL: URL
@@ -38,38 +38,19 @@ public final class ServerAPIClient: Sendable {
     }
 
     public let configuration: Configuration
-    let tokens: ServerAPITokens
-    let transport: any HTTPTransport
-    let throttle: RequestThrottle
-    let buckets: [ServerAPIEndpoint: TokenBucket]
-    let clock: any ThrottleClock
-    let waits = RetryWaits()
+    let retry: RetryRule
+    /// Every request's headers but the token, which the driver signs in.
+    let headers: [String: String]
     private let verifier: SignedDataVerifier
     private let memo = VerifiedAnswerMemo()
 
-    /// - Parameters:
-    ///   - verifier: checks signatures and chains; the bundle id is the rules' to judge, and the
-    ///     environment is checked here against the host that answered.
-    ///   - rate: requests per second for each endpoint (`--rate`).
-    public init(
-        configuration: Configuration, tokens: ServerAPITokens, verifier: SignedDataVerifier,
-        transport: any HTTPTransport, rate: Double, maxInFlight: Int, clock: any ThrottleClock = SystemThrottleClock()
-    ) {
+    /// - Parameter verifier: checks signatures and chains; the bundle id is the rules' to judge, and the
+    ///   environment is checked here against the host that answered.
+    public init(configuration: Configuration, verifier: SignedDataVerifier) {
         self.configuration = configuration
-        self.tokens = tokens
         self.verifier = verifier
-        self.transport = transport
-        self.clock = clock
-        var buckets: [ServerAPIEndpoint: TokenBucket] = [:]
-        for endpoint in ServerAPIEndpoint.allCases { buckets[endpoint] = TokenBucket(rate: rate, clock: clock) }
-        self.buckets = buckets
-        throttle = RequestThrottle(bucket: buckets[.transactionHistory]!, maxInFlight: maxInFlight)
-    }
-
-    func bucket(_ endpoint: ServerAPIEndpoint) -> TokenBucket { buckets[endpoint]! }
-
-    func headers(token: String) -> [String: String] {
-        ["Authorization": "Bearer " + token, "Accept": "application/json", "User-Agent": configuration.userAgent]
+        retry = RetryRule(budget: configuration.budget, backoff: configuration.backoff)
+        headers = ["Accept": "application/json", "User-Agent": configuration.userAgent]
     }
 
     /// Whether `id` can be a transaction id at all: ASCII decimal digits, at least one. Any other id is
@@ -82,58 +63,27 @@ public final class ServerAPIClient: Sendable {
     static let malformedIDDetail = "the transaction id is not all decimal digits: not asked"
 
     /// Every transaction of the customer `id` belongs to, for the app `bundleID`: all pages, found only
-    /// when they hold `id` (see `HistoryWalk` for what each answer means).
+    /// when they hold `id` (see `TransactionHistoryWalk` for what each answer means).
     /// - Parameters:
     ///   - environment: where to ask first; `mayHop`: ask the other environment once when the first
     ///     does not have the id (4040010 / 4040005 / 4040001 / 4040003 / 4040019, or a history without it).
+    ///   - purpose: why its first request is sent (`.ask`: a draining run does not start it).
     public func history(
         of id: String, bundleID: String, environment: AppStoreEnvironment, mayHop: Bool,
-        shouldStop: @escaping @Sendable () -> Bool,
-        executor: @escaping @Sendable (_ work: @escaping @Sendable () -> Void) -> Void,
-        completion: @escaping @Sendable (ServerAPILookup<ServerAPIHistory>, ServerAPITraffic) -> Void
-    ) {
-        HistoryWalk(
-            client: self, id: id, bundleID: bundleID, environment: environment, mayHop: mayHop,
-            shouldStop: shouldStop, executor: executor, completion: completion
-        ).start()
+        purpose: RequestPurpose = .ask
+    ) -> TransactionHistoryWalk {
+        TransactionHistoryWalk(
+            client: self, id: id, bundleID: bundleID, environment: environment, mayHop: mayHop, purpose: purpose)
     }
 
     /// The status and renewal info of each of the customer's subscriptions, asked where `environment`
-    /// says (the history's, so no hop): not there is `notFound` or `gone`, as for a history.
+    /// says (the history's, so no hop).
+    /// - Parameter purpose: `.continuation` by default: the statuses finish a question the history began.
     public func statuses(
-        of id: String, bundleID: String, environment: AppStoreEnvironment,
-        shouldStop: @escaping @Sendable () -> Bool,
-        executor: @escaping @Sendable (_ work: @escaping @Sendable () -> Void) -> Void,
-        completion: @escaping @Sendable (ServerAPILookup<ServerAPIStatuses>, ServerAPITraffic) -> Void
-    ) {
-        guard Self.isWellFormedID(id) else {
-            return executor { completion(.invalidID(detail: Self.malformedIDDetail), ServerAPITraffic()) }
-        }
-        ServerAPIExchange(
-            client: self, endpoint: .subscriptionStatuses, id: id, query: "", bundleID: bundleID,
-            environment: environment, shouldStop: shouldStop, executor: executor
-        ) { outcome, traffic in
-            let detail = { (code: Int) in "subscription statuses: errorCode \(code) in \(environment)" }
-            switch outcome {
-            case .finished(let end): completion(end.lookup(), traffic)
-            case .answer(let body, let answered): completion(self.statuses(body, environment: answered), traffic)
-            case .notHere(let code, gone: false): completion(.notFound(detail: detail(code)), traffic)
-            case .notHere(let code, gone: true): completion(.gone(code: code, detail: detail(code)), traffic)
-            case .restartWalk(let code):
-                completion(
-                    .unverified(detail: detail(code) + " (a pagination error for a request without pages)"), traffic)
-            }
-        }.send()
-    }
-
-    /// Stops retries and throttle waits at once (a signal).
-    public func stop() {
-        waits.stop()
-        transport.abandonWaitingRequests()
-    }
-
-    func after(_ delay: Duration, _ work: @escaping @Sendable (_ stopped: Bool) -> Void) {
-        waits.after(delay, on: clock, work)
+        of id: String, bundleID: String, environment: AppStoreEnvironment, purpose: RequestPurpose = .continuation
+    ) -> SubscriptionStatusesLookup {
+        SubscriptionStatusesLookup(
+            client: self, id: id, bundleID: bundleID, environment: environment, purpose: purpose)
     }
 
     /// A signed transaction of an answer, verified, and signed for the environment that answered.
@@ -174,7 +124,7 @@ public final class ServerAPIClient: Sendable {
         return .success(payload)
     }
 
-    private func statuses(_ body: Data, environment: AppStoreEnvironment) -> ServerAPILookup<ServerAPIStatuses> {
+    func statuses(_ body: Data, environment: AppStoreEnvironment) -> ServerAPILookup<ServerAPIStatuses> {
         let decoded: ServerAPIStatusesBody
         do {
             decoded = try ServerAPIStatusesBody(body)

@@ -36,27 +36,3 @@ public struct ServerAPIStatuses: Sendable {
 
     public var subscriptions: [Subscription]
 }
-
-/// The traffic of one lookup, for the run's figures.
-public struct ServerAPITraffic: Sendable {
-    public var requests = 0
-    public var retries = 0
-    public var throttled = 0
-    public var hops = 0
-    public var latencies: [Duration] = []
-    public var requestsByEndpoint: [ServerAPIEndpoint: Int] = [:]
-    /// Requests by answer: `ServerAPIAnswer.tallyKey` (`200`, `404/4040010`, `transport`).
-    public var answers: [String: Int] = [:]
-
-    public init() {}
-
-    public mutating func add(_ other: ServerAPITraffic) {
-        requests += other.requests
-        retries += other.retries
-        throttled += other.throttled
-        hops += other.hops
-        latencies += other.latencies
-        requestsByEndpoint.merge(other.requestsByEndpoint, uniquingKeysWith: +)
-        answers.merge(other.answers, uniquingKeysWith: +)
-    }
-}

@@ -98,10 +98,10 @@ public enum VerifyReceiptClassifier {
         retryAfter: Duration?,
         attempt: VerifyReceiptAttempt
     ) -> VerificationVerdict {
-        guard attempt.number < attempt.budget.maxAttempts else {
-            return .unverified(.retriesExhausted(reason))
+        switch attempt.budget.permission(afterAttempt: attempt.number, retryAfter: retryAfter) {
+        case .attemptsSpent: return .unverified(.retriesExhausted(reason))
+        case .waitTooLong, .granted: return waitRule(reason, retryAfter: retryAfter, attempt: attempt)
         }
-        return waitRule(reason, retryAfter: retryAfter, attempt: attempt)
     }
 
     /// A retry the budget allows waits out the server's `Retry-After`, unless it asks for more than
@@ -113,11 +113,9 @@ public enum VerifyReceiptClassifier {
         retryAfter: Duration?,
         attempt: VerifyReceiptAttempt
     ) -> VerificationVerdict {
-        if let retryAfter, retryAfter > attempt.budget.maxWait {
-            return .unverified(
-                .retryAfterBeyondLimit(requested: retryAfter, limit: attempt.budget.maxWait, last: reason))
-        }
-        return .transient(reason, retryAfter: retryAfter)
+        guard let retryAfter, attempt.budget.permission(afterAttempt: 0, retryAfter: retryAfter) == .waitTooLong
+        else { return .transient(reason, retryAfter: retryAfter) }
+        return .unverified(.retryAfterBeyondLimit(requested: retryAfter, limit: attempt.budget.maxWait, last: reason))
     }
 
     /// 21002 is retried, bounded by `maxMalformedReceiptAttempts` as well as `maxAttempts`;
@@ -125,7 +123,7 @@ public enum VerifyReceiptClassifier {
     static func malformedReceiptRule(retryAfter: Duration?, attempt: VerifyReceiptAttempt) -> VerificationVerdict {
         let malformedAnswers = attempt.earlierMalformedReceiptAnswers + 1
         guard malformedAnswers < attempt.budget.maxMalformedReceiptAttempts,
-            attempt.number < attempt.budget.maxAttempts
+            attempt.budget.permission(afterAttempt: attempt.number, retryAfter: nil) == .granted
         else { return .persistentMalformedReceiptData }
         return waitRule(.appleStatus(.malformedReceiptData), retryAfter: retryAfter, attempt: attempt)
     }

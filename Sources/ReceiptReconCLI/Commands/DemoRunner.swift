@@ -94,19 +94,31 @@ struct DemoRunner {
         let backend: any AppleBackend =
             serverAPI
             ? ServerAPIBackend(
-                client: Self.serverAPIClient(
-                    simulator: simulator, key: apiKey, signedData: signedData, options: options),
+                client: ServerAPIClient(
+                    configuration: ServerAPIClient.Configuration(
+                        productionURL: simulator.baseURL.appendingPathComponent("production"),
+                        sandboxURL: simulator.baseURL.appendingPathComponent("sandbox"), userAgent: Self.userAgent),
+                    verifier: signedData),
                 context: context, signedData: signedData,
                 receiptSignatures: ReceiptSignatureVerifier(roots: [signingChain.root]), asOf: asOf,
                 defaultBundleID: WorldCatalog.appBundleID)
             : VerifyReceiptBackend(
-                client: Self.client(simulator: simulator, options: options), context: context, signedData: signedData)
+                client: VerifyReceiptClient(
+                    configuration: VerifyReceiptClient.Configuration(
+                        productionURL: simulator.productionURL, sandboxURL: simulator.sandboxURL,
+                        environment: .production, userAgent: Self.userAgent)),
+                context: context, signedData: signedData)
+        let driver = ExchangeDriver(
+            transport: (options.httpClient ?? .curl).makeTransport(
+                maxConnectionsPerHost: options.concurrency, timeout: .seconds(30)),
+            rate: options.rate, maxInFlight: options.concurrency,
+            tokens: serverAPI ? ServerAPITokens(key: apiKey.key, keyID: apiKey.keyID, issuerID: apiKey.issuerID) : nil)
         options.backend = serverAPI ? "server-api" : "verify-receipt"
         say(
             "\nRunning the nightly job (receipt-recon run --older-than 0 --bundle-id \(WorldCatalog.appBundleID)"
                 + (serverAPI ? " --backend server-api" : "") + ")…\n")
         let engine = ReconciliationEngine(
-            options: options, databaseURL: conninfo, backend: backend,
+            options: options, databaseURL: conninfo, backend: backend, driver: driver,
             shutdown: ShutdownSignal(), log: EventLog(enabled: false))
         let outcome = try engine.runNightly()
         console.write(outcome.summary.text)
@@ -153,7 +165,7 @@ struct DemoRunner {
             var userOptions = options
             userOptions.concurrency = 4
             let support = ReconciliationEngine(
-                options: userOptions, databaseURL: conninfo, backend: backend,
+                options: userOptions, databaseURL: conninfo, backend: backend, driver: driver,
                 shutdown: ShutdownSignal(), log: EventLog(enabled: false))
             if let result = try support.verifyUser(user.userID) {
                 console.write(
@@ -184,28 +196,5 @@ struct DemoRunner {
         }
     }
 
-    static func serverAPIClient(
-        simulator: AppStoreSimulator, key: ServerAPIKey, signedData: SignedDataVerifier, options: RunOptions
-    ) -> ServerAPIClient {
-        ServerAPIClient(
-            configuration: ServerAPIClient.Configuration(
-                productionURL: simulator.baseURL.appendingPathComponent("production"),
-                sandboxURL: simulator.baseURL.appendingPathComponent("sandbox"),
-                userAgent: "receipt-recon/\(ReceiptRecon.version) demo"),
-            tokens: ServerAPITokens(key: key.key, keyID: key.keyID, issuerID: key.issuerID), verifier: signedData,
-            transport: (options.httpClient ?? .curl).makeTransport(
-                maxConnectionsPerHost: options.concurrency, timeout: .seconds(30)),
-            rate: options.rate, maxInFlight: options.concurrency)
-    }
-
-    static func client(simulator: AppStoreSimulator, options: RunOptions) -> VerifyReceiptClient {
-        let configuration = VerifyReceiptClient.Configuration(
-            productionURL: simulator.productionURL, sandboxURL: simulator.sandboxURL, environment: .production,
-            timeout: .seconds(30), userAgent: "receipt-recon/\(ReceiptRecon.version) demo")
-        return VerifyReceiptClient(
-            configuration: configuration,
-            transport: (options.httpClient ?? .curl).makeTransport(
-                maxConnectionsPerHost: options.concurrency, timeout: .seconds(30)),
-            throttle: RequestThrottle(bucket: TokenBucket(rate: options.rate), maxInFlight: options.concurrency))
-    }
+    private static var userAgent: String { "receipt-recon/\(ReceiptRecon.version) demo" }
 }

@@ -74,9 +74,10 @@ struct RunCommand: Command {
         let display = ProgressDisplay(
             terminal: console.stderrIsTerminal, json: options.json, logInterval: progressLogInterval)
         let log = EventLog()
+        let apple = try options.apple(configuration, shutdown: shutdown)
         let engine = ReconciliationEngine(
             options: options.runOptions(configuration), databaseURL: configuration.databaseURL,
-            backend: try options.backend(configuration, shutdown: shutdown), shutdown: shutdown, log: log,
+            backend: apple.backend, driver: apple.driver, shutdown: shutdown, log: log,
             progress: { @Sendable progress in display.show(progress, console: console, log: log) },
             progressInterval: display.interval)
         let outcome = try engine.runNightly()
@@ -155,9 +156,10 @@ struct VerifyUserCommand: Command {
         configuration.logWarnings()
         let shutdown = ShutdownSignal()
         shutdown.install()
+        let apple = try options.apple(configuration, shutdown: shutdown)
         let engine = ReconciliationEngine(
             options: options.runOptions(configuration), databaseURL: configuration.databaseURL,
-            backend: try options.backend(configuration, shutdown: shutdown), shutdown: shutdown)
+            backend: apple.backend, driver: apple.driver, shutdown: shutdown)
         guard let result = try engine.verifyUser(userID) else {
             throw CommandError(
                 .dataError,

@@ -1,3 +1,4 @@
+import AppStoreReceipts
 import Foundation
 import Synchronization
 
@@ -11,35 +12,38 @@ import Synchronization
 /// per user, never for two users on one thread at once.
 final class AppleVerification: Sendable {
     private let backend: any AppleBackend
+    private let driver: ExchangeDriver
     private let lanes: LaneScheduler<UserWork>
     private let workers: WorkerPool
-    private let shouldStop: @Sendable () -> Bool
+    private let context: ExchangeContext
     private let dropsQueuedUsers: @Sendable () -> Bool
-    private let onTraffic: @Sendable (AppleTraffic) -> Void
     private let verified: @Sendable (UserWork, AppleUserAnswer) -> Void
 
     /// - Parameters:
-    ///   - shouldStop: true once the run stops calling Apple (no more requests or retries).
+    ///   - isDraining: true once the run stops calling Apple (no new question, no retry).
     ///   - dropsQueuedUsers: true once queued users are to be dropped (a stop, or a signal).
     ///   - verified: takes each user with Apple's answer (the pipeline decides and queues the write).
     init(
         backend: any AppleBackend,
+        driver: ExchangeDriver,
         concurrency: Int,
-        shouldStop: @escaping @Sendable () -> Bool,
+        isDraining: @escaping @Sendable () -> Bool,
         dropsQueuedUsers: @escaping @Sendable () -> Bool,
-        onTraffic: @escaping @Sendable (AppleTraffic) -> Void,
+        recordTraffic: @escaping @Sendable (AppleTraffic) -> Void,
         verified: @escaping @Sendable (UserWork, AppleUserAnswer) -> Void
     ) {
         self.backend = backend
+        self.driver = driver
         let lanes = Self.lanes(concurrency: concurrency)
         self.lanes = LaneScheduler(lanes: lanes, capacity: max(16, lanes * 2))
         // Answers are decoded and judged here; more threads than cores would only contend.
-        workers = WorkerPool(
+        let workers = WorkerPool(
             threads: max(1, min(concurrency, ProcessInfo.processInfo.activeProcessorCount)),
             name: "receipt-recon.worker")
-        self.shouldStop = shouldStop
+        self.workers = workers
+        context = ExchangeContext(
+            executor: WorkExecutor { workers.submit($0) }, isDraining: isDraining, recordTraffic: recordTraffic)
         self.dropsQueuedUsers = dropsQueuedUsers
-        self.onTraffic = onTraffic
         self.verified = verified
     }
 
@@ -71,7 +75,7 @@ final class AppleVerification: Sendable {
 
     /// Verifies users on one lane, starting with `first`, until one waits for Apple or the lane falls idle.
     ///
-    /// A backend may answer before `verify` returns (every row local or cached): the loop then takes
+    /// An exchange may finish before `run` returns (every row local or cached): the loop then takes
     /// the lane's next user itself, instead of recursing from the completion, so a long run of such
     /// users cannot deepen the stack. Otherwise the completion, on a worker, carries the lane on.
     private func run(_ first: UserWork) {
@@ -79,13 +83,11 @@ final class AppleVerification: Sendable {
         while let user = current {
             current = nil
             let handoff = Handoff()
-            backend.verify(
-                user, shouldStop: shouldStop, onTraffic: onTraffic, executor: { [workers] in workers.submit($0) },
-                completion: { [self] answer in
-                    verified(user, answer)
-                    if handoff.answeredInline() { return }
-                    if let next = nextUser() { run(next) }
-                })
+            driver.run(backend.exchange(for: user), context: context) { [self] answer in
+                verified(user, answer)
+                if handoff.answeredInline() { return }
+                if let next = nextUser() { run(next) }
+            }
             if handoff.returnedFirst() { return }
             current = nextUser()
         }

@@ -31,10 +31,10 @@ extension ReconciliationEngine {
         let deciding = UserDeciding(
             runID: runID, settings: settings, control: control, counters: counters, writing: writing, log: log)
         let verification = AppleVerification(
-            backend: backend, concurrency: options.concurrency,
-            shouldStop: { control.isStopping },
+            backend: backend, driver: driver, concurrency: options.concurrency,
+            isDraining: { control.isStopping },
             dropsQueuedUsers: { control.isStopping || shutdown.isRequested },
-            onTraffic: { counters.addTraffic($0) },
+            recordTraffic: { counters.addTraffic($0) },
             verified: { deciding.decide($0, $1) })
         var progressThread: ProgressThread?
         if let progress {

@@ -14,12 +14,14 @@ public final class ReconciliationEngine: Sendable {
     public let options: RunOptions
     let databaseURL: String?
     let backend: any AppleBackend
+    let driver: ExchangeDriver
     let shutdown: ShutdownSignal
     let log: EventLog
     let progress: (@Sendable (RunProgress) -> Void)?
     let progressInterval: Double
 
     /// - Parameters:
+    ///   - backend: makes each user's exchange with Apple; `driver` sends what they ask for.
     ///   - progress: called every `progressInterval` seconds while the run works, never after it
     ///     finished (the CLI draws its progress line or logs `run.progress` from it). With it, the
     ///     nightly run first counts the receipts due, so that the progress knows "of how many".
@@ -28,6 +30,7 @@ public final class ReconciliationEngine: Sendable {
         options: RunOptions,
         databaseURL: String?,
         backend: any AppleBackend,
+        driver: ExchangeDriver,
         shutdown: ShutdownSignal,
         log: EventLog = EventLog(),
         progress: (@Sendable (RunProgress) -> Void)? = nil,
@@ -36,6 +39,7 @@ public final class ReconciliationEngine: Sendable {
         self.options = options
         self.databaseURL = databaseURL
         self.backend = backend
+        self.driver = driver
         self.shutdown = shutdown
         self.log = log
         self.progress = progress

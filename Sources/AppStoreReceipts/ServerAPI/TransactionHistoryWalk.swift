@@ -1,7 +1,7 @@
 import Foundation
 
 /// Get Transaction History v2 for one id, page after page and environment after environment, until
-/// Apple's answer proves something (CONTRACT §9, "What proves a purchase absent"):
+/// Apple's answer proves something (CONTRACT §9, "What proves a purchase absent"), as an exchange:
 ///
 /// - pages: the first without `revision`, then each with the previous page's `revision` while
 ///   `hasMore`. With ascending order a transaction that changed while the walk went on (a renewal
@@ -14,25 +14,22 @@ import Foundation
 /// - not here (4040010 / 4040005, 4040001 / 4040003 / 4040019, or a history without the id): the
 ///   other environment is asked once when `mayHop`. Nothing anywhere is `notFound`, or `gone` when an
 ///   environment said the account, app or app transaction is no longer found.
-///
-/// Threading: one page at a time; the walk moves to the executor with each answer.
-final class HistoryWalk: @unchecked Sendable {
+public struct TransactionHistoryWalk: AppleExchange {
     /// Apple pages by 20; a customer with more than this many pages is not a real one.
     static let maximumPages = 500
 
     private let client: ServerAPIClient
     private let id: String
     private let bundleID: String
-    private let shouldStop: @Sendable () -> Bool
-    private let executor: @Sendable (_ work: @escaping @Sendable () -> Void) -> Void
-    private let completion: @Sendable (ServerAPILookup<ServerAPIHistory>, ServerAPITraffic) -> Void
+    private let purpose: RequestPurpose
     private var environment: AppStoreEnvironment
     private var mayHop: Bool
-    private var traffic = ServerAPITraffic()
     /// What each environment asked said, for the detail of a lookup that found nothing.
     private var misses: [String] = []
     /// The first 4040001 / 4040003 / 4040019 of the lookup, in any environment.
     private var goneCode: Int?
+    /// The request in progress.
+    private var call: ServerAPICall?
 
     // The walk in the current environment.
     private var transactions: [SignedTransaction] = []
@@ -43,64 +40,69 @@ final class HistoryWalk: @unchecked Sendable {
 
     init(
         client: ServerAPIClient, id: String, bundleID: String, environment: AppStoreEnvironment, mayHop: Bool,
-        shouldStop: @escaping @Sendable () -> Bool,
-        executor: @escaping @Sendable (_ work: @escaping @Sendable () -> Void) -> Void,
-        completion: @escaping @Sendable (ServerAPILookup<ServerAPIHistory>, ServerAPITraffic) -> Void
+        purpose: RequestPurpose
     ) {
         self.client = client
         self.id = id
         self.bundleID = bundleID
         self.environment = environment
         self.mayHop = mayHop
-        self.shouldStop = shouldStop
-        self.executor = executor
-        self.completion = completion
+        self.purpose = purpose
     }
 
     /// Asks for the first page, or ends at once without a request for an id Apple cannot have issued.
-    func start() {
-        guard ServerAPIClient.isWellFormedID(id) else {
-            let traffic = traffic
-            return executor { self.completion(.invalidID(detail: ServerAPIClient.malformedIDDetail), traffic) }
-        }
-        page(revision: nil)
+    public mutating func start() -> ExchangeStep<ServerAPILookup<ServerAPIHistory>> {
+        guard ServerAPIClient.isWellFormedID(id) else { return .finish(.invalidID(detail: ServerAPIClient.malformedIDDetail)) }
+        return page(revision: nil, purpose)
     }
 
-    private func page(revision: String?) {
+    public mutating func handle(_ event: ExchangeEvent) -> ExchangeStep<ServerAPILookup<ServerAPIHistory>> {
+        guard var call else { return .finish(.unverified(detail: "transaction history: no request in progress")) }
+        let step = call.handle(event)
+        self.call = call
+        return follow(step)
+    }
+
+    private mutating func page(revision: String?, _ purpose: RequestPurpose) -> ExchangeStep<
+        ServerAPILookup<ServerAPIHistory>
+    > {
         var query = "sort=ASCENDING"
         if let revision {
             query += "&revision=" + (revision.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? revision)
         }
-        ServerAPIExchange(
+        var call = ServerAPICall(
             client: client, endpoint: .transactionHistory, id: id, query: query, bundleID: bundleID,
-            environment: environment, shouldStop: shouldStop, executor: executor
-        ) { outcome, traffic in
-            self.traffic.add(traffic)
-            switch outcome {
-            case .finished(let end):
-                self.completion(end.lookup(), self.traffic)
-            case .answer(let body, _):
-                self.received(body)
-            case .notHere(let code, let gone):
-                self.notHere("errorCode \(code) in \(self.environment)", gone: gone ? code : nil)
-            case .restartWalk(let code):
-                self.restart(code)
-            }
-        }.send()
+            environment: environment, purpose: purpose)
+        let step = call.start()
+        self.call = call
+        return follow(step)
     }
 
-    private func received(_ body: Data) {
+    /// The walk's step for the request's: its requests pass through, its outcome is read here.
+    private mutating func follow(_ step: ExchangeStep<ServerAPICall.Outcome>) -> ExchangeStep<
+        ServerAPILookup<ServerAPIHistory>
+    > {
+        switch step {
+        case .send(let request, let delay): return .send(request, after: delay)
+        case .finish(.finished(let end)): return .finish(end.lookup())
+        case .finish(.answer(let body)): return received(body)
+        case .finish(.notHere(let code, let gone)): return notHere("errorCode \(code) in \(environment)", gone: gone ? code : nil)
+        case .finish(.restartWalk(let code)): return restart(code)
+        }
+    }
+
+    private mutating func received(_ body: Data) -> ExchangeStep<ServerAPILookup<ServerAPIHistory>> {
         pages += 1
         let page: ServerAPIHistoryPage
         do {
             page = try ServerAPIHistoryPage(body)
         } catch {
-            return completion(.unverified(detail: "transaction history: \(error)"), traffic)
+            return .finish(.unverified(detail: "transaction history: \(error)"))
         }
         for jws in page.signedTransactions {
             switch client.transaction(jws, environment: environment) {
             case .failure(let error):
-                return completion(.unverified(detail: error.detail), traffic)
+                return .finish(.unverified(detail: error.detail))
             case .success(let transaction):
                 if transaction.transactionID == id || transaction.originalTransactionID == id { holdsID = true }
                 let key = transaction.transactionID ?? "#\(transactions.count)"
@@ -114,53 +116,50 @@ final class HistoryWalk: @unchecked Sendable {
         }
         if page.hasMore {
             guard let revision = page.revision, !revision.isEmpty, pages < Self.maximumPages else {
-                return completion(
-                    .unverified(detail: "transaction history: hasMore without a usable revision after \(pages) pages"),
-                    traffic)
+                return .finish(
+                    .unverified(detail: "transaction history: hasMore without a usable revision after \(pages) pages"))
             }
-            return self.page(revision: revision)
+            return self.page(revision: revision, .continuation)
         }
         guard holdsID else {
             return notHere(
                 "the \(environment) history (\(transactions.count) transaction(s)) does not hold the id", gone: nil)
         }
-        completion(.found(ServerAPIHistory(transactions: transactions), environment: environment), traffic)
+        return .finish(.found(ServerAPIHistory(transactions: transactions), environment: environment))
     }
 
     /// The id is not in the environment just asked: the other one once, else the end.
-    private func notHere(_ miss: String, gone code: Int?) {
+    private mutating func notHere(_ miss: String, gone code: Int?) -> ExchangeStep<ServerAPILookup<ServerAPIHistory>> {
         misses.append(miss)
         if goneCode == nil { goneCode = code }
         guard mayHop else {
             let detail = "transaction history: " + misses.joined(separator: "; ")
-            if let goneCode { return completion(.gone(code: goneCode, detail: detail), traffic) }
-            return completion(.notFound(detail: detail), traffic)
+            if let goneCode { return .finish(.gone(code: goneCode, detail: detail)) }
+            return .finish(.notFound(detail: detail))
         }
         mayHop = false
-        traffic.hops += 1
         environment = environment.other
         restarted = false
-        startOver()
+        return startOver(.hop)
     }
 
     /// A `revision` Apple no longer takes: the first page again, once per environment.
-    private func restart(_ code: Int) {
+    private mutating func restart(_ code: Int) -> ExchangeStep<ServerAPILookup<ServerAPIHistory>> {
         guard !restarted else {
-            return completion(
+            return .finish(
                 .unverified(
                     detail: "transaction history: errorCode \(code) in \(environment) again after the page walk "
-                        + "restarted"),
-                traffic)
+                        + "restarted"))
         }
         restarted = true
-        startOver()
+        return startOver(.continuation)
     }
 
-    private func startOver() {
+    private mutating func startOver(_ purpose: RequestPurpose) -> ExchangeStep<ServerAPILookup<ServerAPIHistory>> {
         transactions = []
         positions = [:]
         pages = 0
         holdsID = false
-        page(revision: nil)
+        return page(revision: nil, purpose)
     }
 }

@@ -1,0 +1,148 @@
+import Foundation
+
+/// Performs what exchanges ask for, for every kind of conversation with Apple alike: waits out
+/// backoffs, passes each request through the throttle (its endpoint's token bucket and the run's
+/// in-flight cap), signs the Server API's token into it, hands it to the transport to start when its
+/// token is due, counts the traffic, and brings the answer back to the exchange on the run's executor.
+/// One per process: one transport, one in-flight cap, one bucket per endpoint.
+///
+/// Stops, two kinds: a draining run (`ExchangeContext.isDraining`) sends no new question and no retry,
+/// but finishes questions already asked; a signal (`stop`) ends every wait at once, backoffs and
+/// throttle waits alike, and sends nothing more. Requests already sent run to their answer or their
+/// timeout, so draining after a signal takes at most `--timeout`.
+///
+/// Threading: `run` and `stop` may be called from any thread and return at once. An exchange is
+/// touched by one thread at a time: the caller of `run`, then the executor's thread with each answer
+/// (or the clock's timer thread, to send a retry). An exchange that finishes at `start` completes on
+/// the caller's thread before `run` returns.
+public final class ExchangeDriver: Sendable {
+    public let clock: any ThrottleClock
+    let transport: any HTTPTransport
+    let throttle: RequestThrottle
+    private let buckets: [AppleEndpoint: TokenBucket]
+    private let tokens: ServerAPITokens?
+    let waits: StoppableWaits
+
+    /// - Parameters:
+    ///   - rate: requests per second for each endpoint (`--rate`); `burst` nil is the job's own burst.
+    ///   - maxInFlight: requests in flight at once, all endpoints together (`--concurrency`).
+    ///   - tokens: the App Store Server API's key; nil when only verifyReceipt is asked.
+    public init(
+        transport: any HTTPTransport, rate: Double, burst: Double? = nil, maxInFlight: Int,
+        tokens: ServerAPITokens? = nil, clock: any ThrottleClock = SystemThrottleClock()
+    ) {
+        self.transport = transport
+        self.clock = clock
+        self.tokens = tokens
+        throttle = RequestThrottle(maxInFlight: maxInFlight)
+        waits = StoppableWaits(clock: clock)
+        let endpoints = [AppleEndpoint.verifyReceipt] + ServerAPIEndpoint.allCases.map(AppleEndpoint.serverAPI)
+        buckets = Dictionary(
+            uniqueKeysWithValues: endpoints.map { endpoint in
+                (endpoint, burst.map { TokenBucket(rate: rate, burst: $0, clock: clock) }
+                    ?? TokenBucket(rate: rate, clock: clock))
+            })
+    }
+
+    /// Drives `exchange` to its result, which goes to `completion` on `context.executor` (or on this
+    /// thread before `run` returns, when the exchange needs no request).
+    public func run<Exchange: AppleExchange>(
+        _ exchange: Exchange, context: ExchangeContext,
+        completion: @escaping @Sendable (Exchange.Result) -> Void
+    ) {
+        let driven = DrivenExchange(exchange, driver: self, context: context, completion: completion)
+        driven.begin()
+    }
+
+    /// Ends every wait now and sends nothing more (SIGTERM, SIGINT).
+    public func stop() {
+        waits.stop()
+        transport.cancelWaiting()
+    }
+
+    /// `request`'s HTTP request with the `Authorization` header it needs.
+    func signed(_ request: AppleRequest) -> HTTPClientRequest {
+        guard let bearer = request.bearer else { return request.http }
+        var http = request.http
+        if let tokens {
+            http.headers["Authorization"] = "Bearer " + tokens.token(bundleID: bearer.bundleID, fresh: bearer.fresh)
+        }
+        return http
+    }
+
+    func bucket(_ endpoint: AppleEndpoint) -> TokenBucket { buckets[endpoint]! }
+}
+
+/// One exchange in the driver's hands, with the traffic it has cost so far.
+///
+/// Threading: `@unchecked Sendable` because it is touched by one thread at a time, in turn (see
+/// `ExchangeDriver`); the transport's callback only measures and hands over.
+final class DrivenExchange<Exchange: AppleExchange>: @unchecked Sendable {
+    private var exchange: Exchange
+    private let driver: ExchangeDriver
+    private let context: ExchangeContext
+    private let completion: @Sendable (Exchange.Result) -> Void
+    private var traffic = AppleTraffic()
+
+    init(
+        _ exchange: Exchange, driver: ExchangeDriver, context: ExchangeContext,
+        completion: @escaping @Sendable (Exchange.Result) -> Void
+    ) {
+        self.exchange = exchange
+        self.driver = driver
+        self.context = context
+        self.completion = completion
+    }
+
+    func begin() {
+        proceed(exchange.start())
+    }
+
+    private func proceed(_ step: ExchangeStep<Exchange.Result>) {
+        switch step {
+        case .finish(let result):
+            if traffic.requests > 0 || traffic.retries > 0 { context.recordTraffic(traffic) }
+            completion(result)
+        case .send(let request, let delay):
+            if !request.purpose.isSentWhileDraining, context.isDraining() {
+                return proceed(exchange.handle(.stop(.beforeAsking)))
+            }
+            switch request.purpose {
+            case .retry: traffic.retries += 1
+            case .hop: traffic.hops += 1
+            case .ask, .continuation: break
+            }
+            guard delay > .zero else { return send(request) }
+            driver.waits.after(delay) { [self] stopped in
+                guard stopped else { return send(request) }
+                context.executor.run { [self] in proceed(exchange.handle(.stop(.duringBackoff))) }
+            }
+        }
+    }
+
+    /// Sends `request` once the throttle grants it a slot: at once, or when another request ends (then
+    /// on that request's thread, usually the transport's). A slot granted after a signal is handed back
+    /// unused.
+    private func send(_ request: AppleRequest) {
+        let driver = self.driver
+        guard !driver.waits.isStopped else {
+            return context.executor.run { [self] in proceed(exchange.handle(.stop(.beforeSending))) }
+        }
+        let http = driver.signed(request)
+        driver.throttle.begin(tokenFrom: driver.bucket(request.endpoint)) { [self] notBefore in
+            guard !driver.waits.isStopped else {
+                driver.throttle.end()
+                return context.executor.run { [self] in proceed(exchange.handle(.stop(.beforeSending))) }
+            }
+            let clock = driver.clock
+            driver.transport.send(http, notBefore: notBefore, on: clock) { [self] result in
+                let latency = clock.now() - notBefore
+                driver.throttle.end()
+                context.executor.run { [self] in
+                    traffic.record(result, endpoint: request.endpoint, latency: latency)
+                    proceed(exchange.handle(.answer(ExchangeAnswer(result, now: clock.wallClock()))))
+                }
+            }
+        }
+    }
+}
