@@ -29,7 +29,9 @@ extension ExchangeDriver {
         _ exchange: Exchange, isDraining: @escaping @Sendable () -> Bool = { false },
         completion: @escaping @Sendable (Exchange.Result) -> Void
     ) {
-        run(exchange, context: ExchangeContext(executor: Self.testExecutor, isDraining: isDraining), completion: completion)
+        run(
+            exchange, context: ExchangeContext(executor: Self.testExecutor, isDraining: isDraining),
+            completion: completion)
     }
 
     private static let queue = DispatchQueue(label: "exchange-tests")

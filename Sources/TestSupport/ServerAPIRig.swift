@@ -25,7 +25,8 @@ public struct ServerAPIRig: Sendable {
     public func statusesNow(
         of id: String, bundleID: String = "com.example", environment: AppStoreEnvironment = .production
     ) -> (lookup: ServerAPILookup<ServerAPIStatuses>, traffic: AppleTraffic) {
-        let (lookup, traffic) = driver.resultNow(of: client.statuses(of: id, bundleID: bundleID, environment: environment))
+        let (lookup, traffic) = driver.resultNow(
+            of: client.statuses(of: id, bundleID: bundleID, environment: environment))
         return (lookup, traffic)
     }
 

@@ -17,7 +17,8 @@ struct CurlRequest: Sendable {
     let completion: CurlCompletion
 
     init(
-        _ request: HTTPClientRequest, start: ContinuousClock.Instant, waitedForToken: Bool, answerLimit: AnswerSizeLimit,
+        _ request: HTTPClientRequest, start: ContinuousClock.Instant, waitedForToken: Bool,
+        answerLimit: AnswerSizeLimit,
         completion: CurlCompletion
     ) {
         method = request.method

@@ -1,6 +1,6 @@
 import Dispatch
-import Glibc
 import Foundation
+import Glibc
 
 /// Time for the throttle, the retry waits and the transports' start instants: the real clock in
 /// production, a virtual one in tests (`TestSupport.VirtualClock`), which moves only when a test

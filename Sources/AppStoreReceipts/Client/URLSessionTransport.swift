@@ -49,7 +49,9 @@ public final class URLSessionTransport: HTTPTransport {
         let wait = notBefore - clock.now()
         guard wait > .zero else { return start(request, clock: clock, completion: completion) }
         waits(clock).after(wait) { [self] stopped in
-            guard !stopped else { return completion(.failed(.connectionFailed(detail: "not sent: the client stopped"))) }
+            guard !stopped else {
+                return completion(.failed(.connectionFailed(detail: "not sent: the client stopped")))
+            }
             start(request, clock: clock, completion: completion)
         }
     }

@@ -11,7 +11,8 @@ public struct AppleRequest: Sendable {
     /// it into the `Authorization` header, so exchanges never hold the key.
     public var bearer: BearerToken?
 
-    public init(_ http: HTTPClientRequest, endpoint: AppleEndpoint, purpose: RequestPurpose, bearer: BearerToken? = nil) {
+    public init(_ http: HTTPClientRequest, endpoint: AppleEndpoint, purpose: RequestPurpose, bearer: BearerToken? = nil)
+    {
         self.http = http
         self.endpoint = endpoint
         self.purpose = purpose

@@ -39,8 +39,11 @@ public final class ExchangeDriver: Sendable {
         let endpoints = [AppleEndpoint.verifyReceipt] + ServerAPIEndpoint.allCases.map(AppleEndpoint.serverAPI)
         buckets = Dictionary(
             uniqueKeysWithValues: endpoints.map { endpoint in
-                (endpoint, burst.map { TokenBucket(rate: rate, burst: $0, clock: clock) }
-                    ?? TokenBucket(rate: rate, clock: clock))
+                (
+                    endpoint,
+                    burst.map { TokenBucket(rate: rate, burst: $0, clock: clock) }
+                        ?? TokenBucket(rate: rate, clock: clock)
+                )
             })
     }
 
@@ -69,6 +72,9 @@ public final class ExchangeDriver: Sendable {
         }
         return http
     }
+
+    /// The most requests that were in flight at once so far.
+    public var peakInFlight: Int { throttle.peakInFlight }
 
     func bucket(_ endpoint: AppleEndpoint) -> TokenBucket { buckets[endpoint]! }
 }

@@ -6,7 +6,8 @@ public struct RetryRule: Sendable {
     public var budget: VerifyReceiptRetryBudget
     public var backoff: BackoffPolicy
 
-    public init(budget: VerifyReceiptRetryBudget = VerifyReceiptRetryBudget(), backoff: BackoffPolicy = BackoffPolicy()) {
+    public init(budget: VerifyReceiptRetryBudget = VerifyReceiptRetryBudget(), backoff: BackoffPolicy = BackoffPolicy())
+    {
         self.budget = budget
         self.backoff = backoff
     }

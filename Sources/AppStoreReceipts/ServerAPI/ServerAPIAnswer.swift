@@ -90,7 +90,8 @@ enum ServerAPIAnswer: Equatable {
         var description: String {
             switch self {
             case .transport(let failure): "\(failure)"
-            case .httpStatus(let status, let code): "HTTP \(status) (\(code.map { "errorCode \($0)" } ?? "no errorCode"))"
+            case .httpStatus(let status, let code):
+                "HTTP \(status) (\(code.map { "errorCode \($0)" } ?? "no errorCode"))"
             }
         }
     }

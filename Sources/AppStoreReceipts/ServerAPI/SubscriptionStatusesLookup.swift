@@ -34,7 +34,8 @@ public struct SubscriptionStatusesLookup: AppleExchange {
         return follow(step)
     }
 
-    private func follow(_ step: ExchangeStep<ServerAPICall.Outcome>) -> ExchangeStep<ServerAPILookup<ServerAPIStatuses>> {
+    private func follow(_ step: ExchangeStep<ServerAPICall.Outcome>) -> ExchangeStep<ServerAPILookup<ServerAPIStatuses>>
+    {
         let detail = { (code: Int) in "subscription statuses: errorCode \(code) in \(environment)" }
         switch step {
         case .send(let request, let delay): return .send(request, after: delay)

@@ -52,7 +52,9 @@ public struct TransactionHistoryWalk: AppleExchange {
 
     /// Asks for the first page, or ends at once without a request for an id Apple cannot have issued.
     public mutating func start() -> ExchangeStep<ServerAPILookup<ServerAPIHistory>> {
-        guard ServerAPIClient.isWellFormedID(id) else { return .finish(.invalidID(detail: ServerAPIClient.malformedIDDetail)) }
+        guard ServerAPIClient.isWellFormedID(id) else {
+            return .finish(.invalidID(detail: ServerAPIClient.malformedIDDetail))
+        }
         return page(revision: nil, purpose)
     }
 
@@ -86,7 +88,8 @@ public struct TransactionHistoryWalk: AppleExchange {
         case .send(let request, let delay): return .send(request, after: delay)
         case .finish(.finished(let end)): return .finish(end.lookup())
         case .finish(.answer(let body)): return received(body)
-        case .finish(.notHere(let code, let gone)): return notHere("errorCode \(code) in \(environment)", gone: gone ? code : nil)
+        case .finish(.notHere(let code, let gone)):
+            return notHere("errorCode \(code) in \(environment)", gone: gone ? code : nil)
         case .finish(.restartWalk(let code)): return restart(code)
         }
     }

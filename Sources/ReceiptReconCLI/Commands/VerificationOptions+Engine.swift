@@ -80,7 +80,8 @@ extension VerificationOptions {
     private var timeoutDuration: Duration { .milliseconds(Int64((timeout * 1000).rounded())) }
 
     private var budget: VerifyReceiptRetryBudget {
-        VerifyReceiptRetryBudget(maxAttempts: maxAttempts, maxWait: .milliseconds(Int64((maxRetryWait * 1000).rounded())))
+        VerifyReceiptRetryBudget(
+            maxAttempts: maxAttempts, maxWait: .milliseconds(Int64((maxRetryWait * 1000).rounded())))
     }
 
     private var userAgent: String { "receipt-recon/\(ReceiptRecon.version)" }

@@ -152,7 +152,8 @@ struct ServerAPIUserWalk: AppleExchange {
         guard var lookup else { return finish() }
         let purchases = history.transactions.map { Purchase($0, source: .serverAPI) }
         let ids =
-            [lookup.id] + history.transactions.flatMap { [$0.transactionID, $0.originalTransactionID] }.compactMap { $0 }
+            [lookup.id]
+            + history.transactions.flatMap { [$0.transactionID, $0.originalTransactionID] }.compactMap { $0 }
         let classification = backend.classify(
             environment: environment, bundleID: history.transactions.lazy.compactMap(\.bundleID).first,
             transactions: purchases.count)

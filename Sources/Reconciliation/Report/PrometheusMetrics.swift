@@ -166,7 +166,7 @@ public enum PrometheusMetrics {
             name: "last_run_receipts_by_apple_status",
             help: "Receipts of the last run by the status of Apple's final answer (none: no answer decoded)."),
         Family(name: "last_run_apple_retries", help: "Requests of the last run that were retries."),
-        Family(name: "last_run_apple_throttled", help: "HTTP 429 answers from Apple in the last run."),
+        Family(name: "last_run_apple_throttled", help: "Answers from Apple with HTTP status 429 in the last run."),
         Family(name: "last_run_apple_reroutes", help: "Requests the last run re-sent to the other environment."),
         Family(name: "last_run_apple_latency_p50_seconds", help: "Median latency of Apple's answers in the last run."),
         Family(
