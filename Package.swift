@@ -89,10 +89,13 @@ let package = Package(
             swiftSettings: strict
         ),
 
-        // Test-only: throwaway PostgreSQL databases, a scripted loopback Apple, running the built binary.
+        // Test-only: throwaway PostgreSQL databases, a scripted loopback Apple and an in-process scripted
+        // backend for the engine, running the built binary.
         .target(
             name: "TestSupport",
-            dependencies: ["Postgres", "ReconSchema", "ChildProcess", "AppStoreReceipts", "AppStoreSimulator"],
+            dependencies: [
+                "Postgres", "ReconSchema", "ChildProcess", "AppStoreReceipts", "AppStoreSimulator", "Reconciliation",
+            ],
             swiftSettings: strict
         ),
 
