@@ -109,7 +109,7 @@ struct RunCommand: Command {
         else { return }
         let now = Date()
         let end = PrometheusMetrics.RunEnd(
-            shard: "\(shard.index)/\(shard.count)", dryRun: arguments.has("dry-run"), status: "failed",
+            shard: "\(shard.index)/\(shard.count)", dryRun: arguments.has("dry-run"), status: failure.end.status,
             exitCode: failure.exitCode, startedAt: now, finishedAt: now, version: ReceiptRecon.version,
             backend: "unknown")
         RunMetrics.write(end, to: path, databaseURL: .none, console: console)
