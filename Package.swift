@@ -85,14 +85,17 @@ let package = Package(
         // against a throwaway cluster. Depending on `receipt-recon` only makes SwiftPM build it alongside.
         .executableTarget(
             name: "receipt-recon-bench",
-            dependencies: ["receipt-recon", "Postgres", "ChildProcess", "CommandLineOptions"],
+            dependencies: ["receipt-recon", "Postgres", "ChildProcess", "CommandLineOptions", "CivilTime"],
             swiftSettings: strict
         ),
 
-        // Test-only: throwaway PostgreSQL databases, a scripted loopback Apple, running the built binary.
+        // Test-only: throwaway PostgreSQL databases, a scripted loopback Apple and an in-process scripted
+        // backend for the engine, running the built binary.
         .target(
             name: "TestSupport",
-            dependencies: ["Postgres", "ReconSchema", "ChildProcess", "AppStoreReceipts", "AppStoreSimulator"],
+            dependencies: [
+                "Postgres", "ReconSchema", "ChildProcess", "AppStoreReceipts", "AppStoreSimulator", "Reconciliation",
+            ],
             swiftSettings: strict
         ),
 

@@ -9,20 +9,20 @@ struct CommandFailure {
     let message: String
     /// The run the error ended, when its row existed: its id, status `failed` and figures so far.
     let run: RunSummary?
-    /// Nothing was attempted (another run holds the nightly lock), as opposed to failed.
-    let skipped: Bool
+    /// How `run` or `verify-user` ended: the run's own end when its row existed, else the lock held or
+    /// a run that never started. Its `status` is what the metrics file and `--json` name.
+    let end: RunEnd
 
     init(_ error: any Error) {
         var run: RunSummary?
-        var skipped = false
+        var end: RunEnd?
         switch error {
         case let error as CommandError:
             (exitCode, message) = (error.exitCode, error.message)
-        case let error as NightlyLockHeld:
-            (exitCode, message) = (.tempFail, error.description)
-            skipped = true
+        case let error as RunEndedWithoutRow:
+            (exitCode, message, end) = (error.end.exitCode, error.description, error.end)
         case let error as RunFailure:
-            (exitCode, message) = (error.exitCode, "run \(error.runID): \(error.description)")
+            (exitCode, message, end) = (error.exitCode, "run \(error.runID): \(error.description)", error.end)
             run = error.summary
         case let error as EngineError:
             (exitCode, message) = (.configuration, error.description)
@@ -34,16 +34,17 @@ struct CommandFailure {
             (exitCode, message) = (.internalError, "internal error: \(error)")
         }
         self.run = run
-        self.skipped = skipped
+        self.end = end ?? .neverStarted(reason: message, exitCode: exitCode)
     }
 
     /// Why, without the run's id prefix: the `reason` of the JSON object.
     var reason: String { run?.abortReason ?? message }
 }
 
-/// `run` found its shard's nightly lock held by another run: nothing was done (exit 75).
-struct NightlyLockHeld: Error, CustomStringConvertible {
-    let shard: String
+/// The engine ended `run` before a run row existed (another run holds the shard's nightly lock): the
+/// command's stderr line, `--json` object and metrics come from `end`, as for an error.
+struct RunEndedWithoutRow: Error, CustomStringConvertible {
+    let end: RunEnd
 
-    var description: String { "another run holds the nightly lock for shard \(shard); nothing was done" }
+    var description: String { end.reason ?? end.status }
 }

@@ -124,9 +124,7 @@ final class TestServer: Sendable {
             return
         }
         guard let admin = try? PostgresConnection(conninfo: base.rendered) else { return }
-        let names =
-            (try? admin.query("SELECT datname FROM pg_database WHERE datname LIKE \(prefix + "\\_%")"))?
-            .compactMap { try? $0.decode("datname", as: String.self) } ?? []
+        let names = (try? admin.databaseNames(like: prefix + "\\_%")) ?? []
         for name in names {
             _ = try? admin.execute(PostgresQuery(unsafeSQL: "DROP DATABASE IF EXISTS \(name) WITH (FORCE)"))
         }
@@ -149,10 +147,7 @@ extension PostgresConnection {
     public func waitUntilAdvisoryLocksAreFree(timeout: TimeInterval = 15) throws {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
-            let held: Int =
-                try query("SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory'").first?
-                .decode("n") ?? 0
-            if held == 0 { return }
+            if try advisoryLockCount() == 0 { return }
             Thread.sleep(forTimeInterval: 0.05)
         }
     }

@@ -1,3 +1,4 @@
+import CivilTime
 import CommandLineOptions
 import Foundation
 
@@ -124,9 +125,7 @@ struct BenchOptions: Sendable, Equatable {
         seed = try read.unsignedInteger("seed") ?? seed
         asOf =
             try read.value("as-of") { parse, text throws(OptionError) in
-                guard Self.isInstant(text) else {
-                    throw parse.fail("as-of", "an ISO 8601 instant such as 2026-11-01T00:00:00Z", text)
-                }
+                guard Instant.parse(text) != nil else { throw parse.fail("as-of", Instant.expected, text) }
                 return text
             } ?? asOf
         httpClient = try read.nonEmpty("http-client", "a client name")
@@ -137,15 +136,6 @@ struct BenchOptions: Sendable, Equatable {
     }
 
     init() {}
-
-    /// The job's own date parser lives in its module, which the bench does not link: the job itself
-    /// rejects anything subtler, and this catches typos before a cluster is started.
-    private static func isInstant(_ text: String) -> Bool {
-        let plain = ISO8601DateFormatter()
-        let fractional = ISO8601DateFormatter()
-        fractional.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return plain.date(from: text) != nil || fractional.date(from: text) != nil
-    }
 
     /// The simulator's `--rate-limit`; nil: none (`--rate 0`).
     var rateLimit: Double? { rate > 0 ? rate : nil }

@@ -306,8 +306,7 @@ final class BenchRun {
     /// end, so a reading after the job's exit covers the whole job.
     private func activeSeconds(_ conninfo: String) -> Double? {
         guard let connection = try? connect(conninfo) else { return nil }
-        let query: PostgresQuery = "SELECT active_time FROM pg_stat_database WHERE datname = \(Self.databaseName)"
-        guard let milliseconds = try? connection.query(query).first?.decode(at: 0, as: Double.self) else { return nil }
+        guard let milliseconds = try? connection.activeMilliseconds(ofDatabase: Self.databaseName) else { return nil }
         return milliseconds / 1000
     }
 

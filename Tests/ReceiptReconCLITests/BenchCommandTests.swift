@@ -180,6 +180,28 @@ import Testing
         #expect(result.stderrText.contains(named))
     }
 
+    /// The bench reads `--as-of` with the job's own reader: what one refuses the other refuses in the same
+    /// words, and what the job accepts the bench takes (checked without a cluster: `--help` follows it).
+    @Test(arguments: ["yesterday", "2026-11-01T03:00", "2026-11-01T03:00+01:", "2026-02-30"])
+    func theBenchRefusesAnAsOfTheJobRefusesInTheJobsWords(value: String) throws {
+        let bench = try Self.bench(["--as-of", value])
+        let job = try ReceiptReconBinary.run(["run", "--as-of", value], environment: [:])
+        #expect(bench.status == 64 && job.status == 64, "\(bench.stderrText)\(job.stderr)")
+        // From the option's name to the pointer at the program's own help.
+        let refusal = { (text: String) -> String? in
+            guard let start = text.range(of: "--as-of"), let end = text.range(of: " (see '") else { return nil }
+            return String(text[start.lowerBound..<end.lowerBound])
+        }
+        #expect(refusal(bench.stderrText) != nil)
+        #expect(refusal(bench.stderrText) == refusal(job.stderr))
+    }
+
+    @Test(arguments: ["2026-11-01", "2026-11-01T03:00:00.250+05:45", "2026-11-01 03:00z"])
+    func theBenchTakesEverySpellingTheJobTakes(value: String) throws {
+        let result = try Self.bench(["--as-of", value, "--help"])
+        #expect(result.status == 0, "\(result.stderrText)")
+    }
+
     @Test func withoutTheJobBinaryBesideItTheBenchSaysHowToBuildIt() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "bench-alone-\(UUID().uuidString)")

@@ -1,5 +1,6 @@
 import AppStoreReceipts
 import AppStoreSimulator
+import CivilTime
 import Foundation
 import Postgres
 import ReconSchema

@@ -9,7 +9,7 @@ import Reconciliation
 /// When the run's row existed, the object is its summary (the shape a finished run prints, with its
 /// `runID`); otherwise no run exists and the object says what is known from the arguments.
 struct FailedRunJSON: Encodable {
-    /// `failed`, or `skipped` when another run holds the nightly lock.
+    /// `failed`, or `skipped` when another run holds the nightly lock (`RunEnd.status`).
     var status: String
     var exitCode: ExitCode
     var reason: String
@@ -31,7 +31,7 @@ struct FailedRunJSON: Encodable {
             return summary.json
         }
         var object = FailedRunJSON(
-            status: failure.skipped ? "skipped" : "failed", exitCode: failure.exitCode, reason: failure.reason,
+            status: failure.end.status, exitCode: failure.exitCode, reason: failure.reason,
             kind: kind)
         // The options, where they were valid (a bad variable among them is what may have failed).
         if let options = try? VerificationOptions(arguments, environment: environment) {

@@ -52,7 +52,7 @@ struct RunCommand: Command {
                             summary: $0, exitCode: failure.exitCode, version: ReceiptRecon.version, backend: backend)
                     }
                     ?? PrometheusMetrics.RunEnd(
-                        shard: shard, dryRun: options.dryRun, status: failure.skipped ? "skipped" : "failed",
+                        shard: shard, dryRun: options.dryRun, status: failure.end.status,
                         exitCode: failure.exitCode, startedAt: startedAt, finishedAt: Date(),
                         version: ReceiptRecon.version, backend: backend)
                 let database = (error as? PostgresError) ?? ((error as? RunFailure)?.underlying as? PostgresError)
@@ -82,7 +82,7 @@ struct RunCommand: Command {
             progressInterval: display.interval)
         let outcome = try engine.runNightly()
         display.finish(console: console)
-        if outcome.lockHeld { throw NightlyLockHeld(shard: shard) }
+        if outcome.end.recordedStatus == nil { throw RunEndedWithoutRow(end: outcome.end) }
         console.write(options.json ? outcome.summary.json + "\n" : outcome.summary.text)
         if let path = options.metricsFile {
             RunMetrics.write(
@@ -110,7 +110,7 @@ struct RunCommand: Command {
         else { return }
         let now = Date()
         let end = PrometheusMetrics.RunEnd(
-            shard: "\(shard.index)/\(shard.count)", dryRun: arguments.has("dry-run"), status: "failed",
+            shard: "\(shard.index)/\(shard.count)", dryRun: arguments.has("dry-run"), status: failure.end.status,
             exitCode: failure.exitCode, startedAt: now, finishedAt: now, version: ReceiptRecon.version,
             backend: "unknown")
         RunMetrics.write(end, to: path, databaseURL: .none, console: console)

@@ -51,50 +51,22 @@ extension ReconciliationEngine {
             }
         } catch {
             selectionError = error
-            control.stop(
-                .failed, exitCode: RunFailure.exitCode(for: error),
-                reason: "reading due receipts failed: \(RunFailure.describe(error))")
+            control.stop(.failed(error, reason: "reading due receipts failed: \(RunEnd.describe(error))"))
         }
         counters.addDatabaseTime(selection.databaseSeconds)
         verification.finish()
         if shutdown.isRequested {
             control.stop(
-                .interrupted, exitCode: .tempFail,
-                reason: "\(shutdown.name ?? "a signal") received: stopped taking work, finished what was in flight")
+                .interrupted(
+                    reason: "\(shutdown.name ?? "a signal") received: stopped taking work, finished what was in flight")
+            )
         }
         control.openGate()
         writing.finish()
         progressThread?.stop()
 
-        let outcome: RunOutcome
-        do {
-            outcome = try locks.withConnection { connection in
-                try RunFinish(
-                    runID: runID, kind: kind, options: options, store: RunStore(connection: connection), log: log
-                )
-                .finish(counters: counters, control: control, subjectUserID: subjectUserID)
-            }
-        } catch let error as PostgresError where error.isUnavailable {
-            // The run row cannot be written (the database is gone, read-only or full): the run ends as
-            // its stop decided, or as failed, and the next run marks the row interrupted.
-            log.log(.error, "run.finish_failed", ["run_id": String(runID), "error": error.description])
-            let stop = control.stopDecision
-            var summary = counters.snapshot()
-            summary.status = stop?.status ?? .failed
-            summary.exitCode = .unavailable
-            summary.abortReason =
-                (stop.map { $0.reason + "; " } ?? "")
-                + "the run's row could not be written: \(error.description)"
-            return RunOutcome(summary: summary, exitCode: .unavailable)
-        } catch let lost as RunLocks.Lost {
-            // The other run owns the row and the shard now: this one ends without writing (CONTRACT §6).
-            log.log(.warning, "run.lock_lost", ["run_id": String(runID), "reason": lost.description])
-            var summary = counters.snapshot()
-            summary.status = .interrupted
-            summary.exitCode = .tempFail
-            summary.abortReason = lost.description
-            return RunOutcome(summary: summary, exitCode: .tempFail)
-        }
+        let outcome = try RunFinish(runID: runID, kind: kind, options: options, log: log)
+            .finish(counters: counters, control: control, locks: locks, subjectUserID: subjectUserID)
         if outcome.exitCode == .internalError, let selectionError { throw selectionError }
         return outcome
     }

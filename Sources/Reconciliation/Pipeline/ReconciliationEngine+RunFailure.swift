@@ -18,7 +18,7 @@ extension ReconciliationEngine {
                 error as? RunFailure
                 ?? RunFailure(
                     error, summary: startingSummary(runID: runID, kind: kind),
-                    reason: "the run failed: \(RunFailure.describe(error))")
+                    reason: "the run failed: \(RunEnd.describe(error))")
             // Best effort: with the database gone this fails too.
             let summary = failure.summary
             if let recorded = try? locks.withConnection({ try RunStore(connection: $0).recordFailure(summary) }) {

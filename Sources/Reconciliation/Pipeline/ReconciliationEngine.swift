@@ -72,9 +72,7 @@ public final class ReconciliationEngine: Sendable {
         let nightlyKey = AdvisoryLockKey(name: "receipt-recon:nightly:\(options.shard)")
         guard try lockConnection.tryAdvisoryLock(nightlyKey) else {
             log.log(.warning, "run.lock_held", ["shard": options.shard])
-            var outcome = RunOutcome(summary: RunSummary(), exitCode: .tempFail)
-            outcome.lockHeld = true
-            return outcome
+            return RunOutcome(summary: RunSummary(), end: .lockHeld(shard: options.shard))
         }
         let store = RunStore(connection: lockConnection)
         let interrupted = try store.interruptAbandonedRuns()

@@ -9,14 +9,8 @@ import Synchronization
 ///
 /// Threading: every method may be called from any thread; `waitForGate` blocks the calling writer.
 final class RunControl: Sendable {
-    struct Stop: Sendable {
-        let status: RunStatus
-        let exitCode: ExitCode
-        let reason: String
-    }
-
     private struct State {
-        var stop: Stop?
+        var stop: RunEnd?
         var breaker: CircuitBreaker
         var gate = WriteGate()
     }
@@ -30,16 +24,17 @@ final class RunControl: Sendable {
         self.writerCount = writerCount
     }
 
-    var stopDecision: Stop? { state.withLock { $0.stop } }
+    /// How the run ends because it was stopped; nil while it was not.
+    var stopDecision: RunEnd? { state.withLock { $0.stop } }
     var isStopping: Bool { stopDecision != nil }
     /// Users not yet written are dropped: the run stopped for anything but a signal (a signal lets
     /// what is in flight finish, CONTRACT §6).
-    var discardsUnwrittenUsers: Bool { stopDecision.map { $0.status != .interrupted } ?? false }
+    var discardsUnwrittenUsers: Bool { stopDecision?.dropsUnwrittenUsers ?? false }
 
-    /// Stops the run for `reason` unless it was already stopped; opens the gate so writers drain.
-    func stop(_ status: RunStatus, exitCode: ExitCode, reason: String) {
+    /// Stops the run to end as `end` unless it was already stopped; opens the gate so writers drain.
+    func stop(_ end: RunEnd) {
         let opened = state.withLock { state in
-            if state.stop == nil { state.stop = Stop(status: status, exitCode: exitCode, reason: reason) }
+            if state.stop == nil { state.stop = end }
             return state.gate.open()
         }
         if opened { releaseWriters() }
@@ -53,7 +48,7 @@ final class RunControl: Sendable {
             }
             return (nil, state.gate.classified(receipts: receipts))
         }
-        if let trip { stop(.aborted, exitCode: .unavailable, reason: trip) }
+        if let trip { stop(.breaker(reason: trip)) }
         if opened { releaseWriters() }
     }
 
@@ -63,7 +58,7 @@ final class RunControl: Sendable {
             let trip = state.breaker.written(receipts: receipts, revoked: revoked)
             return state.stop == nil ? trip : nil
         }
-        if let trip { stop(.aborted, exitCode: .unavailable, reason: trip) }
+        if let trip { stop(.breaker(reason: trip)) }
     }
 
     /// A user's plan fed to `written` was not committed after all: its batch is written again.

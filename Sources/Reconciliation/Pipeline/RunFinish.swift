@@ -2,7 +2,8 @@ import Foundation
 import Postgres
 
 /// Stage 5, finish: the end-of-run flags that need every user of the run (`shared_transaction`,
-/// `entitlement_without_receipt`), the run's status and exit code, and its row in `recon_runs`.
+/// `entitlement_without_receipt`), the run's `RunEnd`, and its row in `recon_runs`. This is the one
+/// place a run that got this far is given its status and exit code.
 ///
 /// Threading: the run's own thread, after every other stage has finished; uses the run row's
 /// connection.
@@ -10,24 +11,47 @@ struct RunFinish {
     let runID: Int64
     let kind: RunKind
     let options: RunOptions
-    let store: RunStore
     let log: EventLog
 
-    /// Finishes the run. - Parameter subjectUserID: `verify-user`'s user (its flags are scanned alone).
-    /// - Throws: `RunFailure` with the run's figures so far when the database fails meanwhile.
-    func finish(counters: RunCounters, control: RunControl, subjectUserID: String?) throws -> RunOutcome {
+    /// Finishes the run on the run row's connection (`locks`). A row that cannot be written (the database
+    /// gone, read-only or full) ends the run `unrecorded`: as its stop decided, or as failed, and the next
+    /// run marks the row interrupted. A row another run took ends this one `interrupted`, without writing.
+    /// - Parameter subjectUserID: `verify-user`'s user (its flags are scanned alone).
+    /// - Throws: `RunFailure` with the run's figures so far when the database fails meanwhile otherwise.
+    func finish(
+        counters: RunCounters, control: RunControl, locks: RunLocks, subjectUserID: String?
+    ) throws -> RunOutcome {
+        do {
+            return try locks.withConnection { connection in
+                try finish(
+                    counters: counters, control: control, store: RunStore(connection: connection),
+                    subjectUserID: subjectUserID)
+            }
+        } catch let error as PostgresError where error.isUnavailable {
+            log.log(.error, "run.finish_failed", ["run_id": String(runID), "error": error.description])
+            let stop = control.stopDecision
+            let end = RunEnd.unrecorded(
+                status: stop?.recordedStatus ?? .failed,
+                reason: (stop?.reason.map { $0 + "; " } ?? "")
+                    + "the run's row could not be written: \(error.description)")
+            return ended(end, counters: counters)
+        } catch let lost as RunLocks.Lost {
+            // The other run owns the row and the shard now: this one ends without writing (CONTRACT §6).
+            log.log(.warning, "run.lock_lost", ["run_id": String(runID), "reason": lost.description])
+            return ended(.interrupted(reason: lost.description), counters: counters)
+        }
+    }
+
+    /// Finishes the run with its row's `store`.
+    func finish(
+        counters: RunCounters, control: RunControl, store: RunStore, subjectUserID: String?
+    ) throws -> RunOutcome {
         let finalizer = RunFinalizer(connection: store.connection)
         var summary = counters.snapshot()
         let stop = control.stopDecision
-        let exitCode: ExitCode
-        if let stop {
-            (summary.status, exitCode, summary.abortReason) = (stop.status, stop.exitCode, stop.reason)
-        } else {
-            // The counters of a run that was not stopped are what committed: every batch did.
-            summary.status = summary.unverified > 0 ? .partial : .completed
-            exitCode = summary.unverified > 0 ? .someUnverified : .success
-        }
-        summary.exitCode = exitCode
+        // The counters of a run that was not stopped are what committed: every batch did.
+        let end = stop ?? .ranToTheEnd(unverified: summary.unverified)
+        summary.record(end)
         do {
             if stop != nil {
                 // A stopped run saw only some users: the scans would flag from half the picture.
@@ -43,29 +67,41 @@ struct RunFinish {
             summary.databaseSeconds = (summary.databaseSeconds ?? 0) + store.connection.secondsWaited
             summary.finishedAt = Date()
             try store.finish(
-                runID: runID, status: summary.status, exitCode: exitCode, abortReason: summary.abortReason,
+                runID: runID, status: summary.status, exitCode: end.exitCode, abortReason: summary.abortReason,
                 summary: summary)
         } catch {
             summary.finishedAt = Date()
-            let failed = "finishing the run failed: \(RunFailure.describe(error))"
-            throw RunFailure(error, summary: summary, reason: stop.map { "\($0.reason); \(failed)" } ?? failed)
+            let failed = "finishing the run failed: \(RunEnd.describe(error))"
+            throw RunFailure(error, summary: summary, reason: stop?.reason.map { "\($0); \(failed)" } ?? failed)
         }
         log.log(
-            summary.status == .completed || summary.status == .partial ? .info : .warning, "run.finished",
+            end == .completed || end == .partial ? .info : .warning, "run.finished",
             [
                 "run_id": String(runID), "status": summary.status.rawValue,
-                "exit_code": String(exitCode.rawValue), "receipts": String(summary.receiptsProcessed),
+                "exit_code": String(end.exitCode.rawValue), "receipts": String(summary.receiptsProcessed),
                 "corrections": String(summary.correctionCount), "unverified": String(summary.unverified),
                 "reason": summary.abortReason ?? "",
             ])
-        return RunOutcome(summary: summary, exitCode: exitCode)
+        return RunOutcome(summary: summary, end: end)
+    }
+
+    /// The outcome of a run whose row this process could not write: its figures as counted.
+    private func ended(_ end: RunEnd, counters: RunCounters) -> RunOutcome {
+        var summary = counters.snapshot()
+        summary.record(end)
+        return RunOutcome(summary: summary, end: end)
     }
 }
 
-/// How a run ended.
+/// How a run ended: its `RunEnd` and its summary (which records that end; empty when no row existed).
 public struct RunOutcome: Sendable {
     public var summary: RunSummary
-    public var exitCode: ExitCode
-    /// Set when the nightly lock was held by another run: nothing was done, no run row exists.
-    public var lockHeld = false
+    public let end: RunEnd
+
+    public init(summary: RunSummary, end: RunEnd) {
+        self.summary = summary
+        self.end = end
+    }
+
+    public var exitCode: ExitCode { end.exitCode }
 }

@@ -20,7 +20,7 @@ struct UserDeciding: Sendable {
         if control.isStopping { return }
         if let abort = answer.configurationAbort {
             log.log(.error, "run.configuration_error", ["run_id": String(runID), "error": "\(abort)"])
-            control.stop(.aborted, exitCode: .configuration, reason: "Apple reported a configuration error: \(abort)")
+            control.stop(.appleConfiguration(reason: "Apple reported a configuration error: \(abort)"))
             return
         }
         let decided = UserDecision.decide(

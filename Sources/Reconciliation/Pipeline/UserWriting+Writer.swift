@@ -84,7 +84,7 @@ extension UserWriting {
                         ["run_id": String(runID), "writer": name, "error": error.description])
                 } catch let lost as RunLocks.Lost {
                     (uncertain ?? attempt)?.withdraw(from: control)
-                    control.stop(.interrupted, exitCode: .tempFail, reason: lost.description)
+                    control.stop(.interrupted(reason: lost.description))
                     return
                 } catch {
                     (uncertain ?? attempt)?.withdraw(from: control)
@@ -148,12 +148,13 @@ extension UserWriting {
                     ? " (the database is read-only: a standby after a failover, or default_transaction_read_only; "
                         + "point DATABASE_URL at the primary)" : ""
                 control.stop(
-                    .failed, exitCode: ExitCode.forDatabase(error),
-                    reason: "database error while writing user results: \(DatabaseErrorAdvice.describe(error))\(advice)"
-                )
+                    .failed(
+                        reason:
+                            "database error while writing user results: \(DatabaseErrorAdvice.describe(error))\(advice)",
+                        exitCode: ExitCode.forDatabase(error)))
             } else {
                 control.stop(
-                    .failed, exitCode: .internalError, reason: "internal error while writing user results: \(error)")
+                    .failed(reason: "internal error while writing user results: \(error)", exitCode: .internalError))
             }
         }
     }

@@ -198,11 +198,11 @@ import Testing
             }
             let control = RunControl(
                 breaker: CircuitBreaker(maxUnverifiedRatio: 1, maxRevokeRatio: 1), writerCount: 1)
-            control.stop(.failed, exitCode: .unavailable, reason: "database error while writing user results: gone")
+            control.stop(.failed(reason: "database error while writing user results: gone", exitCode: .unavailable))
 
             let outcome = try RunFinish(
-                runID: runID, kind: .nightly, options: options, store: store, log: EventLog(enabled: false)
-            ).finish(counters: counters, control: control, subjectUserID: nil)
+                runID: runID, kind: .nightly, options: options, log: EventLog(enabled: false)
+            ).finish(counters: counters, control: control, store: store, subjectUserID: nil)
             let expected = try Self.counted(runID: runID, on: db)
             let recorded = try Self.recorded(runID: runID, on: db)
             #expect(outcome.exitCode == .unavailable)
