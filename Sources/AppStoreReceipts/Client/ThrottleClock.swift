@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import Glibc
 
 /// Time for the throttle, the retry waits and the transports' start instants: the real clock in
 /// production, a virtual one in tests (`TestSupport.VirtualClock`), which moves only when a test
@@ -18,7 +17,7 @@ public protocol ThrottleClock: Sendable {
     func schedule(after delay: Duration, _ work: @escaping @Sendable () -> Void)
 }
 
-/// The real clock: `CLOCK_MONOTONIC`, with timers on one serial queue of the process's own, so that a
+/// The real clock: Dispatch's monotonic time, with timers on one serial queue of the process's own, so that a
 /// burst of waits ending together never takes threads from `DispatchQueue.global()` (DESIGN,
 /// "Concurrency on Linux").
 public struct SystemThrottleClock: ThrottleClock {
@@ -27,9 +26,7 @@ public struct SystemThrottleClock: ThrottleClock {
     public init() {}
 
     public func now() -> Duration {
-        var spec = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &spec)
-        return .seconds(spec.tv_sec) + .nanoseconds(spec.tv_nsec)
+        .nanoseconds(Int64(bitPattern: DispatchTime.now().uptimeNanoseconds))
     }
 
     public func wallClock() -> Date { Date() }
