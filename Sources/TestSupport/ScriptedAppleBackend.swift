@@ -1,4 +1,5 @@
-import Dispatch
+import AppStoreReceipts
+import Foundation
 import Reconciliation
 import Synchronization
 
@@ -7,7 +8,7 @@ import Synchronization
 /// at once or after a delay, and records which users it was asked about, in order.
 ///
 /// This file is the only test code that knows the `AppleBackend` protocol; tests speak of users,
-/// answers and the users asked.
+/// answers and the users asked, and give the engine `driver` beside it.
 public final class ScriptedAppleBackend: AppleBackend {
     /// What Apple says about every row of one user.
     public struct Answer: Sendable {
@@ -47,13 +48,11 @@ public final class ScriptedAppleBackend: AppleBackend {
     /// The users asked about so far, in the order they were asked.
     public var askedUsers: [String] { asked.withLock { $0 } }
 
-    public func verify(
-        _ user: UserWork,
-        shouldStop: @escaping @Sendable () -> Bool,
-        onTraffic: @escaping @Sendable (AppleTraffic) -> Void,
-        executor: @escaping @Sendable (_ work: @escaping @Sendable () -> Void) -> Void,
-        completion: @escaping @Sendable (AppleUserAnswer) -> Void
-    ) {
+    /// The driver the engine is given beside this backend: an answer's delay is waited out on it, as
+    /// a retry's would be, and its transport answers at once without a network.
+    public let driver = ExchangeDriver(transport: InstantTransport(), rate: 1_000_000, maxInFlight: 1024)
+
+    public func exchange(for user: UserWork) -> any AppleExchange<AppleUserAnswer> {
         let count = asked.withLock { asked in
             asked.append(user.userID)
             return asked.count
@@ -66,13 +65,35 @@ public final class ScriptedAppleBackend: AppleBackend {
                     receiptID: $0.id, classification: answer.classification, purchases: answer.purchases),
                 attempts: 1, bundleID: nil)
         }
-        let result = AppleUserAnswer(receipts: receipts, configurationAbort: answer.configurationAbort)
-        onTraffic(AppleTraffic(requests: receipts.count, requestsByEndpoint: ["verify_receipt": receipts.count]))
-        guard answer.delay > .zero else { return completion(result) }
-        let (seconds, attoseconds) = answer.delay.components
-        let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
-        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) {
-            executor { completion(result) }
+        return ScriptedExchange(
+            answer: AppleUserAnswer(receipts: receipts, configurationAbort: answer.configurationAbort),
+            delay: answer.delay)
+    }
+
+    /// One user's scripted answer: at once, or after one request sent `delay` later.
+    private struct ScriptedExchange: AppleExchange {
+        let answer: AppleUserAnswer
+        let delay: Duration
+
+        func start() -> ExchangeStep<AppleUserAnswer> {
+            guard delay > .zero else { return .finish(answer) }
+            let request = HTTPClientRequest(
+                method: .get, url: URL(string: "http://apple.invalid/scripted")!, headers: [:], timeout: .seconds(1))
+            return .send(AppleRequest(request, endpoint: .verifyReceipt, purpose: .ask), after: delay)
         }
+
+        func handle(_ event: ExchangeEvent) -> ExchangeStep<AppleUserAnswer> { .finish(answer) }
+    }
+
+    /// Answers every request at once, on the caller's thread.
+    private struct InstantTransport: HTTPTransport {
+        func send(
+            _ request: HTTPClientRequest, notBefore: Duration, on clock: any ThrottleClock,
+            completion: @escaping HTTPCompletion
+        ) {
+            completion(.response(HTTPReply(statusCode: 200, headers: [:], body: Data())))
+        }
+
+        func cancelWaiting() {}
     }
 }

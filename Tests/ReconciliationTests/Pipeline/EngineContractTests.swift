@@ -61,7 +61,7 @@ import Testing
         shutdown: ShutdownSignal = ShutdownSignal()
     ) throws -> RunOutcome {
         try ReconciliationEngine(
-            options: options, databaseURL: database.conninfo, backend: apple, shutdown: shutdown,
+            options: options, databaseURL: database.conninfo, backend: apple, driver: apple.driver, shutdown: shutdown,
             log: EventLog(enabled: false)
         ).runNightly()
     }
