@@ -1,5 +1,4 @@
 import Dispatch
-import Glibc
 import Foundation
 
 /// Time for the throttle, the retry waits and the transports' start instants: the real clock in
