@@ -33,6 +33,12 @@ public struct VerifyReceiptRig: Sendable {
             burst: burst, maxInFlight: concurrency)
     }
 
+    /// A client and a driver made by the test itself (a transport of its own, an answer limit).
+    public init(client: VerifyReceiptClient, driver: ExchangeDriver) {
+        self.client = client
+        self.driver = driver
+    }
+
     /// Verifies `receiptData` and waits: the report, and the traffic the driver counted for it.
     public func verify(receiptData: String, isDraining: @escaping @Sendable () -> Bool = { false })
         -> VerifiedReceipt

@@ -62,13 +62,13 @@ import Testing
 
         // Synchronous, like every test that drives a child process: an async test's sleeps wait for a
         // cooperative-pool thread, and with the suite's blocking tests holding both (2 cores) this test
-        // starved past its deadline in CI. The project's own transport blocks only this thread.
+        // starved past its deadline in CI. Waiting for the project's own transport blocks only this thread.
         let url = try #require(URL(string: production))
         let transport = URLSessionTransport(maxConnectionsPerHost: 4, timeout: .seconds(30))
         var statuses: [Int] = []
         for receipt in receipts {
             let body = (try? JSONSerialization.data(withJSONObject: ["receipt-data": receipt])) ?? Data()
-            let result = transport.post(
+            let result = transport.postNow(
                 url, body: body, headers: ["Content-Type": "application/json"], timeout: .seconds(30))
             guard case .response(let reply) = result, reply.statusCode == 200,
                 let json = try? JSONSerialization.jsonObject(with: reply.body) as? [String: Any],

@@ -35,16 +35,18 @@ import Testing
     static func client(
         _ apple: HugeAnswerServer, transport: HTTPTransportKind, limit: Int, concurrency: Int = 2,
         maxAttempts: Int = 2
-    ) -> VerifyReceiptClient {
+    ) -> VerifyReceiptRig {
         let configuration = VerifyReceiptClient.Configuration(
             productionURL: apple.productionURL, sandboxURL: apple.sandboxURL, timeout: .seconds(30),
             budget: VerifyReceiptRetryBudget(maxAttempts: maxAttempts),
             backoff: BackoffPolicy(base: .milliseconds(10), cap: .milliseconds(20), seed: 3))
-        return VerifyReceiptClient(
-            configuration: configuration,
-            transport: transport.makeTransport(
-                maxConnectionsPerHost: concurrency, timeout: .seconds(30), answerLimit: AnswerSizeLimit(bytes: limit)),
-            throttle: RequestThrottle(bucket: TokenBucket(rate: 1000), maxInFlight: concurrency))
+        return VerifyReceiptRig(
+            client: VerifyReceiptClient(configuration: configuration),
+            driver: ExchangeDriver(
+                transport: transport.makeTransport(
+                    maxConnectionsPerHost: concurrency, timeout: .seconds(30),
+                    answerLimit: AnswerSizeLimit(bytes: limit)),
+                rate: 1000, maxInFlight: concurrency))
     }
 
     @Test(arguments: HTTPTransportKind.allCases, framings)
@@ -86,13 +88,10 @@ import Testing
         let done = DispatchGroup()
         for index in 0..<16 {
             done.enter()
-            client.start(
-                receiptData: Self.receipt + String(repeating: "A", count: index * 4), shouldStop: { false },
-                executor: { work in Thread.detachNewThread { work() } },
-                completion: { report in
-                    verdicts.withLock { $0.append(report.verdict) }
-                    done.leave()
-                })
+            client.start(receiptData: Self.receipt + String(repeating: "A", count: index * 4)) { report in
+                verdicts.withLock { $0.append(report.verdict) }
+                done.leave()
+            }
         }
         #expect(done.wait(timeout: .now() + 120) == .success, "not every verification ended")
         let expected = VerificationVerdict.unverified(.retriesExhausted(.transport(.answerTooLarge(limit: 8 << 20))))

@@ -4,24 +4,22 @@ import Synchronization
 import TestSupport
 import Testing
 
-/// `VerifyReceiptClient.stop` (SIGTERM, SIGINT) ends every wait at once: a `Retry-After`, a backoff, a
+/// `ExchangeDriver.stop` (SIGTERM, SIGINT) ends every wait at once: a `Retry-After`, a backoff, a
 /// throttle token; and the wait cap ends a receipt whose server asks for too long without waiting.
 @Suite struct ClientStopTests {
     static let receipt = VerifyReceiptClientLoopbackTests.receipt
     static let tooManyRequests = ScriptedAppleServer.Answer.http(429, body: "", headers: [("Retry-After", "60")])
 
     /// Starts `receipt` and returns a way to wait for its report.
-    static func start(_ client: VerifyReceiptClient, receipt: String = receipt) -> (
+    static func start(_ client: VerifyReceiptRig, receipt: String = receipt) -> (
         @Sendable (TimeInterval) -> VerificationReport?
     ) {
         let report = Mutex<VerificationReport?>(nil)
         let done = DispatchSemaphore(value: 0)
-        client.start(
-            receiptData: receipt, shouldStop: { false }, executor: { work in Thread.detachNewThread { work() } },
-            completion: { answer in
-                report.withLock { $0 = answer }
-                done.signal()
-            })
+        client.start(receiptData: receipt) { answer in
+            report.withLock { $0 = answer }
+            done.signal()
+        }
         return { seconds in
             guard done.wait(timeout: .now() + seconds) == .success else { return nil }
             return report.withLock { $0 }
@@ -57,7 +55,7 @@ import Testing
     func stopWakesABlockingVerifyToo(_ transport: HTTPTransportKind) throws {
         let apple = try ScriptedAppleServer(production: [Self.tooManyRequests])
         let client = apple.client(transport: transport)
-        let report = Mutex<VerificationReport?>(nil)
+        let report = Mutex<VerifiedReceipt?>(nil)
         let done = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
             let answer = client.verify(receiptData: Self.receipt)

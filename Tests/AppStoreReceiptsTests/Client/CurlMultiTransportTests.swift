@@ -18,7 +18,7 @@ import Testing
         defer { close(descriptor) }
         let transport = CurlMultiTransport(maxConnectionsPerHost: 4, timeout: .seconds(10))
         let started = ContinuousClock.now
-        let result = transport.post(
+        let result = transport.postNow(
             URL(string: "http://127.0.0.1:\(port)/verifyReceipt")!, body: Self.body,
             headers: Self.headers, timeout: .seconds(10))
         #expect(ContinuousClock.now - started < .seconds(2), "a refused connection waited for the timeout")
@@ -31,7 +31,7 @@ import Testing
 
     @Test func anUnresolvableHostIsConnectionFailed() {
         let transport = CurlMultiTransport(maxConnectionsPerHost: 4, timeout: .seconds(5))
-        let result = transport.post(
+        let result = transport.postNow(
             URL(string: "http://no-such-host.invalid/verifyReceipt")!, body: Self.body,
             headers: Self.headers, timeout: .seconds(5))
         guard case .failed(let failure) = result else {
@@ -59,7 +59,7 @@ import Testing
         let server = try RawReplyServer(reply: reply, ending: ending)
         defer { server.stop() }
         let transport = CurlMultiTransport(maxConnectionsPerHost: 4, timeout: .seconds(5))
-        let result = transport.post(
+        let result = transport.postNow(
             URL(string: "http://127.0.0.1:\(server.port)/verifyReceipt")!, body: Self.body,
             headers: Self.headers, timeout: .seconds(5))
         guard case .failed(let failure) = result else {
@@ -71,30 +71,30 @@ import Testing
         #expect(!failure.description.contains("MIIB"))
     }
 
-    /// The loop, not the lane, waits out the throttle: a request handed over before its token is due
-    /// starts no sooner than that. Six tokens at 5/s with a burst of 1 take at least a second however
-    /// many lanes ask; starting them at hand-over would take milliseconds.
+    /// The loop, not a thread, waits out the throttle: a request handed over before its token is due
+    /// starts no sooner than that. Six tokens at 5/s with a burst of 1 take at least a second, though all
+    /// six are handed over at once; starting them at hand-over would take milliseconds.
     @Test func throttledRequestsStartNoSoonerThanTheirTokens() throws {
         let apple = try ScriptedAppleServer(production: [.status(0)])
         let transport = CurlMultiTransport(maxConnectionsPerHost: 3, timeout: .seconds(10))
-        let throttle = RequestThrottle(bucket: TokenBucket(rate: 5, burst: 1), maxInFlight: 3)
+        let clock = SystemThrottleClock()
+        let bucket = TokenBucket(rate: 5, burst: 1, clock: clock)
+        let throttle = RequestThrottle(maxInFlight: 3)
+        let request = HTTPClientRequest(
+            method: .post, url: apple.productionURL, body: Self.body, headers: Self.headers, timeout: .seconds(10))
         let started = ContinuousClock.now
         let answered = Atomic(0)
         let done = DispatchGroup()
-        for _ in 0..<3 {
+        for _ in 0..<6 {
             done.enter()
-            Thread.detachNewThread {
-                for _ in 0..<2 {
-                    let result = throttle.withDeferredPermit { wait in
-                        transport.post(
-                            apple.productionURL, body: Self.body, headers: Self.headers, timeout: .seconds(10),
-                            startingIn: wait, clock: SystemThrottleClock())
-                    }
+            throttle.begin(tokenFrom: bucket) { notBefore in
+                transport.send(request, notBefore: notBefore, on: clock) { result in
+                    throttle.end()
                     if case .response(let reply) = result, reply.statusCode == 200 {
                         answered.add(1, ordering: .relaxed)
                     }
+                    done.leave()
                 }
-                done.leave()
             }
         }
         #expect(done.wait(timeout: .now() + 30) == .success)
@@ -102,23 +102,36 @@ import Testing
         #expect(ContinuousClock.now - started >= .seconds(1), "requests started before their tokens were due")
     }
 
-    /// On a test's fake clock the wait is the fake clock's: slept there (instantly), not on the loop.
-    @Test func aFakeClocksWaitIsSleptOnTheFakeClock() throws {
+    /// A clock whose instants are far from the system's: what a test's clock, or another origin, looks like.
+    struct DistantClock: ThrottleClock {
+        func now() -> Duration { .seconds(4_000_000_000) }
+        func wallClock() -> Date { Date() }
+        func schedule(after delay: Duration, _ work: @escaping @Sendable () -> Void) {
+            SystemThrottleClock().schedule(after: delay, work)
+        }
+    }
+
+    /// The start instant is read on the clock the request comes with: a request due now on a clock
+    /// whose origin is far from the system's starts at once, neither decades late nor refused.
+    @Test func theStartInstantIsReadOnTheRequestsClock() throws {
         let apple = try ScriptedAppleServer(production: [.status(0)])
         let transport = CurlMultiTransport(maxConnectionsPerHost: 1, timeout: .seconds(10))
-        let clock = FakeClock()
-        let before = clock.now()
-        let started = ContinuousClock.now
-        let result = transport.post(
-            apple.productionURL, body: Self.body, headers: Self.headers, timeout: .seconds(10),
-            startingIn: .seconds(3600), clock: clock)
-        guard case .response(let reply) = result else {
-            Issue.record("expected a reply, got \(result)")
+        let clock = DistantClock()
+        let request = HTTPClientRequest(
+            method: .post, url: apple.productionURL, body: Self.body, headers: Self.headers, timeout: .seconds(10))
+        let result = Mutex<HTTPExchangeResult?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        transport.send(request, notBefore: clock.now(), on: clock) { answer in
+            result.withLock { $0 = answer }
+            done.signal()
+        }
+        #expect(done.wait(timeout: .now() + 30) == .success, "a request due now on its clock was not sent")
+        guard case .response(let reply) = result.withLock({ $0 }) else {
+            Issue.record("expected a reply, got \(String(describing: result.withLock { $0 }))")
             return
         }
         #expect(reply.statusCode == 200)
-        #expect(clock.now() - before == .seconds(3600))
-        #expect(ContinuousClock.now - started < .seconds(60), "the fake clock's hour was waited for real")
+        #expect(apple.received.count == 1)
     }
 
     /// The loop keeps an idle kept-alive connection in its epoll set between requests; when the server
@@ -132,7 +145,7 @@ import Testing
         let threadName = try #require(transport.threadName)
         let url = URL(string: "http://127.0.0.1:\(server.port)/verifyReceipt")!
         for request in 1...4 {
-            let result = transport.post(url, body: Self.body, headers: Self.headers, timeout: .seconds(5))
+            let result = transport.postNow(url, body: Self.body, headers: Self.headers, timeout: .seconds(5))
             guard case .response(let reply) = result else {
                 Issue.record("request \(request): \(result)")
                 return
@@ -172,7 +185,7 @@ import Testing
                 + "Content-Type: text/html\r\nContent-Length: 2\r\n\r\nno")
         defer { server.stop() }
         let transport = CurlMultiTransport(maxConnectionsPerHost: 1, timeout: .seconds(5))
-        let result = transport.post(
+        let result = transport.postNow(
             URL(string: "http://127.0.0.1:\(server.port)/verifyReceipt")!, body: Self.body,
             headers: Self.headers, timeout: .seconds(5))
         guard case .response(let reply) = result else {
@@ -194,13 +207,15 @@ import Testing
         let server = try RawReplyServer(reply: "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n{\"status\":0")
         defer { server.stop() }
         let url = URL(string: "http://127.0.0.1:\(server.port)/verifyReceipt")!
-        let client = VerifyReceiptClient(
-            configuration: VerifyReceiptClient.Configuration(
-                productionURL: url, sandboxURL: url, sharedSecret: "s3cr3t-shared", timeout: .seconds(5),
-                budget: VerifyReceiptRetryBudget(maxAttempts: 2),
-                backoff: BackoffPolicy(base: .milliseconds(5), cap: .milliseconds(10), seed: 1)),
-            transport: CurlMultiTransport(maxConnectionsPerHost: 2, timeout: .seconds(5)),
-            throttle: RequestThrottle(bucket: TokenBucket(rate: 1000), maxInFlight: 2))
+        let client = VerifyReceiptRig(
+            client: VerifyReceiptClient(
+                configuration: VerifyReceiptClient.Configuration(
+                    productionURL: url, sandboxURL: url, sharedSecret: "s3cr3t-shared", timeout: .seconds(5),
+                    budget: VerifyReceiptRetryBudget(maxAttempts: 2),
+                    backoff: BackoffPolicy(base: .milliseconds(5), cap: .milliseconds(10), seed: 1))),
+            driver: ExchangeDriver(
+                transport: CurlMultiTransport(maxConnectionsPerHost: 2, timeout: .seconds(5)), rate: 1000,
+                maxInFlight: 2))
         let report = client.verify(receiptData: "MIIBcjCCAW4GCSqGSIb3DQEHAqCCAV8w")
         #expect(report.requests == 2)
         #expect(
@@ -229,7 +244,7 @@ import Testing
                 done.enter()
                 Thread.detachNewThread { [apple] in
                     for _ in 0..<125 {
-                        if case .response(let reply) = shared.post(
+                        if case .response(let reply) = shared.postNow(
                             apple.productionURL, body: Self.body, headers: Self.headers,
                             timeout: .seconds(10)),
                             reply.statusCode == 200, reply.headers["content-type"] == "application/json",
@@ -288,12 +303,12 @@ import Testing
         }
         let transport = CurlMultiTransport(maxConnectionsPerHost: 2, timeout: .seconds(5))
         let url = URL(string: "https://127.0.0.1:\(port)/verifyReceipt")!
-        var result = transport.post(url, body: Self.body, headers: Self.headers, timeout: .seconds(5))
+        var result = transport.postNow(url, body: Self.body, headers: Self.headers, timeout: .seconds(5))
         // s_server may not listen yet.
         let deadline = ContinuousClock.now + .seconds(10)
         while case .failed(.connectionFailed("connection refused")) = result, ContinuousClock.now < deadline {
             Thread.sleep(forTimeInterval: 0.05)
-            result = transport.post(url, body: Self.body, headers: Self.headers, timeout: .seconds(5))
+            result = transport.postNow(url, body: Self.body, headers: Self.headers, timeout: .seconds(5))
         }
         guard case .failed(.connectionFailed(let detail)) = result else {
             Issue.record("expected a TLS failure, got \(result)")

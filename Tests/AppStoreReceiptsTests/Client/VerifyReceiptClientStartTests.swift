@@ -5,8 +5,9 @@ import Synchronization
 import TestSupport
 import Testing
 
-/// `VerifyReceiptClient.start`, the job's way to verify: the same routing and retries as `verify`, without
-/// a thread waiting per request, and everything after an answer run by the caller's executor.
+/// A verification driven by `ExchangeDriver.run`, the job's way to verify: the same routing and retries as
+/// the tests' waiting `verify`, without a thread waiting per request, and everything after an answer run by
+/// the caller's executor.
 @Suite struct VerifyReceiptClientStartTests {
     static let receipt = VerifyReceiptClientLoopbackTests.receipt
 
@@ -39,20 +40,33 @@ import Testing
         }
     }
 
-    /// Starts one verification and waits for its report, noting whether the completion ran on the executor.
-    static func started(_ client: VerifyReceiptClient, executor: TestExecutor) -> (
-        report: VerificationReport?, onExecutor: Bool
+    /// The traffic the driver reports, added up.
+    final class TrafficTally: Sendable {
+        private let total = Mutex(AppleTraffic())
+        var traffic: AppleTraffic { total.withLock { $0 } }
+        func add(_ traffic: AppleTraffic) { total.withLock { $0.add(traffic) } }
+    }
+
+    /// The run's context for `executor`, adding the traffic it is told of to `tally`.
+    static func context(_ executor: TestExecutor, tally: TrafficTally) -> ExchangeContext {
+        ExchangeContext(executor: WorkExecutor { executor.run($0) }, recordTraffic: { tally.add($0) })
+    }
+
+    /// Starts one verification and waits for its report and traffic, noting whether the completion ran on
+    /// the executor.
+    static func started(_ rig: VerifyReceiptRig, executor: TestExecutor) -> (
+        report: VerificationReport?, traffic: AppleTraffic, onExecutor: Bool
     ) {
         let outcome = Mutex<(VerificationReport?, Bool)>((nil, false))
+        let tally = TrafficTally()
         let done = DispatchSemaphore(value: 0)
-        client.start(
-            receiptData: receipt, shouldStop: { false }, executor: { executor.run($0) },
-            completion: { report in
-                outcome.withLock { $0 = (report, executor.isCurrent) }
-                done.signal()
-            })
+        rig.driver.run(rig.client.verification(of: receipt), context: context(executor, tally: tally)) { report in
+            outcome.withLock { $0 = (report, executor.isCurrent) }
+            done.signal()
+        }
         _ = done.wait(timeout: .now() + 30)
-        return outcome.withLock { $0 }
+        let (report, onExecutor) = outcome.withLock { $0 }
+        return (report, tally.traffic, onExecutor)
     }
 
     @Test(arguments: HTTPTransportKind.allCases)
@@ -63,12 +77,12 @@ import Testing
         let expected = viaVerify.client(transport: transport).verify(receiptData: Self.receipt)
 
         let apple = try ScriptedAppleServer(production: script, sandbox: sandbox)
-        let (report, onExecutor) = Self.started(apple.client(transport: transport), executor: TestExecutor())
+        let (report, traffic, onExecutor) = Self.started(apple.client(transport: transport), executor: TestExecutor())
         let got = try #require(report, "start never completed")
         #expect(got.verdict == expected.verdict && got.verdict == .valid)
         #expect(got.detail == expected.detail)
-        #expect((got.requests, got.retries, got.hops) == (expected.requests, expected.retries, expected.hops))
-        #expect((got.requests, got.retries, got.hops) == (3, 1, 1))
+        #expect((got.requests, traffic.retries, traffic.hops) == (expected.requests, expected.retries, expected.hops))
+        #expect((got.requests, traffic.requests, traffic.retries, traffic.hops) == (3, 3, 1, 1))
         #expect(got.environment == .sandbox)
         #expect(apple.endpoints == ["production", "sandbox", "sandbox"])
         #expect(onExecutor, "the completion ran off the executor")
@@ -81,35 +95,36 @@ import Testing
             .status(0),
         ])
         let started = Date()
-        let (report, _) = Self.started(apple.client(transport: transport), executor: TestExecutor())
+        let (report, _, _) = Self.started(apple.client(transport: transport), executor: TestExecutor())
         #expect(Date().timeIntervalSince(started) >= 1.0)
         #expect(report?.verdict == .valid)
         #expect(report?.requests == 2)
     }
 
-    /// The point of `start`: one thread starts sixty-four verifications, all in flight together, and
+    /// The point of the driver: one thread starts sixty-four verifications, all in flight together, and
     /// none of the starts waits for an answer.
     @Test func oneThreadKeepsSixtyFourRequestsInFlight() throws {
         let apple = try ScriptedAppleServer(production: [.delayed(.milliseconds(600), .status(0))])
-        let client = apple.client(transport: .curl, concurrency: 64)
+        let rig = apple.client(transport: .curl, concurrency: 64)
         let executor = TestExecutor()
+        let tally = TrafficTally()
         let valid = Atomic(0)
         let finished = Atomic(0)
         let done = DispatchGroup()
         for _ in 0..<64 {
             done.enter()
-            client.start(
-                receiptData: Self.receipt, shouldStop: { false }, executor: { executor.run($0) },
-                completion: { report in
-                    if report.verdict == .valid { valid.add(1, ordering: .relaxed) }
-                    finished.add(1, ordering: .relaxed)
-                    done.leave()
-                })
+            rig.driver.run(rig.client.verification(of: Self.receipt), context: Self.context(executor, tally: tally)) {
+                report in
+                if report.verdict == .valid { valid.add(1, ordering: .relaxed) }
+                finished.add(1, ordering: .relaxed)
+                done.leave()
+            }
         }
         // Every start has returned, and the server holds each answer for 600 ms.
         #expect(finished.load(ordering: .relaxed) == 0, "a start waited for its answer")
         #expect(done.wait(timeout: .now() + 30) == .success)
         #expect(valid.load(ordering: .relaxed) == 64)
+        #expect(tally.traffic.requests == 64)
         #expect(apple.server.stats.peakRequestsInFlight == 64)
     }
 }

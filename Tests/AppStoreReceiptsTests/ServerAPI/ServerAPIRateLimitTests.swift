@@ -56,20 +56,20 @@ import Testing
         api.scriptEveryID(.production, .history, [.history([ScriptedTransaction(id: "1", purchased: Self.day(-1))])])
         api.scriptEveryID(.production, .statuses, [.statuses([])])
         let rate = 5.0
-        let client = api.client(rate: rate)
+        let rig = api.client(rate: rate)
         let group = DispatchGroup()
-        let queue = DispatchQueue(label: "rate-test")
         let started = ContinuousClock.now
         for index in 0..<6 {
             group.enter()
-            client.history(
-                of: "\(100 + index)", bundleID: "com.example", environment: .production, mayHop: false,
-                shouldStop: { false },
-                executor: { queue.async(execute: $0) }, completion: { _, _ in group.leave() })
+            rig.driver.start(
+                rig.client.history(
+                    of: "\(100 + index)", bundleID: "com.example", environment: .production, mayHop: false)
+            ) { _ in group.leave() }
             group.enter()
-            client.statuses(
-                of: "\(200 + index)", bundleID: "com.example", environment: .production, shouldStop: { false },
-                executor: { queue.async(execute: $0) }, completion: { _, _ in group.leave() })
+            rig.driver.start(
+                rig.client.statuses(
+                    of: "\(200 + index)", bundleID: "com.example", environment: .production, purpose: .ask)
+            ) { _ in group.leave() }
         }
         group.wait()
         let elapsed = ContinuousClock.now - started

@@ -1,5 +1,6 @@
 import AppStoreReceipts
 import Foundation
+import TestSupport
 import Testing
 
 @testable import AppStoreSimulator
@@ -163,7 +164,7 @@ import Testing
         let subscription = subscriptionUnit.receiptData(subscriptionUser.receipts[0].slot)
         let pro = proUnit.receiptData(proUser.receipts[0].slot)
         try await withSimulator(TestWorlds.small, options: SimulatorOptions(sharedSecret: "0123abcd")) { simulator in
-            func verify(_ data: String, secret: String?) async throws -> VerificationReport {
+            func verify(_ data: String, secret: String?) async throws -> VerifiedReceipt {
                 try await TestThreads.run {
                     simulator.client(transport: transport, sharedSecret: secret).verify(receiptData: data)
                 }

@@ -23,7 +23,7 @@ func withSimulator<T: Sendable>(
 }
 
 extension AppStoreSimulator {
-    /// The project's verifyReceipt client pointed at this simulator, with fast backoff.
+    /// The project's verifyReceipt client and driver pointed at this simulator, with fast backoff.
     func client(
         transport: HTTPTransportKind = .curl,
         environment: AppStoreEnvironment = .production,
@@ -33,8 +33,8 @@ extension AppStoreSimulator {
         concurrency: Int = 8,
         rate: Double = 10_000,
         burst: Double? = nil
-    ) -> VerifyReceiptClient {
-        .forTests(
+    ) -> VerifyReceiptRig {
+        VerifyReceiptRig(
             productionURL: productionURL, sandboxURL: sandboxURL, transport: transport, environment: environment,
             sharedSecret: sharedSecret, timeout: timeout, maxAttempts: maxAttempts, concurrency: concurrency,
             rate: rate, burst: burst ?? rate,

@@ -1,5 +1,6 @@
 import AppStoreReceipts
 import Foundation
+import TestSupport
 import Testing
 
 @testable import AppStoreSimulator
