@@ -51,6 +51,8 @@ public struct ExchangeAnswer: Sendable {
 public enum StopPoint: Sendable, Equatable {
     /// The run is draining (a breaker, a stop): no new question and no retry is sent.
     case beforeAsking
+    /// A signal came before a retry was begun: the retry is not made.
+    case beforeRetrying
     /// A signal: the request was waiting for an in-flight slot or its token, and is not sent.
     case beforeSending
     /// A signal cut the wait before a retry short.

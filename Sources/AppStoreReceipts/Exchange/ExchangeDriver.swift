@@ -113,6 +113,9 @@ final class DrivenExchange<Exchange: AppleExchange>: @unchecked Sendable {
             if !request.purpose.isSentWhileDraining, context.isDraining() {
                 return proceed(exchange.handle(.stop(.beforeAsking)))
             }
+            if request.purpose == .retry, driver.waits.isStopped {
+                return proceed(exchange.handle(.stop(.beforeRetrying)))
+            }
             switch request.purpose {
             case .retry: traffic.retries += 1
             case .hop: traffic.hops += 1

@@ -62,7 +62,7 @@ struct ServerAPICall: AppleExchange {
     private func stopped(_ point: StopPoint) -> String {
         guard let retrying else { return "not asked: the run is stopping" }
         switch point {
-        case .beforeAsking: return "\(endpoint): \(retrying) after \(attempt - 1) attempt(s)"
+        case .beforeAsking, .beforeRetrying: return "\(endpoint): \(retrying) after \(attempt - 1) attempt(s)"
         case .duringBackoff: return "\(endpoint): \(retrying); the run is stopping"
         case .beforeSending: return "not asked: the run is stopping"
         }

@@ -9,7 +9,7 @@ import Testing
 @Suite struct ExchangeDriverTests {
     /// A driver on a virtual clock whose answers run on the advancing thread, so each test steps
     /// through time and sees exactly what was sent when.
-    struct Rig {
+    final class Rig: Sendable {
         let clock = VirtualClock()
         let transport: ScriptedTransport
         let driver: ExchangeDriver
@@ -27,9 +27,8 @@ import Testing
         /// Starts `exchange`; its result and traffic land in the returned box once it finishes.
         func start<Exchange: AppleExchange>(_ exchange: Exchange) -> Outcome<Exchange.Result> {
             let outcome = Outcome<Exchange.Result>()
-            let draining = self.draining
             let context = ExchangeContext(
-                executor: WorkExecutor { $0() }, isDraining: { draining.load(ordering: .relaxed) },
+                executor: WorkExecutor { $0() }, isDraining: { [self] in draining.load(ordering: .relaxed) },
                 recordTraffic: { traffic in outcome.traffic.withLock { $0.add(traffic) } })
             driver.run(exchange, context: context) { result in outcome.result.withLock { $0 = result } }
             return outcome
