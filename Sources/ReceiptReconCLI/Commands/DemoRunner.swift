@@ -83,30 +83,28 @@ struct DemoRunner {
         // 3. The nightly run, as cron would start it.
         var options = RunOptions(asOf: asOf)
         options.olderThan = 0
-        options.rate = 2000
         options.concurrency = 32
-        options.timeout = 30
-        options.bundleIDs = [WorldCatalog.appBundleID]
-        options.httpClient = .curl
+        let rate = 2000.0
         let signedData = SignedDataVerifier(anchors: [TrustAnchor(signingChain.root)])
         let context = ReceiptOutcomeContext(
-            servedEnvironment: options.environment, acceptedBundleIDs: Set(options.bundleIDs))
+            servedEnvironment: options.environment, acceptedBundleIDs: [WorldCatalog.appBundleID])
         let backend: any AppleBackend =
             serverAPI
             ? ServerAPIBackend(
                 client: Self.serverAPIClient(
-                    simulator: simulator, key: apiKey, signedData: signedData, options: options),
+                    simulator: simulator, key: apiKey, signedData: signedData, options: options, rate: rate),
                 context: context, signedData: signedData,
                 receiptSignatures: ReceiptSignatureVerifier(roots: [signingChain.root]), asOf: asOf,
                 defaultBundleID: WorldCatalog.appBundleID)
             : VerifyReceiptBackend(
-                client: Self.client(simulator: simulator, options: options), context: context, signedData: signedData)
-        options.backend = serverAPI ? "server-api" : "verify-receipt"
+                client: Self.client(simulator: simulator, options: options, rate: rate), context: context,
+                signedData: signedData)
+        let request = Self.request(options, rate: rate, backend: serverAPI ? .serverAPI : .verifyReceipt)
         say(
             "\nRunning the nightly job (receipt-recon run --older-than 0 --bundle-id \(WorldCatalog.appBundleID)"
                 + (serverAPI ? " --backend server-api" : "") + ")…\n")
         let engine = ReconciliationEngine(
-            options: options, databaseURL: conninfo, backend: backend,
+            options: options, request: request, databaseURL: conninfo, backend: backend,
             shutdown: ShutdownSignal(), log: EventLog(enabled: false))
         let outcome = try engine.runNightly()
         console.write(outcome.summary.text)
@@ -152,8 +150,10 @@ struct DemoRunner {
             say("$ receipt-recon verify-user \(user.userID)\n")
             var userOptions = options
             userOptions.concurrency = 4
+            var userRequest = request
+            userRequest.record(AppleRequestSettings.concurrency, userOptions.concurrency)
             let support = ReconciliationEngine(
-                options: userOptions, databaseURL: conninfo, backend: backend,
+                options: userOptions, request: userRequest, databaseURL: conninfo, backend: backend,
                 shutdown: ShutdownSignal(), log: EventLog(enabled: false))
             if let result = try support.verifyUser(user.userID) {
                 console.write(
@@ -185,7 +185,8 @@ struct DemoRunner {
     }
 
     static func serverAPIClient(
-        simulator: AppStoreSimulator, key: ServerAPIKey, signedData: SignedDataVerifier, options: RunOptions
+        simulator: AppStoreSimulator, key: ServerAPIKey, signedData: SignedDataVerifier, options: RunOptions,
+        rate: Double
     ) -> ServerAPIClient {
         ServerAPIClient(
             configuration: ServerAPIClient.Configuration(
@@ -193,19 +194,19 @@ struct DemoRunner {
                 sandboxURL: simulator.baseURL.appendingPathComponent("sandbox"),
                 userAgent: "receipt-recon/\(ReceiptRecon.version) demo"),
             tokens: ServerAPITokens(key: key.key, keyID: key.keyID, issuerID: key.issuerID), verifier: signedData,
-            transport: (options.httpClient ?? .curl).makeTransport(
+            transport: HTTPTransportKind.curl.makeTransport(
                 maxConnectionsPerHost: options.concurrency, timeout: .seconds(30)),
-            rate: options.rate, maxInFlight: options.concurrency)
+            rate: rate, maxInFlight: options.concurrency)
     }
 
-    static func client(simulator: AppStoreSimulator, options: RunOptions) -> VerifyReceiptClient {
+    static func client(simulator: AppStoreSimulator, options: RunOptions, rate: Double) -> VerifyReceiptClient {
         let configuration = VerifyReceiptClient.Configuration(
             productionURL: simulator.productionURL, sandboxURL: simulator.sandboxURL, environment: .production,
             timeout: .seconds(30), userAgent: "receipt-recon/\(ReceiptRecon.version) demo")
         return VerifyReceiptClient(
             configuration: configuration,
-            transport: (options.httpClient ?? .curl).makeTransport(
+            transport: HTTPTransportKind.curl.makeTransport(
                 maxConnectionsPerHost: options.concurrency, timeout: .seconds(30)),
-            throttle: RequestThrottle(bucket: TokenBucket(rate: options.rate), maxInFlight: options.concurrency))
+            throttle: RequestThrottle(bucket: TokenBucket(rate: rate), maxInFlight: options.concurrency))
     }
 }

@@ -3,34 +3,6 @@ import Foundation
 import Reconciliation
 
 extension VerificationOptions {
-    /// The engine's options: these flags plus the Apple configuration, with `--as-of` defaulting to now.
-    func runOptions(_ configuration: Configuration) -> RunOptions {
-        var options = RunOptions(asOf: asOf ?? Date())
-        options.dryRun = dryRun
-        options.rate = rate
-        options.rateBasis = rateBasis
-        options.concurrency = concurrency
-        options.timeout = timeout
-        options.maxAttempts = maxAttempts
-        options.olderThan = olderThan
-        options.limit = limit
-        options.shardIndex = shard.index
-        options.shardCount = shard.count
-        options.sandboxPolicy = sandboxPolicy
-        options.maxUnverifiedRatio = maxUnverifiedRatio
-        options.maxRevokeRatio = maxRevokeRatio
-        options.environment = configuration.environment
-        options.bundleIDs = configuration.bundleIDs
-        options.httpClient = httpClient
-        options.reconnectWindow = reconnectWindow
-        options.maxAnswerBytes = maxAnswerBytes
-        options.maxRetryWait = maxRetryWait
-        options.signedDataRoots = configuration.rootCertificateFiles.isEmpty ? nil : configuration.rootCertificateFiles
-        options.backend = configuration.serverAPI.backend.rawValue
-        options.version = ReceiptRecon.version
-        return options
-    }
-
     /// The backend `--backend` names: verifyReceipt over `client(_:)`, or the App Store Server API.
     /// Both verify rows holding signed data locally, against `--apple-root-certificate` or Apple's root.
     /// `shutdown` stops the client's waits the moment a signal arrives, so draining the run takes at most

@@ -14,7 +14,7 @@ import Testing
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         encoder.dateEncodingStrategy = .iso8601
-        return String(decoding: try encoder.encode(options.runOptions(configuration)), as: UTF8.self)
+        return String(decoding: try encoder.encode(options.run(configuration).request), as: UTF8.self)
     }
 
     static let version = ReceiptRecon.version
