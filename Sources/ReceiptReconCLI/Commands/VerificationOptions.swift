@@ -9,7 +9,7 @@ public struct VerificationOptions: Sendable {
     /// The instant against which expiry is judged; nil means "now" at the start of the run.
     public var asOf: Date?
     public var rate = AppleRequestSettings.rate.defaultValue
-    /// Where `rate` came from (`RunOptions.rateBasis`): `--rate`, the default, or the default shared by shards.
+    /// Where `rate` came from (`RunRequest.rateBasis`): `--rate`, the default, or the default shared by shards.
     public var rateBasis = "default"
     public var concurrency = AppleRequestSettings.concurrency.defaultValue
     public var timeout = AppleRequestSettings.timeout.defaultValue

@@ -3,6 +3,10 @@ import CommandLineOptions
 /// Every setting, in the order the help texts list them: the options of `run` and `verify-user` (and the
 /// database and Apple options other commands share), and the environment variables. The help texts are
 /// generated from it, and a test holds README.md's configuration table to it.
+///
+/// A new setting: declare it beside the settings of its concept (its flag, variable, default, parser,
+/// and `record:` when the run's row should show it), list it here, read it with `SettingResolver`, and
+/// give README.md's table its row (`ReadmeSettingsTests` says what is missing).
 enum SettingsTable {
     /// The options of both `run` and `verify-user`.
     static let verification: [any SettingDeclaration] = [

@@ -63,4 +63,18 @@ import Testing
                 + #""sandboxPolicy":"revoke","shardCount":3,"shardIndex":2,"timeout":30,"#
                 + #""version":"\#(Self.version)"}"#)
     }
+
+    /// Every key of the record is declared by one setting, but for the two the run adds itself: where
+    /// the rate came from, and the version that ran.
+    @Test func everyRecordedKeyIsDeclaredOnce() {
+        let declared = SettingsTable.all.flatMap(\.recordKeys)
+        #expect(Set(declared).count == declared.count)
+        #expect(
+            Set(declared + ["rateBasis", "version"]) == [
+                "asOf", "backend", "bundleIDs", "concurrency", "dryRun", "environment", "httpClient", "limit",
+                "maxAnswerBytes", "maxAttempts", "maxRetryWait", "maxRevokeRatio", "maxUnverifiedRatio", "olderThan",
+                "rate", "rateBasis", "reconnectWindow", "sandboxPolicy", "shardCount", "shardIndex", "signedDataRoots",
+                "timeout", "version",
+            ])
+    }
 }
