@@ -6,7 +6,8 @@ import Testing
 
 /// README.md's configuration table against the settings' declarations: every declared variable is
 /// documented once, with its flag and its default, and the table documents no variable the job does not
-/// read. (No page under docs/ tabulates the variables; they name them in prose.)
+/// read; the pages under docs/, which name variables in prose and tables of other things, name none the
+/// job does not read either.
 @Suite struct ReadmeSettingsTests {
     /// One documented variable: its flag as the table spells it (nil for none) and its default cell.
     struct Row: Equatable, CustomStringConvertible {
@@ -90,5 +91,22 @@ import Testing
         }
         let undeclared = Set(documented.keys).subtracting(declared.map { $0.variable!.name })
         #expect(undeclared.isEmpty, "README.md documents variables the job does not read: \(undeclared.sorted())")
+    }
+
+    /// The test suite's own variables, which the job never reads.
+    static let testVariables: Set<String> = ["RECON_TEST_DATABASE_URL", "RECON_CONFORMANCE_DIR"]
+
+    @Test func theDocsNameNoVariableTheJobDoesNotRead() throws {
+        let docs = DeployDocuments.root.appendingPathComponent("docs")
+        let pages = try FileManager.default.contentsOfDirectory(atPath: docs.path).filter { $0.hasSuffix(".md") }
+        #expect(!pages.isEmpty)
+        let declared = Set(SettingsTable.all.compactMap(\.variable?.name))
+        let pattern = try Regex(#"\b(RECON|APPLE)_[A-Z0-9_]*[A-Z0-9]\b"#)
+        for page in ["README.md"] + pages.sorted().map({ "docs/\($0)" }) {
+            let text = try DeployDocuments.text(page)
+            let named = Set(text.matches(of: pattern).map { String(text[$0.range]) })
+            let undeclared = named.subtracting(declared).subtracting(Self.testVariables)
+            #expect(undeclared.isEmpty, "\(page) names variables the job does not read: \(undeclared.sorted())")
+        }
     }
 }
