@@ -32,6 +32,7 @@ struct Setting<Value: Sendable>: Sendable {
             recorded: { _ in [:] }, parse: parse)
     }
 
+    /// A setting of one value that `recorded` writes under `recordKeys` (`--shard` writes two).
     init(
         option: OptionSpec?, variable: SettingVariable? = nil, default defaultValue: Value,
         documented: String? = nil, recordKeys: [String],

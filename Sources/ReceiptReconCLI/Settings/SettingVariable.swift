@@ -7,7 +7,7 @@ struct SettingVariable: Sendable {
         case mustBe(String)
         /// `NAME is not an http:// or https:// URL: '<text>'`.
         case notURL
-        /// Any text is taken as it is.
+        /// Any text is taken as it is (its reader never refuses one).
         case never
     }
 
