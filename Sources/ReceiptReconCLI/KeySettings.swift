@@ -15,16 +15,15 @@ struct KeySettings {
     let keyID: Setting?
     let issuerID: Setting?
 
-    init(_ arguments: ParsedArguments, variable: (String) -> String?) {
-        func setting(_ flag: String, _ name: String) -> Setting? {
-            // A value read with $(cat FILE) or pasted from a web page may carry a newline or spaces.
-            func trimmed(_ text: String) -> String { text.trimmingCharacters(in: .whitespacesAndNewlines) }
-            if let value = arguments.value(flag) { return Setting(value: trimmed(value), source: "--\(flag)") }
-            return variable(name).map { Setting(value: trimmed($0), source: name) }
+    /// Reads the three by the settings' rule; none can be malformed at this point (`checked` says which is).
+    init(_ resolver: SettingResolver) throws(CommandError) {
+        func setting(_ declared: ReceiptReconCLI.Setting<String?>) throws(CommandError) -> Setting? {
+            guard let given = try resolver.sourced(declared), let value = given.value else { return nil }
+            return Setting(value: value, source: given.source.description)
         }
-        file = setting("api-key-file", "APPLE_API_KEY_FILE")
-        keyID = setting("api-key-id", "APPLE_API_KEY_ID")
-        issuerID = setting("api-issuer-id", "APPLE_API_ISSUER_ID")
+        file = try setting(BackendSettings.keyFile)
+        keyID = try setting(BackendSettings.keyID)
+        issuerID = try setting(BackendSettings.issuerID)
     }
 
     var anyGiven: Bool { file != nil || keyID != nil || issuerID != nil }

@@ -84,14 +84,11 @@ struct DemoRunner {
         // 3. The nightly run, as cron would start it.
         var options = RunOptions(asOf: asOf)
         options.olderThan = 0
-        options.rate = 2000
         options.concurrency = 32
-        options.timeout = 30
-        options.bundleIDs = [WorldCatalog.appBundleID]
-        options.httpClient = .curl
+        let rate = 2000.0
         let signedData = SignedDataVerifier(anchors: [TrustAnchor(signingChain.root)])
         let context = ReceiptOutcomeContext(
-            servedEnvironment: options.environment, acceptedBundleIDs: Set(options.bundleIDs))
+            servedEnvironment: options.environment, acceptedBundleIDs: [WorldCatalog.appBundleID])
         let backend: any AppleBackend =
             serverAPI
             ? ServerAPIBackend(
@@ -110,16 +107,16 @@ struct DemoRunner {
                         environment: .production, userAgent: Self.userAgent)),
                 context: context, signedData: signedData)
         let driver = ExchangeDriver(
-            transport: (options.httpClient ?? .curl).makeTransport(
+            transport: HTTPTransportKind.curl.makeTransport(
                 maxConnectionsPerHost: options.concurrency, timeout: .seconds(30)),
-            rate: options.rate, maxInFlight: options.concurrency,
+            rate: rate, maxInFlight: options.concurrency,
             tokens: serverAPI ? ServerAPITokens(key: apiKey.key, keyID: apiKey.keyID, issuerID: apiKey.issuerID) : nil)
-        options.backend = serverAPI ? "server-api" : "verify-receipt"
+        let request = Self.request(options, rate: rate, backend: serverAPI ? .serverAPI : .verifyReceipt)
         say(
             "\nRunning the nightly job (receipt-recon run --older-than 0 --bundle-id \(WorldCatalog.appBundleID)"
                 + (serverAPI ? " --backend server-api" : "") + ")…\n")
         let engine = ReconciliationEngine(
-            options: options, databaseURL: conninfo, backend: backend, driver: driver,
+            options: options, request: request, databaseURL: conninfo, backend: backend, driver: driver,
             shutdown: ShutdownSignal(), log: EventLog(enabled: false))
         let outcome = try engine.runNightly()
         console.write(outcome.summary.text)
@@ -165,8 +162,10 @@ struct DemoRunner {
             say("$ receipt-recon verify-user \(user.userID)\n")
             var userOptions = options
             userOptions.concurrency = 4
+            var userRequest = request
+            userRequest.record(AppleRequestSettings.concurrency, userOptions.concurrency)
             let support = ReconciliationEngine(
-                options: userOptions, databaseURL: conninfo, backend: backend, driver: driver,
+                options: userOptions, request: userRequest, databaseURL: conninfo, backend: backend, driver: driver,
                 shutdown: ShutdownSignal(), log: EventLog(enabled: false))
             if let result = try support.verifyUser(user.userID) {
                 console.write(

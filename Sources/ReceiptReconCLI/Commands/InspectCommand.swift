@@ -48,11 +48,11 @@ struct InspectCommand: Command {
                 command: "inspect")
         }
         path = arguments.positionals[0]
-        func variable(_ name: String) -> String? { variables[name].flatMap { $0.isEmpty ? nil : $0 } }
-
-        let bundleIDs = Configuration.bundleIDs(arguments, variable("APPLE_BUNDLE_IDS"))
-        let environment = try Configuration.environment(arguments, variable("RECON_ENVIRONMENT"))
-        let roots = Configuration.rootCertificateFiles(arguments, variable("APPLE_ROOT_CERTIFICATES"))
+        // The job's settings, read by its rule; here an absent environment means no check.
+        let settings = SettingResolver(arguments, environment: variables)
+        let bundleIDs = try settings.value(AppleSettings.bundleIDs)
+        let environment = try settings.given(AppleSettings.environment)
+        let roots = try settings.value(AppleSettings.rootCertificates)
         do {
             verifier = try SignedDataVerifier.make(
                 rootCertificateFiles: roots, acceptedBundleIDs: Set(bundleIDs), environment: environment)

@@ -15,29 +15,17 @@ struct ProgressDisplay: Sendable {
     /// Seconds between two lines.
     let interval: Double
 
-    static let variable = "RECON_PROGRESS_INTERVAL"
-    static let defaultLogInterval = 30.0
-    /// Fractions of a second are for tests; a day is the most that still says anything.
-    static let intervalRange = 0.1...86_400.0
-    static let help: (name: String, meaning: String) = (
-        variable,
-        "seconds between two event=run.progress log lines when stderr is not a terminal or with --json; "
-            + "default: 30"
-    )
+    static let variable = OutputSettings.progressInterval.variable!.name
 
     init(terminal: Bool, json: Bool, logInterval: Double) {
         (mode, interval) = terminal && !json ? (.terminalLine, 1) : (.logEvents, logInterval)
     }
 
     /// The seconds between two `run.progress` lines: `RECON_PROGRESS_INTERVAL`, or 30.
-    /// - Throws: a configuration error (78) for a value that is not a number of seconds in
-    ///   `intervalRange`, like the other `RECON_*` settings.
-    static func logInterval(_ environment: [String: String]) throws(CommandError) -> Double {
-        guard let text = environment[variable], !text.isEmpty else { return defaultLogInterval }
-        guard let seconds = Double(text), intervalRange.contains(seconds) else {
-            throw .configuration("\(variable) must be a number of seconds from 0.1 to 86400, not '\(text)'")
-        }
-        return seconds
+    /// - Throws: a configuration error (78) for a value that is not a number of seconds from 0.1 to
+    ///   86400, like the other `RECON_*` settings.
+    static func logInterval(_ settings: SettingResolver) throws(CommandError) -> Double {
+        try settings.value(OutputSettings.progressInterval)
     }
 
     func show(_ progress: RunProgress, console: Console, log: EventLog) {

@@ -33,7 +33,7 @@ struct RunCommand: Command {
         }
         options = try VerificationOptions(arguments, environment: environment)
         configuration = try Configuration.load(arguments, environment: environment, needsApple: true)
-        progressLogInterval = try ProgressDisplay.logInterval(environment)
+        progressLogInterval = try ProgressDisplay.logInterval(SettingResolver(arguments, environment: environment))
     }
 
     func run(_ console: Console) throws -> ExitCode {
@@ -74,9 +74,10 @@ struct RunCommand: Command {
         let display = ProgressDisplay(
             terminal: console.stderrIsTerminal, json: options.json, logInterval: progressLogInterval)
         let log = EventLog()
+        let run = options.run(configuration)
         let apple = try options.apple(configuration, shutdown: shutdown)
         let engine = ReconciliationEngine(
-            options: options.runOptions(configuration), databaseURL: configuration.databaseURL,
+            options: run.options, request: run.request, databaseURL: configuration.databaseURL,
             backend: apple.backend, driver: apple.driver, shutdown: shutdown, log: log,
             progress: { @Sendable progress in display.show(progress, console: console, log: log) },
             progressInterval: display.interval)
@@ -156,9 +157,10 @@ struct VerifyUserCommand: Command {
         configuration.logWarnings()
         let shutdown = ShutdownSignal()
         shutdown.install()
+        let run = options.run(configuration)
         let apple = try options.apple(configuration, shutdown: shutdown)
         let engine = ReconciliationEngine(
-            options: options.runOptions(configuration), databaseURL: configuration.databaseURL,
+            options: run.options, request: run.request, databaseURL: configuration.databaseURL,
             backend: apple.backend, driver: apple.driver, shutdown: shutdown)
         guard let result = try engine.verifyUser(userID) else {
             throw CommandError(

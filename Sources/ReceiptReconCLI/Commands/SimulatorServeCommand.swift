@@ -61,12 +61,9 @@ struct SimulatorServeCommand: Command {
         let latency = try arguments.read.integer("latency-ms", in: 0...600_000) ?? 0
         let jitter = try arguments.read.integer("jitter-ms", in: 0...600_000) ?? 0
         let stall = try arguments.read.integer("stall-ms", in: 1...3_600_000) ?? 60_000
-        var secret: String?
-        if let path = arguments.value("shared-secret-file") {
-            secret = try Secret.read(fromFile: path).value
-        } else if let value = environment["APPLE_SHARED_SECRET"], !value.isEmpty {
-            secret = value.trimmingCharacters(in: .whitespacesAndNewlines)
-        }
+        // The job's setting, read by its rule; only the help says what the simulator does with it.
+        let secret = try SettingResolver(arguments, environment: environment).value(AppleSettings.sharedSecret)?
+            .read().value
         options = SimulatorOptions(
             latency: .milliseconds(latency),
             jitter: .milliseconds(jitter),

@@ -3,34 +3,6 @@ import Foundation
 import Reconciliation
 
 extension VerificationOptions {
-    /// The engine's options: these flags plus the Apple configuration, with `--as-of` defaulting to now.
-    func runOptions(_ configuration: Configuration) -> RunOptions {
-        var options = RunOptions(asOf: asOf ?? Date())
-        options.dryRun = dryRun
-        options.rate = rate
-        options.rateBasis = rateBasis
-        options.concurrency = concurrency
-        options.timeout = timeout
-        options.maxAttempts = maxAttempts
-        options.olderThan = olderThan
-        options.limit = limit
-        options.shardIndex = shard.index
-        options.shardCount = shard.count
-        options.sandboxPolicy = sandboxPolicy
-        options.maxUnverifiedRatio = maxUnverifiedRatio
-        options.maxRevokeRatio = maxRevokeRatio
-        options.environment = configuration.environment
-        options.bundleIDs = configuration.bundleIDs
-        options.httpClient = httpClient
-        options.reconnectWindow = reconnectWindow
-        options.maxAnswerBytes = maxAnswerBytes
-        options.maxRetryWait = maxRetryWait
-        options.signedDataRoots = configuration.rootCertificateFiles.isEmpty ? nil : configuration.rootCertificateFiles
-        options.backend = configuration.serverAPI.backend.rawValue
-        options.version = ReceiptRecon.version
-        return options
-    }
-
     /// The backend `--backend` names (verifyReceipt, or the App Store Server API) and the driver that
     /// sends its requests: one transport (one curl loop thread or one URLSession), one in-flight cap, a
     /// token bucket per endpoint. Both backends verify rows holding signed data locally, against

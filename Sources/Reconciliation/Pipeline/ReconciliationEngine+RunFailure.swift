@@ -43,8 +43,8 @@ extension ReconciliationEngine {
         summary.asOf = options.asOf
         summary.shard = kind == .nightly ? options.shard : "user"
         summary.startedAt = Date()
-        summary.backend = options.backend
-        summary.version = options.version
+        summary.backend = request.backend
+        summary.version = request.version
         return summary
     }
 }

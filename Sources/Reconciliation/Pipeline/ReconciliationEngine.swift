@@ -12,6 +12,8 @@ import Synchronization
 /// loop are dedicated threads): nothing blocks `DispatchQueue.global()`.
 public final class ReconciliationEngine: Sendable {
     public let options: RunOptions
+    /// What the run was asked, recorded in its row and told in `run.started`.
+    public let request: RunRequest
     let databaseURL: String?
     let backend: any AppleBackend
     let driver: ExchangeDriver
@@ -28,6 +30,7 @@ public final class ReconciliationEngine: Sendable {
     ///   - progressInterval: seconds between two calls of `progress`.
     public init(
         options: RunOptions,
+        request: RunRequest,
         databaseURL: String?,
         backend: any AppleBackend,
         driver: ExchangeDriver,
@@ -37,6 +40,7 @@ public final class ReconciliationEngine: Sendable {
         progressInterval: Double = 1
     ) {
         self.options = options
+        self.request = request
         self.databaseURL = databaseURL
         self.backend = backend
         self.driver = driver
@@ -79,7 +83,7 @@ public final class ReconciliationEngine: Sendable {
         if !interrupted.isEmpty {
             log.log(.warning, "run.previous_interrupted", ["runs": interrupted.map(String.init).joined(separator: ",")])
         }
-        let runID = try store.start(kind: .nightly, options: options)
+        let runID = try store.start(kind: .nightly, options: options, request: request)
         let reconnector = makeReconnector()
         let locks = RunLocks(
             connection: lockConnection, runID: runID, nightlyKey: nightlyKey, reconnector: reconnector)
@@ -88,9 +92,9 @@ public final class ReconciliationEngine: Sendable {
             [
                 "run_id": String(runID), "shard": options.shard, "dry_run": String(options.dryRun),
                 "as_of": ISO8601DateFormatter().string(from: options.asOf),
-                "backend": options.backend ?? "verify-receipt", "environment": options.environment.rawValue,
-                "bundle_check": options.bundleCheck,
-                "rate": options.rateText, "rate_basis": options.rateBasis ?? "default",
+                "backend": request.backend ?? "verify-receipt", "environment": options.environment.rawValue,
+                "bundle_check": request.bundleCheck,
+                "rate": request.rateText ?? "unknown", "rate_basis": request.rateBasis ?? "default",
             ])
         let cutoff = Date().addingTimeInterval(-Double(options.olderThan))
         let reader = DueUserReader(
@@ -114,15 +118,16 @@ public final class ReconciliationEngine: Sendable {
         let before = try UnitWriter.entitlements(of: userID, on: lockConnection)
         guard let work = try UserWork.load(userID: userID, on: lockConnection) else { return nil }
 
-        let runID = try RunStore(connection: lockConnection).start(kind: .user, options: options, subjectUserID: userID)
+        let runID = try RunStore(connection: lockConnection).start(
+            kind: .user, options: options, request: request, subjectUserID: userID)
         let reconnector = makeReconnector()
         let locks = RunLocks(connection: lockConnection, runID: runID, nightlyKey: nil, reconnector: reconnector)
         log.log(
             .info, "run.started",
             [
                 "run_id": String(runID), "kind": "user", "dry_run": String(options.dryRun),
-                "backend": options.backend ?? "verify-receipt", "environment": options.environment.rawValue,
-                "bundle_check": options.bundleCheck,
+                "backend": request.backend ?? "verify-receipt", "environment": options.environment.rawValue,
+                "bundle_check": request.bundleCheck,
             ])
         let outcome = try execute(
             runID: runID, kind: .user, locks: locks, reconnector: reconnector, selection: .one(work),

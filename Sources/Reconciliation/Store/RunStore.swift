@@ -74,9 +74,12 @@ public struct RunStore {
 
     /// Inserts a `running` row and takes its liveness lock on this store's connection, in one
     /// transaction: another run starting at the same moment (another shard, `verify-user`) must never
-    /// see the row before its lock is held, or it takes the row for abandoned.
-    public func start(kind: RunKind, options: RunOptions, subjectUserID: String? = nil) throws -> Int64 {
-        let optionsJSON = String(decoding: try JSONEncoder.sorted.encode(options), as: UTF8.self)
+    /// see the row before its lock is held, or it takes the row for abandoned. `request` becomes the row's
+    /// `options`; a row written without one (tests) records none.
+    public func start(
+        kind: RunKind, options: RunOptions, request: RunRequest = RunRequest(), subjectUserID: String? = nil
+    ) throws -> Int64 {
+        let optionsJSON = String(decoding: try JSONEncoder.sorted.encode(request), as: UTF8.self)
         return try connection.transaction {
             let id: Int64 = try connection.query(
                 """

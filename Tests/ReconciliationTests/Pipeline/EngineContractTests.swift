@@ -61,7 +61,9 @@ import Testing
         shutdown: ShutdownSignal = ShutdownSignal()
     ) throws -> RunOutcome {
         try ReconciliationEngine(
-            options: options, databaseURL: database.conninfo, backend: apple, driver: apple.driver, shutdown: shutdown,
+            options: options, request: RunRequest(), databaseURL: database.conninfo, backend: apple,
+            driver: apple.driver,
+            shutdown: shutdown,
             log: EventLog(enabled: false)
         ).runNightly()
     }

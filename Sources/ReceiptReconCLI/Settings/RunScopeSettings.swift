@@ -1,0 +1,39 @@
+import CommandLineOptions
+import Foundation
+import Reconciliation
+
+/// What a run covers: the instant it judges against, which receipts, which shard, and whether it may
+/// change entitlements.
+enum RunScopeSettings {
+    static let dryRun = Setting(
+        option: OptionSpec("dry-run", .flag, "compute and record everything, change no entitlement"),
+        default: false, record: "dryRun", parse: { _, _ in true })
+
+    /// nil: now, as the run starts.
+    static let asOf = Setting<Date?>(
+        option: OptionSpec(
+            "as-of", .value(placeholder: "T"), "the instant against which expiry is judged (ISO 8601)", default: "now"),
+        default: nil, record: "asOf", parse: { parse, text throws(OptionError) in try parse.instant("as-of", text) })
+
+    /// `run` only: seconds; receipts verified more recently are skipped.
+    static let olderThan = Setting(
+        option: OptionSpec(
+            "older-than", .value(placeholder: "D"),
+            "re-verify receipts last verified before now minus D (90m, 20h, 7d, 0)", default: "20h"),
+        default: 20 * 3600, record: "olderThan",
+        parse: { parse, text throws(OptionError) in try parse.age("older-than", text) })
+
+    static let limit = Setting<Int?>(
+        option: OptionSpec("limit", .value(placeholder: "N"), "at most N receipts this run", default: "none"),
+        default: nil, record: "limit",
+        parse: { parse, text throws(OptionError) in try parse.integer("limit", text, in: 1...Int.max) })
+
+    static let shard = Setting<(index: Int, count: Int)>(
+        option: OptionSpec(
+            "shard", .value(placeholder: "I/N"),
+            "handle only users in part I (0-based) of N disjoint hash parts; the nightly lock is per shard",
+            default: "0/1"),
+        default: (0, 1), recordKeys: ["shardIndex", "shardCount"],
+        recorded: { ["shardIndex": .integer($0.index), "shardCount": .integer($0.count)] },
+        parse: { parse, text throws(OptionError) in try parse.shard("shard", text) })
+}

@@ -1,0 +1,80 @@
+import Foundation
+import Testing
+
+@testable import ReceiptReconCLI
+
+/// What `recon_runs.options` says a run was asked: report, export and compare read these keys back, so
+/// their names and values must not move when the code that builds them does.
+@Suite struct RunRecordTests {
+    /// The JSON a `run` with these arguments and variables writes to `recon_runs.options`.
+    static func recorded(_ arguments: [String], _ environment: [String: String] = [:]) throws -> String {
+        let parsed = try RunCommand.spec.parse(arguments)
+        let options = try VerificationOptions(parsed, environment: environment)
+        let configuration = try Configuration.load(parsed, environment: environment, needsApple: true)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        encoder.dateEncodingStrategy = .iso8601
+        return String(decoding: try encoder.encode(options.run(configuration).request), as: UTF8.self)
+    }
+
+    static let version = ReceiptRecon.version
+
+    @Test func defaultsAreRecordedUnderTheirKeys() throws {
+        #expect(
+            try Self.recorded(["--as-of", "2026-11-22T03:00:00Z"])
+                == #"{"asOf":"2026-11-22T03:00:00Z","backend":"verify-receipt","bundleIDs":[],"concurrency":8,"#
+                + #""dryRun":false,"environment":"production","httpClient":"curl","maxAnswerBytes":8388608,"#
+                + #""maxAttempts":4,"maxRetryWait":300,"maxRevokeRatio":0.2,"maxUnverifiedRatio":0.1,"#
+                + #""olderThan":72000,"rate":20,"rateBasis":"default","reconnectWindow":120,"#
+                + #""sandboxPolicy":"revoke","shardCount":1,"shardIndex":0,"timeout":30,"#
+                + #""version":"\#(Self.version)"}"#)
+    }
+
+    @Test func flagsAreRecordedAsGiven() throws {
+        let arguments = [
+            "--as-of", "2026-11-22", "--dry-run", "--rate", "7.5", "--concurrency", "3", "--timeout", "12.5",
+            "--max-attempts", "2", "--older-than", "7d", "--limit", "50", "--shard", "1/3", "--sandbox-policy", "flag",
+            "--max-unverified-ratio", "0.3", "--max-revoke-ratio", "0.05", "--http-client", "urlsession",
+            "--db-reconnect-window", "0", "--max-answer-bytes", "2048", "--max-retry-wait", "0.5", "--bundle-id", "a",
+            "--bundle-id", "b", "--environment", "sandbox", "--json", "--metrics-file", "/tmp/m.prom",
+        ]
+        #expect(
+            try Self.recorded(arguments, ["RECON_HTTP_CLIENT": "curl", "APPLE_BUNDLE_IDS": "c"])
+                == #"{"asOf":"2026-11-22T00:00:00Z","backend":"verify-receipt","bundleIDs":["a","b"],"concurrency":3,"#
+                + #""dryRun":true,"environment":"sandbox","httpClient":"urlsession","limit":50,"maxAnswerBytes":2048,"#
+                + #""maxAttempts":2,"maxRetryWait":0.5,"maxRevokeRatio":0.05,"maxUnverifiedRatio":0.3,"#
+                + #""olderThan":604800,"rate":7.5,"rateBasis":"--rate","reconnectWindow":0,"#
+                + #""sandboxPolicy":"flag","shardCount":3,"shardIndex":1,"timeout":12.5,"#
+                + #""version":"\#(Self.version)"}"#)
+    }
+
+    @Test func variablesAndTheShardedDefaultRateAreRecorded() throws {
+        let environment = [
+            "RECON_HTTP_CLIENT": "urlsession", "RECON_MAX_RETRY_WAIT": "12", "RECON_MAX_ANSWER_BYTES": "4096",
+            "RECON_DB_RECONNECT_WINDOW": "7.25", "APPLE_BUNDLE_IDS": "x, y", "RECON_ENVIRONMENT": "sandbox",
+        ]
+        #expect(
+            try Self.recorded(["--as-of", "2026-11-22T03:00:00.250+01:00", "--shard", "2/3"], environment)
+                == #"{"asOf":"2026-11-22T02:00:00Z","backend":"verify-receipt","bundleIDs":["x","y"],"concurrency":8,"#
+                + #""dryRun":false,"environment":"sandbox","httpClient":"urlsession","maxAnswerBytes":4096,"#
+                + #""maxAttempts":4,"maxRetryWait":12,"maxRevokeRatio":0.2,"maxUnverifiedRatio":0.1,"#
+                + #""olderThan":72000,"rate":6.666666666666667,"#
+                + #""rateBasis":"default 20\/s divided among 3 shards","reconnectWindow":7.25,"#
+                + #""sandboxPolicy":"revoke","shardCount":3,"shardIndex":2,"timeout":30,"#
+                + #""version":"\#(Self.version)"}"#)
+    }
+
+    /// Every key of the record is declared by one setting, but for the two the run adds itself: where
+    /// the rate came from, and the version that ran.
+    @Test func everyRecordedKeyIsDeclaredOnce() {
+        let declared = SettingsTable.all.flatMap(\.recordKeys)
+        #expect(Set(declared).count == declared.count)
+        #expect(
+            Set(declared + ["rateBasis", "version"]) == [
+                "asOf", "backend", "bundleIDs", "concurrency", "dryRun", "environment", "httpClient", "limit",
+                "maxAnswerBytes", "maxAttempts", "maxRetryWait", "maxRevokeRatio", "maxUnverifiedRatio", "olderThan",
+                "rate", "rateBasis", "reconnectWindow", "sandboxPolicy", "shardCount", "shardIndex", "signedDataRoots",
+                "timeout", "version",
+            ])
+    }
+}
