@@ -146,7 +146,8 @@ import Testing
     @Test func serverAPITrafficCountsThrottlingHopsAndAnswers() {
         let rig = Rig { request, index in
             switch index {
-            case 0: .status(429, #"{"errorCode":4290000}"#, headers: ["Retry-After": "1"])
+            // The Server API's `Retry-After` is a Unix time in milliseconds: 1.1 s after the clock's epoch.
+            case 0: .status(429, #"{"errorCode":4290000}"#, headers: ["Retry-After": "1800000001100"])
             default: .status(404, #"{"errorCode":4040010}"#)
             }
         }
