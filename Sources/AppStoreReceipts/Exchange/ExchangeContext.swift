@@ -24,10 +24,12 @@ public struct ExchangeContext: Sendable {
 /// `DispatchQueue.global()`, since work there may block briefly (DESIGN, "Concurrency on Linux").
 public struct WorkExecutor: Sendable {
     public typealias Work = @Sendable () -> Void
+    /// Hands `work` to a thread that runs it soon.
+    public typealias Submit = @Sendable (_ work: @escaping Work) -> Void
 
-    private let submit: @Sendable (_ work: @escaping Work) -> Void
+    private let submit: Submit
 
-    public init(_ submit: @escaping @Sendable (_ work: @escaping Work) -> Void) {
+    public init(_ submit: @escaping Submit) {
         self.submit = submit
     }
 

@@ -57,10 +57,7 @@ public enum WorldSeeder {
     ) throws -> Summary {
         if world.includesStoreKit2Users, signingChain == nil { throw SeedError.signingChainRequired }
         return try connection.transaction {
-            for table in seededTables {
-                let rows = try connection.query(PostgresQuery(unsafeSQL: "SELECT EXISTS (SELECT 1 FROM \(table))"))
-                if try rows.first?.decode(at: 0, as: Bool.self) == true { throw SeedError.tableNotEmpty(table) }
-            }
+            if let table = try firstFilledTable(on: connection) { throw SeedError.tableNotEmpty(table) }
 
             var summary = Summary(
                 expected: ExpectedOutcome(
@@ -111,9 +108,7 @@ public enum WorldSeeder {
             }
             let (expected, nextReceiptID) = outcome.withLock { $0 }
             // Explicit ids were written: move the sequence past them, so the app's next receipt gets a new id.
-            _ = try connection.query(
-                "SELECT setval(pg_get_serial_sequence('receipts', 'id'), \(max(1, nextReceiptID - 1)), \(nextReceiptID > 1))"
-            )
+            try moveReceiptSequence(toFollow: nextReceiptID, on: connection)
             summary.expected = expected!
             return summary
         }

@@ -3,15 +3,15 @@ import Testing
 
 /// Every SQL statement the job issues lives where a reader looks for it: the job's stores
 /// (`Reconciliation/Store/`), the libpq layer (`Postgres/`) and the schema module (`ReconSchema/`:
-/// migrator, catalogue checks, privileges). The simulator's seeding writes its own world
-/// (`AppStoreSimulator/Seeding/`). Test scaffolding and the bench ask the server's catalogue through
+/// migrator, catalogue checks, privileges). The simulator's world has a store of its own
+/// (`AppStoreSimulator/Store/`). Test scaffolding and the bench ask the server's catalogue through
 /// `Postgres/` too.
 @Suite struct SQLPlacementTests {
     static let sources = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Sources")
 
-    static let allowed = ["Reconciliation/Store/", "Postgres/", "ReconSchema/", "AppStoreSimulator/Seeding/"]
+    static let allowed = ["Reconciliation/Store/", "Postgres/", "ReconSchema/", "AppStoreSimulator/Store/"]
 
     @Test func noStatementOutsideTheStores() throws {
         let enumerator = try #require(FileManager.default.enumerator(atPath: Self.sources.path))

@@ -1,5 +1,7 @@
 import Postgres
 
+/// Every statement the simulator sends to the job's database, as its world's store: what the seed
+/// checks and writes beside its COPYs, and what the demo changes.
 extension WorldSeeder {
     /// The application tables a seed fills, in the order it checks them.
     package static let seededTables = ["products", "receipts", "entitlements", "sandbox_testers"]
@@ -17,6 +19,23 @@ extension WorldSeeder {
             if rows { return table }
         }
         return nil
+    }
+
+    /// The first seeded table that holds a row (every one exists: the database is migrated).
+    static func firstFilledTable(on connection: PostgresConnection) throws -> String? {
+        for table in seededTables {
+            let rows = try connection.query(PostgresQuery(unsafeSQL: "SELECT EXISTS (SELECT 1 FROM \(table))"))
+            if try rows.first?.decode(at: 0, as: Bool.self) == true { return table }
+        }
+        return nil
+    }
+
+    /// Moves the receipts' id sequence past the explicit ids a seed wrote, so the app's next receipt
+    /// gets a new id.
+    static func moveReceiptSequence(toFollow nextReceiptID: Int64, on connection: PostgresConnection) throws {
+        _ = try connection.query(
+            "SELECT setval(pg_get_serial_sequence('receipts', 'id'), \(max(1, nextReceiptID - 1)), \(nextReceiptID > 1))"
+        )
     }
 
     /// How many seeded receipts are StoreKit 2 signed transactions (a JWS, whose header is `eyJ…`).
