@@ -17,7 +17,9 @@ struct ServerAPICall: AppleExchange {
 
     private let client: ServerAPIClient
     private let endpoint: ServerAPIEndpoint
+    private let method: HTTPMethod
     private let url: URL
+    private let body: Data
     private let bundleID: String
     /// Why the first request is sent (a new question, a hop, the next page).
     private let purpose: RequestPurpose
@@ -30,9 +32,22 @@ struct ServerAPICall: AppleExchange {
         client: ServerAPIClient, endpoint: ServerAPIEndpoint, id: String, query: String, bundleID: String,
         environment: AppStoreEnvironment, purpose: RequestPurpose
     ) {
+        self.init(
+            client: client, endpoint: endpoint, method: .get,
+            url: client.configuration.url(endpoint, id: id, query: query, environment: environment), body: Data(),
+            bundleID: bundleID, purpose: purpose)
+    }
+
+    /// A request whose URL and body the caller built (the notification history's POST).
+    init(
+        client: ServerAPIClient, endpoint: ServerAPIEndpoint, method: HTTPMethod, url: URL, body: Data,
+        bundleID: String, purpose: RequestPurpose
+    ) {
         self.client = client
         self.endpoint = endpoint
-        url = client.configuration.url(endpoint, id: id, query: query, environment: environment)
+        self.method = method
+        self.url = url
+        self.body = body
         self.bundleID = bundleID
         self.purpose = purpose
     }
@@ -50,8 +65,10 @@ struct ServerAPICall: AppleExchange {
 
     private mutating func send(_ purpose: RequestPurpose, after delay: Duration = .zero) -> ExchangeStep<Outcome> {
         attempt += 1
+        var headers = client.headers
+        if method == .post { headers["Content-Type"] = "application/json" }
         let http = HTTPClientRequest(
-            method: .get, url: url, headers: client.headers, timeout: client.configuration.timeout)
+            method: method, url: url, body: body, headers: headers, timeout: client.configuration.timeout)
         return .send(
             AppleRequest(
                 http, endpoint: .serverAPI(endpoint), purpose: purpose,

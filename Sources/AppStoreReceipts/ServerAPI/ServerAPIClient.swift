@@ -86,6 +86,48 @@ public final class ServerAPIClient: Sendable {
             client: self, id: id, bundleID: bundleID, environment: environment, purpose: purpose)
     }
 
+    /// Get Notification History over [`start`, `end`) in `environment`, every page (see
+    /// `NotificationHistoryWalk`); `bundleID` is the app the JWT names.
+    public func notificationHistory(
+        bundleID: String, environment: AppStoreEnvironment, from start: Date, to end: Date,
+        purpose: RequestPurpose = .ask
+    ) -> NotificationHistoryWalk {
+        NotificationHistoryWalk(
+            client: self, bundleID: bundleID, environment: environment, from: start, to: end, purpose: purpose)
+    }
+
+    /// A notification of an answer with its nested signed data, verified, and signed for the
+    /// environment that answered.
+    func notification(_ jws: String, environment: AppStoreEnvironment) -> Result<
+        VerifiedNotification, SignedAnswerError
+    > {
+        let verification = verifier.verify(Array(jws.utf8))
+        if let failure = verification.failure {
+            return .failure(SignedAnswerError(detail: "signed notification rejected: \(failure)"))
+        }
+        guard case .notification(let notification)? = verification.payload else {
+            return .failure(SignedAnswerError(detail: "signed data in the notification history is not a notification"))
+        }
+        guard let signed = notification.environment else {
+            return .failure(
+                SignedAnswerError(detail: "signed notification rejected: \(SignedDataFailure.missingEnvironment)"))
+        }
+        if signed.appStoreEnvironment != environment {
+            return .failure(
+                SignedAnswerError(
+                    detail: "the \(environment) host answered with a notification signed for \(signed.rawValue)"))
+        }
+        var verified = VerifiedNotification(notification: notification, deliveryFailed: false)
+        for nested in verification.nested {
+            switch nested.verification.payload {
+            case .transaction(let transaction)?: verified.transaction = transaction
+            case .renewalInfo(let info)?: verified.renewalInfo = info
+            default: break
+            }
+        }
+        return .success(verified)
+    }
+
     /// A signed transaction of an answer, verified, and signed for the environment that answered.
     func transaction(_ jws: String, environment: AppStoreEnvironment) -> Result<SignedTransaction, SignedAnswerError> {
         switch verified(jws, environment: environment) {

@@ -7,13 +7,18 @@ public enum ServerAPIEndpoint: String, Sendable, CaseIterable, Hashable, CustomS
     case transactionHistory = "transaction_history"
     /// Get All Subscription Statuses: per subscription group, status 1-5 and the renewal info.
     case subscriptionStatuses = "subscription_statuses"
+    /// Get Notification History: the App Store Server Notifications V2 Apple sent (or tried to send)
+    /// to the app in a time span, 20 a page (research/server-api.md §9).
+    case notificationHistory = "notification_history"
 
-    /// The path below the base URL for `id` (any transaction id of the customer).
+    /// The path below the base URL for `id` (any transaction id of the customer; the notification
+    /// history names none).
     func path(_ id: String) -> String {
         let escaped = id.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? id
         switch self {
         case .transactionHistory: return "/inApps/v2/history/" + escaped
         case .subscriptionStatuses: return "/inApps/v1/subscriptions/" + escaped
+        case .notificationHistory: return "/inApps/v1/notifications/history"
         }
     }
 

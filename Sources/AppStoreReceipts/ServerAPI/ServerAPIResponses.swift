@@ -18,6 +18,36 @@ struct ServerAPIHistoryPage {
     }
 }
 
+/// Get Notification History's body: one page of notifications (≤ 20), each with its delivery
+/// attempts, and where to go on (research/server-api.md §9).
+struct ServerAPINotificationPage {
+    struct Record {
+        var signedPayload: String?
+        /// `sendAttemptResult` of each delivery attempt, in Apple's order.
+        var sendAttemptResults: [String]
+    }
+
+    var records: [Record] = []
+    var hasMore: Bool
+    var paginationToken: String?
+
+    init(_ body: Data) throws(ServerAPIDecodingError) {
+        let object = try ServerAPIDecodingError.object(body)
+        hasMore = object.appleBool("hasMore") ?? false
+        paginationToken = object.appleString("paginationToken")
+        guard case .array(let items)? = object["notificationHistory"] else { return }
+        for case .object(let item) in items {
+            var results: [String] = []
+            if case .array(let attempts)? = item["sendAttempts"] {
+                for case .object(let attempt) in attempts {
+                    if let result = attempt.appleString("sendAttemptResult") { results.append(result) }
+                }
+            }
+            records.append(Record(signedPayload: item.appleString("signedPayload"), sendAttemptResults: results))
+        }
+    }
+}
+
 /// Get All Subscription Statuses' body: per subscription group, the last transaction of each
 /// subscription with its status and renewal info.
 struct ServerAPIStatusesBody {
