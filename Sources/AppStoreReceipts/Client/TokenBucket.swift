@@ -9,7 +9,7 @@ import Synchronization
 public final class TokenBucket: Sendable {
     public let rate: Double
     public let burst: Double
-    public let clock: any ThrottleClock
+    private let clock: any ThrottleClock
     private let state: Mutex<(tokens: Double, updated: Duration)>
 
     /// - Parameters:

@@ -107,7 +107,7 @@ final class DrivenExchange<Exchange: AppleExchange>: @unchecked Sendable {
     private func proceed(_ step: ExchangeStep<Exchange.Result>) {
         switch step {
         case .finish(let result):
-            if traffic.requests > 0 || traffic.retries > 0 { context.recordTraffic(traffic) }
+            if traffic.requests > 0 { context.recordTraffic(traffic) }
             completion(result)
         case .send(let request, let delay):
             if !request.purpose.isSentWhileDraining, context.isDraining() {
