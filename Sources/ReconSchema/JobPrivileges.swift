@@ -17,6 +17,12 @@ public enum JobPrivileges {
         ("recon_flags", ["SELECT", "INSERT"]),
         ("recon_corrections", ["SELECT", "INSERT"]),
         ("recon_run_transactions", ["SELECT", "INSERT", "DELETE"]),
+        ("recon_notification_cursor", ["SELECT", "INSERT", "UPDATE"]),
+        ("recon_notifications", ["SELECT", "INSERT", "UPDATE", "DELETE"]),
+        ("recon_notification_users", ["SELECT", "INSERT", "UPDATE"]),
+        ("recon_user_state", ["SELECT", "INSERT", "UPDATE"]),
+        ("recon_request_budget", ["SELECT", "INSERT", "UPDATE", "DELETE"]),
+        ("recon_run_queue", ["SELECT", "INSERT", "DELETE"]),
     ]
 
     /// The sequences behind the `bigserial` ids the job inserts (nextval needs USAGE).
