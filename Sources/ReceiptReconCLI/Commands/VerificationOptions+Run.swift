@@ -17,6 +17,10 @@ extension VerificationOptions {
         options.maxRevokeRatio = maxRevokeRatio
         options.environment = configuration.environment
         options.reconnectWindow = reconnectWindow
+        if configuration.serverAPI.backend == .serverAPI, !noNotifications {
+            options.notifications = RunOptions.NotificationSelection(
+                since: notificationsSince, sweepDays: sweepDays, olderThanGiven: olderThanGiven)
+        }
 
         var request = RunRequest()
         request.record(RunScopeSettings.dryRun, dryRun)
@@ -36,6 +40,15 @@ extension VerificationOptions {
         request.record(DatabaseSettings.reconnectWindow, reconnectWindow)
         request.record(AppleRequestSettings.maxAnswerBytes, maxAnswerBytes)
         request.record(AppleRequestSettings.maxRetryWait, maxRetryWait)
+        request.record(NotificationSettings.maxRequestsPerHour, maxRequestsPerHour)
+        if configuration.serverAPI.backend == .serverAPI {
+            request.record(NotificationSettings.noNotifications, noNotifications)
+            if !noNotifications {
+                request.record(NotificationSettings.notificationsSince, notificationsSince)
+                request.record(NotificationSettings.sweepDays, sweepDays)
+            }
+        }
+        request.record(NotificationSettings.budgetHours, budgetHours)
         request.record(AppleSettings.environment, configuration.environment)
         request.record(AppleSettings.bundleIDs, configuration.bundleIDs)
         request.record(AppleSettings.rootCertificates, configuration.rootCertificateFiles)

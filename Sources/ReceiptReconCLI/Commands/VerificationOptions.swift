@@ -45,6 +45,16 @@ public struct VerificationOptions: Sendable {
     /// The longest wait before a retry, seconds (`--max-retry-wait`, `RECON_MAX_RETRY_WAIT`): a
     /// `Retry-After` beyond it ends the receipt `unverified` for this run, and backoffs stay within it.
     public var maxRetryWait = AppleRequestSettings.maxRetryWait.defaultValue
+    /// `run` only: whether `--older-than` was given (under notifications it then adds its users).
+    public var olderThanGiven = false
+    /// `run` only, `--backend server-api`: where a first run reads notifications from, seconds back.
+    public var notificationsSince = NotificationSettings.notificationsSince.defaultValue
+    public var noNotifications = NotificationSettings.noNotifications.defaultValue
+    public var sweepDays = NotificationSettings.sweepDays.defaultValue
+    /// Apple requests per endpoint per clock hour, every shard and `verify-user` together.
+    public var maxRequestsPerHour = NotificationSettings.maxRequestsPerHour.defaultValue
+    /// `run` only: hours a run waits for the next hour's budget.
+    public var budgetHours = NotificationSettings.budgetHours.defaultValue
 
     static var shared: [OptionSpec] { SettingsTable.options(SettingsTable.verification) }
     static var runOnly: [OptionSpec] { SettingsTable.options(SettingsTable.runOnly) }
@@ -62,7 +72,9 @@ public struct VerificationOptions: Sendable {
         concurrency = try settings.value(AppleRequestSettings.concurrency)
         timeout = try settings.value(AppleRequestSettings.timeout)
         maxAttempts = try settings.value(AppleRequestSettings.maxAttempts)
-        olderThan = try settings.value(RunScopeSettings.olderThan)
+        let givenOlderThan = try settings.given(RunScopeSettings.olderThan)
+        olderThan = givenOlderThan ?? RunScopeSettings.olderThan.defaultValue
+        olderThanGiven = givenOlderThan != nil
         limit = try settings.value(RunScopeSettings.limit)
         shard = try settings.value(RunScopeSettings.shard)
         (rate, rateBasis) = Self.rate(given: givenRate, shardCount: shard.count)
@@ -74,5 +86,10 @@ public struct VerificationOptions: Sendable {
         reconnectWindow = try settings.value(DatabaseSettings.reconnectWindow)
         maxAnswerBytes = try settings.value(AppleRequestSettings.maxAnswerBytes)
         maxRetryWait = try settings.value(AppleRequestSettings.maxRetryWait)
+        notificationsSince = try settings.value(NotificationSettings.notificationsSince)
+        noNotifications = try settings.value(NotificationSettings.noNotifications)
+        sweepDays = try settings.value(NotificationSettings.sweepDays)
+        maxRequestsPerHour = try settings.value(NotificationSettings.maxRequestsPerHour)
+        budgetHours = try settings.value(NotificationSettings.budgetHours)
     }
 }

@@ -31,6 +31,25 @@ extension ValueParsers {
         return digits.isEmpty && !text.isEmpty ? total : nil
     }
 
+    /// A duration as an age (`72h`, `3d`) or in words (`3 days`, `12 hours`, `1 week`), in seconds.
+    public func duration(_ option: String, _ text: String) throws(OptionError) -> Int {
+        guard let seconds = Self.parseAge(text) ?? Self.parseWords(text) else {
+            throw fail(option, "a duration such as 3 days, 12 hours, 72h or 3d", text)
+        }
+        return seconds
+    }
+
+    static func parseWords(_ text: String) -> Int? {
+        let words = text.split(separator: " ", omittingEmptySubsequences: true)
+        guard words.count == 2, let number = Int(words[0]), number >= 0, words[0].count <= 6 else { return nil }
+        let units: [String: Int] = ["second": 1, "minute": 60, "hour": 3600, "day": 86_400, "week": 604_800]
+        let unit = words[1].lowercased()
+        guard let seconds = units[unit] ?? (unit.hasSuffix("s") ? units[String(unit.dropLast())] : nil) else {
+            return nil
+        }
+        return number * seconds
+    }
+
     /// `YYYY-MM-DD` (midnight UTC) or an ISO 8601 instant with `Z` or an offset.
     public func instant(_ option: String, _ text: String) throws(OptionError) -> Date {
         guard let date = Instant.parse(text) else {

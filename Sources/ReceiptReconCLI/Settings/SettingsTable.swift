@@ -15,11 +15,14 @@ enum SettingsTable {
         SafetySettings.maxUnverifiedRatio, SafetySettings.maxRevokeRatio, OutputSettings.json,
         OutputSettings.metricsFile, AppleRequestSettings.httpClient, DatabaseSettings.reconnectWindow,
         AppleRequestSettings.maxAnswerBytes, AppleRequestSettings.maxRetryWait,
+        NotificationSettings.maxRequestsPerHour,
     ]
 
     /// `run` only: which receipts are due, and the shard.
     static let runOnly: [any SettingDeclaration] = [
         RunScopeSettings.olderThan, RunScopeSettings.limit, RunScopeSettings.shard,
+        NotificationSettings.notificationsSince, NotificationSettings.noNotifications, NotificationSettings.sweepDays,
+        NotificationSettings.budgetHours,
     ]
 
     /// Every command that opens the database.
@@ -39,7 +42,8 @@ enum SettingsTable {
         AppleRequestSettings.httpClient, DatabaseSettings.reconnectWindow, AppleRequestSettings.maxAnswerBytes,
         AppleRequestSettings.maxRetryWait, BackendSettings.backend, BackendSettings.keyFile, BackendSettings.keyID,
         BackendSettings.issuerID, BackendSettings.productionURL, BackendSettings.sandboxURL,
-        OutputSettings.progressInterval,
+        OutputSettings.progressInterval, NotificationSettings.sweepDays, NotificationSettings.maxRequestsPerHour,
+        NotificationSettings.budgetHours,
     ]
 
     /// Every setting, once.

@@ -43,6 +43,14 @@ public final class ServerAPIBackend: AppleBackend {
         return ServerAPIUserWalk(backend: self, user: user, keys: keys)
     }
 
+    /// The apps the key may speak for, each read in the environment this database serves.
+    public var notificationHistory: NotificationHistorySource? {
+        let accepted = context.acceptedBundleIDs.sorted()
+        return NotificationHistorySource(
+            client: client, bundleIDs: accepted.isEmpty ? [defaultBundleID] : accepted,
+            environment: context.servedEnvironment)
+    }
+
     /// A found history's outcome: `bundle_mismatch` for another app, `misrouted` when found only in the
     /// other environment, else `valid`.
     func classify(environment: AppStoreEnvironment, bundleID: String?, transactions: Int) -> ReceiptClassification {

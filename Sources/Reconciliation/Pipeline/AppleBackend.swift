@@ -17,6 +17,27 @@ public protocol AppleBackend: Sendable {
     /// locally or known already). A run that stops asking Apple leaves rows not yet asked about out of
     /// its answer.
     func exchange(for user: UserWork) -> any AppleExchange<AppleUserAnswer>
+
+    /// Where a night reads Apple's notification history; nil for a service without one (verifyReceipt).
+    var notificationHistory: NotificationHistorySource? { get }
+}
+
+extension AppleBackend {
+    public var notificationHistory: NotificationHistorySource? { nil }
+}
+
+/// The App Store Server API's Get Notification History for the apps and the environment the database
+/// serves.
+public struct NotificationHistorySource: Sendable {
+    let client: ServerAPIClient
+    let bundleIDs: [String]
+    let environment: AppStoreEnvironment
+
+    public init(client: ServerAPIClient, bundleIDs: [String], environment: AppStoreEnvironment) {
+        self.client = client
+        self.bundleIDs = bundleIDs
+        self.environment = environment
+    }
 }
 
 /// What Apple says about one user's rows.

@@ -16,6 +16,7 @@ final class AppleVerification: Sendable {
     private let lanes: LaneScheduler<UserWork>
     private let workers: WorkerPool
     private let context: ExchangeContext
+    private let recordTraffic: @Sendable (AppleTraffic, UserWork) -> Void
     private let dropsQueuedUsers: @Sendable () -> Bool
     private let verified: @Sendable (UserWork, AppleUserAnswer) -> Void
 
@@ -29,7 +30,8 @@ final class AppleVerification: Sendable {
         concurrency: Int,
         isDraining: @escaping @Sendable () -> Bool,
         dropsQueuedUsers: @escaping @Sendable () -> Bool,
-        recordTraffic: @escaping @Sendable (AppleTraffic) -> Void,
+        recordTraffic: @escaping @Sendable (AppleTraffic, UserWork) -> Void,
+        budgetSpent: (@Sendable (AppleEndpoint) -> Void)? = nil,
         verified: @escaping @Sendable (UserWork, AppleUserAnswer) -> Void
     ) {
         self.backend = backend
@@ -42,7 +44,8 @@ final class AppleVerification: Sendable {
             name: "receipt-recon.worker")
         self.workers = workers
         context = ExchangeContext(
-            executor: WorkExecutor { workers.submit($0) }, isDraining: isDraining, recordTraffic: recordTraffic)
+            executor: WorkExecutor { workers.submit($0) }, isDraining: isDraining, budgetSpent: budgetSpent)
+        self.recordTraffic = recordTraffic
         self.dropsQueuedUsers = dropsQueuedUsers
         self.verified = verified
     }
@@ -66,6 +69,24 @@ final class AppleVerification: Sendable {
         }
     }
 
+    /// Drives one exchange that belongs to no user (the night's notification history) on the same
+    /// driver, budget and workers, and waits on the calling thread (the run's own, before any user is
+    /// admitted) for its result.
+    func result<Exchange: AppleExchange>(
+        of exchange: Exchange, recordTraffic: @escaping @Sendable (AppleTraffic) -> Void
+    ) -> Exchange.Result {
+        let done = DispatchSemaphore(value: 0)
+        let result = Mutex<Exchange.Result?>(nil)
+        var context = self.context
+        context.recordTraffic = recordTraffic
+        driver.run(exchange, context: context) { answer in
+            result.withLock { $0 = answer }
+            done.signal()
+        }
+        done.wait()
+        return result.withLock { $0! }
+    }
+
     /// No more users: waits until every admitted user was verified (or dropped, when stopping).
     func finish() {
         lanes.close()
@@ -83,6 +104,8 @@ final class AppleVerification: Sendable {
         while let user = current {
             current = nil
             let handoff = Handoff()
+            var context = self.context
+            context.recordTraffic = { [recordTraffic] in recordTraffic($0, user) }
             driver.run(backend.exchange(for: user), context: context) { [self] answer in
                 verified(user, answer)
                 if handoff.answeredInline() { return }

@@ -34,8 +34,19 @@ extension ReconciliationEngine {
             backend: backend, driver: driver, concurrency: options.concurrency,
             isDraining: { control.isStopping },
             dropsQueuedUsers: { control.isStopping || shutdown.isRequested },
-            recordTraffic: { counters.addTraffic($0) },
+            recordTraffic: { counters.addTraffic($0, reason: $1.reason) },
+            budgetSpent: { [budget] endpoint in
+                counters.budgetSpent(endpoint.key)
+                control.stop(
+                    .budgetSpent(
+                        reason: BudgetFigures.spentLine(limit: budget?.limit ?? 0, endpoint: endpoint.key, usersLeft: nil)
+                    ))
+            },
             verified: { deciding.decide($0, $1) })
+        if case .queued(let night, _) = selection {
+            try prepare(
+                night, verification: verification, counters: counters, control: control, reconnector: reconnector)
+        }
         var progressThread: ProgressThread?
         if let progress {
             countDue(selection, into: counters, runID: runID)
@@ -46,7 +57,7 @@ extension ReconciliationEngine {
         do {
             try selection.forEachUser { user in
                 guard !control.isStopping, !shutdown.isRequested else { return false }
-                counters.addSelected(users: 1, receipts: user.receipts.count)
+                counters.addSelected(users: 1, receipts: user.receipts.count, reason: user.reason)
                 return verification.admit(user)
             }
         } catch {
@@ -64,6 +75,16 @@ extension ReconciliationEngine {
         control.openGate()
         writing.finish()
         progressThread?.stop()
+        if let budget {
+            let figures = counters.setBudget(budget.figures)
+            if let endpoint = figures.spentEndpoint, case .queued(let night, _) = selection {
+                // Said once the run is done: the users the queue held that this run did not verify.
+                let left = max(0, night.queue.queuedUsers - counters.snapshot().usersProcessed)
+                counters.setUsersLeft(left)
+                control.restateBudgetSpent(
+                    BudgetFigures.spentLine(limit: budget.limit, endpoint: endpoint, usersLeft: left))
+            }
+        }
 
         let outcome = try RunFinish(runID: runID, kind: kind, options: options, log: log)
             .finish(counters: counters, control: control, locks: locks, subjectUserID: subjectUserID)

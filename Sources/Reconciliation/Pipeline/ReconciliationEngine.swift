@@ -17,6 +17,9 @@ public final class ReconciliationEngine: Sendable {
     let databaseURL: String?
     let backend: any AppleBackend
     let driver: ExchangeDriver
+    /// The request budget every shard draws on (`--max-requests-per-hour`), which `driver` asks
+    /// before each request; nil when none is kept.
+    let budget: RequestBudgetLedger?
     let shutdown: ShutdownSignal
     let log: EventLog
     let progress: (@Sendable (RunProgress) -> Void)?
@@ -34,6 +37,7 @@ public final class ReconciliationEngine: Sendable {
         databaseURL: String?,
         backend: any AppleBackend,
         driver: ExchangeDriver,
+        budget: RequestBudgetLedger? = nil,
         shutdown: ShutdownSignal,
         log: EventLog = EventLog(),
         progress: (@Sendable (RunProgress) -> Void)? = nil,
@@ -44,6 +48,7 @@ public final class ReconciliationEngine: Sendable {
         self.databaseURL = databaseURL
         self.backend = backend
         self.driver = driver
+        self.budget = budget
         self.shutdown = shutdown
         self.log = log
         self.progress = progress
@@ -96,13 +101,19 @@ public final class ReconciliationEngine: Sendable {
                 "bundle_check": request.bundleCheck,
                 "rate": request.rateText ?? "unknown", "rate_basis": request.rateBasis ?? "default",
             ])
-        let cutoff = Date().addingTimeInterval(-Double(options.olderThan))
-        let reader = DueUserReader(
-            connection: try connect("reader"), cutoff: cutoff, shardIndex: options.shardIndex,
-            shardCount: options.shardCount, limit: options.limit)
+        let selection: DueUserSelection
+        if let night = try notificationNight(runID: runID) {
+            selection = .queued(night, reconnector)
+        } else {
+            let cutoff = Date().addingTimeInterval(-Double(options.olderThan))
+            let reader = DueUserReader(
+                connection: try connect("reader"), cutoff: cutoff, shardIndex: options.shardIndex,
+                shardCount: options.shardCount, limit: options.limit)
+            selection = .due(reader, reconnector)
+        }
         return try execute(
-            runID: runID, kind: .nightly, locks: locks, reconnector: reconnector,
-            selection: .due(reader, reconnector), subjectUserID: nil)
+            runID: runID, kind: .nightly, locks: locks, reconnector: reconnector, selection: selection,
+            subjectUserID: nil)
     }
 
     // MARK: - One user

@@ -13,6 +13,9 @@ final class RunControl: Sendable {
         var stop: RunEnd?
         var breaker: CircuitBreaker
         var gate = WriteGate()
+
+        /// Breakers watch a run that drains for a spent budget as closely as one that runs.
+        var breakerMayTrip: Bool { stop.map { $0.yields(to: .breaker(reason: "")) } ?? true }
     }
 
     private let state: Mutex<State>
@@ -31,10 +34,11 @@ final class RunControl: Sendable {
     /// what is in flight finish, CONTRACT §6).
     var discardsUnwrittenUsers: Bool { stopDecision?.dropsUnwrittenUsers ?? false }
 
-    /// Stops the run to end as `end` unless it was already stopped; opens the gate so writers drain.
+    /// Stops the run to end as `end` unless it was already stopped (by anything but a spent budget,
+    /// `RunEnd.yields(to:)`); opens the gate so writers drain.
     func stop(_ end: RunEnd) {
         let opened = state.withLock { state in
-            if state.stop == nil { state.stop = end }
+            if state.stop.map({ $0.yields(to: end) }) ?? true { state.stop = end }
             return state.gate.open()
         }
         if opened { releaseWriters() }
@@ -43,7 +47,7 @@ final class RunControl: Sendable {
     /// A user's receipts were classified: feeds the unverified breaker and the gate.
     func classified(receipts: Int, unverified: Int) {
         let (trip, opened) = state.withLock { state -> (String?, Bool) in
-            if let trip = state.breaker.classified(receipts: receipts, unverified: unverified), state.stop == nil {
+            if let trip = state.breaker.classified(receipts: receipts, unverified: unverified), state.breakerMayTrip {
                 return (trip, false)
             }
             return (nil, state.gate.classified(receipts: receipts))
@@ -56,7 +60,7 @@ final class RunControl: Sendable {
     func written(receipts: Int, revoked: Bool) {
         let trip = state.withLock { state -> String? in
             let trip = state.breaker.written(receipts: receipts, revoked: revoked)
-            return state.stop == nil ? trip : nil
+            return state.breakerMayTrip ? trip : nil
         }
         if let trip { stop(.breaker(reason: trip)) }
     }
@@ -64,6 +68,14 @@ final class RunControl: Sendable {
     /// A user's plan fed to `written` was not committed after all: its batch is written again.
     func withdrawn(receipts: Int, revoked: Bool) {
         state.withLock { $0.breaker.withdrawn(receipts: receipts, revoked: revoked) }
+    }
+
+    /// Restates a spent budget's reason with what is known once the run is done (the users left);
+    /// any other stop stands.
+    func restateBudgetSpent(_ reason: String) {
+        state.withLock { state in
+            if case .budgetSpent = state.stop { state.stop = .budgetSpent(reason: reason) }
+        }
     }
 
     /// The run has no more work to classify: let the writers write what there is.

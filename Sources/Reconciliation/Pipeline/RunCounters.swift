@@ -19,6 +19,8 @@ final class RunCounters: Sendable {
         /// breakers have seen their first receipts).
         var receiptsClassified = 0
         var unverifiedClassified = 0
+        /// The endpoint whose request budget for the night was spent first.
+        var spentEndpoint: String?
     }
 
     private let state: Mutex<State>
@@ -28,11 +30,52 @@ final class RunCounters: Sendable {
         state = Mutex(State(summary: summary))
     }
 
-    func addSelected(users: Int, receipts: Int) {
+    /// `reason`: why the user is due, counted when the night is driven by notifications (the summary
+    /// then has `usersByReason`).
+    func addSelected(users: Int, receipts: Int, reason: DueReason? = nil) {
         state.withLock {
             $0.summary.usersSelected += users
             $0.summary.receiptsSelected += receipts
+            if let reason, $0.summary.usersByReason != nil {
+                $0.summary.usersByReason![reason.rawValue, default: 0] += users
+            }
         }
+    }
+
+    /// The night is driven by notifications: its users and requests are counted by reason.
+    func countByReason() {
+        state.withLock {
+            $0.summary.usersByReason = [:]
+            $0.summary.requestsByReason = [:]
+        }
+    }
+
+    /// What the night read from Apple's notification history.
+    func setNotifications(_ figures: NotificationFigures) {
+        state.withLock { $0.summary.notifications = figures }
+    }
+
+    /// The budget's figures, with the endpoint whose night was spent. - Returns: what was recorded.
+    @discardableResult
+    func setBudget(_ figures: BudgetFigures) -> BudgetFigures {
+        state.withLock { state in
+            var figures = figures
+            figures.spentEndpoint = state.spentEndpoint
+            state.summary.budget = figures
+            return figures
+        }
+    }
+
+    /// An endpoint's request budget for the night was spent (the first one is recorded).
+    func budgetSpent(_ endpoint: String) {
+        state.withLock { state in
+            if state.spentEndpoint == nil { state.spentEndpoint = endpoint }
+        }
+    }
+
+    /// Users the run's queue held that a run stopped by its budget left for the next night.
+    func setUsersLeft(_ users: Int) {
+        state.withLock { $0.summary.budget?.usersLeft = users }
     }
 
     /// The receipts due when the run started, counted before the walk: the progress's "of how many".
@@ -59,9 +102,12 @@ final class RunCounters: Sendable {
         }
     }
 
-    /// Apple traffic of one exchange (each distinct receipt once).
-    func addTraffic(_ report: AppleTraffic) {
+    /// Apple traffic of one exchange (each distinct receipt once), for a user due for `reason`.
+    func addTraffic(_ report: AppleTraffic, reason: DueReason? = nil) {
         state.withLock { state in
+            if let reason, state.summary.requestsByReason != nil {
+                state.summary.requestsByReason![reason.rawValue, default: 0] += report.requests
+            }
             state.summary.appleRequests += report.requests
             state.summary.appleRetries += report.retries
             state.summary.appleThrottled += report.throttled

@@ -53,6 +53,14 @@ public struct RunSummary: Sendable, Codable, Equatable {
     /// App Store Server API requests by answer: the HTTP status, and Apple's `errorCode` where it gave
     /// one (`200`, `404/4040010`, `429`; `transport` when no answer came). Nil for verifyReceipt runs.
     public var serverAPIAnswers: [String: Int]?
+    /// A night driven by Apple's notification history: what it read (nil otherwise).
+    public var notifications: NotificationFigures?
+    /// Users selected per reason (`notified`, `new`, `sweep`, `older_than`) and the Apple requests their
+    /// exchanges made; nil unless the night was driven by notifications.
+    public var usersByReason: [String: Int]?
+    public var requestsByReason: [String: Int]?
+    /// The request budget the run drew on (`--max-requests-per-hour`); nil when none was kept.
+    public var budget: BudgetFigures?
 
     public init() {}
 
@@ -116,6 +124,7 @@ extension RunSummary {
             let amounts = refunded.map { "\($0.currency) \($0.amount) (\($0.transactions))" }
             lines.append("Refunded amount (customer prices): " + amounts.joined(separator: ", "))
         }
+        lines += selectionLines
         lines += trafficLines
         return lines.joined(separator: "\n") + "\n"
     }

@@ -10,6 +10,9 @@ public enum RunEnd: Sendable, Equatable {
     case completed
     /// Ran to the end; some receipts stayed `unverified`, below the breaker threshold (exit 1).
     case partial
+    /// The night's Apple request budget (`--max-requests-per-hour`, `--budget-hours`) was spent: the run
+    /// stopped taking users, finished those in flight, and the next night goes on from there (exit 0).
+    case budgetSpent(reason: String)
     /// A circuit breaker tripped: nothing more was written (exit 69).
     case breaker(reason: String)
     /// Apple answered 21004 or 21000: the job's configuration is wrong, nothing more was written (exit 78).
@@ -39,7 +42,7 @@ public enum RunEnd: Sendable, Equatable {
     /// The status the run's row and summary record; nil when no run row exists.
     public var recordedStatus: RunStatus? {
         switch self {
-        case .completed: return .completed
+        case .completed, .budgetSpent: return .completed
         case .partial: return .partial
         case .breaker, .appleConfiguration: return .aborted
         case .interrupted: return .interrupted
@@ -59,7 +62,7 @@ public enum RunEnd: Sendable, Equatable {
 
     public var exitCode: ExitCode {
         switch self {
-        case .completed: return .success
+        case .completed, .budgetSpent: return .success
         case .partial: return .someUnverified
         case .breaker, .unrecorded: return .unavailable
         case .appleConfiguration: return .configuration
@@ -73,7 +76,8 @@ public enum RunEnd: Sendable, Equatable {
     public var reason: String? {
         switch self {
         case .completed, .partial: return nil
-        case .breaker(let reason), .appleConfiguration(let reason), .interrupted(let reason): return reason
+        case .breaker(let reason), .appleConfiguration(let reason), .interrupted(let reason), .budgetSpent(let reason):
+            return reason
         case .failed(let reason, _), .unrecorded(_, let reason), .neverStarted(let reason, _): return reason
         case .lockHeld(let shard): return "another run holds the nightly lock for shard \(shard); nothing was done"
         }
@@ -83,9 +87,16 @@ public enum RunEnd: Sendable, Equatable {
     /// finish, CONTRACT §6).
     public var dropsUnwrittenUsers: Bool {
         switch self {
-        case .interrupted: return false
+        case .interrupted, .budgetSpent: return false
         default: return true
         }
+    }
+
+    /// A later stop replaces this one: a spent budget only ends the night early, so a breaker, Apple's
+    /// refusal of the configuration, a failure or a signal that comes while it drains says more.
+    func yields(to later: RunEnd) -> Bool {
+        if case .budgetSpent = self, later.recordedStatus != .completed { return true }
+        return false
     }
 
     /// A database error's exit code (`ExitCode.forDatabase`: 69 when the database went away, 77 for a

@@ -21,6 +21,26 @@ public struct RunOptions: Sendable, Equatable {
     public var environment: AppStoreEnvironment = .production
     /// Seconds the run keeps trying to reach PostgreSQL again after a connection drops mid-run.
     public var reconnectWindow: Double = 120
+    /// A `--backend server-api` night driven by Apple's notification history (`run` only); nil: the
+    /// receipts last verified before `olderThan` are due, as with verifyReceipt.
+    public var notifications: NotificationSelection?
+
+    /// What a night driven by notifications takes: the users Apple's history names, the users never
+    /// verified, and a sweep of the longest-unverified (CONTRACT §9 "Notification history").
+    public struct NotificationSelection: Sendable, Equatable {
+        /// Seconds before the run's end of history a first run (no cursor yet) starts reading.
+        public var since: Int
+        /// Every user is re-verified at least every this many days.
+        public var sweepDays: Int
+        /// `--older-than` was given: its users are due too (otherwise it selects nobody).
+        public var olderThanGiven: Bool
+
+        public init(since: Int, sweepDays: Int, olderThanGiven: Bool) {
+            self.since = since
+            self.sweepDays = sweepDays
+            self.olderThanGiven = olderThanGiven
+        }
+    }
 
     public init(asOf: Date) { self.asOf = asOf }
 

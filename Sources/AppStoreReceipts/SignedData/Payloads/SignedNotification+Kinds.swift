@@ -26,6 +26,15 @@ extension SignedNotification {
         public static let externalPurchaseToken = NotificationType(rawValue: "EXTERNAL_PURCHASE_TOKEN")
         public static let oneTimeCharge = NotificationType(rawValue: "ONE_TIME_CHARGE")
         public static let rescindConsent = NotificationType(rawValue: "RESCIND_CONSENT")
+
+        /// The types Apple documents (research/server-api.md §9): any other is new to this build, kept and
+        /// logged, never fatal.
+        public static let documented: Set<NotificationType> = [
+            .subscribed, .didChangeRenewalPref, .didChangeRenewalStatus, .offerRedeemed, .didRenew, .expired,
+            .didFailToRenew, .gracePeriodExpired, .priceIncrease, .refund, .refundDeclined, .refundReversed,
+            .consumptionRequest, .renewalExtended, .renewalExtension, .revoke, .test, .externalPurchaseToken,
+            .oneTimeCharge, .rescindConsent,
+        ]
     }
 
     /// `subtype`.

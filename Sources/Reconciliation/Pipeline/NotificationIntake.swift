@@ -1,0 +1,159 @@
+import AppStoreReceipts
+import Foundation
+import Postgres
+
+/// Stage 0 of a night driven by notifications (`--backend server-api`): read Apple's notification
+/// history from where the shard set's last run stopped, store every notification that verifies with
+/// the users it names, and move the cursor (CONTRACT §9 "Notification history"). Those users are then
+/// due whatever `--older-than` says (`RunQueue`).
+///
+/// One shard of a set reads at a time (`NotificationStore.lockReader`); a shard that then finds the
+/// cursor just moved reads nothing and takes the users already stored. The span is read in pieces of
+/// at most `piece`, one walk each, and the cursor moves after each piece is stored whole: a failure
+/// costs one piece's reread, a page cap never blocks progress, and nothing assumes Apple's order
+/// within a walk. A record read twice (the overlap, a crash before the cursor moved) is the same row
+/// (`notification_uuid`), and is acted on only while its users are still pending.
+///
+/// A dry run reads but writes neither notifications nor the cursor: the users named go straight to
+/// its selection (`Outcome.dryRunNotified`).
+///
+/// Threading: the run's own thread, before selection; it waits for each walk.
+struct NotificationIntake {
+    /// Read again before the cursor: a record Apple indexes late is not skipped.
+    static let overlap: TimeInterval = 3600
+    /// The history ends this long before the run's instant: the newest records may not be indexed yet.
+    static let settle: TimeInterval = 60
+    static let piece: TimeInterval = 6 * 3600
+    /// A cursor this close to the end was moved by another shard of the set tonight.
+    static let fresh: TimeInterval = 600
+    /// How long a shard waits for another shard of its set to finish reading.
+    static let lockTimeoutSeconds = 600.0
+    /// Unmatched notifications are matched again for this long: the app may store a purchase late.
+    static let rematchWindow: TimeInterval = 7 * 86_400
+
+    /// How far back Apple answers (research/server-api.md §9), less an hour so the request is never
+    /// refused for a start a moment too early.
+    static func reach(_ environment: AppStoreEnvironment) -> TimeInterval {
+        (environment == .sandbox ? 30 : 180) * 86_400 - 3600
+    }
+
+    struct Outcome {
+        var figures = NotificationFigures()
+        /// A dry run's notified users (a real run stored them as pending).
+        var dryRunNotified: Set<String> = []
+        /// Apple refused the job's configuration (401 after a fresh token, 4000002): exit 78.
+        var configuration: String?
+    }
+
+    let source: NotificationHistorySource
+    let runID: Int64
+    let options: RunOptions
+    let selection: RunOptions.NotificationSelection
+    let log: EventLog
+
+    /// Reads every app's history into `store`; `walk` drives one read to its end.
+    func read(
+        store: NotificationStore, walk: (NotificationHistoryWalk) -> NotificationHistoryRead
+    ) throws -> Outcome {
+        var outcome = Outcome()
+        let end = options.asOf.addingTimeInterval(-Self.settle)
+        for bundleID in source.bundleIDs {
+            let key = NotificationCursorKey(
+                shardCount: options.shardCount, environment: source.environment, bundleID: bundleID)
+            guard try store.lockReader(key, timeoutSeconds: Self.lockTimeoutSeconds) else {
+                outcome.figures.skipped = "another shard of the set was still reading after 10 minutes"
+                log.log(.warning, "notifications.lock_timeout", ["run_id": String(runID), "bundle_id": bundleID])
+                continue
+            }
+            defer { try? store.unlockReader(key) }
+            try read(key: key, end: end, store: store, walk: walk, into: &outcome)
+            if outcome.configuration != nil { return outcome }
+        }
+        if !options.dryRun {
+            let matched = try store.resolveUnmatched(receivedSince: end.addingTimeInterval(-Self.rematchWindow))
+            if matched > 0 { log.log(.info, "notifications.matched_late", ["run_id": String(runID), "users": String(matched)]) }
+            _ = try store.deleteExpired(signedBefore: end.addingTimeInterval(-Self.reach(.production)))
+        }
+        return outcome
+    }
+
+    private func read(
+        key: NotificationCursorKey, end: Date, store: NotificationStore,
+        walk: (NotificationHistoryWalk) -> NotificationHistoryRead, into outcome: inout Outcome
+    ) throws {
+        let cursor = try store.readThrough(key)
+        if let cursor, cursor >= end.addingTimeInterval(-Self.fresh) {
+            outcome.figures.skipped = "the cursor was read through \(Self.text(cursor)) by another run"
+            return
+        }
+        var start = cursor.map { $0.addingTimeInterval(-Self.overlap) } ?? end.addingTimeInterval(-Double(selection.since))
+        let earliest = end.addingTimeInterval(-Self.reach(key.environment))
+        if start < earliest {
+            // Apple keeps no older history: what changed before is left to the sweep.
+            log.log(
+                .warning, "notifications.window_clamped",
+                ["run_id": String(runID), "from": Self.text(start), "to": Self.text(earliest)])
+            start = earliest
+        }
+        guard start < end else { return }
+        outcome.figures.from = min(outcome.figures.from ?? start, start)
+        var pieceStart = start
+        while pieceStart < end {
+            let pieceEnd = min(end, pieceStart.addingTimeInterval(Self.piece))
+            let read = walk(
+                source.client.notificationHistory(
+                    bundleID: key.bundleID, environment: key.environment, from: pieceStart, to: pieceEnd))
+            switch read {
+            case .complete(let batch):
+                try take(batch, store: store, into: &outcome)
+                if !options.dryRun { try store.advance(key, to: pieceEnd, runID: runID) }
+                outcome.figures.through = pieceEnd
+            case .incomplete(let batch, let detail):
+                // What was read is acted on; the cursor stays, and the next run reads this piece again.
+                try take(batch, store: store, into: &outcome)
+                outcome.figures.incomplete = "\(Self.text(pieceStart)) to \(Self.text(pieceEnd)): \(detail)"
+                log.log(
+                    .warning, "notifications.incomplete",
+                    ["run_id": String(runID), "bundle_id": key.bundleID, "detail": detail])
+                return
+            case .configuration(let detail):
+                outcome.configuration = "Apple refused Get Notification History: \(detail)"
+                return
+            }
+            pieceStart = pieceEnd
+        }
+    }
+
+    /// Stores one walk's notifications (a dry run only finds their users) and counts them.
+    private func take(_ batch: NotificationBatch, store: NotificationStore, into outcome: inout Outcome) throws {
+        outcome.figures.pages += batch.pages
+        outcome.figures.read += batch.notifications.count
+        outcome.figures.rejected += batch.rejected.count
+        for rejected in batch.rejected {
+            log.log(.warning, "notification.rejected", ["run_id": String(runID), "detail": rejected.detail])
+        }
+        for notification in batch.notifications {
+            if notification.deliveryFailed { outcome.figures.deliveryFailed += 1 }
+            let type = notification.notification.notificationType
+            if type.map({ !SignedNotification.NotificationType.documented.contains($0) }) ?? true {
+                let name = type?.rawValue ?? "(none)"
+                if outcome.figures.unknownTypes[name] == nil {
+                    log.log(.warning, "notification.unknown_type", ["run_id": String(runID), "type": name])
+                }
+                outcome.figures.unknownTypes[name, default: 0] += 1
+            }
+        }
+        if options.dryRun {
+            let users = try store.holders(of: batch.notifications)
+            outcome.dryRunNotified.formUnion(users)
+            outcome.figures.users = outcome.dryRunNotified.count
+        } else {
+            let counts = try store.store(batch.notifications, runID: runID)
+            outcome.figures.stored += counts.stored
+            outcome.figures.unmatched += counts.unmatched
+            outcome.figures.users += counts.users
+        }
+    }
+
+    private static func text(_ date: Date) -> String { ISO8601DateFormatter().string(from: date) }
+}

@@ -1,0 +1,82 @@
+import AppStoreReceipts
+import Foundation
+import Postgres
+
+/// A night driven by Apple's notification history (CONTRACT §9): stage 0 reads the history
+/// (`NotificationIntake`), then the run's queue takes the notified users, the users never verified and
+/// the sweep's share of the longest-unverified (`RunQueue`), and the selection pages that queue.
+struct NotificationNight {
+    let intake: NotificationIntake
+    let queue: RunQueue
+    let selection: RunOptions.NotificationSelection
+}
+
+extension ReconciliationEngine {
+    /// The night's plan when it is driven by notifications: `--backend server-api` without
+    /// `--no-notifications`; nil otherwise.
+    func notificationNight(runID: Int64) throws -> NotificationNight? {
+        guard let selection = options.notifications, let source = backend.notificationHistory else { return nil }
+        return NotificationNight(
+            intake: NotificationIntake(source: source, runID: runID, options: options, selection: selection, log: log),
+            queue: RunQueue(
+                connection: try connect("reader"), runID: runID, shardIndex: options.shardIndex,
+                shardCount: options.shardCount, limit: options.limit),
+            selection: selection)
+    }
+
+    /// Reads the history and fills the run's queue. Apple's refusal of the configuration stops the run
+    /// before any user (exit 78); a dropped connection is reconnected and the read resumed from the
+    /// cursor (what was stored stays, and is not stored twice).
+    func prepare(
+        _ night: NotificationNight, verification: AppleVerification, counters: RunCounters, control: RunControl,
+        reconnector: DatabaseReconnector
+    ) throws {
+        counters.countByReason()
+        var connection = try connect("notifications")
+        var outcome: NotificationIntake.Outcome
+        while true {
+            do {
+                outcome = try night.intake.read(store: NotificationStore(connection: connection)) { walk in
+                    verification.result(of: walk, recordTraffic: { counters.addTraffic($0) })
+                }
+                break
+            } catch let error as PostgresError where error.isConnectionFailure {
+                connection = try reconnector.reconnect("notifications", after: error)
+            }
+        }
+        counters.addDatabaseTime(connection.secondsWaited)
+        counters.setNotifications(outcome.figures)
+        if let refusal = outcome.configuration {
+            control.stop(.appleConfiguration(reason: refusal))
+            return
+        }
+        let olderThanCutoff =
+            night.selection.olderThanGiven ? Date().addingTimeInterval(-Double(options.olderThan)) : nil
+        var counts: RunQueueCounts
+        while true {
+            do {
+                counts = try night.queue.fill(
+                    asOf: options.asOf, sweepDays: night.selection.sweepDays, olderThanCutoff: olderThanCutoff,
+                    dryRunNotified: outcome.dryRunNotified)
+                break
+            } catch let error as PostgresError where error.isConnectionFailure {
+                night.queue.use(try reconnector.reconnect("reader", after: error))
+            }
+        }
+        log.log(
+            .info, "run.selection",
+            [
+                "notified": String(counts.notified), "new": String(counts.new), "sweep": String(counts.sweep),
+                "older_than": String(counts.olderThan), "sweep_quota": String(counts.quota),
+                "overdue": String(counts.overdue), "sweep_days": String(night.selection.sweepDays),
+            ])
+        if let budget, let short = budget.shortfall(users: counts.total, shardCount: options.shardCount) {
+            log.log(
+                .warning, "sweep.budget_short",
+                [
+                    "needed": String(short.needed), "budget": String(short.available),
+                    "reason": "the request budget cannot keep --sweep-days \(night.selection.sweepDays)",
+                ])
+        }
+    }
+}
