@@ -70,7 +70,10 @@ extension ReconciliationEngine {
                 "older_than": String(counts.olderThan), "sweep_quota": String(counts.quota),
                 "overdue": String(counts.overdue), "sweep_days": String(night.selection.sweepDays),
             ])
-        if let budget, let short = budget.shortfall(users: counts.total, shardCount: options.shardCount) {
+        if let budget,
+            let short = BudgetForecast.shortfall(
+                users: counts.total, limit: budget.limit, hours: budget.nightHours, shardCount: options.shardCount)
+        {
             log.log(
                 .warning, "sweep.budget_short",
                 [

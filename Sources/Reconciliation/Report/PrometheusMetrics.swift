@@ -172,6 +172,20 @@ public enum PrometheusMetrics {
         Family(
             name: "last_run_apple_latency_p95_seconds",
             help: "95th percentile latency of Apple's answers in the last run."),
+        Family(
+            name: "last_run_notifications",
+            help:
+                "Apple notifications the last run read from the notification history, by kind (read, stored, rejected: "
+                + "failed verification, unmatched: no stored row holds the transaction, delivery_failed)."),
+        Family(
+            name: "last_run_notifications_incomplete",
+            help: "1 when the last run left a span of Apple's notification history for the next run to read again."),
+        Family(
+            name: "last_run_users_by_reason",
+            help: "Users the last run selected, by reason (notified, new, sweep, older_than)."),
+        Family(
+            name: "last_run_budget_spent",
+            help: "1 when the last run stopped because the night's Apple request budget was spent."),
     ]
 
     static func family(of name: String) -> Family? {
@@ -228,6 +242,18 @@ public enum PrometheusMetrics {
         add("last_run_apple_reroutes", String(summary.appleHops))
         if let p50 = summary.latencyP50Milliseconds { add("last_run_apple_latency_p50_seconds", number(p50 / 1000)) }
         if let p95 = summary.latencyP95Milliseconds { add("last_run_apple_latency_p95_seconds", number(p95 / 1000)) }
+        if let figures = summary.notifications {
+            let kinds = [
+                ("read", figures.read), ("stored", figures.stored), ("rejected", figures.rejected),
+                ("unmatched", figures.unmatched), ("delivery_failed", figures.deliveryFailed),
+            ]
+            for (kind, count) in kinds { add("last_run_notifications", [("kind", kind)], String(count)) }
+            add("last_run_notifications_incomplete", figures.incomplete == nil ? "0" : "1")
+        }
+        for (reason, count) in (summary.usersByReason ?? [:]).sorted(by: { $0.key < $1.key }) {
+            add("last_run_users_by_reason", [("reason", reason)], String(count))
+        }
+        if let budget = summary.budget { add("last_run_budget_spent", budget.spentEndpoint == nil ? "0" : "1") }
         return samples
     }
 
