@@ -15,7 +15,7 @@ import Synchronization
 /// assert what Apple would see.
 public final class ScriptedServerAPI: Sendable {
     public enum Endpoint: String, Sendable {
-        case history, statuses, transactionInfo
+        case history, statuses, transactionInfo, notifications
     }
 
     public indirect enum Answer: Sendable {
@@ -32,6 +32,8 @@ public final class ScriptedServerAPI: Sendable {
         case unauthorized
         /// Any HTTP answer (an HTML page, a cut body).
         case raw(status: Int, body: String, headers: [(String, String)] = [])
+        /// A Get Notification History page; `paginationToken` when more pages follow.
+        case notifications([ServerAPIScriptNotification], paginationToken: String? = nil)
         /// Another answer, `delay` later.
         case delayed(Duration, Answer)
 
@@ -50,6 +52,8 @@ public final class ScriptedServerAPI: Sendable {
         public let query: String?
         /// The id in the path, percent-decoded.
         public let id: String
+        /// The request's body (Get Notification History's `startDate`/`endDate`).
+        public let body: String
         public let receivedAt: ContinuousClock.Instant
         public let wallTime: Date
         /// The bearer token, decoded; nil without one.
@@ -112,7 +116,7 @@ public final class ScriptedServerAPI: Sendable {
             let scope = "\(received.environment) \(received.endpoint?.rawValue ?? "?")"
             let answer =
                 state.next(["bid " + (received.token?.bid ?? ""), scope + " " + received.id, scope + " *"])
-                ?? .error(4_040_010, status: 404)
+                ?? (received.endpoint == .notifications ? .notifications([]) : .error(4_040_010, status: 404))
             return Self.response(answer, environment: received.environment, chain: chain)
         }
         try server.start()
@@ -142,7 +146,7 @@ public final class ScriptedServerAPI: Sendable {
     /// Scripts `answers` for every request anywhere.
     public func scriptEverything(_ answers: [Answer]) {
         for environment in AppStoreEnvironment.allCases {
-            for endpoint in [Endpoint.history, .statuses, .transactionInfo] {
+            for endpoint in [Endpoint.history, .statuses, .transactionInfo, .notifications] {
                 scriptEveryID(environment, endpoint, answers)
             }
         }
@@ -211,7 +215,9 @@ public final class ScriptedServerAPI: Sendable {
             rest.hasPrefix("inApps/v2/history/")
             ? .history
             : rest.hasPrefix("inApps/v1/subscriptions/")
-                ? .statuses : rest.hasPrefix("inApps/v1/transactions/") ? .transactionInfo : nil
+                ? .statuses
+                : rest.hasPrefix("inApps/v1/transactions/")
+                    ? .transactionInfo : rest == "inApps/v1/notifications/history" ? .notifications : nil
         let authorization = request.headers["Authorization"] ?? ""
         let token =
             authorization.hasPrefix("Bearer ")
@@ -219,7 +225,7 @@ public final class ScriptedServerAPI: Sendable {
         return Received(
             environment: environment, endpoint: endpoint, method: request.method, path: request.path,
             query: request.query, id: (parts.last ?? "").removingPercentEncoding ?? "",
-            receivedAt: .now, wallTime: Date(), token: token)
+            body: String(decoding: request.body, as: UTF8.self), receivedAt: .now, wallTime: Date(), token: token)
     }
 
     static func response(_ answer: Answer, environment: AppStoreEnvironment, chain: SigningChain) -> HTTPResponse {
@@ -239,6 +245,10 @@ public final class ScriptedServerAPI: Sendable {
                 + "\"data\":[{\"subscriptionGroupIdentifier\":\"group\",\"lastTransactions\":["
                 + lasts.joined(separator: ",") + "]}]}"
             return .json(Data(body.utf8))
+        case .notifications(let records, let token):
+            let items = records.map { $0.record(chain, host: appleEnvironment) }
+            let more = token.map { ",\"hasMore\":true,\"paginationToken\":\"\($0)\"" } ?? ",\"hasMore\":false"
+            return .json(Data(("{\"notificationHistory\":[" + items.joined(separator: ",") + "]" + more + "}").utf8))
         case .error(let code, let status):
             return .json(Data("{\"errorCode\":\(code),\"errorMessage\":\"scripted\"}".utf8), status: status)
         case .tooManyRequests(let retryAfter):
