@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Performs what exchanges ask for, for every kind of conversation with Apple alike: waits out
 /// backoffs, passes each request through the throttle (its endpoint's token bucket and the run's
@@ -11,10 +12,17 @@ import Foundation
 /// throttle waits alike, and sends nothing more. Requests already sent run to their answer or their
 /// timeout, so draining after a signal takes at most `--timeout`.
 ///
+/// Budget: with a `RequestBudget`, every request is granted by it just before it goes to the throttle
+/// (after the draining check and after its backoff), once per request sent, so the budget's sums are
+/// what was sent. `.wait` is waited out like a backoff (a signal ends it: `.stop(.duringBackoff)`),
+/// then the draining check and the budget are asked again; `.spent` ends the exchange's asking
+/// (`.stop(.beforeAsking)`) and is told to `ExchangeContext.budgetSpent` once per endpoint.
+///
 /// Threading: `run` and `stop` may be called from any thread and return at once. An exchange is
 /// touched by one thread at a time: the caller of `run`, then the executor's thread with each answer
 /// (or the clock's timer thread, to send a retry). An exchange that finishes at `start` completes on
-/// the caller's thread before `run` returns.
+/// the caller's thread before `run` returns. The budget is asked on the caller of `run` or on the
+/// executor, never on the timer thread (it may block for a database round trip).
 public final class ExchangeDriver: Sendable {
     public let clock: any ThrottleClock
     let transport: any HTTPTransport
@@ -22,16 +30,22 @@ public final class ExchangeDriver: Sendable {
     private let buckets: [AppleEndpoint: TokenBucket]
     private let tokens: ServerAPITokens?
     let waits: StoppableWaits
+    let budget: (any RequestBudget)?
+    /// Endpoints whose `.spent` was already reported to a context.
+    private let spentReported = Mutex<Set<AppleEndpoint>>([])
 
     /// - Parameters:
     ///   - rate: requests per second for each endpoint (`--rate`); `burst` nil is the job's own burst.
     ///   - maxInFlight: requests in flight at once, all endpoints together (`--concurrency`).
     ///   - tokens: the App Store Server API's key; nil when only verifyReceipt is asked.
+    ///   - budget: the requests the run may send per endpoint (`--max-requests-per-hour`); nil for none.
     public init(
         transport: any HTTPTransport, rate: Double, burst: Double? = nil, maxInFlight: Int,
-        tokens: ServerAPITokens? = nil, clock: any ThrottleClock = SystemThrottleClock()
+        tokens: ServerAPITokens? = nil, clock: any ThrottleClock = SystemThrottleClock(),
+        budget: (any RequestBudget)? = nil
     ) {
         self.transport = transport
+        self.budget = budget
         self.clock = clock
         self.tokens = tokens
         throttle = RequestThrottle(maxInFlight: maxInFlight)
@@ -77,6 +91,11 @@ public final class ExchangeDriver: Sendable {
     public var peakInFlight: Int { throttle.peakInFlight }
 
     func bucket(_ endpoint: AppleEndpoint) -> TokenBucket { buckets[endpoint]! }
+
+    /// True the first time it is called for `endpoint`: whether its `.spent` is news to the run.
+    func reportsSpent(_ endpoint: AppleEndpoint) -> Bool {
+        spentReported.withLock { $0.insert(endpoint).inserted }
+    }
 }
 
 /// One exchange in the driver's hands, with the traffic it has cost so far.
@@ -121,11 +140,40 @@ final class DrivenExchange<Exchange: AppleExchange>: @unchecked Sendable {
             case .hop: traffic.hops += 1
             case .ask, .continuation: break
             }
-            guard delay > .zero else { return send(request) }
+            guard delay > .zero else { return admit(request) }
             driver.waits.after(delay) { [self] stopped in
-                guard stopped else { return send(request) }
-                context.executor.run { [self] in proceed(exchange.handle(.stop(.duringBackoff))) }
+                guard !stopped else {
+                    return context.executor.run { [self] in proceed(exchange.handle(.stop(.duringBackoff))) }
+                }
+                // The budget may block for a round trip: not on the clock's timer thread.
+                guard driver.budget == nil else { return context.executor.run { [self] in admit(request) } }
+                send(request)
             }
+        }
+    }
+
+    /// Sends `request` once the budget grants it: at once, after the window it names (then the
+    /// draining check again, since the run may have stopped taking work meanwhile), or never.
+    private func admit(_ request: AppleRequest) {
+        guard let budget = driver.budget else { return send(request) }
+        switch budget.take(request.endpoint, purpose: request.purpose) {
+        case .granted:
+            send(request)
+        case .wait(let seconds):
+            let bounded = seconds.isFinite ? min(max(0, seconds), 86_400) : 1
+            let delay = Duration.milliseconds(Int64((bounded * 1000).rounded(.up)))
+            driver.waits.after(delay) { [self] stopped in
+                context.executor.run { [self] in
+                    if stopped { return proceed(exchange.handle(.stop(.duringBackoff))) }
+                    if !request.purpose.isSentWhileDraining, context.isDraining() {
+                        return proceed(exchange.handle(.stop(.beforeAsking)))
+                    }
+                    admit(request)
+                }
+            }
+        case .spent:
+            if driver.reportsSpent(request.endpoint) { context.budgetSpent?(request.endpoint) }
+            proceed(exchange.handle(.stop(.beforeAsking)))
         }
     }
 

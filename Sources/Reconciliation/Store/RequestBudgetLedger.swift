@@ -1,0 +1,171 @@
+import AppStoreReceipts
+import Foundation
+import Postgres
+import Synchronization
+
+/// `--max-requests-per-hour` for the whole shard set, counted in PostgreSQL (`recon_request_budget`):
+/// one row per endpoint per clock hour of PostgreSQL's clock, whose sum every shard's ledger leases
+/// from a few tokens at a time under the row's lock, so the sum over all shards never passes the
+/// limit. Tokens are handed out locally until the lease runs low; a lease left unused when its hour
+/// ends is lost, not returned (at most about 1.5 leases per shard and endpoint an hour).
+///
+/// Reserve: new questions (`.ask`) lease against `limit − reserve` and everything else (continuations,
+/// hops, retries) against `limit`, so the users in flight when asking stops can still be finished.
+/// A window spent for a purpose: `.wait` until the next hour while that hour opens before `waitsUntil`
+/// (the run's `--budget-hours`), else `.spent`.
+///
+/// Database failures: a dropped connection is reconnected once (`reconnect`); any other failure, or
+/// a second one, is kept in `lastError` and every later request is answered `.spent`: the ledger
+/// never grants what it could not count. The run reads `lastError` when told the budget is spent.
+///
+/// Threading: `take` from any thread; the driver calls it on the run's worker threads. It blocks its
+/// caller for a round trip only when a lease is needed: the caller that takes a lease below half its
+/// size refills it at once, so the others rarely find it empty. Never call it on a thread of
+/// `DispatchQueue.global()` (DESIGN, "Concurrency on Linux"). Counts live under a `Mutex`, never held
+/// during I/O; the connection under its own lock.
+public final class RequestBudgetLedger: RequestBudget {
+    /// The shard set's requests per endpoint per clock hour (`--max-requests-per-hour`).
+    public let limit: Int
+    /// Requests of each hour kept for work already asked (continuations, hops, retries).
+    public let reserve: Int
+    /// Tokens leased per round trip.
+    public let leaseSize: Int
+    /// The last instant a new window may open and still be waited for; nil never waits.
+    public let waitsUntil: Date?
+    private let database: BudgetConnection
+    private let pools = Mutex<[String: EndpointPool]>([:])
+    private let failure = Mutex<PostgresError?>(nil)
+
+    /// - Parameters:
+    ///   - limit: `--max-requests-per-hour`, ≥ 1.
+    ///   - reserve: kept for work already asked; new questions stop at `limit − reserve`
+    ///     (`reserve(limit:concurrency:shardCount:)`).
+    ///   - leaseSize: tokens per round trip (`leaseSize(rate:)`).
+    ///   - waitsUntil: the run's start plus `--budget-hours`; nil (0 hours) never waits for a window.
+    ///   - connect: opens the ledger's own connection, when first needed.
+    ///   - reconnect: a new connection after the old one dropped (the run's reconnector); nil: none.
+    public init(
+        limit: Int, reserve: Int, leaseSize: Int, waitsUntil: Date?,
+        connect: @escaping @Sendable () throws -> PostgresConnection,
+        reconnect: (@Sendable (PostgresError) throws -> PostgresConnection)? = nil
+    ) {
+        precondition(limit >= 1 && leaseSize >= 1, "limit and leaseSize must be at least 1")
+        self.limit = limit
+        self.reserve = min(max(0, reserve), limit - 1)
+        self.leaseSize = leaseSize
+        self.waitsUntil = waitsUntil
+        database = BudgetConnection(connect: connect, reconnect: reconnect)
+    }
+
+    /// The lease for `--rate R`: about two seconds of requests, 10 to 200.
+    public static func leaseSize(rate: Double) -> Int {
+        Int(min(200, max(10, (rate * 2).rounded(.up))))
+    }
+
+    /// The reserve for the in-flight work of every shard: each may be finishing up to three requests
+    /// per slot of `--concurrency`; at least 2 % of the limit.
+    public static func reserve(limit: Int, concurrency: Int, shardCount: Int) -> Int {
+        max(limit / 50, 3 * concurrency * shardCount)
+    }
+
+    /// Where new questions stop.
+    var askLimit: Int { limit - reserve }
+
+    public func take(_ endpoint: AppleEndpoint, purpose: RequestPurpose) -> BudgetAnswer {
+        let key = endpoint.description
+        let asks = purpose == .ask
+        // Each pass either answers or leases; a lease that grants nothing marks the window spent.
+        for _ in 0..<4 {
+            if lastError != nil { return spent(key) }
+            let now = Date()
+            switch pools.withLock({ $0[key, default: EndpointPool()].take(asks: asks, now: now, lease: leaseSize) }) {
+            case .granted(let refill):
+                if refill { lease(key, asks: asks, prefetch: true) }
+                return .granted
+            case .windowSpent(let endsAt):
+                return windowSpent(key, endsAt: endsAt, now: now)
+            case .lease:
+                lease(key, asks: asks, prefetch: false)
+            }
+        }
+        return lastError == nil ? .wait(seconds: 1) : spent(key)
+    }
+
+    /// The database failure that stopped the ledger granting anything, once there was one.
+    public var lastError: PostgresError? { failure.withLock { $0 } }
+
+    /// What the ledger counted this run, for the run's summary.
+    public var figures: RequestBudgetFigures {
+        let endpoints = pools.withLock { pools in
+            pools.mapValues {
+                RequestBudgetFigures.Endpoint(
+                    granted: $0.granted, leased: $0.leased, windows: $0.windows.count, spentAt: $0.spentAt)
+            }
+        }
+        return RequestBudgetFigures(limit: limit, reserve: reserve, endpoints: endpoints)
+    }
+
+    private func windowSpent(_ key: String, endsAt: Date, now: Date) -> BudgetAnswer {
+        guard let waitsUntil, endsAt <= waitsUntil else { return spent(key) }
+        // A little past the hour by our estimate of PostgreSQL's clock, so the next lease is in it.
+        return .wait(seconds: max(0, endsAt.timeIntervalSince(now)) + Self.pastTheHour)
+    }
+
+    private func spent(_ key: String) -> BudgetAnswer {
+        let now = Date()
+        pools.withLock { pools in
+            if pools[key, default: EndpointPool()].spentAt == nil { pools[key]?.spentAt = now }
+        }
+        return .spent
+    }
+
+    static let pastTheHour = 0.25
+
+    /// Leases tokens for `key` on the ledger's connection. A `prefetch` refills a pool running low
+    /// (its caller holds a token already); otherwise the pool is empty, and another thread may have
+    /// refilled it while this one waited for the connection.
+    private func lease(_ key: String, asks: Bool, prefetch: Bool) {
+        database.serially {
+            if !prefetch {
+                let needed = pools.withLock { $0[key, default: EndpointPool()].needsLease(asks: asks, now: Date()) }
+                guard needed else { return }
+            }
+            let cap = asks ? askLimit : limit
+            do {
+                let sent = Date()
+                let lease = try database.use { try BudgetLease.lease(leaseSize, of: key, cap: cap, on: $0) }
+                let received = Date()
+                // PostgreSQL's clock is read mid-round-trip: the window ends that far from there here.
+                let midway = sent.addingTimeInterval(received.timeIntervalSince(sent) / 2)
+                let endsAt = midway.addingTimeInterval(lease.window.timeIntervalSince(lease.databaseNow) + 3600)
+                pools.withLock {
+                    $0[key, default: EndpointPool()].add(lease, endsAt: endsAt, askLimit: askLimit, limit: limit)
+                }
+            } catch {
+                let failed =
+                    error as? PostgresError ?? PostgresError(kind: .client, message: String(describing: error))
+                failure.withLock { $0 = $0 ?? failed }
+            }
+            if prefetch { pools.withLock { $0[key]?.refilling = false } }
+        }
+    }
+}
+
+/// What a ledger counted in one run.
+public struct RequestBudgetFigures: Sendable, Equatable {
+    public var limit: Int
+    public var reserve: Int
+    /// By endpoint key (`AppleTraffic.requestsByEndpoint`'s names).
+    public var endpoints: [String: Endpoint]
+
+    public struct Endpoint: Sendable, Equatable {
+        /// Requests this run was granted (one per request sent).
+        public var granted: Int
+        /// Tokens this run took from the shard set's windows; what it did not use is lost.
+        public var leased: Int
+        /// Clock hours it took tokens in.
+        public var windows: Int
+        /// When the ledger first answered `.spent`; nil while it never did.
+        public var spentAt: Date?
+    }
+}
