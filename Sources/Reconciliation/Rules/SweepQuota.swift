@@ -54,7 +54,8 @@ public struct SweepBudgetEstimate: Sendable, Equatable {
 
     public init(users: Int, requestsPerUser: Double?, notificationPages: Int = 0, budget: Int) {
         self.users = max(0, users)
-        self.requestsPerUser = requestsPerUser.flatMap { $0.isFinite && $0 > 0 ? $0 : nil }
+        self.requestsPerUser =
+            requestsPerUser.flatMap { $0.isFinite && $0 > 0 ? $0 : nil }
             ?? Self.defaultRequestsPerUser
         self.notificationPages = max(0, notificationPages)
         self.budget = max(0, budget)
