@@ -65,10 +65,11 @@ struct ExportCommand: Command {
         }
         let runID = try arguments.read.integer("run", in: 1...Int.max).map(Int64.init)
         let includeDryRuns = arguments.has("include-dry-runs")
-        if view == "transactions", runID != nil || includeDryRuns {
+        if view == "transactions" || view == "notifications_unmatched", runID != nil || includeDryRuns {
             throw .usage(
                 "\(runID != nil ? "--run" : "--include-dry-runs") applies to the corrections and flags views only "
-                    + "(dry runs write no transactions)", command: "export")
+                    + "(dry runs write no \(view == "transactions" ? "transactions" : "notifications"))",
+                command: "export")
         }
         if runID != nil, includeDryRuns {
             throw .usage(
