@@ -156,6 +156,8 @@ final class DrivenExchange<Exchange: AppleExchange>: @unchecked Sendable {
     /// draining check again, since the run may have stopped taking work meanwhile), or never.
     private func admit(_ request: AppleRequest) {
         guard let budget = driver.budget else { return send(request) }
+        // A stopped run sends nothing: no grant is spent on a request `send` would not make.
+        guard !driver.waits.isStopped else { return proceed(exchange.handle(.stop(.beforeSending))) }
         switch budget.take(request.endpoint, purpose: request.purpose) {
         case .granted:
             send(request)

@@ -6,16 +6,18 @@ import Reconciliation
 
 /// `receipt-recon export VIEW --from T --to T`: finance CSVs (CONTRACT §8).
 struct ExportCommand: Command {
-    static let views = ["transactions", "corrections", "flags"]
+    static let views = ReconciliationExport.View.allCases.map(\.rawValue)
 
     static let spec = CommandSpec(
         name: "export",
         usage:
             "export VIEW --from T --to T [--output FILE] [--environment production|sandbox|all] "
             + "[--include-dry-runs] | export corrections|flags --run ID [--from T --to T] [--output FILE]",
-        summary: "Write a reconciliation CSV for finance: transactions, corrections or flags.",
+        summary: "Write a reconciliation CSV for finance: transactions, corrections, flags or notifications_unmatched.",
         discussion: """
-            VIEW is transactions (filtered on purchased_at), corrections or flags (filtered on created_at). \
+            VIEW is transactions (filtered on purchased_at), corrections or flags (filtered on created_at), or \
+            notifications_unmatched (Apple's notifications about purchases no stored row holds, filtered on \
+            received_at). \
             The range is half-open [from, to) in UTC; T is YYYY-MM-DD or an ISO 8601 instant. RFC 4180 CSV, \
             UTF-8, CRLF, stable order. Corrections and flags leave out dry runs unless --include-dry-runs; \
             --run ID exports one run (a dry run too), the range then optional. With --output, \
@@ -63,10 +65,11 @@ struct ExportCommand: Command {
         }
         let runID = try arguments.read.integer("run", in: 1...Int.max).map(Int64.init)
         let includeDryRuns = arguments.has("include-dry-runs")
-        if view == "transactions", runID != nil || includeDryRuns {
+        if view == "transactions" || view == "notifications_unmatched", runID != nil || includeDryRuns {
             throw .usage(
                 "\(runID != nil ? "--run" : "--include-dry-runs") applies to the corrections and flags views only "
-                    + "(dry runs write no transactions)", command: "export")
+                    + "(dry runs write no \(view == "transactions" ? "transactions" : "notifications"))",
+                command: "export")
         }
         if runID != nil, includeDryRuns {
             throw .usage(

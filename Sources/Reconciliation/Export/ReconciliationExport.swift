@@ -1,11 +1,13 @@
 import Foundation
 import Postgres
 
-/// The finance exports of CONTRACT §8: one view, a half-open UTC range, streamed in keyset pages so
-/// memory stays flat however many rows there are.
+/// The finance exports of CONTRACT §8 and §9: one view, a half-open UTC range, streamed in keyset pages
+/// so memory stays flat however many rows there are.
 public struct ReconciliationExport: Sendable {
     public enum View: String, Sendable, CaseIterable {
         case transactions, corrections, flags
+        /// Notifications about a transaction no stored row holds: purchases the app never stored.
+        case notificationsUnmatched = "notifications_unmatched"
     }
 
     enum Kind { case text, number, boolean, instant }
@@ -50,8 +52,9 @@ public struct ReconciliationExport: Sendable {
         self.pageSize = pageSize
     }
 
-    /// Whether rows carry a run whose dry-run flag matters (corrections and flags).
-    var isPerRun: Bool { view != .transactions }
+    /// Whether rows carry a run whose dry-run flag matters (corrections and flags; a dry run stores no
+    /// notification).
+    var isPerRun: Bool { view == .corrections || view == .flags }
 
     /// The columns, in the contract's order.
     var columns: [Column] {
@@ -82,6 +85,12 @@ public struct ReconciliationExport: Sendable {
             return [
                 c("id", .number), c("run_id", .number), c("created_at", .instant), c("user_id", .text),
                 c("receipt_id", .number), c("kind", .text), c("detail", .text),
+            ]
+        case .notificationsUnmatched:
+            return [
+                c("notification_uuid", .text), c("notification_type", .text), c("subtype", .text),
+                c("signed_at", .instant), c("environment", .text), c("transaction_id", .text),
+                c("original_transaction_id", .text), c("product_id", .text), c("run_id", .number),
             ]
         }
     }

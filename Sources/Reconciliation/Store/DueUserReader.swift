@@ -15,14 +15,18 @@ public struct UserWork: Sendable {
     /// Transaction ids Apple answered for in earlier runs (`recon_transactions`): Apple's "not found" for
     /// one of them proves nothing (CONTRACT §9, "What proves a purchase absent").
     public var knownTransactionIDs: Set<String> = []
+    /// Why the run took the user.
+    public var reason: DueReason = .olderThan
 
     public init(
-        userID: String, receipts: [StoredReceipt], isSandboxTester: Bool, knownTransactionIDs: Set<String> = []
+        userID: String, receipts: [StoredReceipt], isSandboxTester: Bool, knownTransactionIDs: Set<String> = [],
+        reason: DueReason = .olderThan
     ) {
         self.userID = userID
         self.receipts = receipts
         self.isSandboxTester = isSandboxTester
         self.knownTransactionIDs = knownTransactionIDs
+        self.reason = reason
     }
 
     /// The transaction ids `recon_transactions` holds for each of `userIDs`.
@@ -131,39 +135,8 @@ public final class DueUserReader {
             exhausted = true
             return []
         }
-        let rows = try connection.query(
-            """
-            SELECT r.user_id, r.id, r.receipt_data, (t.user_id IS NOT NULL) AS tester
-            FROM receipts r LEFT JOIN sandbox_testers t ON t.user_id = r.user_id
-            WHERE r.user_id = ANY(\(due))
-            ORDER BY r.user_id, r.id
-            """)
-        var users: [UserWork] = []
-        var current: (id: String, receipts: [StoredReceipt], tester: Bool)?
-        func close() -> Bool {
-            guard let user = current else { return true }
-            if let budget = receiptBudget {
-                // --limit: whole users only, but never zero users.
-                if user.receipts.count > budget, !users.isEmpty || budget == 0 { return false }
-                receiptBudget = max(0, budget - user.receipts.count)
-            }
-            users.append(UserWork(userID: user.id, receipts: user.receipts, isSandboxTester: user.tester))
-            return true
-        }
-        for row in rows {
-            let userID: String = try row.decode("user_id")
-            let receipt = StoredReceipt(id: try row.decode("id"), data: try row.decode("receipt_data"))
-            if current?.id == userID {
-                current?.receipts.append(receipt)
-            } else {
-                guard close() else { break }
-                current = (userID, [receipt], try row.decode("tester"))
-            }
-        }
-        if current != nil, !close() { exhausted = true }
-        if receiptBudget == 0 { exhausted = true }
-        let known = try UserWork.knownTransactionIDs(of: users.map(\.userID), on: connection)
-        for index in users.indices { users[index].knownTransactionIDs = known[users[index].userID] ?? [] }
+        let (users, spent) = try UserWork.page(of: due, receiptBudget: &receiptBudget, on: connection)
+        if spent { exhausted = true }
         return users
     }
 

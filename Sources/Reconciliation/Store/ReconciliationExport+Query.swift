@@ -15,6 +15,7 @@ extension ReconciliationExport {
         case .corrections:
             return ("recon_corrections x JOIN recon_runs r ON r.id = x.run_id", "created_at", "id", "bigint")
         case .flags: return ("recon_flags x JOIN recon_runs r ON r.id = x.run_id", "created_at", "id", "bigint")
+        case .notificationsUnmatched: return ("recon_notifications x", "received_at", "notification_uuid", "text")
         }
     }
 
@@ -31,6 +32,11 @@ extension ReconciliationExport {
         if let to { conditions.append("x.\(time) < \(bind(to.postgresBind))") }
         if view == .transactions, environment != "all" {
             conditions.append("x.environment = \(bind(environment.postgresBind))")
+        }
+        if view == .notificationsUnmatched {
+            // A notification without a transaction (TEST, a summary) names no purchase to miss.
+            conditions.append(
+                "x.user_id IS NULL AND (x.transaction_id IS NOT NULL OR x.original_transaction_id IS NOT NULL)")
         }
         if isPerRun {
             switch runs {

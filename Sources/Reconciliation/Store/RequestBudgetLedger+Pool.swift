@@ -32,8 +32,9 @@ struct EndpointPool: Sendable {
         case lease
     }
 
-    /// A token for a request (`asks`: a new question), or what to do instead.
-    mutating func take(asks: Bool, now: Date, lease size: Int) -> Step {
+    /// A token for a request (`asks`: a new question), or what to do instead. `refills`: whether this
+    /// caller may be asked to refill a pool running low (not the one that just leased).
+    mutating func take(asks: Bool, now: Date, lease size: Int, refills: Bool = true) -> Step {
         roll(now: now)
         if asks, askTokens > 0 {
             askTokens -= 1
@@ -46,7 +47,7 @@ struct EndpointPool: Sendable {
         }
         granted += 1
         let left = asks ? askTokens : askTokens + reserveTokens
-        guard left <= size / 2, !isSpent(asks: asks), !refilling else { return .granted(refill: false) }
+        guard refills, left <= size / 2, !isSpent(asks: asks), !refilling else { return .granted(refill: false) }
         refilling = true
         return .granted(refill: true)
     }

@@ -74,21 +74,27 @@ public final class RequestBudgetLedger: RequestBudget {
     public func take(_ endpoint: AppleEndpoint, purpose: RequestPurpose) -> BudgetAnswer {
         let key = endpoint.description
         let asks = purpose == .ask
-        // Each pass either answers or leases; a lease that grants nothing marks the window spent.
-        for _ in 0..<4 {
+        // A pass answers, or finds no token on hand and leases; the caller that leases takes its own
+        // token from its lease, so only a pool another thread refilled meanwhile sends it round again.
+        for _ in 0..<32 {
             if lastError != nil { return spent(key) }
             let now = Date()
-            switch pools.withLock({ $0[key, default: EndpointPool()].take(asks: asks, now: now, lease: leaseSize) }) {
+            var step = pools.withLock { $0[key, default: EndpointPool()].take(asks: asks, now: now, lease: leaseSize) }
+            if step == .lease {
+                guard let leased = leaseAndTake(key, asks: asks) else { continue }
+                step = leased
+            }
+            switch step {
             case .granted(let refill):
-                if refill { lease(key, asks: asks, prefetch: true) }
+                if refill { prefetch(key, asks: asks) }
                 return .granted
             case .windowSpent(let endsAt):
                 return windowSpent(key, endsAt: endsAt, now: now)
             case .lease:
-                lease(key, asks: asks, prefetch: false)
+                continue
             }
         }
-        return lastError == nil ? .wait(seconds: 1) : spent(key)
+        return lastError == nil ? .wait(seconds: 0.1) : spent(key)
     }
 
     /// The database failure that stopped the ledger granting anything, once there was one.
@@ -121,32 +127,48 @@ public final class RequestBudgetLedger: RequestBudget {
 
     static let pastTheHour = 0.25
 
-    /// Leases tokens for `key` on the ledger's connection. A `prefetch` refills a pool running low
-    /// (its caller holds a token already); otherwise the pool is empty, and another thread may have
-    /// refilled it while this one waited for the connection.
-    private func lease(_ key: String, asks: Bool, prefetch: Bool) {
+    /// With no token on hand: leases, and takes the caller's token from the lease. Nil when another
+    /// thread refilled the pool while this one waited for the connection, or the lease failed.
+    private func leaseAndTake(_ key: String, asks: Bool) -> EndpointPool.Step? {
         database.serially {
-            if !prefetch {
-                let needed = pools.withLock { $0[key, default: EndpointPool()].needsLease(asks: asks, now: Date()) }
-                guard needed else { return }
+            guard pools.withLock({ $0[key, default: EndpointPool()].needsLease(asks: asks, now: Date()) }),
+                let (lease, endsAt) = leaseFromTable(key, asks: asks)
+            else { return nil }
+            return pools.withLock { pools in
+                pools[key, default: EndpointPool()].add(lease, endsAt: endsAt, askLimit: askLimit, limit: limit)
+                return pools[key]!.take(asks: asks, now: Date(), lease: leaseSize, refills: false)
             }
-            let cap = asks ? askLimit : limit
-            do {
-                let sent = Date()
-                let lease = try database.use { try BudgetLease.lease(leaseSize, of: key, cap: cap, on: $0) }
-                let received = Date()
-                // PostgreSQL's clock is read mid-round-trip: the window ends that far from there here.
-                let midway = sent.addingTimeInterval(received.timeIntervalSince(sent) / 2)
-                let endsAt = midway.addingTimeInterval(lease.window.timeIntervalSince(lease.databaseNow) + 3600)
+        }
+    }
+
+    /// Refills a pool running low, for the caller that noticed (it holds its token already).
+    private func prefetch(_ key: String, asks: Bool) {
+        database.serially {
+            if let (lease, endsAt) = leaseFromTable(key, asks: asks) {
                 pools.withLock {
                     $0[key, default: EndpointPool()].add(lease, endsAt: endsAt, askLimit: askLimit, limit: limit)
                 }
-            } catch {
-                let failed =
-                    error as? PostgresError ?? PostgresError(kind: .client, message: String(describing: error))
-                failure.withLock { $0 = $0 ?? failed }
             }
-            if prefetch { pools.withLock { $0[key]?.refilling = false } }
+            pools.withLock { $0[key]?.refilling = false }
+        }
+    }
+
+    /// One lease from the table, inside `database.serially`, with when its window ends by this
+    /// process's clock; nil after a failure, which is kept in `lastError`.
+    private func leaseFromTable(_ key: String, asks: Bool) -> (BudgetLease, endsAt: Date)? {
+        do {
+            let sent = Date()
+            let lease = try database.use {
+                try BudgetLease.lease(leaseSize, of: key, cap: asks ? askLimit : limit, on: $0)
+            }
+            let received = Date()
+            // PostgreSQL's clock was read about mid-round-trip: the window ends that far from there here.
+            let midway = sent.addingTimeInterval(received.timeIntervalSince(sent) / 2)
+            return (lease, midway.addingTimeInterval(lease.window.timeIntervalSince(lease.databaseNow) + 3600))
+        } catch {
+            let failed = error as? PostgresError ?? PostgresError(kind: .client, message: String(describing: error))
+            failure.withLock { $0 = $0 ?? failed }
+            return nil
         }
     }
 }

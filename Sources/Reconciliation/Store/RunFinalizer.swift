@@ -10,13 +10,20 @@ public struct RunFinalizer {
         self.connection = connection
     }
 
+    /// Deletes the run's scratch rows (`recon_run_transactions`, `recon_run_queue`): once the run is over,
+    /// however it ended, nobody reads them again.
+    public func deleteScratchRows(runID: Int64) throws {
+        try connection.execute("DELETE FROM recon_run_transactions WHERE run_id = \(runID)")
+        try connection.execute("DELETE FROM recon_run_queue WHERE run_id = \(runID)")
+    }
+
     /// `shared_transaction`: one original transaction on receipts of two or more users, in this run's
-    /// answers or in what earlier runs recorded. One flag per receipt.
+    /// answers or in what earlier runs recorded. One flag per receipt. Deletes the run's scratch rows.
     /// - Parameter flag: false for a stopped run, which only clears its scratch rows.
     @discardableResult
     public func flagSharedTransactions(runID: Int64, flag: Bool = true) throws -> Int {
         guard flag else {
-            try connection.execute("DELETE FROM recon_run_transactions WHERE run_id = \(runID)")
+            try deleteScratchRows(runID: runID)
             return 0
         }
         let flagged = try connection.execute(
@@ -34,7 +41,7 @@ public struct RunFinalizer {
             ORDER BY s.user_id, s.receipt_id, s.original_transaction_id
             ON CONFLICT DO NOTHING
             """)
-        try connection.execute("DELETE FROM recon_run_transactions WHERE run_id = \(runID)")
+        try deleteScratchRows(runID: runID)
         return flagged
     }
 

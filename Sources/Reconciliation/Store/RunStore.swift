@@ -66,7 +66,7 @@ public struct RunStore {
             summary.durationSeconds = max(
                 0, (written.lastWrittenAt ?? summary.startedAt).timeIntervalSince(summary.startedAt))
             // The shared-transaction scan it never reached leaves its scratch rows behind.
-            try connection.execute("DELETE FROM recon_run_transactions WHERE run_id = \(runID)")
+            try RunFinalizer(connection: connection).deleteScratchRows(runID: runID)
             try record(summary)
             return true
         }
@@ -126,7 +126,7 @@ public struct RunStore {
             var recorded = summary
             recorded.settleFigures(
                 with: try RunFinalizer(connection: connection).writtenFigures(runID: summary.runID), ranToTheEnd: false)
-            try connection.execute("DELETE FROM recon_run_transactions WHERE run_id = \(summary.runID)")
+            try RunFinalizer(connection: connection).deleteScratchRows(runID: summary.runID)
             try record(recorded)
             return recorded
         }

@@ -42,19 +42,26 @@ public final class UnitWriter {
     /// One user to write.
     public struct Unit {
         public var userID: String
+        /// Apple's answer settles the user: every stored row was answered and none is left `unverified`
+        /// with a transient cause. Only then does the write mark the notifications naming the user as
+        /// handled and count the user as verified whole (`recon_user_state`), so that a user asked
+        /// about in part is asked again: notified again, or at the head of the sweep.
+        public var conclusive: Bool
         /// Asked inside the transaction, in batch order, with the user's locked state. nil leaves
         /// this user and every later one in the batch unwritten (the run stopped meanwhile).
         public var plan: (UserState) throws -> UnitPlan?
 
-        public init(userID: String, plan: @escaping (UserState) throws -> UnitPlan?) {
+        public init(userID: String, conclusive: Bool = false, plan: @escaping (UserState) throws -> UnitPlan?) {
             self.userID = userID
+            self.conclusive = conclusive
             self.plan = plan
         }
     }
 
     /// Writes `units` in one transaction: locks the users, reads their state, asks each unit for
     /// its plan, writes every row with a few multi-row statements, commits.
-    /// - Parameter dryRun: write results, flags and corrections (`applied = false`) only (CONTRACT §6).
+    /// - Parameter dryRun: write results, flags and corrections (`applied = false`) only (CONTRACT §6):
+    ///   no notification is marked handled and no user counts as verified whole.
     /// - Returns: the users written with their plans, in batch order.
     public func write(runID: Int64, dryRun: Bool, verifiedAt: Date, units: [Unit]) throws
         -> [(userID: String, plan: UnitPlan)]
@@ -65,12 +72,18 @@ public final class UnitWriter {
             try lockUsers(userIDs)
             let states = try readStates(userIDs)
             var written: [(userID: String, plan: UnitPlan)] = []
+            var conclusive: [Bool] = []
             for unit in units {
                 guard let plan = try unit.plan(states[unit.userID] ?? UserState()) else { break }
                 written.append((unit.userID, plan))
+                conclusive.append(unit.conclusive)
             }
             try writeResults(written, runID: runID, dryRun: dryRun, verifiedAt: verifiedAt)
-            if !dryRun { try writeTransactions(written, runID: runID) }
+            if !dryRun {
+                try writeTransactions(written, runID: runID)
+                try writeVerifiedWhole(
+                    zip(written, conclusive).map { ($0.0.userID, $0.1) }, runID: runID, verifiedAt: verifiedAt)
+            }
             try writeFlags(written, runID: runID)
             try writeCorrections(written, runID: runID, dryRun: dryRun)
             try writeSharedScan(written, runID: runID)

@@ -1,0 +1,217 @@
+import Foundation
+import Postgres
+
+/// What `RunQueue.fill` put in the run's queue.
+public struct RunQueueCounts: Sendable, Equatable {
+    /// Users queued, per reason (each user once, under the first reason that took them).
+    public var users: [DueReason: Int] = [:]
+    /// The sweep's quota q (`SweepQuota`); the sweep queues fewer when some of them were queued already.
+    public var quota = 0
+    /// Users whose last verification is older than D − 1 days.
+    public var overdue = 0
+    /// U: the users the sweep covers in this shard.
+    public var sweepUsers = 0
+
+    public init() {}
+
+    public subscript(reason: DueReason) -> Int { users[reason, default: 0] }
+    public var total: Int { users.values.reduce(0, +) }
+}
+
+/// The run's selection under notifications (`--backend server-api` without `--no-notifications`,
+/// CONTRACT §9): the users it takes and why, written once into `recon_run_queue` with INSERT … SELECT
+/// (nothing held in memory), then paged like `DueUserReader`.
+///
+/// Reasons, each user once, in this precedence: `notified` (a pending notification names the user),
+/// `new` (a receipt never verified), `sweep` (the q verified longest ago, `SweepQuota`), `older_than`
+/// (only with an explicit cutoff: a receipt last verified before it). Pages come notified first, then
+/// new, then the rest; within each, the user whose `app_store` entitlement ends soonest first (users
+/// without one last), then `user_id`: a purchase about to lapse is checked before it does.
+///
+/// Each reason is paged by keyset on the queue's index `(run_id, reason, ends_at, user_id)`, and the
+/// sweep's and `--older-than`'s users are merged here: one ORDER BY over both would sort the whole
+/// queue for every page.
+///
+/// Threading: owns its connection; use it from one thread.
+public final class RunQueue {
+    private var connection: PostgresConnection
+    private var waitedBefore = 0.0
+    let runID: Int64
+    let shardIndex: Int
+    let shardCount: Int
+    private let pageSize: Int
+    private let limit: Int?
+    private var receiptBudget: Int?
+    private var exhausted = false
+    /// Reasons paged one group after the other; the lanes of one group are merged.
+    private var groups: [[Lane]] = []
+    private var group = 0
+
+    public init(
+        connection: PostgresConnection, runID: Int64, shardIndex: Int, shardCount: Int, limit: Int?,
+        pageSize: Int = 200
+    ) {
+        self.connection = connection
+        self.runID = runID
+        self.shardIndex = shardIndex
+        self.shardCount = shardCount
+        self.limit = limit
+        self.pageSize = pageSize
+        rewind()
+    }
+
+    /// Seconds this queue waited on PostgreSQL.
+    public var secondsWaited: Double { waitedBefore + connection.secondsWaited }
+
+    /// Reads on `connection` from now on, in place of one that dropped.
+    public func use(_ connection: PostgresConnection) {
+        waitedBefore += self.connection.secondsWaited
+        self.connection = connection
+    }
+
+    private func rewind() {
+        receiptBudget = limit
+        exhausted = false
+        group = 0
+        groups = [[Lane(reason: .notified)], [Lane(reason: .new)], [Lane(reason: .sweep), Lane(reason: .olderThan)]]
+    }
+
+    private func shard(_ column: String) -> String {
+        DueUserReader.shardPredicate(column: column, count: shardCount, index: shardIndex)
+    }
+
+    /// The soonest end of the user's active `app_store` entitlements (NULL: none ends).
+    private static func endsAt(_ column: String) -> String {
+        """
+        (SELECT min(e.expires_at) FROM entitlements e WHERE e.user_id = \(column) AND e.active AND e.source = 'app_store')
+        """
+    }
+
+    /// Fills the run's queue (afresh, in one transaction) and rewinds the paging.
+    /// - Parameters:
+    ///   - asOf: the run's instant: the sweep's "overdue" counts back from it.
+    ///   - sweepDays: `--sweep-days` D.
+    ///   - olderThanCutoff: the explicit `--older-than`'s cutoff; nil without one.
+    ///   - dryRunNotified: users a dry run found named by notifications it did not store.
+    public func fill(asOf: Date, sweepDays: Int, olderThanCutoff: Date?, dryRunNotified: Set<String> = [])
+        throws -> RunQueueCounts
+    {
+        var counts = RunQueueCounts()
+        let holdsReceipt = { (column: String) in "EXISTS (SELECT 1 FROM receipts r WHERE r.user_id = \(column))" }
+        try connection.transaction {
+            try connection.execute("DELETE FROM recon_run_queue WHERE run_id = \(runID)")
+            func queue(_ reason: DueReason, _ users: String, binds: [PostgresBind] = []) throws {
+                // Identifiers and predicates are this program's; values are bound ($1 is the run).
+                let sql = """
+                    INSERT INTO recon_run_queue (run_id, user_id, reason, ends_at)
+                    SELECT $1, d.user_id, '\(reason.rawValue)', \(Self.endsAt("d.user_id")) FROM (\(users)) d
+                    ON CONFLICT DO NOTHING
+                    """
+                counts.users[reason] = try connection.execute(
+                    PostgresQuery(unsafeSQL: sql, binds: [runID.postgresBind] + binds))
+            }
+            try queue(
+                .notified,
+                """
+                SELECT u.user_id FROM recon_notification_users u
+                WHERE u.handled_run_id IS NULL AND \(shard("u.user_id")) AND \(holdsReceipt("u.user_id"))
+                UNION
+                SELECT x.user_id FROM unnest($2::text[]) AS x(user_id)
+                WHERE \(shard("x.user_id")) AND \(holdsReceipt("x.user_id"))
+                """, binds: [dryRunNotified.sorted().postgresBind])
+            try queue(
+                .new,
+                """
+                SELECT DISTINCT r.user_id FROM receipts r
+                WHERE NOT EXISTS (SELECT 1 FROM recon_receipt_state s WHERE s.receipt_id = r.id)
+                  AND \(shard("r.user_id"))
+                """)
+            let covered = try connection.query(
+                PostgresQuery(
+                    unsafeSQL: """
+                        SELECT count(*) AS users, count(*) FILTER (WHERE u.verified_at < $1) AS overdue
+                        FROM recon_user_state u WHERE \(shard("u.user_id")) AND \(holdsReceipt("u.user_id"))
+                        """,
+                    binds: [SweepQuota.overdueBefore(asOf: asOf, days: sweepDays).postgresBind])
+            ).first!
+            let quota = SweepQuota(
+                users: try covered.decode("users"), days: sweepDays, overdue: try covered.decode("overdue"))
+            (counts.sweepUsers, counts.overdue, counts.quota) = (quota.users, quota.overdue, quota.quota)
+            try queue(
+                .sweep,
+                """
+                SELECT u.user_id FROM recon_user_state u
+                WHERE \(shard("u.user_id")) AND \(holdsReceipt("u.user_id"))
+                ORDER BY u.verified_at, u.user_id LIMIT $2
+                """, binds: [quota.quota.postgresBind])
+            if let olderThanCutoff {
+                try queue(
+                    .olderThan,
+                    """
+                    SELECT DISTINCT r.user_id FROM receipts r LEFT JOIN recon_receipt_state s ON s.receipt_id = r.id
+                    WHERE (s.last_verified_at IS NULL OR s.last_verified_at < $2) AND \(shard("r.user_id"))
+                    """, binds: [olderThanCutoff.postgresBind])
+            }
+        }
+        rewind()
+        return counts
+    }
+
+    /// The receipts of the queued users, capped by `--limit`: what the paging will read if nothing
+    /// changes meanwhile (for the progress's "of how many").
+    public func countDue() throws -> Int {
+        let count: Int64 = try connection.query(
+            """
+            SELECT count(*) AS receipts FROM receipts r
+            WHERE r.user_id IN (SELECT q.user_id FROM recon_run_queue q WHERE q.run_id = \(runID))
+            """
+        ).first!.decode("receipts")
+        return limit.map { min($0, Int(count)) } ?? Int(count)
+    }
+
+    /// The next page of users, each whole and with its reason, or an empty array when there are no
+    /// more (or `--limit` is reached). A page that fails leaves the queue where it was.
+    public func nextPage() throws -> [UserWork] {
+        let position = (receiptBudget, exhausted, groups, group)
+        do {
+            while !exhausted, receiptBudget != 0 {
+                let next = try nextUsers(pageSize)
+                guard !next.isEmpty else { break }
+                let reasons = Dictionary(uniqueKeysWithValues: next.map { ($0.userID, $0.reason) })
+                let (users, spent) = try UserWork.page(
+                    of: next.map(\.userID), receiptBudget: &receiptBudget, on: connection)
+                if spent { exhausted = true }
+                // Users whose receipts were all deleted since the fill are skipped; the page goes on.
+                if !users.isEmpty {
+                    return users.map { user in
+                        var user = user
+                        user.reason = reasons[user.userID] ?? .olderThan
+                        return user
+                    }
+                }
+            }
+            exhausted = true
+            return []
+        } catch {
+            (receiptBudget, exhausted, groups, group) = position
+            throw error
+        }
+    }
+
+    /// Up to `count` queued users in page order, after the ones already taken.
+    private func nextUsers(_ count: Int) throws -> [Lane.Entry] {
+        var taken: [Lane.Entry] = []
+        while taken.count < count, group < groups.count {
+            for index in groups[group].indices where groups[group][index].needsRefill {
+                try groups[group][index].refill(count, runID: runID, on: connection)
+            }
+            let heads = groups[group].indices.filter { !groups[group][$0].buffer.isEmpty }
+            guard let first = heads.min(by: { groups[group][$0].buffer[0] < groups[group][$1].buffer[0] }) else {
+                group += 1
+                continue
+            }
+            taken.append(groups[group][first].buffer.removeFirst())
+        }
+        return taken
+    }
+}

@@ -1,0 +1,240 @@
+import Foundation
+import Postgres
+import TestSupport
+import Testing
+
+@testable import Reconciliation
+
+/// The run's selection under notifications (CONTRACT §9): notified, new, the sweep's quota and an
+/// explicit `--older-than`, each user once under the first reason, paged notified first, then new, then
+/// the rest, ends-soonest first; `--limit` as `DueUserReader` counts it; shards disjoint.
+@Suite struct RunQueueTests {
+    static let t0 = NotificationStoreTests.t0
+    static func days(_ n: Double) -> Date { t0.addingTimeInterval(n * 86_400) }
+
+    /// A receipt of `user`, last verified at `verified` (nil: never).
+    @discardableResult
+    static func receipt(_ connection: PostgresConnection, _ user: String, verified: Date?) throws -> Int64 {
+        let id: Int64 = try connection.query(
+            "INSERT INTO receipts (user_id, receipt_data) VALUES (\(user), \("data-\(user)")) RETURNING id"
+        ).first!.decode("id")
+        if let verified {
+            try connection.execute(
+                """
+                INSERT INTO recon_receipt_state (receipt_id, last_verified_at, last_outcome)
+                VALUES (\(id), \(verified), 'valid')
+                """)
+        }
+        return id
+    }
+
+    static func verifiedWhole(_ connection: PostgresConnection, _ user: String, at instant: Date) throws {
+        try connection.execute(
+            "INSERT INTO recon_user_state (user_id, verified_at) VALUES (\(user), \(instant))")
+    }
+
+    static func entitlement(_ connection: PostgresConnection, _ user: String, endsAt: Date, active: Bool = true)
+        throws
+    {
+        try connection.execute(
+            """
+            INSERT INTO entitlements (user_id, entitlement, active, expires_at) VALUES (\(user), 'pro', \(active), \(endsAt))
+            """)
+    }
+
+    /// A pending notification names `user`.
+    static func notify(_ connection: PostgresConnection, _ user: String, runID: Int64) throws {
+        try connection.execute(
+            """
+            INSERT INTO recon_transactions (transaction_id, original_transaction_id, product_id, user_id)
+            VALUES (\("\(user)-1"), \(user), 'com.example.monthly', \(user))
+            """)
+        _ = try NotificationStore(connection: connection).store(
+            [NotificationStoreTests.notification("n-\(user)", original: user)], runID: runID)
+    }
+
+    static func readAll(_ queue: RunQueue) throws -> [UserWork] {
+        var users: [UserWork] = []
+        while case let page = try queue.nextPage(), !page.isEmpty { users += page }
+        return users
+    }
+
+    /// Two notified users, two new, ten the sweep may take, one already handled, one without receipts.
+    static func world(_ connection: PostgresConnection) throws -> Int64 {
+        let runID = try NotificationStoreTests.run(connection)
+        try receipt(connection, "n-late", verified: days(-1))
+        try verifiedWhole(connection, "n-late", at: days(-1))
+        try entitlement(connection, "n-late", endsAt: days(30))
+        try notify(connection, "n-late", runID: runID)
+        try receipt(connection, "n-soon", verified: days(-1))
+        try receipt(connection, "n-soon", verified: nil)  // new too, but notified comes first
+        try entitlement(connection, "n-soon", endsAt: days(1))
+        try notify(connection, "n-soon", runID: runID)
+        try receipt(connection, "n-handled", verified: days(-0.1))
+        try verifiedWhole(connection, "n-handled", at: days(-0.1))
+        try notify(connection, "n-handled", runID: runID)
+        try connection.execute(
+            "UPDATE recon_notification_users SET handled_run_id = \(runID) WHERE user_id = 'n-handled'")
+        try receipt(connection, "w-1", verified: nil)
+        try receipt(connection, "w-2", verified: nil)
+        try entitlement(connection, "w-2", endsAt: days(2))
+        for i in 0..<10 {
+            let user = "s-\(i)"
+            try receipt(connection, user, verified: days(Double(i) - 10))
+            try verifiedWhole(connection, user, at: days(Double(i) - 10))
+        }
+        try entitlement(connection, "s-3", endsAt: days(1.0 / 24))
+        try entitlement(connection, "s-1", endsAt: days(5))
+        try entitlement(connection, "s-7", endsAt: days(2.0 / 24))
+        // An inactive entitlement ends nothing; a user without receipts is never queued.
+        try entitlement(connection, "s-0", endsAt: days(0.5), active: false)
+        try verifiedWhole(connection, "gone", at: days(-20))
+        return runID
+    }
+
+    @Test func usersComeNotifiedThenNewThenTheSweepEndsSoonestFirst() throws {
+        try TestDatabase.with { database in
+            let connection = try database.connect()
+            let runID = try Self.world(connection)
+            let queue = RunQueue(
+                connection: try database.connect(), runID: runID, shardIndex: 0, shardCount: 1, limit: nil, pageSize: 3)
+            let counts = try queue.fill(asOf: Self.t0, sweepDays: 5, olderThanCutoff: nil)
+            // U = 12 (n-late, n-handled, s-0…s-9); s-0…s-5 were last verified more than 4 days ago.
+            #expect(counts.sweepUsers == 12 && counts.overdue == 6 && counts.quota == 6)
+            #expect(counts[.notified] == 2 && counts[.new] == 2 && counts[.sweep] == 6 && counts[.olderThan] == 0)
+            let users = try Self.readAll(queue)
+            #expect(
+                users.map(\.userID) == ["n-soon", "n-late", "w-2", "w-1", "s-3", "s-1", "s-0", "s-2", "s-4", "s-5"])
+            #expect(
+                users.map(\.reason) == [
+                    .notified, .notified, .new, .new, .sweep, .sweep, .sweep, .sweep, .sweep, .sweep,
+                ])
+            #expect(users[0].receipts.count == 2, "a user comes whole")
+            #expect(users[0].knownTransactionIDs == ["n-soon-1"])
+            #expect(try queue.countDue() == 11)
+
+            // An explicit --older-than adds its users to the rest, merged in the same order.
+            let again = try queue.fill(
+                asOf: Self.t0, sweepDays: 5, olderThanCutoff: Self.days(-2).addingTimeInterval(1))
+            #expect(again[.olderThan] == 3 && again[.sweep] == 6 && again[.notified] == 2, "filled afresh")
+            let merged = try Self.readAll(queue)
+            #expect(
+                merged.map(\.userID).suffix(9) == ["s-3", "s-7", "s-1", "s-0", "s-2", "s-4", "s-5", "s-6", "s-8"])
+            #expect(merged.first { $0.userID == "s-7" }?.reason == .olderThan)
+            #expect(merged.first { $0.userID == "s-4" }?.reason == .sweep)
+
+            // --limit in receipts, in the queue's order: 2 + 1 + 1.
+            let limited = RunQueue(
+                connection: try database.connect(), runID: runID, shardIndex: 0, shardCount: 1, limit: 4, pageSize: 3)
+            _ = try limited.fill(asOf: Self.t0, sweepDays: 5, olderThanCutoff: nil)
+            #expect(try limited.countDue() == 4)
+            #expect(try Self.readAll(limited).map(\.userID) == ["n-soon", "n-late", "w-2"])
+        }
+    }
+
+    @Test(arguments: [1, 3, 200])
+    func limitCountsReceiptsExactlyAsTheDueUserReaderDoes(pageSize: Int) throws {
+        try TestDatabase.with { database in
+            let connection = try database.connect()
+            let runID = try NotificationStoreTests.run(connection)
+            for user in 0..<12 {
+                for _ in 0...(user % 4) {
+                    try Self.receipt(connection, String(format: "u-%02d", user), verified: Self.days(-3))
+                }
+            }
+            for limit in [nil, 0, 1, 5, 7, 13, 100] as [Int?] {
+                let queue = RunQueue(
+                    connection: try database.connect(), runID: runID, shardIndex: 0, shardCount: 1, limit: limit,
+                    pageSize: pageSize)
+                _ = try queue.fill(asOf: Self.t0, sweepDays: 30, olderThanCutoff: Self.days(-1))
+                let reader = DueUserReader(
+                    connection: try database.connect(), cutoff: Self.days(-1), shardIndex: 0, shardCount: 1,
+                    limit: limit, pageSize: pageSize)
+                // Counted before the walk, as the run does (the reader's count spends what it has read).
+                let (queuedCount, readCount) = (try queue.countDue(), try reader.countDue())
+                #expect(queuedCount == readCount, "limit \(String(describing: limit))")
+                let queued = try Self.readAll(queue)
+                let read = try DueUserReaderTests.readAll(reader)
+                #expect(queued.map(\.userID) == read.map(\.userID), "limit \(String(describing: limit))")
+                #expect(queued.map { $0.receipts.map(\.id) } == read.map { $0.receipts.map(\.id) })
+                #expect(queued.allSatisfy { $0.reason == .olderThan })
+                if limit == 5, pageSize == 200 {
+                    #expect(queued.map(\.userID) == ["u-00", "u-01"], "1 + 2 receipts; u-02's 3 do not fit in 2")
+                }
+            }
+        }
+    }
+
+    @Test func shardsQueueDisjointUsersThatTogetherAreEveryone() throws {
+        try TestDatabase.with { database in
+            let connection = try database.connect()
+            let runID = try NotificationStoreTests.run(connection)
+            var everyone: Set<String> = []
+            for i in 0..<40 {
+                let user = "user-\(i)"
+                everyone.insert(user)
+                try Self.receipt(connection, user, verified: i % 3 == 0 ? nil : Self.days(-Double(i % 7)))
+                if i % 3 != 0 { try Self.verifiedWhole(connection, user, at: Self.days(-Double(i % 7))) }
+                if i % 5 == 0 { try Self.notify(connection, user, runID: runID) }
+            }
+            var seen: [String: DueReason] = [:]
+            for shard in 0..<3 {
+                // One run per shard, as in production: each has its own queue.
+                let queue = RunQueue(
+                    connection: try database.connect(), runID: try NotificationStoreTests.run(connection),
+                    shardIndex: shard, shardCount: 3, limit: nil)
+                _ = try queue.fill(asOf: Self.t0, sweepDays: 5, olderThanCutoff: Self.t0.addingTimeInterval(1))
+                for user in try Self.readAll(queue) {
+                    #expect(seen[user.userID] == nil, "\(user.userID) in two shards")
+                    seen[user.userID] = user.reason
+                }
+            }
+            #expect(Set(seen.keys) == everyone)
+            for (user, reason) in seen {
+                let i = Int(user.dropFirst(5))!
+                let expected: DueReason = i % 5 == 0 ? .notified : i % 3 == 0 ? .new : reason
+                #expect(reason == expected, "\(user)")
+            }
+        }
+    }
+
+    @Test func aDryRunsNotifiedUsersAreQueuedInTheirShardOnly() throws {
+        try TestDatabase.with { database in
+            let connection = try database.connect()
+            let runID = try NotificationStoreTests.run(connection, dryRun: true)
+            for user in ["d-1", "d-2", "d-3", "d-4"] {
+                try Self.receipt(connection, user, verified: Self.t0)
+                try Self.verifiedWhole(connection, user, at: Self.t0)
+            }
+            let shardOf = { (user: String) throws -> Int in
+                try connection.query(
+                    PostgresQuery(
+                        unsafeSQL: "SELECT \(DueUserReader.shardExpression(column: "$1::text", count: 2)) AS s",
+                        binds: [user.postgresBind])
+                ).first!.decode("s")
+            }
+            let dry: Set<String> = ["d-1", "d-2", "d-3", "d-gone"]
+            let queue = RunQueue(
+                connection: try database.connect(), runID: runID, shardIndex: 0, shardCount: 2, limit: nil)
+            let counts = try queue.fill(asOf: Self.t0, sweepDays: 30, olderThanCutoff: nil, dryRunNotified: dry)
+            let expected = try ["d-1", "d-2", "d-3"].filter { try shardOf($0) == 0 }
+            let users = try Self.readAll(queue)
+            #expect(users.filter { $0.reason == .notified }.map(\.userID) == expected)
+            #expect(counts[.notified] == expected.count)
+            #expect(try NotificationStoreTests.count(connection, "recon_notifications") == 0)
+        }
+    }
+
+    @Test func theQueueIsDeletedWhenTheRunEnds() throws {
+        try TestDatabase.with { database in
+            let connection = try database.connect()
+            let runID = try Self.world(connection)
+            for flag in [false, true] {
+                let queue = RunQueue(connection: connection, runID: runID, shardIndex: 0, shardCount: 1, limit: nil)
+                #expect(try queue.fill(asOf: Self.t0, sweepDays: 5, olderThanCutoff: nil).total == 10)
+                try RunFinalizer(connection: connection).flagSharedTransactions(runID: runID, flag: flag)
+                #expect(try NotificationStoreTests.count(connection, "recon_run_queue") == 0)
+            }
+        }
+    }
+}
