@@ -75,10 +75,10 @@ struct RunCommand: Command {
             terminal: console.stderrIsTerminal, json: options.json, logInterval: progressLogInterval)
         let log = EventLog()
         let run = options.run(configuration)
-        let apple = try options.apple(configuration, shutdown: shutdown)
+        let apple = try options.apple(configuration, shutdown: shutdown, waitsForBudget: true)
         let engine = ReconciliationEngine(
             options: run.options, request: run.request, databaseURL: configuration.databaseURL,
-            backend: apple.backend, driver: apple.driver, shutdown: shutdown, log: log,
+            backend: apple.backend, driver: apple.driver, budget: apple.budget, shutdown: shutdown, log: log,
             progress: { @Sendable progress in display.show(progress, console: console, log: log) },
             progressInterval: display.interval)
         let outcome = try engine.runNightly()
@@ -158,10 +158,10 @@ struct VerifyUserCommand: Command {
         let shutdown = ShutdownSignal()
         shutdown.install()
         let run = options.run(configuration)
-        let apple = try options.apple(configuration, shutdown: shutdown)
+        let apple = try options.apple(configuration, shutdown: shutdown, waitsForBudget: false)
         let engine = ReconciliationEngine(
             options: run.options, request: run.request, databaseURL: configuration.databaseURL,
-            backend: apple.backend, driver: apple.driver, shutdown: shutdown)
+            backend: apple.backend, driver: apple.driver, budget: apple.budget, shutdown: shutdown)
         guard let result = try engine.verifyUser(userID) else {
             throw CommandError(
                 .dataError,

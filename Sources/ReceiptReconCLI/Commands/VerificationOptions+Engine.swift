@@ -1,5 +1,6 @@
 import AppStoreReceipts
 import Foundation
+import Postgres
 import Reconciliation
 
 extension VerificationOptions {
@@ -8,19 +9,24 @@ extension VerificationOptions {
     /// token bucket per endpoint. Both backends verify rows holding signed data locally, against
     /// `--apple-root-certificate` or Apple's root. `shutdown` stops the driver's waits the moment a
     /// signal arrives, so draining the run takes at most `--timeout`.
+    ///
+    /// Every request first draws on the request budget every shard shares (`--max-requests-per-hour`,
+    /// kept in PostgreSQL); `waitsForBudget`: a nightly run waits for the next hour's budget up to
+    /// `--budget-hours`, `verify-user` never waits.
     /// - Throws: a configuration error (78) for a root certificate file that cannot be used.
-    func apple(_ configuration: Configuration, shutdown: ShutdownSignal) throws(CommandError) -> (
-        backend: any AppleBackend, driver: ExchangeDriver
-    ) {
+    func apple(_ configuration: Configuration, shutdown: ShutdownSignal, waitsForBudget: Bool) throws(CommandError)
+        -> (backend: any AppleBackend, driver: ExchangeDriver, budget: RequestBudgetLedger)
+    {
         let signedData = try configuration.signedDataVerifier()
         let context = ReceiptOutcomeContext(
             servedEnvironment: configuration.environment, acceptedBundleIDs: Set(configuration.bundleIDs))
         let serverAPI = configuration.serverAPI.backend == .serverAPI ? configuration.serverAPI.tokens : nil
+        let budget = requestBudget(databaseURL: configuration.databaseURL, waits: waitsForBudget)
         let driver = ExchangeDriver(
             transport: httpClient.makeTransport(
                 maxConnectionsPerHost: concurrency, timeout: timeoutDuration,
                 answerLimit: AnswerSizeLimit(bytes: maxAnswerBytes)),
-            rate: rate, maxInFlight: concurrency, tokens: serverAPI)
+            rate: rate, maxInFlight: concurrency, tokens: serverAPI, budget: budget)
         shutdown.onRequest { driver.stop() }
         if serverAPI != nil {
             let backend = ServerAPIBackend(
@@ -33,7 +39,7 @@ extension VerificationOptions {
                 context: context, signedData: signedData,
                 receiptSignatures: try configuration.receiptSignatureVerifier(), asOf: asOf ?? Date(),
                 defaultBundleID: configuration.bundleIDs.first ?? "")
-            return (backend, driver)
+            return (backend, driver, budget)
         }
         let client = VerifyReceiptClient(
             configuration: VerifyReceiptClient.Configuration(
@@ -46,7 +52,23 @@ extension VerificationOptions {
                 userAgent: userAgent,
                 // The engine keeps no receipt data from Apple's answers (`ReceiptChecker`).
                 keepsLatestReceipt: false))
-        return (VerifyReceiptBackend(client: client, context: context, signedData: signedData), driver)
+        return (VerifyReceiptBackend(client: client, context: context, signedData: signedData), driver, budget)
+    }
+
+    /// The ledger of `--max-requests-per-hour`. Its reserve for work in flight is at most a fifth of the
+    /// limit, so that even a small budget lets new users be asked.
+    private func requestBudget(databaseURL: String?, waits: Bool) -> RequestBudgetLedger {
+        let connect: @Sendable () throws -> PostgresConnection = {
+            try PostgresConnection(conninfo: databaseURL, applicationName: "receipt-recon budget")
+        }
+        return RequestBudgetLedger(
+            limit: maxRequestsPerHour,
+            reserve: min(
+                RequestBudgetLedger.reserve(limit: maxRequestsPerHour, concurrency: concurrency, shardCount: shard.count),
+                maxRequestsPerHour / 5),
+            leaseSize: RequestBudgetLedger.leaseSize(rate: rate),
+            waitsUntil: waits && budgetHours > 0 ? Date().addingTimeInterval(budgetHours * 3600) : nil,
+            connect: connect, reconnect: { _ in try connect() })
     }
 
     private var timeoutDuration: Duration { .milliseconds(Int64((timeout * 1000).rounded())) }

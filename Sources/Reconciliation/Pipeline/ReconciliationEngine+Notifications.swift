@@ -72,7 +72,9 @@ extension ReconciliationEngine {
             ])
         if let budget,
             let short = BudgetForecast.shortfall(
-                users: counts.total, limit: budget.limit, hours: budget.nightHours, shardCount: options.shardCount)
+                users: counts.total, limit: budget.limit,
+                hours: budget.waitsUntil.map { max(0, $0.timeIntervalSinceNow) / 3600 } ?? 0,
+                shardCount: options.shardCount)
         {
             log.log(
                 .warning, "sweep.budget_short",

@@ -36,10 +36,14 @@ extension ReconciliationEngine {
             dropsQueuedUsers: { control.isStopping || shutdown.isRequested },
             recordTraffic: { counters.addTraffic($0, reason: $1.reason) },
             budgetSpent: { [budget] endpoint in
-                counters.budgetSpent(endpoint.key)
+                if let error = budget?.lastError {
+                    control.stop(.failed(error, reason: "the request budget could not be counted: \(RunEnd.describe(error))"))
+                    return
+                }
+                counters.budgetSpent(endpoint.description)
                 control.stop(
                     .budgetSpent(
-                        reason: BudgetFigures.spentLine(limit: budget?.limit ?? 0, endpoint: endpoint.key, usersLeft: nil)
+                        reason: BudgetFigures.spentLine(limit: budget?.limit ?? 0, endpoint: endpoint.description, usersLeft: nil)
                     ))
             },
             verified: { deciding.decide($0, $1) })
@@ -76,7 +80,10 @@ extension ReconciliationEngine {
         writing.finish()
         progressThread?.stop()
         if let budget {
-            let figures = counters.setBudget(budget.figures)
+            let granted = budget.figures
+            var summary = BudgetFigures(maxRequestsPerHour: granted.limit)
+            summary.grantedByEndpoint = granted.endpoints.mapValues(\.granted).filter { $0.value > 0 }
+            let figures = counters.setBudget(summary)
             if let endpoint = figures.spentEndpoint, case .queued(let night, _) = selection {
                 // Said once the run is done: the users the queue held that this run did not verify.
                 let left = max(0, night.queue.queuedUsers - counters.snapshot().usersProcessed)
