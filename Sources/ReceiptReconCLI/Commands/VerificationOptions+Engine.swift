@@ -21,12 +21,12 @@ extension VerificationOptions {
         let context = ReceiptOutcomeContext(
             servedEnvironment: configuration.environment, acceptedBundleIDs: Set(configuration.bundleIDs))
         let serverAPI = configuration.serverAPI.backend == .serverAPI ? configuration.serverAPI.tokens : nil
-        let budget = requestBudget(databaseURL: configuration.databaseURL, waits: waitsForBudget)
+        let requests = requestBudget(databaseURL: configuration.databaseURL, waits: waitsForBudget)
         let driver = ExchangeDriver(
             transport: httpClient.makeTransport(
                 maxConnectionsPerHost: concurrency, timeout: timeoutDuration,
                 answerLimit: AnswerSizeLimit(bytes: maxAnswerBytes)),
-            rate: rate, maxInFlight: concurrency, tokens: serverAPI, budget: budget)
+            rate: rate, maxInFlight: concurrency, tokens: serverAPI, budget: requests)
         shutdown.onRequest { driver.stop() }
         if serverAPI != nil {
             let backend = ServerAPIBackend(
@@ -39,7 +39,7 @@ extension VerificationOptions {
                 context: context, signedData: signedData,
                 receiptSignatures: try configuration.receiptSignatureVerifier(), asOf: asOf ?? Date(),
                 defaultBundleID: configuration.bundleIDs.first ?? "")
-            return (backend, driver, budget)
+            return (backend, driver, requests)
         }
         let client = VerifyReceiptClient(
             configuration: VerifyReceiptClient.Configuration(
@@ -52,7 +52,7 @@ extension VerificationOptions {
                 userAgent: userAgent,
                 // The engine keeps no receipt data from Apple's answers (`ReceiptChecker`).
                 keepsLatestReceipt: false))
-        return (VerifyReceiptBackend(client: client, context: context, signedData: signedData), driver, budget)
+        return (VerifyReceiptBackend(client: client, context: context, signedData: signedData), driver, requests)
     }
 
     /// The ledger of `--max-requests-per-hour`. Its reserve for work in flight is at most a fifth of the

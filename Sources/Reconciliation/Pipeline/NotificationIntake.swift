@@ -151,7 +151,7 @@ struct NotificationIntake {
             let counts = try store.store(batch.notifications, runID: runID)
             outcome.figures.stored += counts.stored
             outcome.figures.unmatched += counts.unmatched
-            outcome.figures.users += counts.users
+            outcome.figures.users += counts.usersNamed
         }
     }
 

@@ -63,11 +63,12 @@ extension ReconciliationEngine {
                 night.queue.use(try reconnector.reconnect("reader", after: error))
             }
         }
+        counters.setQueued(users: counts.total)
         log.log(
             .info, "run.selection",
             [
-                "notified": String(counts.notified), "new": String(counts.new), "sweep": String(counts.sweep),
-                "older_than": String(counts.olderThan), "sweep_quota": String(counts.quota),
+                "notified": String(counts[.notified]), "new": String(counts[.new]), "sweep": String(counts[.sweep]),
+                "older_than": String(counts[.olderThan]), "sweep_quota": String(counts.quota),
                 "overdue": String(counts.overdue), "sweep_days": String(night.selection.sweepDays),
             ])
         if let budget,

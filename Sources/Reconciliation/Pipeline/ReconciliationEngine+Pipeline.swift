@@ -1,3 +1,4 @@
+import AppStoreReceipts
 import Foundation
 import Postgres
 
@@ -84,10 +85,9 @@ extension ReconciliationEngine {
             var summary = BudgetFigures(maxRequestsPerHour: granted.limit)
             summary.grantedByEndpoint = granted.endpoints.mapValues(\.granted).filter { $0.value > 0 }
             let figures = counters.setBudget(summary)
-            if let endpoint = figures.spentEndpoint, case .queued(let night, _) = selection {
+            if let endpoint = figures.spentEndpoint, case .queued = selection {
                 // Said once the run is done: the users the queue held that this run did not verify.
-                let left = max(0, night.queue.queuedUsers - counters.snapshot().usersProcessed)
-                counters.setUsersLeft(left)
+                let left = counters.leaveQueuedUsers()
                 control.restateBudgetSpent(
                     BudgetFigures.spentLine(limit: budget.limit, endpoint: endpoint, usersLeft: left))
             }

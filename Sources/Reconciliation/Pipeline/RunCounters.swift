@@ -21,6 +21,8 @@ final class RunCounters: Sendable {
         var unverifiedClassified = 0
         /// The endpoint whose request budget for the night was spent first.
         var spentEndpoint: String?
+        /// Users the run's queue took (a night driven by notifications).
+        var queuedUsers = 0
     }
 
     private let state: Mutex<State>
@@ -73,9 +75,19 @@ final class RunCounters: Sendable {
         }
     }
 
-    /// Users the run's queue held that a run stopped by its budget left for the next night.
-    func setUsersLeft(_ users: Int) {
-        state.withLock { $0.summary.budget?.usersLeft = users }
+    /// The run's queue took `users` (a night driven by notifications).
+    func setQueued(users: Int) {
+        state.withLock { $0.queuedUsers = users }
+    }
+
+    /// A run stopped by its budget: the users its queue held that it did not process are left for the
+    /// next night. - Returns: how many.
+    func leaveQueuedUsers() -> Int {
+        state.withLock { state in
+            let left = max(0, state.queuedUsers - state.summary.usersProcessed)
+            state.summary.budget?.usersLeft = left
+            return left
+        }
     }
 
     /// The receipts due when the run started, counted before the walk: the progress's "of how many".
