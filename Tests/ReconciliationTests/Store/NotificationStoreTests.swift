@@ -145,6 +145,11 @@ import Testing
                 Self.notification("n3", original: "o404"), Self.notification("n4", original: nil, type: "TEST"),
             ])
             #expect(holders == ["user-a", "user-b", "user-c"])
+            let unmatched = try NotificationStore(connection: connection).unmatchedCount(of: [
+                Self.notification("n1", original: "o1"), Self.notification("n3", original: "o404"),
+                Self.notification("n4", original: nil, type: "TEST"), Self.notification("n5", original: "o405"),
+            ])
+            #expect(unmatched == 2, "o404 and o405; TEST names no purchase")
             #expect(try NotificationStore(connection: connection).holders(of: []) == [])
             #expect(try Self.count(connection, "recon_notifications") == 0)
             #expect(try Self.count(connection, "recon_notification_users") == 0)
@@ -331,6 +336,39 @@ import Testing
                     try $0.decode("notification_uuid", as: String.self)
                 } == ["n-failed", "n-unsettled"])
             #expect(try Self.count(connection, "recon_notification_users") == 2)
+        }
+    }
+
+    /// Every statement of the store, the queue and the writer's marks runs with the job role's grants
+    /// (`JobPrivileges`, docs/integration.md) and no more.
+    @Test func theJobRolesGrantsAreEnough() throws {
+        try TestDatabase.with { database in
+            let admin = try database.connect()
+            try Self.holds(admin, user: "user-a", transaction: "o1-1", original: "o1")
+            let runID = try Self.run(admin)
+            try TestRole.with(in: database) { role in
+                try role.grantJobPrivileges(on: admin)
+                let connection = try PostgresConnection(conninfo: role.conninfo)
+                let store = NotificationStore(connection: connection)
+                #expect(try store.lockReader(Self.key, timeoutSeconds: 1))
+                _ = try store.readThrough(Self.key)
+                let counts = try store.store(
+                    [Self.notification("n1", original: "o1"), Self.notification("n2", original: "o2")], runID: runID)
+                #expect(counts.stored == 2)
+                _ = try store.holders(of: [Self.notification("n1", original: "o1")])
+                _ = try store.unmatchedCount(of: [Self.notification("n2", original: "o2")])
+                _ = try store.resolveUnmatched(receivedSince: Self.t0)
+                try store.advance(Self.key, to: Self.t0, runID: runID)
+                let queue = RunQueue(connection: connection, runID: runID, shardIndex: 0, shardCount: 1, limit: nil)
+                #expect(try queue.fill(asOf: Self.t0, sweepDays: 30, olderThanCutoff: Self.t0)[.notified] == 1)
+                #expect(try queue.countDue() == 1)
+                #expect(try RunQueueTests.readAll(queue).map(\.userID) == ["user-a"])
+                try Self.write(connection, runID: runID, users: ["user-a"])
+                try Self.write(connection, runID: runID, users: ["user-b"], conclusive: false)
+                #expect(try store.deleteExpired(signedBefore: Self.t0.addingTimeInterval(1)) == 2)
+                try RunFinalizer(connection: connection).deleteScratchRows(runID: runID)
+                try store.unlockReader(Self.key)
+            }
         }
     }
 }

@@ -1,0 +1,150 @@
+import AppStoreReceipts
+import Foundation
+import Postgres
+
+/// Who the stored notifications name: the holders of their transactions, read only for a dry run,
+/// found late for the unmatched, and the retention of what is handled.
+extension NotificationStore {
+    /// The users holding the transactions of `notifications`, read only: a dry run's notified users,
+    /// for a run that stores neither the notifications nor the cursor.
+    public func holders(of notifications: [VerifiedNotification]) throws -> Set<String> {
+        let rows = notifications.compactMap(NotificationRow.init)
+        let originals = rows.compactMap(\.originalTransactionID)
+        let transactions = rows.compactMap(\.transactionID)
+        guard !originals.isEmpty || !transactions.isEmpty else { return [] }
+        return Set(
+            try connection.query(
+                """
+                SELECT DISTINCT user_id FROM recon_transactions
+                WHERE original_transaction_id = ANY(\(originals)) OR transaction_id = ANY(\(transactions))
+                """
+            ).map { try $0.decode("user_id") })
+    }
+
+    /// How many of `notifications` (those about a transaction) no stored row holds, read only: a dry
+    /// run's count of unmatched notifications.
+    public func unmatchedCount(of notifications: [VerifiedNotification]) throws -> Int {
+        let rows = notifications.compactMap(NotificationRow.init).filter {
+            $0.originalTransactionID != nil || $0.transactionID != nil
+        }
+        guard !rows.isEmpty else { return 0 }
+        // Ids are never empty, so "" stands for a missing one (a text[] parameter holds no NULL here).
+        return try connection.query(
+            """
+            SELECT count(*) AS n FROM unnest(\(rows.map { $0.originalTransactionID ?? "" }), \(rows.map { $0.transactionID ?? "" }))
+                AS v(original_id, transaction_id)
+            WHERE NOT EXISTS (SELECT 1 FROM recon_transactions t
+                              WHERE t.original_transaction_id = v.original_id OR t.transaction_id = v.transaction_id)
+            """
+        ).first!.decode("n")
+    }
+
+    /// Unmatched notifications received since `receivedSince` whose transaction a stored row now holds
+    /// (the app stored the purchase late): their holders are added, pending, and `user_id` set.
+    /// - Returns: the notifications matched now.
+    public func resolveUnmatched(receivedSince: Date) throws -> Int {
+        try connection.transaction {
+            let unmatched: [String] = try connection.query(
+                """
+                SELECT notification_uuid FROM recon_notifications
+                WHERE user_id IS NULL AND received_at >= \(receivedSince)
+                  AND (transaction_id IS NOT NULL OR original_transaction_id IS NOT NULL)
+                FOR UPDATE
+                """
+            ).map { try $0.decode("notification_uuid") }
+            guard !unmatched.isEmpty else { return 0 }
+            try resolveHolders(of: unmatched)
+            return try connection.query(
+                """
+                SELECT count(*) AS n FROM recon_notifications
+                WHERE notification_uuid = ANY(\(unmatched)) AND user_id IS NOT NULL
+                """
+            ).first!.decode("n")
+        }
+    }
+
+    /// Retention: notifications signed before `signedBefore` (Apple keeps 180 days of history) whose
+    /// holders are all handled, or that name nobody. Their holders' rows go with them.
+    /// - Returns: the notifications deleted.
+    @discardableResult
+    public func deleteExpired(signedBefore: Date) throws -> Int {
+        try connection.execute(
+            """
+            DELETE FROM recon_notifications n
+            WHERE n.signed_at < \(signedBefore)
+              AND NOT EXISTS (SELECT 1 FROM recon_notification_users u
+                              WHERE u.notification_uuid = n.notification_uuid AND u.handled_run_id IS NULL)
+            """)
+    }
+
+    /// Names every user holding the transaction of each of `uuids` (by original transaction id or
+    /// transaction id in `recon_transactions`), pending, and sets `user_id` to one of them where it is
+    /// NULL. Call it inside a transaction. - Returns: the holder rows added.
+    @discardableResult
+    func resolveHolders(of uuids: [String]) throws -> Int {
+        guard !uuids.isEmpty else { return 0 }
+        let named = try connection.execute(
+            """
+            INSERT INTO recon_notification_users (notification_uuid, user_id)
+            SELECT DISTINCT n.notification_uuid, t.user_id
+            FROM recon_notifications n
+            JOIN recon_transactions t
+              ON t.original_transaction_id = n.original_transaction_id OR t.transaction_id = n.transaction_id
+            WHERE n.notification_uuid = ANY(\(uuids))
+            ON CONFLICT DO NOTHING
+            """)
+        try connection.execute(
+            """
+            UPDATE recon_notifications n SET user_id = h.user_id
+            FROM (SELECT notification_uuid, min(user_id) AS user_id FROM recon_notification_users
+                  WHERE notification_uuid = ANY(\(uuids)) GROUP BY notification_uuid) h
+            WHERE n.notification_uuid = h.notification_uuid AND n.user_id IS NULL
+            """)
+        return named
+    }
+}
+
+/// One `recon_notifications` row as `jsonb_to_recordset` reads it (the keys are the columns).
+struct NotificationRow: Encodable {
+    let uuid: String
+    let type: String
+    let subtype: String?
+    let signedAt: String
+    let environment: String
+    let bundleID: String?
+    let deliveryFailed: Bool
+    let transactionID: String?
+    let originalTransactionID: String?
+    let productID: String?
+
+    enum CodingKeys: String, CodingKey {
+        case uuid = "notification_uuid"
+        case type = "notification_type"
+        case subtype
+        case signedAt = "signed_at"
+        case environment
+        case bundleID = "bundle_id"
+        case deliveryFailed = "delivery_failed"
+        case transactionID = "transaction_id"
+        case originalTransactionID = "original_transaction_id"
+        case productID = "product_id"
+    }
+
+    /// nil for a record with nothing to store it under (no UUID, no signed date, no environment).
+    init?(_ verified: VerifiedNotification) {
+        let notification = verified.notification
+        guard let uuid = notification.notificationUUID, let signed = notification.signedDate,
+            let environment = notification.environment?.appStoreEnvironment
+        else { return nil }
+        self.uuid = uuid
+        type = notification.notificationType?.rawValue ?? ""
+        subtype = notification.subtype?.rawValue
+        signedAt = PostgresTimestamp.format(signed)
+        self.environment = environment.rawValue
+        bundleID = notification.bundleID
+        deliveryFailed = verified.deliveryFailed
+        transactionID = verified.transaction?.transactionID
+        originalTransactionID = verified.originalTransactionID
+        productID = verified.transaction?.productID ?? verified.renewalInfo?.productID
+    }
+}
