@@ -71,16 +71,17 @@ extension ReconciliationEngine {
                 "older_than": String(counts[.olderThan]), "sweep_quota": String(counts.quota),
                 "overdue": String(counts.overdue), "sweep_days": String(night.selection.sweepDays),
             ])
-        if let budget,
-            let short = BudgetForecast.shortfall(
-                users: counts.total, limit: budget.limit,
-                hours: budget.waitsUntil.map { max(0, $0.timeIntervalSinceNow) / 3600 } ?? 0,
-                shardCount: options.shardCount)
-        {
+        if let budget {
+            // This shard's share of the hours the night may draw on (at least the one it started in).
+            let hours = max(1, (budget.waitsUntil.map { $0.timeIntervalSinceNow / 3600 } ?? 0).rounded(.up))
+            let estimate = SweepBudgetEstimate(
+                users: counts.total, requestsPerUser: nil,
+                budget: Int(Double(budget.limit) * hours / Double(options.shardCount)))
+            guard estimate.isShort else { return }
             log.log(
                 .warning, "sweep.budget_short",
                 [
-                    "needed": String(short.needed), "budget": String(short.available),
+                    "needed": String(estimate.needed), "budget": String(estimate.budget),
                     "reason": "the request budget cannot keep --sweep-days \(night.selection.sweepDays)",
                 ])
         }

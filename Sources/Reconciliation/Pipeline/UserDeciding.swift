@@ -16,15 +16,17 @@ struct UserDeciding: Sendable {
 
     /// Decides one user from Apple's answer and queues it for writing.
     func decide(_ user: UserWork, _ answer: AppleUserAnswer) {
-        // Stopping: what was checked is not written (the run's results stop where it stopped).
-        if control.isStopping { return }
+        // Stopped for anything but a signal or a spent budget: what was checked is not written (the run's
+        // results stop where it stopped). Those two let what is in flight finish.
+        if control.discardsUnwrittenUsers { return }
         if let abort = answer.configurationAbort {
             log.log(.error, "run.configuration_error", ["run_id": String(runID), "error": "\(abort)"])
             control.stop(.appleConfiguration(reason: "Apple reported a configuration error: \(abort)"))
             return
         }
-        let decided = UserDecision.decide(
+        var decided = UserDecision.decide(
             userID: user.userID, answers: answer.receipts, isSandboxTester: user.isSandboxTester, settings: settings)
+        decided.conclusive = answer.receipts.count == user.receipts.count && !decided.truth.hasUnverifiedReceipt
         writing.put(decided)
         control.classified(receipts: decided.results.count, unverified: decided.unverifiedReceipts)
         counters.addClassified(receipts: decided.results.count, unverified: decided.unverifiedReceipts)

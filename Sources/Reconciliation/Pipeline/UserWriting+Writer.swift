@@ -99,7 +99,7 @@ extension UserWriting {
         private func units(_ batch: [UserDecision.Verified], recording attempt: Attempt) -> [UnitWriter.Unit] {
             let recorder = attempt.recorder
             return batch.map { user in
-                UnitWriter.Unit(userID: user.userID) { [control] state in
+                UnitWriter.Unit(userID: user.userID, conclusive: user.conclusive) { [control] state in
                     // A breaker tripped by an earlier user (of this batch or the other writer's) stops the
                     // writing here; a signal lets in-flight users finish.
                     if control.discardsUnwrittenUsers { return nil }
