@@ -154,6 +154,10 @@ public final class ScriptedServerAPI: Sendable {
 
     public var received: [Received] { state.log.withLock { $0 } }
 
+    /// The requests about stored rows: every one but Get Notification History's, which a night reads
+    /// whatever rows it holds.
+    public var receivedAboutPurchases: [Received] { received.filter { $0.endpoint != .notifications } }
+
     /// `transaction` signed by this server's chain, as StoreKit 2 hands it to an app (a JWS row).
     public func sign(_ transaction: ServerAPIScriptTransaction, environment: String = "Production") -> String {
         transaction.jws(chain, host: environment)

@@ -57,7 +57,7 @@ import Testing
                     "u-long-lapsed premium revoke expired", "u-earlier-refund pro revoke refund",
                 ], "\(corrections)")
             #expect(try World.active(db) == ["u-later-refund pro", "u-lapsed premium"])
-            #expect(api.received.allSatisfy { $0.endpoint == .history }, "\(api.received.map(\.path))")
+            #expect(api.receivedAboutPurchases.allSatisfy { $0.endpoint == .history }, "\(api.received.map(\.path))")
         }
     }
 }

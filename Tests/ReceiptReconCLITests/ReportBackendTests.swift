@@ -46,7 +46,8 @@ import Testing
             #expect(summary["backend"] as? String == "server-api")
             #expect(summary["version"] as? String == version)
             let answers = try #require(summary["serverAPIAnswers"] as? [String: Int], "\(summary)")
-            #expect(answers == ["200": 2, "404/4040010": 2, "429/4290000": 1], "\(answers)")
+            // Two histories, and twelve pages of notifications: a first night reads 3 days in pieces of 6 hours.
+            #expect(answers == ["200": 14, "404/4040010": 2, "429/4290000": 1], "\(answers)")
 
             let environment = ["DATABASE_URL": database.conninfo]
             let text = try ReceiptReconBinary.run(["report", "--last"], environment: environment)
@@ -54,11 +55,12 @@ import Testing
             #expect(text.stdout.contains("  backend server-api, receipt-recon \(version)\n"), "\(text.stdout)")
             #expect(
                 text.stdout.contains(
-                    "App Store Server API: 5 requests (transaction_history 5), 1 retries, 1 throttled (HTTP 429), "
+                    "App Store Server API: 17 requests (notification_history 12, transaction_history 5), 1 retries, "
+                        + "1 throttled (HTTP 429), "
                         + "1 asked the other environment after a 404"), "\(text.stdout)")
             #expect(
                 text.stdout.contains(
-                    "  answers: HTTP 200 2, HTTP 404 (errorCode 4040010) 2, HTTP 429 (errorCode 4290000) 1\n"),
+                    "  answers: HTTP 200 14, HTTP 404 (errorCode 4040010) 2, HTTP 429 (errorCode 4290000) 1\n"),
                 "\(text.stdout)")
             for verifyReceiptWord in ["verifyReceipt", "re-route", "21007", "Apple statuses"] {
                 #expect(!text.stdout.contains(verifyReceiptWord), "\(verifyReceiptWord) in \(text.stdout)")

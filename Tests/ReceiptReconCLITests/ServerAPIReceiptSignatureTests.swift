@@ -69,7 +69,7 @@ import Testing
                     "u-good valid", "u-altered invalid", "u-foreign invalid", "u-unsigned invalid", "u-ios6 valid",
                 ])
             // Only the good receipt's and the iOS 6 receipt's ids were asked about.
-            #expect(Set(api.received.map(\.id)) == ["1001", "1005"], "\(api.received.map(\.id))")
+            #expect(Set(api.receivedAboutPurchases.map(\.id)) == ["1001", "1005"], "\(api.receivedAboutPurchases.map(\.id))")
             let flags = try Run.strings(db, "SELECT user_id || ' ' || kind AS s FROM recon_flags")
             #expect(
                 flags.isSuperset(of: [
@@ -120,7 +120,7 @@ import Testing
                 environment: environment)
             #expect([0, 1].contains(result.status), "\(result.output)")
             #expect(try Run.outcomes(db) == ["u-good invalid"])
-            #expect(api.received.isEmpty)
+            #expect(api.receivedAboutPurchases.isEmpty)
         }
     }
 

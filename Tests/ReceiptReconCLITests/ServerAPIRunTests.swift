@@ -245,7 +245,7 @@ import Testing
                     "0"
                 ])
             #expect(try Self.outcomes(db) == ["u-refund unverified", "u-lapsed unverified"])
-            #expect(api.received.count == 4, "two attempts for each of the two users")
+            #expect(api.receivedAboutPurchases.count == 4, "two attempts for each of the two users")
         }
     }
 

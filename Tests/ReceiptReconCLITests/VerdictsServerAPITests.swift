@@ -272,7 +272,7 @@ import Testing
             #expect(try World.outcome(db, row) == "invalid", "\(id)")
             #expect(try World.flags(db) == ["u-crafted invalid_receipt"], "\(id)")
             #expect(try World.corrections(db) == ["u-crafted premium revoke invalid_receipt"], "\(id)")
-            #expect(api.received.isEmpty, "\(id): \(api.received.map(\.path))")
+            #expect(api.receivedAboutPurchases.isEmpty, "\(id): \(api.receivedAboutPurchases.map(\.path))")
             #expect(try World.active(db).isEmpty)
         }
     }
@@ -317,7 +317,7 @@ import Testing
                 try World.corrections(db) == [
                     "u-foreign-jws premium revoke bundle_mismatch", "u-foreign-receipt premium revoke bundle_mismatch",
                 ])
-            #expect(Set(api.received.map(\.id)) == ["6301"], "\(api.received.map(\.path))")
+            #expect(Set(api.receivedAboutPurchases.map(\.id)) == ["6301"], "\(api.receivedAboutPurchases.map(\.path))")
             #expect(!api.received.isEmpty && api.received.allSatisfy { $0.token?.bid == "com.example" })
         }
     }

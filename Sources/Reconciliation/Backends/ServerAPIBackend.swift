@@ -45,9 +45,8 @@ public final class ServerAPIBackend: AppleBackend {
 
     /// The apps the key may speak for, each read in the environment this database serves.
     public var notificationHistory: NotificationHistorySource? {
-        let accepted = context.acceptedBundleIDs.sorted()
-        return NotificationHistorySource(
-            client: client, bundleIDs: accepted.isEmpty ? [defaultBundleID] : accepted,
+        NotificationHistorySource(
+            client: client, defaultBundleID: defaultBundleID, otherBundleIDs: context.acceptedBundleIDs.sorted(),
             environment: context.servedEnvironment)
     }
 

@@ -30,14 +30,17 @@ extension AppleBackend {
 /// serves.
 public struct NotificationHistorySource: Sendable {
     let client: ServerAPIClient
+    /// The default app first (a refusal of the key for it stops the run), then the others.
     let bundleIDs: [String]
     let environment: AppStoreEnvironment
 
-    public init(client: ServerAPIClient, bundleIDs: [String], environment: AppStoreEnvironment) {
+    public init(client: ServerAPIClient, defaultBundleID: String, otherBundleIDs: [String], environment: AppStoreEnvironment) {
         self.client = client
-        self.bundleIDs = bundleIDs
+        bundleIDs = [defaultBundleID] + otherBundleIDs.filter { $0 != defaultBundleID }
         self.environment = environment
     }
+
+    var defaultBundleID: String { bundleIDs[0] }
 }
 
 /// What Apple says about one user's rows.

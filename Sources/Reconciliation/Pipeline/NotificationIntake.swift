@@ -117,7 +117,15 @@ struct NotificationIntake {
                     ["run_id": String(runID), "bundle_id": key.bundleID, "detail": detail])
                 return
             case .configuration(let detail):
-                outcome.configuration = "Apple refused Get Notification History: \(detail)"
+                // As for a row (CONTRACT §9): only the default app's refusal says the job is misconfigured.
+                guard key.bundleID == source.defaultBundleID else {
+                    outcome.figures.incomplete = "Apple refused the key for \(key.bundleID): \(detail)"
+                    log.log(
+                        .warning, "notifications.refused",
+                        ["run_id": String(runID), "bundle_id": key.bundleID, "detail": detail])
+                    return
+                }
+                outcome.configuration = "Apple refused Get Notification History for \(key.bundleID): \(detail)"
                 return
             }
             pieceStart = pieceEnd

@@ -23,14 +23,16 @@ public struct RunQueueCounts: Sendable, Equatable {
 /// (nothing held in memory), then paged like `DueUserReader`.
 ///
 /// Reasons, each user once, in this precedence: `notified` (a pending notification names the user),
-/// `new` (a receipt never verified), `sweep` (the q verified longest ago, `SweepQuota`), `older_than`
-/// (only with an explicit cutoff: a receipt last verified before it). Pages come notified first, then
-/// new, then the rest; within each, the user whose `app_store` entitlement ends soonest first (users
-/// without one last), then `user_id`: a purchase about to lapse is checked before it does.
+/// `new` (a receipt never verified), `sweep` (q of the users verified longest ago, `SweepQuota`: the
+/// oldest days first and, within the day the quota cuts, the users whose `app_store` entitlement ends
+/// soonest, so a purchase about to lapse is checked before it does), `older_than` (only with an
+/// explicit cutoff: a receipt last verified before it).
 ///
-/// Each reason is paged by keyset on the queue's index `(run_id, reason, ends_at, user_id)`, and the
-/// sweep's and `--older-than`'s users are merged here: one ORDER BY over both would sort the whole
-/// queue for every page.
+/// Pages come in `user_id` order whatever the reason (keyset on the queue's primary key), as
+/// `DueUserReader`'s do: the circuit breakers judge the run from its first users, and a night's
+/// notified users are mostly the ones whose purchases changed (refunds, expiries). Taken first, they
+/// would trip the revoke breaker on a night that is right; mixed in, they weigh what they weigh. A
+/// night its budget ends early leaves notified users pending, and the next night takes them.
 ///
 /// Threading: owns its connection; use it from one thread.
 public final class RunQueue {
@@ -43,9 +45,8 @@ public final class RunQueue {
     private let limit: Int?
     private var receiptBudget: Int?
     private var exhausted = false
-    /// Reasons paged one group after the other; the lanes of one group are merged.
-    private var groups: [[Lane]] = []
-    private var group = 0
+    /// The last user paged.
+    private var cursor = ""
 
     public init(
         connection: PostgresConnection, runID: Int64, shardIndex: Int, shardCount: Int, limit: Int?,
@@ -72,8 +73,7 @@ public final class RunQueue {
     private func rewind() {
         receiptBudget = limit
         exhausted = false
-        group = 0
-        groups = [[Lane(reason: .notified)], [Lane(reason: .new)], [Lane(reason: .sweep), Lane(reason: .olderThan)]]
+        cursor = ""
     }
 
     private func shard(_ column: String) -> String {
@@ -137,12 +137,17 @@ public final class RunQueue {
             let quota = SweepQuota(
                 users: try covered.decode("users"), days: sweepDays, overdue: try covered.decode("overdue"))
             (counts.sweepUsers, counts.overdue, counts.quota) = (quota.users, quota.overdue, quota.quota)
+            // The oldest first, by day; within the day the quota cuts, the soonest to end. Looked for among
+            // twice the quota's oldest, so the entitlements are read for those only.
             try queue(
                 .sweep,
                 """
-                SELECT u.user_id FROM recon_user_state u
-                WHERE \(shard("u.user_id")) AND \(holdsReceipt("u.user_id"))
-                ORDER BY u.verified_at, u.user_id LIMIT $2
+                SELECT o.user_id FROM (
+                    SELECT u.user_id, u.verified_at FROM recon_user_state u
+                    WHERE \(shard("u.user_id")) AND \(holdsReceipt("u.user_id"))
+                    ORDER BY u.verified_at, u.user_id LIMIT $2 * 2) o
+                ORDER BY date_trunc('day', o.verified_at, 'UTC'), \(Self.endsAt("o.user_id")) NULLS LAST, o.user_id
+                LIMIT $2
                 """, binds: [quota.quota.postgresBind])
             if let olderThanCutoff {
                 try queue(
@@ -172,7 +177,7 @@ public final class RunQueue {
     /// The next page of users, each whole and with its reason, or an empty array when there are no
     /// more (or `--limit` is reached). A page that fails leaves the queue where it was.
     public func nextPage() throws -> [UserWork] {
-        let position = (receiptBudget, exhausted, groups, group)
+        let position = (receiptBudget, exhausted, cursor)
         do {
             while !exhausted, receiptBudget != 0 {
                 let next = try nextUsers(pageSize)
@@ -193,25 +198,23 @@ public final class RunQueue {
             exhausted = true
             return []
         } catch {
-            (receiptBudget, exhausted, groups, group) = position
+            (receiptBudget, exhausted, cursor) = position
             throw error
         }
     }
 
-    /// Up to `count` queued users in page order, after the ones already taken.
-    private func nextUsers(_ count: Int) throws -> [Lane.Entry] {
-        var taken: [Lane.Entry] = []
-        while taken.count < count, group < groups.count {
-            for index in groups[group].indices where groups[group][index].needsRefill {
-                try groups[group][index].refill(count, runID: runID, on: connection)
-            }
-            let heads = groups[group].indices.filter { !groups[group][$0].buffer.isEmpty }
-            guard let first = heads.min(by: { groups[group][$0].buffer[0] < groups[group][$1].buffer[0] }) else {
-                group += 1
-                continue
-            }
-            taken.append(groups[group][first].buffer.removeFirst())
+    /// Up to `count` queued users after the cursor, in `user_id` order, which it advances past them.
+    private func nextUsers(_ count: Int) throws -> [(userID: String, reason: DueReason)] {
+        let rows = try connection.query(
+            """
+            SELECT user_id, reason FROM recon_run_queue
+            WHERE run_id = \(runID) AND user_id > \(cursor) ORDER BY user_id LIMIT \(count)
+            """)
+        let users = try rows.map { row in
+            (userID: try row.decode("user_id", as: String.self),
+             reason: DueReason(rawValue: try row.decode("reason", as: String.self)) ?? .olderThan)
         }
-        return taken
+        if let last = users.last { cursor = last.userID }
+        return users
     }
 }

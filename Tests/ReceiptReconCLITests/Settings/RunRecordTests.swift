@@ -22,10 +22,10 @@ import Testing
     @Test func defaultsAreRecordedUnderTheirKeys() throws {
         #expect(
             try Self.recorded(["--as-of", "2026-11-22T03:00:00Z"])
-                == #"{"asOf":"2026-11-22T03:00:00Z","backend":"verify-receipt","bundleIDs":[],"concurrency":8,"#
+                == #"{"asOf":"2026-11-22T03:00:00Z","backend":"verify-receipt","budgetHours":8,"bundleIDs":[],"concurrency":8,"#
                 + #""dryRun":false,"environment":"production","httpClient":"curl","maxAnswerBytes":8388608,"#
-                + #""maxAttempts":4,"maxRetryWait":300,"maxRevokeRatio":0.2,"maxUnverifiedRatio":0.1,"#
-                + #""olderThan":72000,"rate":20,"rateBasis":"default","reconnectWindow":120,"#
+                + #""maxAttempts":4,"maxRequestsPerHour":90000,"maxRetryWait":300,"maxRevokeRatio":0.2,"#
+                + #""maxUnverifiedRatio":0.1,"olderThan":72000,"rate":20,"rateBasis":"default","reconnectWindow":120,"#
                 + #""sandboxPolicy":"revoke","shardCount":1,"shardIndex":0,"timeout":30,"#
                 + #""version":"\#(Self.version)"}"#)
     }
@@ -37,12 +37,15 @@ import Testing
             "--max-unverified-ratio", "0.3", "--max-revoke-ratio", "0.05", "--http-client", "urlsession",
             "--db-reconnect-window", "0", "--max-answer-bytes", "2048", "--max-retry-wait", "0.5", "--bundle-id", "a",
             "--bundle-id", "b", "--environment", "sandbox", "--json", "--metrics-file", "/tmp/m.prom",
+            "--max-requests-per-hour", "1200", "--budget-hours", "2.5",
         ]
         #expect(
             try Self.recorded(arguments, ["RECON_HTTP_CLIENT": "curl", "APPLE_BUNDLE_IDS": "c"])
-                == #"{"asOf":"2026-11-22T00:00:00Z","backend":"verify-receipt","bundleIDs":["a","b"],"concurrency":3,"#
+                == #"{"asOf":"2026-11-22T00:00:00Z","backend":"verify-receipt","budgetHours":2.5,"bundleIDs":["a","b"],"#
+                + #""concurrency":3,"#
                 + #""dryRun":true,"environment":"sandbox","httpClient":"urlsession","limit":50,"maxAnswerBytes":2048,"#
-                + #""maxAttempts":2,"maxRetryWait":0.5,"maxRevokeRatio":0.05,"maxUnverifiedRatio":0.3,"#
+                + #""maxAttempts":2,"maxRequestsPerHour":1200,"maxRetryWait":0.5,"maxRevokeRatio":0.05,"#
+                + #""maxUnverifiedRatio":0.3,"#
                 + #""olderThan":604800,"rate":7.5,"rateBasis":"--rate","reconnectWindow":0,"#
                 + #""sandboxPolicy":"flag","shardCount":3,"shardIndex":1,"timeout":12.5,"#
                 + #""version":"\#(Self.version)"}"#)
@@ -52,12 +55,15 @@ import Testing
         let environment = [
             "RECON_HTTP_CLIENT": "urlsession", "RECON_MAX_RETRY_WAIT": "12", "RECON_MAX_ANSWER_BYTES": "4096",
             "RECON_DB_RECONNECT_WINDOW": "7.25", "APPLE_BUNDLE_IDS": "x, y", "RECON_ENVIRONMENT": "sandbox",
+            "RECON_MAX_REQUESTS_PER_HOUR": "500", "RECON_BUDGET_HOURS": "0",
         ]
         #expect(
             try Self.recorded(["--as-of", "2026-11-22T03:00:00.250+01:00", "--shard", "2/3"], environment)
-                == #"{"asOf":"2026-11-22T02:00:00Z","backend":"verify-receipt","bundleIDs":["x","y"],"concurrency":8,"#
+                == #"{"asOf":"2026-11-22T02:00:00Z","backend":"verify-receipt","budgetHours":0,"bundleIDs":["x","y"],"#
+                + #""concurrency":8,"#
                 + #""dryRun":false,"environment":"sandbox","httpClient":"urlsession","maxAnswerBytes":4096,"#
-                + #""maxAttempts":4,"maxRetryWait":12,"maxRevokeRatio":0.2,"maxUnverifiedRatio":0.1,"#
+                + #""maxAttempts":4,"maxRequestsPerHour":500,"maxRetryWait":12,"maxRevokeRatio":0.2,"#
+                + #""maxUnverifiedRatio":0.1,"#
                 + #""olderThan":72000,"rate":6.666666666666667,"#
                 + #""rateBasis":"default 20\/s divided among 3 shards","reconnectWindow":7.25,"#
                 + #""sandboxPolicy":"revoke","shardCount":3,"shardIndex":2,"timeout":30,"#
@@ -71,9 +77,10 @@ import Testing
         #expect(Set(declared).count == declared.count)
         #expect(
             Set(declared + ["rateBasis", "version"]) == [
-                "asOf", "backend", "bundleIDs", "concurrency", "dryRun", "environment", "httpClient", "limit",
-                "maxAnswerBytes", "maxAttempts", "maxRetryWait", "maxRevokeRatio", "maxUnverifiedRatio", "olderThan",
-                "rate", "rateBasis", "reconnectWindow", "sandboxPolicy", "shardCount", "shardIndex", "signedDataRoots",
+                "asOf", "backend", "budgetHours", "bundleIDs", "concurrency", "dryRun", "environment", "httpClient",
+                "limit", "maxAnswerBytes", "maxAttempts", "maxRequestsPerHour", "maxRetryWait", "maxRevokeRatio",
+                "maxUnverifiedRatio", "noNotifications", "notificationsSince", "olderThan", "rate", "rateBasis",
+                "reconnectWindow", "sandboxPolicy", "shardCount", "shardIndex", "signedDataRoots", "sweepDays",
                 "timeout", "version",
             ])
     }

@@ -92,7 +92,7 @@ import Testing
         return runID
     }
 
-    @Test func usersComeNotifiedThenNewThenTheSweepEndsSoonestFirst() throws {
+    @Test func usersComeInUserOrderWhateverTheirReason() throws {
         try TestDatabase.with { database in
             let connection = try database.connect()
             let runID = try Self.world(connection)
@@ -103,32 +103,55 @@ import Testing
             #expect(counts.sweepUsers == 12 && counts.overdue == 6 && counts.quota == 6)
             #expect(counts[.notified] == 2 && counts[.new] == 2 && counts[.sweep] == 6 && counts[.olderThan] == 0)
             let users = try Self.readAll(queue)
+            // The breakers judge a run by its first users: notified users (mostly changed purchases) are not
+            // all taken first.
             #expect(
-                users.map(\.userID) == ["n-soon", "n-late", "w-2", "w-1", "s-3", "s-1", "s-0", "s-2", "s-4", "s-5"])
+                users.map(\.userID) == ["n-late", "n-soon", "s-0", "s-1", "s-2", "s-3", "s-4", "s-5", "w-1", "w-2"])
             #expect(
                 users.map(\.reason) == [
-                    .notified, .notified, .new, .new, .sweep, .sweep, .sweep, .sweep, .sweep, .sweep,
+                    .notified, .notified, .sweep, .sweep, .sweep, .sweep, .sweep, .sweep, .new, .new,
                 ])
-            #expect(users[0].receipts.count == 2, "a user comes whole")
-            #expect(users[0].knownTransactionIDs == ["n-soon-1"])
+            #expect(users[1].receipts.count == 2, "a user comes whole")
+            #expect(users[1].knownTransactionIDs == ["n-soon-1"])
             #expect(try queue.countDue() == 11)
 
-            // An explicit --older-than adds its users to the rest, merged in the same order.
+            // An explicit --older-than adds its users to the rest, in the same order.
             let again = try queue.fill(
                 asOf: Self.t0, sweepDays: 5, olderThanCutoff: Self.days(-2).addingTimeInterval(1))
             #expect(again[.olderThan] == 3 && again[.sweep] == 6 && again[.notified] == 2, "filled afresh")
             let merged = try Self.readAll(queue)
             #expect(
-                merged.map(\.userID).suffix(9) == ["s-3", "s-7", "s-1", "s-0", "s-2", "s-4", "s-5", "s-6", "s-8"])
+                merged.map(\.userID) == [
+                    "n-late", "n-soon", "s-0", "s-1", "s-2", "s-3", "s-4", "s-5", "s-6", "s-7", "s-8", "w-1", "w-2",
+                ])
             #expect(merged.first { $0.userID == "s-7" }?.reason == .olderThan)
             #expect(merged.first { $0.userID == "s-4" }?.reason == .sweep)
 
-            // --limit in receipts, in the queue's order: 2 + 1 + 1.
+            // --limit in receipts, in the queue's order: 1 + 2 + 1.
             let limited = RunQueue(
                 connection: try database.connect(), runID: runID, shardIndex: 0, shardCount: 1, limit: 4, pageSize: 3)
             _ = try limited.fill(asOf: Self.t0, sweepDays: 5, olderThanCutoff: nil)
             #expect(try limited.countDue() == 4)
-            #expect(try Self.readAll(limited).map(\.userID) == ["n-soon", "n-late", "w-2"])
+            #expect(try Self.readAll(limited).map(\.userID) == ["n-late", "n-soon", "s-0"])
+        }
+    }
+
+    @Test func withinTheDayTheQuotaCutsTheSoonestToEndAreSwept() throws {
+        try TestDatabase.with { database in
+            let connection = try database.connect()
+            let runID = try NotificationStoreTests.run(connection)
+            // Six users verified the same night; with D = 30 the quota is one of them.
+            let ends: [String: Double?] = ["a": 20, "b": nil, "c": 3, "d": 1, "e": 9, "f": nil]
+            for (user, end) in ends {
+                try Self.receipt(connection, user, verified: Self.days(-3))
+                try Self.verifiedWhole(connection, user, at: Self.days(-3).addingTimeInterval(Double(user.unicodeScalars.first!.value % 7)))
+                if let end { try Self.entitlement(connection, user, endsAt: Self.days(end)) }
+            }
+            let queue = RunQueue(
+                connection: try database.connect(), runID: runID, shardIndex: 0, shardCount: 1, limit: nil)
+            let counts = try queue.fill(asOf: Self.t0, sweepDays: 30, olderThanCutoff: nil)
+            #expect(counts.quota == 1)
+            #expect(try Self.readAll(queue).map(\.userID) == ["d"])
         }
     }
 
