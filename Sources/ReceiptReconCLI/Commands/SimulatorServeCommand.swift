@@ -106,6 +106,10 @@ struct SimulatorServeCommand: Command {
             throw CommandError(.unavailable, "cannot listen on 127.0.0.1:\(port): \(error)")
         }
         simulator.stopOnSignals()
+        if serverAPI != nil {
+            // The notification history's index takes a pass over every unit: built beside the serving.
+            Thread.detachNewThread { simulator.prepareNotificationHistory() }
+        }
         console.error(
             "simulator: \(world.userCount) users, seed \(world.parameters.seed), as of "
                 + "\(ExpectedOutcome.iso8601(world.asOfMs)), \(world.environment) database"
