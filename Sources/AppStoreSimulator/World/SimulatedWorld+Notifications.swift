@@ -24,14 +24,22 @@ extension SimulatedWorld {
         let from = asOfMs - Self.historyWindowMs(.production)
         var result: [WorldNotification] = []
         for slot in unit.accounts.indices {
-            result += unit.notifications(ofAccount: slot, home: environment, from: from, failed: deliveryFailed)
+            result += unit.notifications(ofAccount: slot, home: environment, from: from) {
+                deliveryFailed($0, unit: unit.index)
+            }
         }
         if unit.index == Self.forcedNotificationUnit { result += forcedNotifications(unit) }
         return result
     }
 
-    /// Whether the app's webhook never received `notification`.
-    func deliveryFailed(_ notification: WorldNotification) -> Bool {
+    /// Whether the app's webhook never received `notification` (of unit `unit`): in an incremental world,
+    /// exactly the changes of missed users since `since`; else a share chosen by the notification.
+    func deliveryFailed(_ notification: WorldNotification, unit: Int) -> Bool {
+        if let incremental = parameters.incremental {
+            // One account per user, opened in user order.
+            guard let account = notification.account, notification.signedMs > incremental.sinceMs else { return false }
+            return incremental.plan(seed: parameters.seed, userIndex: unit * 2 + account).missed
+        }
         var rng = SplitMix64.derive(
             parameters.seed ^ 0xDE11_7E2E, UInt64(notification.signedMs), UInt64(notification.sequence))
         return rng.unit() < Self.deliveryFailureShare
