@@ -57,6 +57,8 @@ struct IncrementalJobState {
                 changedUsers += 1
                 if plan.missed { missedChanges += 1 }
             }
+            // A new subscriber's row came after the previous run: no state of it yet.
+            if plan.change == .newPurchase { continue }
             let verified = Self.date(since - Int64(plan.verifiedDaysBeforeSince) * SubscriptionClock.millisecondsPerDay)
             userStates.append([user.id, verified, runID])
             for (row, receipt) in user.receipts.enumerated() {

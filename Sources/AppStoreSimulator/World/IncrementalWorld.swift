@@ -38,6 +38,9 @@ public struct IncrementalWorld: Sendable, Hashable {
         /// The renewal failed and the grace period began (`DID_FAIL_TO_RENEW/GRACE_PERIOD`): the missed row
         /// ends at the old expiry instead of the grace end.
         case gracePeriod
+        /// A new subscriber (`SUBSCRIBED/INITIAL_BUY`) whose JWS row the app stored: a row no run has
+        /// verified (the run's `new`). Missed: the app never granted it.
+        case newPurchase
     }
 
     /// What happens to one user.

@@ -5,7 +5,8 @@ import AppStoreReceipts
 /// `asOf`: right for quiet users and delivered changes, stale for missed ones.
 ///
 /// Quiet users are quiet from an hour before `since` on (the cursor's overlap): no renewal, expiry or
-/// refund in `(since − 1 h, asOf]`. A changed user's one change lands in `(since, asOf]`.
+/// refund in `(since − 1 h, asOf]`. A changed user's one change lands in `(since, asOf]`; a new
+/// subscriber's row was stored then too, and no run has verified it.
 extension WorldUnitBuilder {
     private typealias Catalog = WorldCatalog
 
@@ -78,6 +79,13 @@ extension WorldUnitBuilder {
                         ? premium(true, chain.lastExpiry, chain, signed) : premium(true, graceEnd, chain, heard)
                 ]
             }
+
+        case .newPurchase?:
+            let account = openAccount(&rng, environment: home, downloadedAt: changeAt - days(&rng, 0...30))
+            let chain = subscribe(account, monthly, start: changeAt, periods: 1)
+            let signed = shortlyAfter(&rng, changeAt, in: home)
+            user.receipts = [signedRow(account, chain.transactionIDs[0], signed)]
+            user.entitlements = plan.missed ? [] : [premium(true, chain.lastExpiry, chain, signed)]
 
         case .refund?:
             let purchase = since - days(&rng, 10...400)

@@ -40,20 +40,21 @@ import Testing
         #expect(actions.count >= 3, "\(actions)")
     }
 
-    /// The forced users 1…8 (each change kind, missed then delivered) whatever the shares: with no
-    /// other miss, only the four forced missed users are corrected, one per kind; with every other
-    /// change missed, every changed user but the four forced delivered ones.
+    /// The forced users 1…10 (each change kind, missed then delivered) whatever the shares: with no
+    /// other miss, only the five forced missed users are corrected, one per kind; with every other
+    /// change missed, every changed user but the five forced delivered ones.
     @Test func nothingToCorrectWhenTheAppMissedNothingAndEverythingWhenItMissedAll() {
         let none = Self.serverAPI(Self.world(missed: 0)).corrections
-        #expect(Set(none.map(\.userID)) == Set([1, 3, 5, 7].map(WorldUser.id)))
+        #expect(Set(none.map(\.userID)) == Set([1, 3, 5, 7, 9].map(WorldUser.id)))
         #expect(
             Set(none.map { "\($0.entitlement):\($0.action)" })
-                == ["premium:extend", "premium:revoke", "pro:revoke"])
+                == ["premium:extend", "premium:revoke", "pro:revoke", "premium:grant"])
         let all = Self.world(missed: 1)
         let plans = Self.plans(all)
         let changed = Set(plans.indices.filter { plans[$0].change != nil }.map(WorldUser.id))
         #expect(
-            Set(Self.serverAPI(all).corrections.map(\.userID)) == changed.subtracting([2, 4, 6, 8].map(WorldUser.id)))
+            Set(Self.serverAPI(all).corrections.map(\.userID))
+                == changed.subtracting([2, 4, 6, 8, 10].map(WorldUser.id)))
     }
 
     @Test func failedDeliveriesAreTheMissedUsersChangesOnly() {
