@@ -1,4 +1,5 @@
 import AppStoreReceipts
+import Foundation
 import Synchronization
 
 /// `POST /{production|sandbox}/inApps/v1/notifications/history` over the world's notifications
@@ -15,14 +16,39 @@ final class NotificationHistoryAnswerer: Sendable {
     let world: SimulatedWorld
     let units: @Sendable (Int) -> WorldUnit
     let signer: ServerAPISigner
+    /// Signs the forged share (`SimulatorOptions.forgedNotificationFraction`) with a chain of its own,
+    /// valid and well formed but not Apple's; nil: nothing is forged.
+    let forger: ServerAPISigner?
+    let forgedFraction: Double
     private let index = Mutex<NotificationHistoryIndex?>(nil)
 
     static let pageSize = 20
 
-    init(world: SimulatedWorld, units: @escaping @Sendable (Int) -> WorldUnit, signer: ServerAPISigner) {
+    init(
+        world: SimulatedWorld, units: @escaping @Sendable (Int) -> WorldUnit, signer: ServerAPISigner,
+        forgedFraction: Double = 0
+    ) {
         self.world = world
         self.units = units
         self.signer = signer
+        self.forgedFraction = forgedFraction
+        let decade: TimeInterval = 3650 * 86_400
+        forger =
+            forgedFraction > 0
+            ? (try? SigningChain.mint(
+                name: "not the App Store", notBefore: world.asOf.addingTimeInterval(-decade),
+                notAfter: world.asOf.addingTimeInterval(decade))).map {
+                    ServerAPISigner(chain: $0, cacheCapacity: 1_024)
+                }
+            : nil
+    }
+
+    /// Whether `uuid`'s record is signed by the forger: a fixed share, chosen by the UUID and the seed.
+    func isForged(_ uuid: String) -> Bool {
+        guard forgedFraction > 0 else { return false }
+        var hash = world.parameters.seed ^ 0xF0_76ED
+        for byte in uuid.utf8 { hash = SplitMix64.mix(hash ^ UInt64(byte)) }
+        return Double(hash >> 11) / Double(1 << 53) < forgedFraction
     }
 
     /// Builds the index now (a caller's thread), so the first request does not wait for it.
@@ -101,9 +127,10 @@ final class NotificationHistoryAnswerer: Sendable {
         let records = notifications.map { notification -> String in
             let unit = units(
                 notification.account == nil ? SimulatedWorld.forcedNotificationUnit : unitIndex(notification))
-            let jws = signer.signed("n" + notification.uuid) {
+            let by = isForged(notification.uuid) ? (forger ?? signer) : signer
+            let jws = by.signed("n" + notification.uuid) {
                 unit.notificationPayload(notification, home: world.environment) { key, payload in
-                    signer.signed(key, payload: payload)
+                    by.signed(key, payload: payload)
                 }
             }
             let attempts = notification.sendAttempts.map {

@@ -36,7 +36,8 @@ struct ServerAPIService: Sendable {
         key = setup.key
         let signer = ServerAPISigner(chain: setup.chain, cacheCapacity: setup.cacheCapacity)
         answerer = ServerAPIAnswerer(world: world, units: units, signer: signer)
-        notificationHistory = NotificationHistoryAnswerer(world: world, units: units, signer: signer)
+        notificationHistory = NotificationHistoryAnswerer(
+            world: world, units: units, signer: signer, forgedFraction: options.forgedNotificationFraction)
         var limiters: [String: RateLimiter] = [:]
         if let rate = options.rateLimit {
             for environment in [AppStoreEnvironment.production, .sandbox] {

@@ -77,4 +77,31 @@ import Testing
             })
         #expect(batch.notifications.filter { $0.renewalInfo != nil }.count > 0)
     }
+
+    /// `--forged-notification-fraction`: that share of records is signed by another chain; the walk
+    /// rejects exactly those and believes the rest.
+    @Test func forgedRecordsAreNeverBelieved() async throws {
+        let world = Fixture.world
+        let asOf = world.asOf
+        let start = asOf.addingTimeInterval(-30 * 86_400)
+        let expected = (0..<world.unitCount).flatMap { index in
+            world.notifications(of: world.unit(index)).filter {
+                $0.environment == .production && $0.signedMs >= Int64(start.timeIntervalSince1970 * 1000)
+            }
+        }
+        let forged = NotificationHistoryAnswerer(
+            world: world, units: { world.unit($0) }, signer: ServerAPISigner(chain: Fixture.chain), forgedFraction: 0.3)
+        let forgedUUIDs = Set(expected.map(\.uuid).filter(forged.isForged))
+        #expect(!forgedUUIDs.isEmpty && forgedUUIDs.count < expected.count)
+        let read = try await withServerAPISimulator(options: SimulatorOptions(forgedNotificationFraction: 0.3)) {
+            try Self.walk($0, environment: .production, from: start, to: asOf.addingTimeInterval(1))
+        }
+        guard case .complete(let batch) = read else {
+            Issue.record("every page read: \(read)")
+            return
+        }
+        #expect(batch.rejected.count == forgedUUIDs.count)
+        let believed = Set(batch.notifications.compactMap { $0.notification.notificationUUID })
+        #expect(believed == Set(expected.map(\.uuid)).subtracting(forgedUUIDs))
+    }
 }
