@@ -2,7 +2,8 @@ import AppStoreReceipts
 import Foundation
 
 /// The App Store Server API routes: `GET /{production|sandbox}/inApps/v2/history/{id}`,
-/// `/inApps/v1/subscriptions/{id}` and `/inApps/v1/transactions/{id}`.
+/// `/inApps/v1/subscriptions/{id}` and `/inApps/v1/transactions/{id}`, and
+/// `POST /{production|sandbox}/inApps/v1/notifications/history`.
 ///
 /// Each request: the token (401 with no body, as Apple), the endpoint's own rate limit (429 with
 /// `Retry-After` in Unix milliseconds), a fault decision (mapped by `ServerAPIService.inject`), then the
@@ -25,9 +26,10 @@ extension AppStoreSimulator {
                 + "start it with the --pki-dir that 'simulator seed' wrote\"}"
             return .json(Data(message.utf8), status: 401)
         }
-        guard request.method == "GET" else {
+        let method = endpoint == .notificationHistory ? "POST" : "GET"
+        guard request.method == method else {
             record(code: nil, http: 405, delay: nil)
-            return .error(405, nil, headers: [("Allow", "GET")])
+            return .error(405, nil, headers: [("Allow", method)])
         }
         let now = Date()
         let token: ServerAPIToken
@@ -60,11 +62,22 @@ extension AppStoreSimulator {
             return fault == .stall ? response : response.withDelay(delay)
         }
 
-        let reply = serverAPI.answerer.answer(
-            endpoint, id: id, environment: environment, bundleID: token.bundleID, query: request.query,
-            queryValue: request.queryValue)
+        let reply =
+            endpoint == .notificationHistory
+            ? serverAPI.notificationHistory.answer(
+                body: request.body, environment: environment, bundleID: token.bundleID,
+                paginationToken: request.queryValue("paginationToken"))
+            : serverAPI.answerer.answer(
+                endpoint, id: id, environment: environment, bundleID: token.bundleID, query: request.query,
+                queryValue: request.queryValue)
         record(code: reply.errorCode, http: reply.status, delay: delay)
         return HTTPResponse(
             status: reply.status, headers: [("Content-Type", "application/json")], body: reply.body, delay: delay)
+    }
+
+    /// Builds the notification history's index now (the caller's thread), so the first
+    /// `notifications/history` request does not wait for it; nothing without a Server API.
+    package func prepareNotificationHistory() {
+        serverAPI?.notificationHistory.prepare()
     }
 }

@@ -25,6 +25,17 @@ struct BenchOptions: Sendable, Equatable {
     var jobArguments: [String] = []
     /// The `receipt-recon` to measure; nil: the one beside this executable.
     var jobBinary: String?
+    /// An incremental night (`simulator seed|serve --changed-fraction F`): the job runs without
+    /// `--older-than`, reading the notification history; implies the Server API backend.
+    var changedFraction: Double?
+    /// `--changed-since` of the world (an age such as `1d`), passed through as given.
+    var changedSince: String?
+    /// `--missed-fraction` of the world.
+    var missedFraction: Double?
+    /// The job's `--sweep-days`, and the world's `--last-verified-nights`.
+    var sweepDays: Int?
+    /// The job's `--max-requests-per-hour`.
+    var maxRequestsPerHour: Int?
     /// Leave the cluster (and the bench's files) in place for inspection.
     var keep = false
     var wantsHelp = false
@@ -51,6 +62,22 @@ struct BenchOptions: Sendable, Equatable {
             "the job's backend; server-api seeds StoreKit 2 users too and serves the App Store Server API "
                 + "(--pki-dir), its rate limit applying to each endpoint",
             default: "verify-receipt"),
+        OptionSpec(
+            "changed-fraction", .value(placeholder: "F"),
+            "an incremental night: F of the users changed since the last run (implies --backend server-api); "
+                + "the job runs without --older-than"),
+        OptionSpec(
+            "changed-since", .value(placeholder: "AGE"), "with --changed-fraction: when the last run was",
+            default: "1d"),
+        OptionSpec(
+            "missed-fraction", .value(placeholder: "M"),
+            "with --changed-fraction: the share of changes the app's webhook missed", default: "0.5"),
+        OptionSpec(
+            "sweep-days", .value(placeholder: "D"),
+            "with --changed-fraction: the job's --sweep-days and the world's --last-verified-nights", default: "30"),
+        OptionSpec(
+            "max-requests-per-hour", .value(placeholder: "N"), "pass --max-requests-per-hour N to 'run'",
+            default: "not passed"),
         OptionSpec("job-arg", .repeatable(placeholder: "ARG"), "pass ARG to 'run' (repeatable, in order)"),
         OptionSpec(
             "job-binary", .value(placeholder: "PATH"), "the receipt-recon to measure",
@@ -130,6 +157,24 @@ struct BenchOptions: Sendable, Equatable {
             } ?? asOf
         httpClient = try read.nonEmpty("http-client", "a client name")
         backend = try read.choice("backend", ["verify-receipt", "server-api"]) ?? backend
+        changedFraction = try read.ratio("changed-fraction")
+        changedSince = try read.nonEmpty("changed-since", "an age such as 1d")
+        missedFraction = try read.ratio("missed-fraction")
+        sweepDays = try read.integer("sweep-days", in: 1...3650)
+        maxRequestsPerHour = try read.integer("max-requests-per-hour", in: 1...100_000_000)
+        if changedFraction == nil,
+            let given = ["changed-since", "missed-fraction", "sweep-days"].first(where: { parsed.value($0) != nil })
+        {
+            throw OptionError("--\(given) needs --changed-fraction", invocation: "receipt-recon-bench")
+        }
+        if changedFraction != nil {
+            if parsed.value("backend") == "verify-receipt" {
+                throw OptionError(
+                    "--changed-fraction measures the Server API backend, not verify-receipt",
+                    invocation: "receipt-recon-bench")
+            }
+            backend = "server-api"
+        }
         jobArguments = parsed.all("job-arg")
         jobBinary = try read.nonEmpty("job-binary", "a path")
         keep = parsed.has("keep")
@@ -152,6 +197,17 @@ struct BenchOptions: Sendable, Equatable {
     var jobRateText: String { rateLimit.map(Self.text) ?? Self.unlimitedJobRateText }
 
     var isServerAPI: Bool { backend == "server-api" }
+
+    var isIncremental: Bool { changedFraction != nil }
+
+    /// The world options of an incremental night, for both `simulator seed` and `serve`.
+    var incrementalWorldArguments: [String] {
+        guard let changedFraction else { return [] }
+        return [
+            "--changed-fraction", Self.text(changedFraction), "--changed-since", changedSince ?? "1d",
+            "--missed-fraction", Self.text(missedFraction ?? 0.5), "--last-verified-nights", String(sweepDays ?? 30),
+        ]
+    }
 
     /// The most receipts per second this setup allows, `min(R, C / (L + J/2))`: either the rate limit
     /// binds, or C requests in flight, each taking the simulator's mean latency (its jitter is uniform

@@ -23,6 +23,8 @@ struct BenchReport: Sendable {
         var seededUsers: Int?
         var seedSeconds: Double
         var expectedCorrections: Int?
+        /// An incremental world's changed and missed users (its expected file).
+        var expectedChanges: (changedUsers: Int, missedChanges: Int)? = nil
         var postgresActiveSeconds: Double?
         var postgresSettings: [String: String]
         var jobBinary: String
@@ -93,8 +95,39 @@ struct BenchReport: Sendable {
         add("ideal_receipts_per_second", ideal.map { Self.fixed($0, 1) })
         if let ideal, let perSecond { add("ideal_ratio", Self.fixed(perSecond / ideal, 3)) }
 
-        // Extras: what the run was, and figures to read the required ones by.
+        // An incremental night's figures (issue 28): Apple's cost per user of the world, the history's
+        // pages, and what the world changed.
         let options = inputs.options
+        if options.isIncremental {
+            if let simulator = inputs.simulator, let users = inputs.seededUsers, users > 0 {
+                add("apple_requests_per_user", Self.fixed(Double(simulator.requests) / Double(users), 4))
+            } else {
+                miss("apple_requests_per_user", "the simulator's /stats or the seeded user count could not be read")
+            }
+            add(
+                "notification_requests",
+                inputs.simulator.map {
+                    String(
+                        $0.requestsByEndpoint.filter { $0.key.hasSuffix("notification_history") }.values.reduce(0, +))
+                })
+            add("changed_users", inputs.expectedChanges.map { String($0.changedUsers) })
+            add("missed_changes", inputs.expectedChanges.map { String($0.missedChanges) })
+            let byReason = inputs.summary?.requestsByReason ?? [:]
+            if byReason.isEmpty {
+                miss(
+                    "requests_by_reason", "'run --json' has no requestsByReason: this receipt-recon does not count them"
+                )
+            } else {
+                let order = ["notified", "new", "sweep", "older_than"]
+                let reasons =
+                    order.filter { byReason[$0] != nil } + byReason.keys.filter { !order.contains($0) }.sorted()
+                add("requests_by_reason", reasons.map { "\($0):\(byReason[$0]!)" }.joined(separator: ","))
+            }
+            add("changed_fraction", options.changedFraction.map { "\($0)" })
+            add("sweep_days", String(options.sweepDays ?? 30))
+        }
+
+        // Extras: what the run was, and figures to read the required ones by.
         add("receipts", processed.map(String.init))
         add("receipts_selected", inputs.summary?.receiptsSelected.map(String.init))
         add("receipts_seeded", inputs.seededReceipts.map(String.init))

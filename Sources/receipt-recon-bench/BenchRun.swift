@@ -86,6 +86,7 @@ final class BenchRun {
             simulator: simulatorStats, simulatorUsage: simulatorEnd?.result.resourceUsage,
             simulatorPeakMemory: simulatorEnd?.peak, seededReceipts: seeded.receipts, seededUsers: seeded.users,
             seedSeconds: seeded.seconds, expectedCorrections: seeded.expected?.corrections,
+            expectedChanges: seeded.expected?.changes,
             postgresActiveSeconds: activeDuringJob, postgresSettings: settings,
             jobBinary: jobBinary, benchSeconds: Self.seconds(ContinuousClock.now - started))
         return BenchReport(inputs)
@@ -105,6 +106,8 @@ final class BenchRun {
     struct ExpectedFile {
         var bundleIDs: [String]
         var corrections: Int
+        /// An incremental world's `changed_users` and `missed_changes`.
+        var changes: (changedUsers: Int, missedChanges: Int)? = nil
     }
 
     private func seed(databaseURL: String, expectedFile: String, pkiDirectory: String) throws -> Seeded {
@@ -115,6 +118,7 @@ final class BenchRun {
                 "simulator", "seed", "--database-url", databaseURL, "--receipts", String(options.receipts),
                 "--seed", String(options.seed), "--as-of", options.asOf, "--expected", expectedFile,
             ] + serverAPIWorld(pkiDirectory) + (options.isServerAPI ? ["--backend", "server-api"] : [])
+            + options.incrementalWorldArguments
         let result = try runToEnd(arguments, environment: baseEnvironment())
         let seconds = Self.seconds(ContinuousClock.now - clock)
         guard result.status == 0 else {
@@ -146,6 +150,7 @@ final class BenchRun {
         defer { try? handle.close() }
         let marker = Array(#""action": "#.utf8)
         var bundleIDs: [String]?
+        var changes: (changedUsers: Int, missedChanges: Int)?
         var corrections = 0
         var carry: [UInt8] = []
         while let chunk = try? handle.read(upToCount: 1 << 20), !chunk.isEmpty {
@@ -160,6 +165,12 @@ final class BenchRun {
                     (try? JSONSerialization.jsonObject(with: Data(value.utf8), options: .fragmentsAllowed)) as? [String]
                     ?? []
             }
+            if changes == nil,
+                let line = String(decoding: bytes.prefix(65_536), as: UTF8.self)
+                    .split(separator: "\n").first(where: { $0.contains(#""incremental": "#) })
+            {
+                changes = Self.incrementalChanges(line)
+            }
             var index = 0
             while index + marker.count <= bytes.count {
                 if bytes[index] == marker[0], bytes[index..<(index + marker.count)].elementsEqual(marker) {
@@ -172,7 +183,7 @@ final class BenchRun {
             // A marker split across two chunks: keep the tail that could start one.
             carry = Array(bytes.suffix(from: max(index, bytes.count - marker.count + 1)))
         }
-        return ExpectedFile(bundleIDs: bundleIDs ?? [], corrections: corrections)
+        return ExpectedFile(bundleIDs: bundleIDs ?? [], corrections: corrections, changes: changes)
     }
 
     /// `--pki-dir` for seed and serve under `--backend server-api`: the same world on both sides; seeding
@@ -189,7 +200,7 @@ final class BenchRun {
             "--fault-rate", "0",
         ]
         if options.rateLimit != nil { arguments += ["--rate-limit", options.rateText] }
-        arguments += serverAPIWorld(pkiDirectory)
+        arguments += serverAPIWorld(pkiDirectory) + options.incrementalWorldArguments
         let clock = ContinuousClock.now
         let simulator: SimulatorProcess
         do {
@@ -215,10 +226,11 @@ final class BenchRun {
         stderrFile: String,
         pkiDirectory: String
     ) throws -> (ChildProcess.Result, Double, PeakMemoryWatch.Peak) {
-        var arguments = [
-            "run", "--older-than", "0", "--rate", options.jobRateText, "--concurrency", String(options.concurrency),
-            "--as-of", options.asOf, "--json",
-        ]
+        var arguments =
+            jobModeArguments + [
+                "--rate", options.jobRateText, "--concurrency", String(options.concurrency), "--as-of", options.asOf,
+                "--json",
+            ]
         arguments += bundleIDs.flatMap { ["--bundle-id", $0] }
         if let client = options.httpClient { arguments += ["--http-client", client] }
         arguments += options.jobArguments

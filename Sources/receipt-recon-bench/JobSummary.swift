@@ -17,6 +17,9 @@ struct JobSummary: Sendable {
     var databaseSeconds: Double?
     /// Requests per endpoint (`appleRequestsByEndpoint`).
     var requestsByEndpoint: [String: Int] = [:]
+    /// Requests per reason the run took its users for (`requestsByReason`: notified, new, sweep,
+    /// older_than); empty from a build that does not print it.
+    var requestsByReason: [String: Int] = [:]
 
     /// The last line of `stdout` that is a JSON object; nil when there is none.
     init?(stdout: String) {
@@ -34,6 +37,9 @@ struct JobSummary: Sendable {
         databaseSeconds = (object["databaseSeconds"] as? NSNumber)?.doubleValue
         for (endpoint, count) in object["appleRequestsByEndpoint"] as? [String: Any] ?? [:] {
             if let count = (count as? NSNumber)?.intValue { requestsByEndpoint[endpoint] = count }
+        }
+        for (reason, count) in object["requestsByReason"] as? [String: Any] ?? [:] {
+            if let count = (count as? NSNumber)?.intValue { requestsByReason[reason] = count }
         }
         if let byAction = object["corrections"] as? [String: [String: Any]] {
             corrections = byAction.values.reduce(0) { total, reasons in

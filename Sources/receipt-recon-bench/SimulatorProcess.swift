@@ -21,6 +21,8 @@ final class SimulatorProcess: Sendable {
         var rateLimited: Int
         /// The most requests that arrived within any one-second window.
         var maxRequestsInOneSecond: Int
+        /// Requests per endpoint as `/stats` names them (`production/notification_history`, …).
+        var requestsByEndpoint: [String: Int] = [:]
     }
 
     private init(running: ChildProcess.Running, port: UInt16, memory: PeakMemoryWatch) {
@@ -84,7 +86,8 @@ final class SimulatorProcess: Sendable {
         }
         return Stats(
             requests: requests, rateLimited: rateLimited,
-            maxRequestsInOneSecond: object["maxRequestsInOneSecond"] as? Int ?? 0)
+            maxRequestsInOneSecond: object["maxRequestsInOneSecond"] as? Int ?? 0,
+            requestsByEndpoint: object["requestsByEndpoint"] as? [String: Int] ?? [:])
     }
 
     /// Stops the server and reaps it; what it printed and consumed when it exited in time, nil when it

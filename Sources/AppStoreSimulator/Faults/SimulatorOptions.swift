@@ -27,6 +27,9 @@ public struct SimulatorOptions: Sendable, Hashable {
     public var sharedSecret: String?
     /// Arrival times kept for `AppStoreSimulator.requestLog` (per-second counts are kept regardless).
     public var requestLogCapacity: Int
+    /// The share of Get Notification History's records signed by a chain that is not Apple's
+    /// (`--forged-notification-fraction`), chosen per notification: what a client must never believe.
+    public var forgedNotificationFraction: Double
 
     public init(
         latency: Duration = .zero,
@@ -39,7 +42,8 @@ public struct SimulatorOptions: Sendable, Hashable {
         stallDuration: Duration = .seconds(60),
         serviceUnavailableRetryAfterSeconds: Int = 1,
         sharedSecret: String? = nil,
-        requestLogCapacity: Int = 1_000_000
+        requestLogCapacity: Int = 1_000_000,
+        forgedNotificationFraction: Double = 0
     ) {
         self.latency = latency
         self.jitter = jitter
@@ -52,5 +56,6 @@ public struct SimulatorOptions: Sendable, Hashable {
         self.serviceUnavailableRetryAfterSeconds = serviceUnavailableRetryAfterSeconds
         self.sharedSecret = sharedSecret
         self.requestLogCapacity = requestLogCapacity
+        self.forgedNotificationFraction = forgedNotificationFraction
     }
 }

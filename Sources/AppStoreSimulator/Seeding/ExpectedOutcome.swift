@@ -110,6 +110,17 @@ public struct ExpectedOutcome: Sendable, Hashable {
     /// The run's refunded amount per currency (`run --json`'s `refundedAmount`): stated for the Server
     /// API backend only, nil otherwise (verifyReceipt answers carry no price).
     public var refundedAmount: [RefundedAmount]? = nil
+    /// An incremental world's figures: users changed at Apple since the previous run, those whose change
+    /// the app missed (the only ones a run corrects), users a notification since then names, and
+    /// notifications naming a purchase no stored row holds.
+    public var incremental: Incremental? = nil
+
+    public struct Incremental: Sendable, Hashable {
+        public var changedUsers: Int
+        public var missedChanges: Int
+        public var notifiedUsers: Int
+        public var unmatchedNotifications: Int
+    }
 }
 
 extension ExpectedOutcome {
@@ -148,6 +159,14 @@ extension ExpectedOutcome {
             }.joined(separator: ", ")
             text += "],\n"
         }
+        // Only in incremental worlds: other files stay as they were.
+        if let incremental {
+            text +=
+                "  \"incremental\": {\"changed_since\": \(quoted(Self.iso8601(world.incremental?.sinceMs ?? 0))), "
+                + "\"changed_users\": \(incremental.changedUsers), \"missed_changes\": \(incremental.missedChanges), "
+                + "\"notified_users\": \(incremental.notifiedUsers), "
+                + "\"unmatched_notifications\": \(incremental.unmatchedNotifications)},\n"
+        }
         text += "  \"corrections\": ["
         text += corrections.map {
             "\n    {\"user_id\": \(quoted($0.userID)), \"entitlement\": \(quoted($0.entitlement)), \"action\": \(quoted($0.action))}"
@@ -171,7 +190,11 @@ extension ExpectedOutcome {
 
     /// The command line the expectation is for (the database URL and endpoints aside).
     public var runCommand: String {
-        var parts = ["receipt-recon run --older-than 0 --as-of \(Self.iso8601(asOfMs))"]
+        // An incremental run reads the notification history and takes no --older-than.
+        var parts = [
+            "receipt-recon run" + (world.incremental == nil ? " --older-than 0" : "")
+                + " --as-of \(Self.iso8601(asOfMs))"
+        ]
         if assumptions.environment != .production { parts.append("--environment \(assumptions.environment.rawValue)") }
         for bundle in assumptions.bundleIDs ?? [] { parts.append("--bundle-id \(bundle)") }
         if assumptions.sandboxPolicy != .revoke {

@@ -64,6 +64,10 @@ public enum WorldSeeder {
                     asOfMs: world.asOfMs, world: world.parameters,
                     assumptions: assumptions, corrections: [], flags: [],
                     counts: ExpectedOutcome.Counts()))
+            // An incremental world: the job's state after a correct run at `since` (`IncrementalJobState`).
+            let runID = try world.parameters.incremental.map {
+                try insertPreviousRun(asOf: IncrementalJobState.date($0.sinceMs), on: connection)
+            }
             summary.products = try connection.copy(
                 into: "products", columns: ["product_id", "kind", "entitlement", "duration"],
                 rows: WorldCatalog.productsTable.map(productRow))
@@ -71,6 +75,7 @@ public enum WorldSeeder {
             // Generation runs on a thread of its own, one or two batches ahead of the COPYs below.
             let pipeline = SeedPipeline<Batch>(capacity: 2)
             let outcome = Mutex<(expected: ExpectedOutcome?, nextReceiptID: Int64)>((nil, 1))
+            let jobCounts = Mutex(IncrementalJobState())
             let producer = Thread {
                 var accumulator = ExpectationDeriver.Accumulator(world: world, assumptions: assumptions)
                 let answerer = AppleAnswerer(world: world)
@@ -78,8 +83,23 @@ public enum WorldSeeder {
                 var start = 0
                 while start < world.unitCount {
                     let range = start..<min(world.unitCount, start + batchUnits)
-                    let batch = makeBatch(
+                    var batch = makeBatch(
                         world, range, &nextReceiptID, &accumulator, answerer, assumptions, signingChain)
+                    if let incremental = world.parameters.incremental, let runID {
+                        var state = IncrementalJobState()
+                        var first = batch.firstReceiptID
+                        world.forEachUnit(in: range) { unit in
+                            let ids = ExpectationDeriver.receiptIDs(for: unit, startingAt: &first)
+                            state.add(unit, receiptIDs: ids, world: world, incremental: incremental, runID: runID)
+                        }
+                        jobCounts.withLock { counts in
+                            counts.changedUsers += state.changedUsers
+                            counts.missedChanges += state.missedChanges
+                            counts.notifiedUsers += state.notifiedUsers
+                            counts.unmatchedNotifications += state.unmatchedNotifications
+                        }
+                        batch.jobState = state
+                    }
                     guard pipeline.put(batch) else { return }
                     start = range.upperBound
                 }
@@ -104,12 +124,24 @@ public enum WorldSeeder {
                     rows: batch.entitlements)
                 summary.sandboxTesters += try connection.copy(
                     into: "sandbox_testers", columns: ["user_id", "note"], rows: batch.testers)
+                if let state = batch.jobState {
+                    try copyJobState(state, on: connection)
+                }
                 progress?(summary.users)
             }
             let (expected, nextReceiptID) = outcome.withLock { $0 }
             // Explicit ids were written: move the sequence past them, so the app's next receipt gets a new id.
             try moveReceiptSequence(toFollow: nextReceiptID, on: connection)
             summary.expected = expected!
+            if let incremental = world.parameters.incremental, let runID {
+                try insertCursor(
+                    environment: world.environment, readThrough: IncrementalJobState.date(incremental.sinceMs),
+                    runID: runID, on: connection)
+                let counts = jobCounts.withLock { $0 }
+                summary.expected.incremental = ExpectedOutcome.Incremental(
+                    changedUsers: counts.changedUsers, missedChanges: counts.missedChanges,
+                    notifiedUsers: counts.notifiedUsers, unmatchedNotifications: counts.unmatchedNotifications)
+            }
             return summary
         }
     }
@@ -120,6 +152,10 @@ public enum WorldSeeder {
         var entitlements: [[any PostgresEncodable]] = []
         var testers: [[any PostgresEncodable]] = []
         var users = 0
+        /// The id of the batch's first receipt.
+        var firstReceiptID: Int64 = 1
+        /// An incremental world's job rows for the batch.
+        var jobState: IncrementalJobState?
     }
 
     /// Generates the units of `range`, their rows, and their part of the expectation.
@@ -133,6 +169,7 @@ public enum WorldSeeder {
         _ signingChain: SigningChain?
     ) -> Batch {
         var batch = Batch()
+        batch.firstReceiptID = nextReceiptID
         world.forEachUnit(in: range) { unit in
             let ids = ExpectationDeriver.receiptIDs(for: unit, startingAt: &nextReceiptID)
             accumulator.add(

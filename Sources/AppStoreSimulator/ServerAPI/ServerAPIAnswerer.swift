@@ -1,6 +1,6 @@
 import AppStoreReceipts
 
-/// The three endpoints of the App Store Server API the simulator answers.
+/// The endpoints of the App Store Server API the simulator answers.
 enum ServerAPIRoute: String, Sendable, Hashable, CaseIterable {
     /// `GET /inApps/v2/history/{id}`: Get Transaction History (v2).
     case history
@@ -8,6 +8,8 @@ enum ServerAPIRoute: String, Sendable, Hashable, CaseIterable {
     case subscriptions
     /// `GET /inApps/v1/transactions/{id}`: Get Transaction Info.
     case transactions
+    /// `POST /inApps/v1/notifications/history`: Get Notification History (`NotificationHistoryAnswerer`).
+    case notificationHistory = "notification_history"
 }
 
 /// One Server API answer before it becomes HTTP: a status, a JSON body, and the error code it carries.
@@ -71,6 +73,9 @@ struct ServerAPIAnswerer: Sendable {
             return history(unit: unit, slot: slot, query: query, queryValue: queryValue)
         case .subscriptions:
             return statuses(unit: unit, slot: slot)
+        case .notificationHistory:
+            // Routed to `NotificationHistoryAnswerer` before any id lookup.
+            return .error(400, 4_000_000, "Bad request.")
         }
     }
 

@@ -25,6 +25,7 @@ package struct ServerAPISetup: Sendable {
 struct ServerAPIService: Sendable {
     let key: ServerAPIKey
     let answerer: ServerAPIAnswerer
+    let notificationHistory: NotificationHistoryAnswerer
     /// One bucket per endpoint and environment (`--rate-limit` applies to each, as Apple's limits do).
     let limiters: [String: RateLimiter]
 
@@ -33,8 +34,10 @@ struct ServerAPIService: Sendable {
         units: @escaping @Sendable (Int) -> WorldUnit
     ) {
         key = setup.key
-        answerer = ServerAPIAnswerer(
-            world: world, units: units, signer: ServerAPISigner(chain: setup.chain, cacheCapacity: setup.cacheCapacity))
+        let signer = ServerAPISigner(chain: setup.chain, cacheCapacity: setup.cacheCapacity)
+        answerer = ServerAPIAnswerer(world: world, units: units, signer: signer)
+        notificationHistory = NotificationHistoryAnswerer(
+            world: world, units: units, signer: signer, forgedFraction: options.forgedNotificationFraction)
         var limiters: [String: RateLimiter] = [:]
         if let rate = options.rateLimit {
             for environment in [AppStoreEnvironment.production, .sandbox] {
@@ -52,7 +55,8 @@ struct ServerAPIService: Sendable {
     }
 
     /// The endpoint, environment and id of a Server API path
-    /// (`/{production|sandbox}/inApps/{v2/history|v1/subscriptions|v1/transactions}/{id}`); nil for others.
+    /// (`/{production|sandbox}/inApps/{v2/history|v1/subscriptions|v1/transactions}/{id}`, or
+    /// `/{production|sandbox}/inApps/v1/notifications/history` with an empty id); nil for others.
     static func route(_ path: String) -> (ServerAPIRoute, AppStoreEnvironment, String)? {
         let parts = path.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 6, parts[0].isEmpty, parts[2] == "inApps",
@@ -63,6 +67,7 @@ struct ServerAPIService: Sendable {
         case ("v2", "history"): endpoint = .history
         case ("v1", "subscriptions"): endpoint = .subscriptions
         case ("v1", "transactions"): endpoint = .transactions
+        case ("v1", "notifications") where parts[5] == "history": return (.notificationHistory, environment, "")
         default: return nil
         }
         return (endpoint, environment, String(parts[5]).removingPercentEncoding ?? String(parts[5]))

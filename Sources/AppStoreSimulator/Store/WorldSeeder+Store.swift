@@ -1,3 +1,5 @@
+import AppStoreReceipts
+import Foundation
 import Postgres
 
 /// Every statement the simulator sends to the job's database, as its world's store: what the seed
@@ -50,6 +52,38 @@ extension WorldSeeder {
             """
             UPDATE entitlements SET active = false, updated_at = now()
             WHERE user_id = \(userID) AND entitlement = \(entitlement) AND source = 'app_store'
+            """)
+    }
+
+    /// The previous run of an incremental world: a completed nightly run seen at `asOf` (`since`).
+    static func insertPreviousRun(asOf: Date, on connection: PostgresConnection) throws -> Int64 {
+        let rows = try connection.query(
+            """
+            INSERT INTO recon_runs (kind, status, dry_run, as_of, started_at, finished_at, shard, exit_code)
+            VALUES ('nightly', 'completed', false, \(asOf), \(asOf), \(asOf), '0/1', 0)
+            RETURNING id
+            """)
+        return try rows.first!.decode("id")
+    }
+
+    /// The job's rows of an incremental world's batch.
+    static func copyJobState(_ state: IncrementalJobState, on connection: PostgresConnection) throws {
+        _ = try connection.copy(
+            into: "recon_receipt_state", columns: IncrementalJobState.receiptStateColumns, rows: state.receiptStates)
+        _ = try connection.copy(
+            into: "recon_user_state", columns: IncrementalJobState.userStateColumns, rows: state.userStates)
+        _ = try connection.copy(
+            into: "recon_transactions", columns: IncrementalJobState.transactionColumns, rows: state.transactions)
+    }
+
+    /// Where the previous run stopped reading the notification history: one shard, the app's bundle.
+    static func insertCursor(
+        environment: AppStoreEnvironment, readThrough: Date, runID: Int64, on connection: PostgresConnection
+    ) throws {
+        try connection.execute(
+            """
+            INSERT INTO recon_notification_cursor (shard_count, environment, bundle_id, read_through, last_run_id)
+            VALUES (1, \(environment.rawValue), \(WorldCatalog.appBundleID), \(readThrough), \(runID))
             """)
     }
 }

@@ -25,10 +25,13 @@ public struct SimulatedWorld: Sendable, Hashable {
         /// can only be written with a signing chain, so only `simulator seed --pki-dir` sets it; the
         /// other users' scenarios and positions change with it, so `serve` must be given it too.
         public var includesStoreKit2Users: Bool
+        /// An incremental world (`--changed-fraction`): StoreKit 2 users the job verified at `since`, some
+        /// changed since; replaces the scenarios. `serve` must be given it too.
+        public var incremental: IncrementalWorld?
 
         public init(
             users: Int, seed: UInt64, asOfMs: Int64, environment: AppStoreEnvironment = .production,
-            includesStoreKit2Users: Bool = false
+            includesStoreKit2Users: Bool = false, incremental: IncrementalWorld? = nil
         ) {
             precondition(users >= 1, "a world needs at least one user")
             self.users = users
@@ -36,6 +39,7 @@ public struct SimulatedWorld: Sendable, Hashable {
             self.asOfMs = asOfMs
             self.environment = environment
             self.includesStoreKit2Users = includesStoreKit2Users
+            self.incremental = incremental
         }
     }
 
@@ -100,7 +104,14 @@ public struct SimulatedWorld: Sendable, Hashable {
             unitIndex: index)
         let first = index * 2
         let hasSecond = first + 1 < parameters.users
-        if isSharedUnit(index) {
+        if let incremental = parameters.incremental {
+            for (slot, userIndex) in [first, first + 1].enumerated() where slot == 0 || hasSecond {
+                var rng = SplitMix64.derive(parameters.seed, UInt64(index), UInt64(slot) + 1)
+                builder.addIncrementalUser(
+                    index: userIndex, plan: incremental.plan(seed: parameters.seed, userIndex: userIndex),
+                    since: incremental.sinceMs, rng: &rng)
+            }
+        } else if isSharedUnit(index) {
             var rng = SplitMix64.derive(parameters.seed, UInt64(index), 3)
             builder.addSharedPair(firstIndex: first, rng: &rng)
         } else {

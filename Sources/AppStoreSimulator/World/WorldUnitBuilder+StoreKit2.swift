@@ -111,7 +111,7 @@ extension WorldUnitBuilder {
     }
 
     /// A `receipts` row holding the JWS of transaction `id` of `account`, signed (and sent) at `signed`.
-    private mutating func signedRow(
+    mutating func signedRow(
         _ account: Int, _ id: String, _ signed: Int64, tampered: Bool = false
     ) -> WorldUser.ReceiptRow {
         receipt(.signedTransaction(account: account, transactionID: id, signedMs: signed, tampered: tampered), signed)

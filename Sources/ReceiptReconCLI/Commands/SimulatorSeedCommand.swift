@@ -31,7 +31,13 @@ struct SimulatorSeedCommand: Command {
             A DIR that already holds all nine files is reused as it is, so databases seeded into one DIR \
             stay valid together; an empty or missing DIR gets a new set; --new-pki mints a new set over \
             what is there (databases seeded with the old one then fail to verify). A DIR holding only some \
-            of the files (one seeded before the receipt leaf existed among them) is refused. For staging and tests only: never point a production run at that root.
+            of the files (one seeded before the receipt leaf existed among them) is refused. For staging and tests only: never point a production run at that root. \
+            With --changed-fraction F (needs --pki-dir and --backend server-api; give serve the same options), \
+            the world is incremental: one StoreKit 2 user per row, verified by a correct previous run at \
+            --changed-since before --as-of (its recon_runs, recon_receipt_state, recon_user_state, \
+            recon_transactions and recon_notification_cursor rows are seeded too), F of them changed at Apple \
+            since, the app having missed the notifications of --missed-fraction of those; FILE then expects \
+            'run --backend server-api' without --older-than to correct exactly the missed users.
             """,
         options: simulatorWorldOptions + [
             OptionSpec(
@@ -74,6 +80,11 @@ struct SimulatorSeedCommand: Command {
         let bundles = arguments.all("bundle-id")
         let policy = try arguments.read.choice("sandbox-policy", ["revoke", "flag"]) ?? "revoke"
         let backend = try arguments.read.choice("backend", ["verify-receipt", "server-api"]) ?? "verify-receipt"
+        if world.incremental != nil, backend != "server-api" {
+            throw .usage(
+                "--changed-fraction seeds for --backend server-api (its rows are JWS the run asks Apple about)",
+                command: "simulator seed")
+        }
         if backend == "server-api", world.pkiDirectory == nil {
             throw .usage(
                 "--backend server-api needs --pki-dir: the API key is written there", command: "simulator seed")
@@ -145,6 +156,12 @@ struct SimulatorSeedCommand: Command {
         console.print(
             "expected: \(expected.corrections.count) corrections, \(expected.flags.count) flags for '\(expected.runCommand)'"
                 + (expectedFile.map { " -> \($0)" } ?? " (no --expected file written)"))
+        if let incremental = expected.incremental {
+            console.print(
+                "incremental: \(incremental.changedUsers) users changed since the previous run, "
+                    + "\(incremental.missedChanges) of them missed by the app, \(incremental.notifiedUsers) users notified, "
+                    + "\(incremental.unmatchedNotifications) notifications for purchases no row holds")
+        }
         return .success
     }
 

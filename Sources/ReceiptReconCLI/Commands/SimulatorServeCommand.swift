@@ -35,6 +35,10 @@ struct SimulatorServeCommand: Command {
                 "probability of an injected fault per request (21005, 21009, 21199, 503, resets, stalls)", default: "0"),
             OptionSpec("fault-seed", .value(placeholder: "S"), "seed of fault and jitter draws", default: "--seed"),
             OptionSpec(
+                "forged-notification-fraction", .value(placeholder: "F"),
+                "the share of notification history records signed by a chain that is not Apple's (never to be believed)",
+                default: "0"),
+            OptionSpec(
                 "stall-ms", .value(placeholder: "MS"), "how long a stall holds a request before closing it",
                 default: "60000"),
             OptionSpec(
@@ -71,7 +75,8 @@ struct SimulatorServeCommand: Command {
             faultRate: try arguments.read.ratio("fault-rate") ?? 0,
             faultSeed: try arguments.read.unsignedInteger("fault-seed") ?? world.seed,
             stallDuration: .milliseconds(stall),
-            sharedSecret: secret)
+            sharedSecret: secret,
+            forgedNotificationFraction: try arguments.read.ratio("forged-notification-fraction") ?? 0)
     }
 
     func run(_ console: Console) throws -> ExitCode {
@@ -106,6 +111,10 @@ struct SimulatorServeCommand: Command {
             throw CommandError(.unavailable, "cannot listen on 127.0.0.1:\(port): \(error)")
         }
         simulator.stopOnSignals()
+        if serverAPI != nil {
+            // The notification history's index takes a pass over every unit: built beside the serving.
+            Thread.detachNewThread { simulator.prepareNotificationHistory() }
+        }
         console.error(
             "simulator: \(world.userCount) users, seed \(world.parameters.seed), as of "
                 + "\(ExpectedOutcome.iso8601(world.asOfMs)), \(world.environment) database"
