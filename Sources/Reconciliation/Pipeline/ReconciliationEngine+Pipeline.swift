@@ -80,6 +80,7 @@ extension ReconciliationEngine {
         control.openGate()
         writing.finish()
         progressThread?.stop()
+        if case .queued = selection, !options.dryRun { matchNotifications(runID: runID, counters: counters, locks: locks) }
         if let budget {
             let granted = budget.figures
             var summary = BudgetFigures(maxRequestsPerHour: granted.limit)

@@ -52,6 +52,11 @@ final class RunCounters: Sendable {
         }
     }
 
+    /// The notifications this run stored that no stored row holds, once the run is done.
+    func setUnmatchedNotifications(_ count: Int) {
+        state.withLock { $0.summary.notifications?.unmatched = count }
+    }
+
     /// What the night read from Apple's notification history.
     func setNotifications(_ figures: NotificationFigures) {
         state.withLock { $0.summary.notifications = figures }

@@ -63,6 +63,38 @@ extension NotificationStore {
         }
     }
 
+    /// After a run: the notifications it stored unmatched whose transaction a stored row now holds (the
+    /// run verified a purchase the app had stored but the job had never seen: a new row) are matched,
+    /// and handled at once for the users this run verified whole since it read them.
+    /// - Returns: the notifications this run stored that are still unmatched.
+    public func matchAfterRun(_ runID: Int64) throws -> Int {
+        try connection.transaction {
+            let unmatched: [String] = try connection.query(
+                """
+                SELECT notification_uuid FROM recon_notifications
+                WHERE run_id = \(runID) AND user_id IS NULL
+                  AND (transaction_id IS NOT NULL OR original_transaction_id IS NOT NULL)
+                FOR UPDATE
+                """
+            ).map { try $0.decode("notification_uuid") }
+            guard !unmatched.isEmpty else { return 0 }
+            try resolveHolders(of: unmatched)
+            try connection.execute(
+                """
+                UPDATE recon_notification_users n SET handled_run_id = \(runID)
+                FROM recon_user_state s
+                WHERE n.notification_uuid = ANY(\(unmatched)) AND n.handled_run_id IS NULL
+                  AND s.user_id = n.user_id AND s.last_run_id = \(runID)
+                """)
+            return try connection.query(
+                """
+                SELECT count(*) AS n FROM recon_notifications
+                WHERE notification_uuid = ANY(\(unmatched)) AND user_id IS NULL
+                """
+            ).first!.decode("n")
+        }
+    }
+
     /// Retention: notifications signed before `signedBefore` (Apple keeps 180 days of history) whose
     /// holders are all handled, or that name nobody. Their holders' rows go with them.
     /// - Returns: the notifications deleted.
