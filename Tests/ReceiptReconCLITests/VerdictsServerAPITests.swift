@@ -363,7 +363,7 @@ import Testing
             #expect(try World.flags(db).contains("u-other unverified"))
             #expect(try World.active(db) == ["u-other premium"])
             // The refused bid was the row's own, and only the row's own lookups carried it.
-            let refusedRequests = api.received.filter { $0.token?.bid == "com.example.other" }
+            let refusedRequests = api.receivedAboutPurchases.filter { $0.token?.bid == "com.example.other" }
             #expect(!refusedRequests.isEmpty && refusedRequests.allSatisfy { $0.id == "7101" })
             #expect(api.received.filter { $0.id == "7201" }.allSatisfy { $0.token?.bid == "com.example" })
         }

@@ -137,18 +137,21 @@ public final class RunQueue {
             let quota = SweepQuota(
                 users: try covered.decode("users"), days: sweepDays, overdue: try covered.decode("overdue"))
             (counts.sweepUsers, counts.overdue, counts.quota) = (quota.users, quota.overdue, quota.quota)
-            // The oldest first, by day; within the day the quota cuts, the soonest to end. Looked for among
-            // twice the quota's oldest, so the entitlements are read for those only.
-            try queue(
-                .sweep,
-                """
-                SELECT o.user_id FROM (
-                    SELECT u.user_id, u.verified_at FROM recon_user_state u
-                    WHERE \(shard("u.user_id")) AND \(holdsReceipt("u.user_id"))
-                    ORDER BY u.verified_at, u.user_id LIMIT $2 * 2) o
-                ORDER BY date_trunc('day', o.verified_at, 'UTC'), \(Self.endsAt("o.user_id")) NULLS LAST, o.user_id
-                LIMIT $2
-                """, binds: [quota.quota.postgresBind])
+            // The oldest first, by day; within the day the quota cuts, the soonest to end. Only users up to
+            // the end of that day are looked at, so the entitlements are read for those alone.
+            if quota.quota > 0 {
+                try queue(
+                    .sweep,
+                    """
+                    SELECT o.user_id FROM recon_user_state o
+                    WHERE \(shard("o.user_id")) AND \(holdsReceipt("o.user_id")) AND o.verified_at < coalesce((
+                        SELECT date_trunc('day', u.verified_at, 'UTC') + interval '1 day' FROM recon_user_state u
+                        WHERE \(shard("u.user_id")) AND \(holdsReceipt("u.user_id"))
+                        ORDER BY u.verified_at, u.user_id OFFSET $2 - 1 LIMIT 1), 'infinity')
+                    ORDER BY date_trunc('day', o.verified_at, 'UTC'), \(Self.endsAt("o.user_id")) NULLS LAST, o.user_id
+                    LIMIT $2
+                    """, binds: [quota.quota.postgresBind])
+            }
             if let olderThanCutoff {
                 try queue(
                     .olderThan,
