@@ -44,7 +44,7 @@ public struct NotificationStoreCounts: Sendable, Equatable {
 }
 
 /// The notifications the job read from Apple's history, the users they name and the cursor of each
-/// shard set (CONTRACT §9 "Notification history"; docs/plans/notification-history.md §2).
+/// shard set (CONTRACT §9 "Notification history"; docs/server-api.md, "Nights within Apple's budget").
 ///
 /// Crash safety: a batch is stored in one transaction with its holders, the cursor moves only after
 /// its whole span is stored (`advance`), and `notification_uuid` absorbs a span read twice. A holder
