@@ -50,7 +50,8 @@ public final class ScriptedServerAPI: Sendable {
         public let method: String
         public let path: String
         public let query: String?
-        /// The id in the path, percent-decoded.
+        /// The id in the path, percent-decoded; for Get Notification History, the page's
+        /// `paginationToken` (empty on a first page).
         public let id: String
         /// The request's body (Get Notification History's `startDate`/`endDate`).
         public let body: String
@@ -58,6 +59,16 @@ public final class ScriptedServerAPI: Sendable {
         public let wallTime: Date
         /// The bearer token, decoded; nil without one.
         public let token: ReceivedToken?
+
+        /// Get Notification History's `[startDate, endDate)`, when the body names both.
+        public var notificationSpan: Range<Date>? {
+            guard
+                let object = try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any],
+                let start = (object["startDate"] as? NSNumber)?.doubleValue,
+                let end = (object["endDate"] as? NSNumber)?.doubleValue, start < end
+            else { return nil }
+            return Date(timeIntervalSince1970: start / 1000)..<Date(timeIntervalSince1970: end / 1000)
+        }
 
         public func queryValue(_ name: String) -> String? {
             HTTPRequest(method: method, target: path + (query.map { "?" + $0 } ?? "")).queryValue(name)
@@ -117,7 +128,7 @@ public final class ScriptedServerAPI: Sendable {
             let answer =
                 state.next(["bid " + (received.token?.bid ?? ""), scope + " " + received.id, scope + " *"])
                 ?? (received.endpoint == .notifications ? .notifications([]) : .error(4_040_010, status: 404))
-            return Self.response(answer, environment: received.environment, chain: chain)
+            return Self.response(answer, to: received, chain: chain)
         }
         try server.start()
     }
@@ -228,11 +239,16 @@ public final class ScriptedServerAPI: Sendable {
             ? ReceivedToken(String(authorization.dropFirst("Bearer ".count)), key: key) : nil
         return Received(
             environment: environment, endpoint: endpoint, method: request.method, path: request.path,
-            query: request.query, id: (parts.last ?? "").removingPercentEncoding ?? "",
+            query: request.query,
+            // A notification history page is told by its token (none: a first page).
+            id: endpoint == .notifications
+                ? HTTPRequest(method: request.method, target: request.target).queryValue("paginationToken") ?? ""
+                : (parts.last ?? "").removingPercentEncoding ?? "",
             body: String(decoding: request.body, as: UTF8.self), receivedAt: .now, wallTime: Date(), token: token)
     }
 
-    static func response(_ answer: Answer, environment: AppStoreEnvironment, chain: SigningChain) -> HTTPResponse {
+    static func response(_ answer: Answer, to request: Received, chain: SigningChain) -> HTTPResponse {
+        let environment = request.environment
         let appleEnvironment = environment == .sandbox ? "Sandbox" : "Production"
         switch answer {
         case .history(let transactions, let hasMore, let revision):
@@ -250,7 +266,9 @@ public final class ScriptedServerAPI: Sendable {
                 + lasts.joined(separator: ",") + "]}]}"
             return .json(Data(body.utf8))
         case .notifications(let records, let token):
-            let items = records.map { $0.record(chain, host: appleEnvironment) }
+            // As Apple does, a page lists only the records signed within the request's span.
+            let span = request.notificationSpan
+            let items = records.filter { span?.contains($0.signed) ?? true }.map { $0.record(chain, host: appleEnvironment) }
             let more = token.map { ",\"hasMore\":true,\"paginationToken\":\"\($0)\"" } ?? ",\"hasMore\":false"
             return .json(Data(("{\"notificationHistory\":[" + items.joined(separator: ",") + "]" + more + "}").utf8))
         case .error(let code, let status):
@@ -267,7 +285,7 @@ public final class ScriptedServerAPI: Sendable {
         case .raw(let status, let body, let headers):
             return HTTPResponse(status: status, headers: headers, body: Data(body.utf8))
         case .delayed(let delay, let answer):
-            return response(answer, environment: environment, chain: chain).delayed(by: delay)
+            return response(answer, to: request, chain: chain).delayed(by: delay)
         }
     }
 }

@@ -46,8 +46,8 @@ import Testing
             #expect(summary["backend"] as? String == "server-api")
             #expect(summary["version"] as? String == version)
             let answers = try #require(summary["serverAPIAnswers"] as? [String: Int], "\(summary)")
-            // Two histories, and twelve pages of notifications: a first night reads 3 days in pieces of 6 hours.
-            #expect(answers == ["200": 14, "404/4040010": 2, "429/4290000": 1], "\(answers)")
+            // Two histories, and 72 pages of notifications: a first night reads 3 days in pieces of an hour.
+            #expect(answers == ["200": 74, "404/4040010": 2, "429/4290000": 1], "\(answers)")
 
             let environment = ["DATABASE_URL": database.conninfo]
             let text = try ReceiptReconBinary.run(["report", "--last"], environment: environment)
@@ -55,12 +55,12 @@ import Testing
             #expect(text.stdout.contains("  backend server-api, receipt-recon \(version)\n"), "\(text.stdout)")
             #expect(
                 text.stdout.contains(
-                    "App Store Server API: 17 requests (notification_history 12, transaction_history 5), 1 retries, "
+                    "App Store Server API: 77 requests (notification_history 72, transaction_history 5), 1 retries, "
                         + "1 throttled (HTTP 429), "
                         + "1 asked the other environment after a 404"), "\(text.stdout)")
             #expect(
                 text.stdout.contains(
-                    "  answers: HTTP 200 14, HTTP 404 (errorCode 4040010) 2, HTTP 429 (errorCode 4290000) 1\n"),
+                    "  answers: HTTP 200 74, HTTP 404 (errorCode 4040010) 2, HTTP 429 (errorCode 4290000) 1\n"),
                 "\(text.stdout)")
             for verifyReceiptWord in ["verifyReceipt", "re-route", "21007", "Apple statuses"] {
                 #expect(!text.stdout.contains(verifyReceiptWord), "\(verifyReceiptWord) in \(text.stdout)")

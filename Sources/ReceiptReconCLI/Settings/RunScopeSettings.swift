@@ -19,7 +19,8 @@ enum RunScopeSettings {
     static let olderThan = Setting(
         option: OptionSpec(
             "older-than", .value(placeholder: "D"),
-            "re-verify receipts last verified before now minus D (90m, 20h, 7d, 0)", default: "20h"),
+            "re-verify receipts last verified before now minus D (90m, 20h, 7d, 0); with --backend server-api "
+                + "and notifications, only when given", default: "20h"),
         default: 20 * 3600, record: "olderThan",
         parse: { parse, text throws(OptionError) in try parse.age("older-than", text) })
 

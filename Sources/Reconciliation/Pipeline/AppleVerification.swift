@@ -69,22 +69,25 @@ final class AppleVerification: Sendable {
         }
     }
 
-    /// Drives one exchange that belongs to no user (the night's notification history) on the same
-    /// driver, budget and workers, and waits on the calling thread (the run's own, before any user is
-    /// admitted) for its result.
-    func result<Exchange: AppleExchange>(
-        of exchange: Exchange, recordTraffic: @escaping @Sendable (AppleTraffic) -> Void
-    ) -> Exchange.Result {
-        let done = DispatchSemaphore(value: 0)
-        let result = Mutex<Exchange.Result?>(nil)
+    /// Drives exchanges that belong to no user (pieces of the night's notification history) at once on
+    /// the same driver, budget and workers, and waits on the calling thread (the run's own, before any
+    /// user is admitted) for all their results, in order.
+    func results<Exchange: AppleExchange>(
+        of exchanges: [Exchange], recordTraffic: @escaping @Sendable (AppleTraffic) -> Void
+    ) -> [Exchange.Result] {
+        let done = DispatchGroup()
+        let results = Mutex<[Int: Exchange.Result]>([:])
         var context = self.context
         context.recordTraffic = recordTraffic
-        driver.run(exchange, context: context) { answer in
-            result.withLock { $0 = answer }
-            done.signal()
+        for (index, exchange) in exchanges.enumerated() {
+            done.enter()
+            driver.run(exchange, context: context) { answer in
+                results.withLock { $0[index] = answer }
+                done.leave()
+            }
         }
         done.wait()
-        return result.withLock { $0! }
+        return results.withLock { results in exchanges.indices.map { results[$0]! } }
     }
 
     /// No more users: waits until every admitted user was verified (or dropped, when stopping).

@@ -9,10 +9,13 @@ import Postgres
 ///
 /// One shard of a set reads at a time (`NotificationStore.lockReader`); a shard that then finds the
 /// cursor just moved reads nothing and takes the users already stored. The span is read in pieces of
-/// at most `piece`, one walk each, and the cursor moves after each piece is stored whole: a failure
-/// costs one piece's reread, a page cap never blocks progress, and nothing assumes Apple's order
-/// within a walk. A record read twice (the overlap, a crash before the cursor moved) is the same row
-/// (`notification_uuid`), and is acted on only while its users are still pending.
+/// at most `piece`, one walk each, `parallelPieces` at once (Apple's latency is paid per page, and a
+/// first night's three days are hundreds of pages); each piece is stored as read, and the cursor
+/// moves over the pieces read whole in order, up to the first that was not: a failure costs that
+/// piece's reread, a page cap never blocks progress, and nothing assumes Apple's order within a walk.
+/// A record read twice (the overlap, a crash before the cursor moved) is the same row
+/// (`notification_uuid`), and is acted on only while its users are still pending. Memory holds at
+/// most `parallelPieces` pieces of notifications.
 ///
 /// A dry run reads but writes neither notifications nor the cursor: the users named go straight to
 /// its selection (`Outcome.dryRunNotified`).
@@ -23,7 +26,8 @@ struct NotificationIntake {
     static let overlap: TimeInterval = 3600
     /// The history ends this long before the run's instant: the newest records may not be indexed yet.
     static let settle: TimeInterval = 60
-    static let piece: TimeInterval = 6 * 3600
+    static let piece: TimeInterval = 3600
+    static let parallelPieces = 8
     /// A cursor this close to the end was moved by another shard of the set tonight.
     static let fresh: TimeInterval = 600
     /// How long a shard waits for another shard of its set to finish reading.
@@ -51,9 +55,9 @@ struct NotificationIntake {
     let selection: RunOptions.NotificationSelection
     let log: EventLog
 
-    /// Reads every app's history into `store`; `walk` drives one read to its end.
+    /// Reads every app's history into `store`; `walk` drives reads at once to their ends.
     func read(
-        store: NotificationStore, walk: (NotificationHistoryWalk) -> NotificationHistoryRead
+        store: NotificationStore, walk: ([NotificationHistoryWalk]) -> [NotificationHistoryRead]
     ) throws -> Outcome {
         var outcome = Outcome()
         let end = options.asOf.addingTimeInterval(-Self.settle)
@@ -79,7 +83,7 @@ struct NotificationIntake {
 
     private func read(
         key: NotificationCursorKey, end: Date, store: NotificationStore,
-        walk: (NotificationHistoryWalk) -> NotificationHistoryRead, into outcome: inout Outcome
+        walk: ([NotificationHistoryWalk]) -> [NotificationHistoryRead], into outcome: inout Outcome
     ) throws {
         let cursor = try store.readThrough(key)
         if let cursor, cursor >= end.addingTimeInterval(-Self.fresh) {
@@ -97,38 +101,51 @@ struct NotificationIntake {
         }
         guard start < end else { return }
         outcome.figures.from = min(outcome.figures.from ?? start, start)
-        var pieceStart = start
-        while pieceStart < end {
-            let pieceEnd = min(end, pieceStart.addingTimeInterval(Self.piece))
-            let read = walk(
-                source.client.notificationHistory(
-                    bundleID: key.bundleID, environment: key.environment, from: pieceStart, to: pieceEnd))
-            switch read {
-            case .complete(let batch):
-                try take(batch, store: store, into: &outcome)
-                if !options.dryRun { try store.advance(key, to: pieceEnd, runID: runID) }
-                outcome.figures.through = pieceEnd
-            case .incomplete(let batch, let detail):
-                // What was read is acted on; the cursor stays, and the next run reads this piece again.
-                try take(batch, store: store, into: &outcome)
-                outcome.figures.incomplete = "\(Self.text(pieceStart)) to \(Self.text(pieceEnd)): \(detail)"
-                log.log(
-                    .warning, "notifications.incomplete",
-                    ["run_id": String(runID), "bundle_id": key.bundleID, "detail": detail])
-                return
-            case .configuration(let detail):
-                // As for a row (CONTRACT §9): only the default app's refusal says the job is misconfigured.
-                guard key.bundleID == source.defaultBundleID else {
-                    outcome.figures.incomplete = "Apple refused the key for \(key.bundleID): \(detail)"
+        var pieces: [(start: Date, end: Date)] = []
+        while (pieces.last?.end ?? start) < end {
+            let from = pieces.last?.end ?? start
+            pieces.append((from, min(end, from.addingTimeInterval(Self.piece))))
+        }
+        var next = 0
+        while next < pieces.count {
+            let group = pieces[next..<min(next + Self.parallelPieces, pieces.count)]
+            let reads = walk(
+                group.map {
+                    source.client.notificationHistory(
+                        bundleID: key.bundleID, environment: key.environment, from: $0.start, to: $0.end)
+                })
+            var held = false
+            for (piece, read) in zip(group, reads) {
+                switch read {
+                case .complete(let batch):
+                    try take(batch, store: store, into: &outcome)
+                    guard !held else { continue }
+                    if !options.dryRun { try store.advance(key, to: piece.end, runID: runID) }
+                    outcome.figures.through = piece.end
+                case .incomplete(let batch, let detail):
+                    // What was read is acted on; the cursor stays here, and the next run reads on from it.
+                    try take(batch, store: store, into: &outcome)
+                    guard !held else { continue }
+                    held = true
+                    outcome.figures.incomplete = "\(Self.text(piece.start)) to \(Self.text(piece.end)): \(detail)"
                     log.log(
-                        .warning, "notifications.refused",
+                        .warning, "notifications.incomplete",
                         ["run_id": String(runID), "bundle_id": key.bundleID, "detail": detail])
+                case .configuration(let detail):
+                    // As for a row (CONTRACT §9): only the default app's refusal says the job is misconfigured.
+                    guard key.bundleID == source.defaultBundleID else {
+                        outcome.figures.incomplete = "Apple refused the key for \(key.bundleID): \(detail)"
+                        log.log(
+                            .warning, "notifications.refused",
+                            ["run_id": String(runID), "bundle_id": key.bundleID, "detail": detail])
+                        return
+                    }
+                    outcome.configuration = "Apple refused Get Notification History for \(key.bundleID): \(detail)"
                     return
                 }
-                outcome.configuration = "Apple refused Get Notification History for \(key.bundleID): \(detail)"
-                return
             }
-            pieceStart = pieceEnd
+            if held { return }
+            next += group.count
         }
     }
 
