@@ -206,8 +206,9 @@ import Testing
         try Self.world(3) { database, db, api in
             #expect(try Self.run(database, api, asOf: Self.hoursAgo(4)).result.status == 0)
             let cursor = try Self.readThrough(db)
-            let refund = Self.refund(api, 3, hoursAgo: 3, uuid: "n-refund-u03")
-            // Every piece's second page fails, after its retries.
+            // Signed in the hour before the cursor, which the night reads first (its overlap).
+            let refund = Self.refund(api, 3, hoursAgo: 4.5, uuid: "n-refund-u03")
+            // Every piece's second page fails, after its retries: the first piece ends the read.
             api.scriptEveryID(.production, .notifications, [.notifications([refund], paginationToken: "page-2")])
             api.script(.production, .notifications, id: "page-2", [.error(5_000_001, status: 500)])
             let second = try Self.run(database, api, asOf: Self.hoursAgo(2))

@@ -69,25 +69,44 @@ final class AppleVerification: Sendable {
         }
     }
 
-    /// Drives exchanges that belong to no user (pieces of the night's notification history) at once on
-    /// the same driver, budget and workers, and waits on the calling thread (the run's own, before any
-    /// user is admitted) for all their results, in order.
-    func results<Exchange: AppleExchange>(
-        of exchanges: [Exchange], recordTraffic: @escaping @Sendable (AppleTraffic) -> Void
-    ) -> [Exchange.Result] {
-        let done = DispatchGroup()
-        let results = Mutex<[Int: Exchange.Result]>([:])
+    /// Drives exchanges that belong to no user (pieces of the night's notification history) on the same
+    /// driver, budget and workers, at most `window` of them outstanding, and hands their results to
+    /// `body` in order on the calling thread (the run's own, before any user is admitted). The next
+    /// exchange starts as `body` takes one, so at most `window` results are held at once; once `body`
+    /// returns false, none more starts and the rest are waited for and dropped.
+    func inOrder<Exchange: AppleExchange>(
+        _ exchanges: [Exchange], window: Int, recordTraffic: @escaping @Sendable (AppleTraffic) -> Void,
+        _ body: (Exchange.Result) throws -> Bool
+    ) rethrows {
+        let arrived = Mutex<[Int: Exchange.Result]>([:])
+        let arrival = DispatchSemaphore(value: 0)
         var context = self.context
         context.recordTraffic = recordTraffic
-        for (index, exchange) in exchanges.enumerated() {
-            done.enter()
-            driver.run(exchange, context: context) { answer in
-                results.withLock { $0[index] = answer }
-                done.leave()
+        var started = 0
+        func startNext() {
+            let index = started
+            started += 1
+            driver.run(exchanges[index], context: context) { answer in
+                arrived.withLock { $0[index] = answer }
+                arrival.signal()
             }
         }
-        done.wait()
-        return results.withLock { results in exchanges.indices.map { results[$0]! } }
+        while started < min(max(1, window), exchanges.count) { startNext() }
+        var taken = 0
+        var going = true
+        // Every started exchange is waited for, even after `body` stopped or threw: none outlives this call.
+        defer { while taken < started { arrival.wait(); taken += 1 } }
+        var next = 0
+        while next < started {
+            arrival.wait()
+            taken += 1
+            while let result = arrived.withLock({ $0.removeValue(forKey: next) }) {
+                next += 1
+                guard going else { continue }
+                going = try body(result)
+                if going, started < exchanges.count { startNext() }
+            }
+        }
     }
 
     /// No more users: waits until every admitted user was verified (or dropped, when stopping).

@@ -10,9 +10,10 @@ import Postgres
 /// One shard of a set reads at a time (`NotificationStore.lockReader`); a shard that then finds the
 /// cursor just moved reads nothing and takes the users already stored. The span is read in pieces of
 /// at most `piece`, one walk each, `parallelPieces` at once (Apple's latency is paid per page, and a
-/// first night's three days are hundreds of pages); each piece is stored as read, and the cursor
-/// moves over the pieces read whole in order, up to the first that was not: a failure costs that
-/// piece's reread, a page cap never blocks progress, and nothing assumes Apple's order within a walk.
+/// first night's three days are hundreds of pages); each piece is stored in order as it is read, and
+/// the cursor moves over it when it was read whole; the first that was not holds the cursor and ends
+/// the read: a failure costs that piece's reread, a page cap never blocks progress, and nothing
+/// assumes Apple's order within a walk.
 /// A record read twice (the overlap, a crash before the cursor moved) is the same row
 /// (`notification_uuid`), and is acted on only while its users are still pending. Memory holds at
 /// most `parallelPieces` pieces of notifications.
@@ -55,10 +56,13 @@ struct NotificationIntake {
     let selection: RunOptions.NotificationSelection
     let log: EventLog
 
-    /// Reads every app's history into `store`; `walk` drives reads at once to their ends.
-    func read(
-        store: NotificationStore, walk: ([NotificationHistoryWalk]) -> [NotificationHistoryRead]
-    ) throws -> Outcome {
+    /// Drives walks, `window` at once, handing each read to the closure in order until it returns false.
+    typealias Walker = (
+        _ walks: [NotificationHistoryWalk], _ window: Int, _ each: (NotificationHistoryRead) throws -> Bool
+    ) throws -> Void
+
+    /// Reads every app's history into `store`; `walk` drives the reads.
+    func read(store: NotificationStore, walk: Walker) throws -> Outcome {
         var outcome = Outcome()
         let end = options.asOf.addingTimeInterval(-Self.settle)
         for bundleID in source.bundleIDs {
@@ -83,7 +87,7 @@ struct NotificationIntake {
 
     private func read(
         key: NotificationCursorKey, end: Date, store: NotificationStore,
-        walk: ([NotificationHistoryWalk]) -> [NotificationHistoryRead], into outcome: inout Outcome
+        walk: Walker, into outcome: inout Outcome
     ) throws {
         let cursor = try store.readThrough(key)
         if let cursor, cursor >= end.addingTimeInterval(-Self.fresh) {
@@ -106,46 +110,40 @@ struct NotificationIntake {
             let from = pieces.last?.end ?? start
             pieces.append((from, min(end, from.addingTimeInterval(Self.piece))))
         }
-        var next = 0
-        while next < pieces.count {
-            let group = pieces[next..<min(next + Self.parallelPieces, pieces.count)]
-            let reads = walk(
-                group.map {
-                    source.client.notificationHistory(
-                        bundleID: key.bundleID, environment: key.environment, from: $0.start, to: $0.end)
-                })
-            var held = false
-            for (piece, read) in zip(group, reads) {
-                switch read {
-                case .complete(let batch):
-                    try take(batch, store: store, into: &outcome)
-                    guard !held else { continue }
-                    if !options.dryRun { try store.advance(key, to: piece.end, runID: runID) }
-                    outcome.figures.through = piece.end
-                case .incomplete(let batch, let detail):
-                    // What was read is acted on; the cursor stays here, and the next run reads on from it.
-                    try take(batch, store: store, into: &outcome)
-                    guard !held else { continue }
-                    held = true
-                    outcome.figures.incomplete = "\(Self.text(piece.start)) to \(Self.text(piece.end)): \(detail)"
+        let walks = pieces.map {
+            source.client.notificationHistory(
+                bundleID: key.bundleID, environment: key.environment, from: $0.start, to: $0.end)
+        }
+        var index = 0
+        try walk(walks, Self.parallelPieces) { read in
+            let piece = pieces[index]
+            index += 1
+            switch read {
+            case .complete(let batch):
+                try take(batch, store: store, into: &outcome)
+                if !options.dryRun { try store.advance(key, to: piece.end, runID: runID) }
+                outcome.figures.through = piece.end
+                return true
+            case .incomplete(let batch, let detail):
+                // What was read is acted on; the cursor stays here, and the next run reads on from it.
+                try take(batch, store: store, into: &outcome)
+                outcome.figures.incomplete = "\(Self.text(piece.start)) to \(Self.text(piece.end)): \(detail)"
+                log.log(
+                    .warning, "notifications.incomplete",
+                    ["run_id": String(runID), "bundle_id": key.bundleID, "detail": detail])
+                return false
+            case .configuration(let detail):
+                // As for a row (CONTRACT §9): only the default app's refusal says the job is misconfigured.
+                guard key.bundleID == source.defaultBundleID else {
+                    outcome.figures.incomplete = "Apple refused the key for \(key.bundleID): \(detail)"
                     log.log(
-                        .warning, "notifications.incomplete",
+                        .warning, "notifications.refused",
                         ["run_id": String(runID), "bundle_id": key.bundleID, "detail": detail])
-                case .configuration(let detail):
-                    // As for a row (CONTRACT §9): only the default app's refusal says the job is misconfigured.
-                    guard key.bundleID == source.defaultBundleID else {
-                        outcome.figures.incomplete = "Apple refused the key for \(key.bundleID): \(detail)"
-                        log.log(
-                            .warning, "notifications.refused",
-                            ["run_id": String(runID), "bundle_id": key.bundleID, "detail": detail])
-                        return
-                    }
-                    outcome.configuration = "Apple refused Get Notification History for \(key.bundleID): \(detail)"
-                    return
+                    return false
                 }
+                outcome.configuration = "Apple refused Get Notification History for \(key.bundleID): \(detail)"
+                return false
             }
-            if held { return }
-            next += group.count
         }
     }
 
