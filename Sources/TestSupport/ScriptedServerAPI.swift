@@ -268,7 +268,9 @@ public final class ScriptedServerAPI: Sendable {
         case .notifications(let records, let token):
             // As Apple does, a page lists only the records signed within the request's span.
             let span = request.notificationSpan
-            let items = records.filter { span?.contains($0.signed) ?? true }.map { $0.record(chain, host: appleEnvironment) }
+            let items = records.filter { span?.contains($0.signed) ?? true }.map {
+                $0.record(chain, host: appleEnvironment)
+            }
             let more = token.map { ",\"hasMore\":true,\"paginationToken\":\"\($0)\"" } ?? ",\"hasMore\":false"
             return .json(Data(("{\"notificationHistory\":[" + items.joined(separator: ",") + "]" + more + "}").utf8))
         case .error(let code, let status):

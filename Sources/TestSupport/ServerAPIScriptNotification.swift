@@ -30,8 +30,10 @@ public struct ServerAPIScriptNotification: Sendable {
 
     /// The record as a page lists it: `signedPayload` and `sendAttempts`.
     func record(_ chain: SigningChain, host: String) -> String {
-        var data = ["\"environment\":\"\(host)\"", "\"bundleId\":\"\(transaction?.bundleID ?? "com.example")\"",
-            "\"appAppleId\":1234"]
+        var data = [
+            "\"environment\":\"\(host)\"", "\"bundleId\":\"\(transaction?.bundleID ?? "com.example")\"",
+            "\"appAppleId\":1234",
+        ]
         if let transaction { data.append("\"signedTransactionInfo\":\"\(transaction.jws(chain, host: host))\"") }
         var payload = [
             "\"notificationType\":\"\(type)\"", "\"notificationUUID\":\"\(uuid)\"", "\"version\":\"2.0\"",

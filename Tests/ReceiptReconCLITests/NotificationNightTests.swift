@@ -119,12 +119,15 @@ import Testing
             #expect(try Self.corrections(db) == ["u02 revoke refund"])
             // The night read from the cursor less an hour, and asked Apple about nobody it had no reason to.
             let secondSpans = Self.spans(api, after: sentBefore)
-            #expect(secondSpans.first.map { abs($0.start.timeIntervalSince(cursor.addingTimeInterval(-3600))) < 1 } == true)
+            #expect(
+                secondSpans.first.map { abs($0.start.timeIntervalSince(cursor.addingTimeInterval(-3600))) < 1 } == true)
             let asked = Set(api.received.dropFirst(sentBefore).filter { $0.endpoint == .history }.map(\.id))
             #expect(asked.contains("1002"))
             #expect(asked.count <= 2, "notified u02 and the sweep's one user of four: \(asked)")
             #expect(
-                try Self.strings(db, "SELECT user_id || ' ' || (handled_run_id IS NOT NULL)::text AS s FROM recon_notification_users")
+                try Self.strings(
+                    db, "SELECT user_id || ' ' || (handled_run_id IS NOT NULL)::text AS s FROM recon_notification_users"
+                )
                     == ["u02 true"])
 
             // Night 3 reads the refund again (the overlap): the same row, nobody acted on twice.
@@ -183,7 +186,8 @@ import Testing
             #expect(night.result.stderr.contains("event=notification.rejected"))
             #expect(night.result.stderr.contains("event=notification.unknown_type"))
             #expect(try Self.corrections(db).isEmpty, "a forged refund revokes nothing")
-            #expect(!(try Self.strings(db, "SELECT notification_uuid AS s FROM recon_notifications")).contains("n-forged"))
+            #expect(
+                !(try Self.strings(db, "SELECT notification_uuid AS s FROM recon_notifications")).contains("n-forged"))
 
             let export = try ReceiptReconBinary.run(
                 [
@@ -270,8 +274,10 @@ import Testing
             #expect(history <= 5, "Apple saw \(history) history requests")
             #expect(
                 try Self.strings(
-                    db, "SELECT coalesce(max(granted), 0)::text AS s FROM recon_request_budget WHERE endpoint = 'transaction_history'")
-                    .first.flatMap { Int($0) }.map { $0 <= 5 } == true)
+                    db,
+                    "SELECT coalesce(max(granted), 0)::text AS s FROM recon_request_budget WHERE endpoint = 'transaction_history'"
+                )
+                .first.flatMap { Int($0) }.map { $0 <= 5 } == true)
             let processed = night.summary["usersProcessed"] as? Int ?? 0
             #expect(processed < 12)
             let budget = night.summary["budget"] as? [String: Any] ?? [:]

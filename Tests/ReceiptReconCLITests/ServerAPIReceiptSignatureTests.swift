@@ -69,7 +69,9 @@ import Testing
                     "u-good valid", "u-altered invalid", "u-foreign invalid", "u-unsigned invalid", "u-ios6 valid",
                 ])
             // Only the good receipt's and the iOS 6 receipt's ids were asked about.
-            #expect(Set(api.receivedAboutPurchases.map(\.id)) == ["1001", "1005"], "\(api.receivedAboutPurchases.map(\.id))")
+            #expect(
+                Set(api.receivedAboutPurchases.map(\.id)) == ["1001", "1005"], "\(api.receivedAboutPurchases.map(\.id))"
+            )
             let flags = try Run.strings(db, "SELECT user_id || ' ' || kind AS s FROM recon_flags")
             #expect(
                 flags.isSuperset(of: [

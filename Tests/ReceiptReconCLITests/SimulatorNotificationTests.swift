@@ -19,18 +19,7 @@ import Testing
     ]
 
     @Test func anIncrementalWorldIsSeededAndItsHistoryServed() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pki-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("expected-\(UUID().uuidString).json")
-        defer { try? FileManager.default.removeItem(at: file) }
-        try TestDatabase.with(migrated: false) { database in
-            let seeded = try ReceiptReconBinary.run(
-                [
-                    "simulator", "seed", "--database-url", database.conninfo, "--pki-dir", directory.path,
-                    "--backend", "server-api", "--expected", file.path,
-                ] + Self.world)
-            #expect(seeded.status == 0, "\(seeded.output)")
-            let json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any])
+        try Self.withIncrementalWorld { database, directory, json in
             let incremental = try #require(json["incremental"] as? [String: Any])
             let changed = try #require(incremental["changed_users"] as? Int)
             let missed = try #require(incremental["missed_changes"] as? Int)
@@ -120,18 +109,7 @@ import Testing
     @Test(arguments: [true, false]) func aNightCorrectsTheMissedUsersAndAFullRunAfterItNothing(incremental: Bool)
         throws
     {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pki-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("expected-\(UUID().uuidString).json")
-        defer { try? FileManager.default.removeItem(at: file) }
-        try TestDatabase.with(migrated: false) { database in
-            let seeded = try ReceiptReconBinary.run(
-                [
-                    "simulator", "seed", "--database-url", database.conninfo, "--pki-dir", directory.path,
-                    "--backend", "server-api", "--expected", file.path,
-                ] + Self.world)
-            #expect(seeded.status == 0, "\(seeded.output)")
-            let json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any])
+        try Self.withIncrementalWorld { database, directory, json in
             let expected = Set(
                 try #require(json["corrections"] as? [[String: Any]]).compactMap { correction -> String? in
                     guard let user = correction["user_id"] as? String,
@@ -197,6 +175,28 @@ import Testing
             #expect(try corrections(after: afterFirst).isEmpty, "the world is Apple-consistent after the corrections")
             server.signal(SIGTERM)
             #expect(try server.exitStatus(within: .seconds(30)) == 0)
+        }
+    }
+
+    /// `world` seeded into a throwaway database with its signing chain and key in a temporary
+    /// directory, and its expectation; both removed afterwards.
+    static func withIncrementalWorld(
+        _ body: (_ database: TestDatabase, _ directory: URL, _ expectation: [String: Any]) throws -> Void
+    ) throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pki-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("expected-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try TestDatabase.with(migrated: false) { database in
+            let seeded = try ReceiptReconBinary.run(
+                [
+                    "simulator", "seed", "--database-url", database.conninfo, "--pki-dir", directory.path,
+                    "--backend", "server-api", "--expected", file.path,
+                ] + world)
+            #expect(seeded.status == 0, "\(seeded.output)")
+            try body(
+                database, directory,
+                try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any]))
         }
     }
 

@@ -64,7 +64,8 @@ extension VerificationOptions {
         return RequestBudgetLedger(
             limit: maxRequestsPerHour,
             reserve: min(
-                RequestBudgetLedger.reserve(limit: maxRequestsPerHour, concurrency: concurrency, shardCount: shard.count),
+                RequestBudgetLedger.reserve(
+                    limit: maxRequestsPerHour, concurrency: concurrency, shardCount: shard.count),
                 maxRequestsPerHour / 5),
             leaseSize: RequestBudgetLedger.leaseSize(rate: rate),
             waitsUntil: waits && budgetHours > 0 ? Date().addingTimeInterval(budgetHours * 3600) : nil,

@@ -34,7 +34,9 @@ public struct NotificationHistorySource: Sendable {
     let bundleIDs: [String]
     let environment: AppStoreEnvironment
 
-    public init(client: ServerAPIClient, defaultBundleID: String, otherBundleIDs: [String], environment: AppStoreEnvironment) {
+    public init(
+        client: ServerAPIClient, defaultBundleID: String, otherBundleIDs: [String], environment: AppStoreEnvironment
+    ) {
         self.client = client
         bundleIDs = [defaultBundleID] + otherBundleIDs.filter { $0 != defaultBundleID }
         self.environment = environment

@@ -95,7 +95,12 @@ final class AppleVerification: Sendable {
         var taken = 0
         var going = true
         // Every started exchange is waited for, even after `body` stopped or threw: none outlives this call.
-        defer { while taken < started { arrival.wait(); taken += 1 } }
+        defer {
+            while taken < started {
+                arrival.wait()
+                taken += 1
+            }
+        }
         var next = 0
         while next < started {
             arrival.wait()

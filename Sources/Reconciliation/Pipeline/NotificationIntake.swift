@@ -79,7 +79,9 @@ struct NotificationIntake {
         }
         if !options.dryRun {
             let matched = try store.resolveUnmatched(receivedSince: end.addingTimeInterval(-Self.rematchWindow))
-            if matched > 0 { log.log(.info, "notifications.matched_late", ["run_id": String(runID), "users": String(matched)]) }
+            if matched > 0 {
+                log.log(.info, "notifications.matched_late", ["run_id": String(runID), "users": String(matched)])
+            }
             _ = try store.deleteExpired(signedBefore: end.addingTimeInterval(-Self.reach(.production)))
         }
         return outcome
@@ -94,7 +96,8 @@ struct NotificationIntake {
             outcome.figures.skipped = "the cursor was read through \(Self.text(cursor)) by another run"
             return
         }
-        var start = cursor.map { $0.addingTimeInterval(-Self.overlap) } ?? end.addingTimeInterval(-Double(selection.since))
+        var start =
+            cursor.map { $0.addingTimeInterval(-Self.overlap) } ?? end.addingTimeInterval(-Double(selection.since))
         let earliest = end.addingTimeInterval(-Self.reach(key.environment))
         if start < earliest {
             // Apple keeps no older history: what changed before is left to the sweep.

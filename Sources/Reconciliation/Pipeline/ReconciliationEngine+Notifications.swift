@@ -36,7 +36,8 @@ extension ReconciliationEngine {
         var outcome: NotificationIntake.Outcome
         while true {
             do {
-                outcome = try night.intake.read(store: NotificationStore(connection: connection)) { walks, window, each in
+                outcome = try night.intake.read(store: NotificationStore(connection: connection)) {
+                    walks, window, each in
                     try verification.inOrder(walks, window: window, recordTraffic: { counters.addTraffic($0) }, each)
                 }
                 break

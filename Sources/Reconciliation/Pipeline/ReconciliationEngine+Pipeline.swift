@@ -38,13 +38,15 @@ extension ReconciliationEngine {
             recordTraffic: { counters.addTraffic($0, reason: $1.reason) },
             budgetSpent: { [budget] endpoint in
                 if let error = budget?.lastError {
-                    control.stop(.failed(error, reason: "the request budget could not be counted: \(RunEnd.describe(error))"))
+                    control.stop(
+                        .failed(error, reason: "the request budget could not be counted: \(RunEnd.describe(error))"))
                     return
                 }
                 counters.budgetSpent(endpoint.description)
                 control.stop(
                     .budgetSpent(
-                        reason: BudgetFigures.spentLine(limit: budget?.limit ?? 0, endpoint: endpoint.description, usersLeft: nil)
+                        reason: BudgetFigures.spentLine(
+                            limit: budget?.limit ?? 0, endpoint: endpoint.description, usersLeft: nil)
                     ))
             },
             verified: { deciding.decide($0, $1) })
@@ -80,7 +82,9 @@ extension ReconciliationEngine {
         control.openGate()
         writing.finish()
         progressThread?.stop()
-        if case .queued = selection, !options.dryRun { matchNotifications(runID: runID, counters: counters, locks: locks) }
+        if case .queued = selection, !options.dryRun {
+            matchNotifications(runID: runID, counters: counters, locks: locks)
+        }
         if let budget {
             let granted = budget.figures
             var summary = BudgetFigures(maxRequestsPerHour: granted.limit)

@@ -60,7 +60,9 @@ extension RunSummary {
                 line += "; read through \(ISO8601DateFormatter().string(from: through))"
             }
             lines.append(line)
-            if !figures.unknownTypes.isEmpty { lines.append("  unknown types kept: " + Self.list(figures.unknownTypes)) }
+            if !figures.unknownTypes.isEmpty {
+                lines.append("  unknown types kept: " + Self.list(figures.unknownTypes))
+            }
             if let incomplete = figures.incomplete { lines.append("  left for the next run: \(incomplete)") }
             if let skipped = figures.skipped { lines.append("  not read: \(skipped)") }
         }
@@ -68,7 +70,8 @@ extension RunSummary {
             lines.append("Users by reason: " + Self.list(users, order: DueReason.allCases.map(\.rawValue)))
         }
         if let requests = requestsByReason, !requests.isEmpty {
-            lines.append("  Apple requests by reason: " + Self.list(requests, order: DueReason.allCases.map(\.rawValue)))
+            lines.append(
+                "  Apple requests by reason: " + Self.list(requests, order: DueReason.allCases.map(\.rawValue)))
         }
         if let budget {
             lines.append(

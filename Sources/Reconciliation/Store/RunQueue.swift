@@ -214,8 +214,10 @@ public final class RunQueue {
             WHERE run_id = \(runID) AND user_id > \(cursor) ORDER BY user_id LIMIT \(count)
             """)
         let users = try rows.map { row in
-            (userID: try row.decode("user_id", as: String.self),
-             reason: DueReason(rawValue: try row.decode("reason", as: String.self)) ?? .olderThan)
+            (
+                userID: try row.decode("user_id", as: String.self),
+                reason: DueReason(rawValue: try row.decode("reason", as: String.self)) ?? .olderThan
+            )
         }
         if let last = users.last { cursor = last.userID }
         return users

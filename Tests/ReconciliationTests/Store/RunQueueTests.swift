@@ -144,7 +144,9 @@ import Testing
             let ends: [String: Double?] = ["a": 20, "b": nil, "c": 3, "d": 1, "e": 9, "f": nil]
             for (user, end) in ends {
                 try Self.receipt(connection, user, verified: Self.days(-3))
-                try Self.verifiedWhole(connection, user, at: Self.days(-3).addingTimeInterval(Double(user.unicodeScalars.first!.value % 7)))
+                try Self.verifiedWhole(
+                    connection, user, at: Self.days(-3).addingTimeInterval(Double(user.unicodeScalars.first!.value % 7))
+                )
                 if let end { try Self.entitlement(connection, user, endsAt: Self.days(end)) }
             }
             let queue = RunQueue(
