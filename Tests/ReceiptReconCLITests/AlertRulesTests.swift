@@ -94,6 +94,35 @@ import Testing
                   - exp_labels: {severity: ticket, instance: db2, job: node, shard: "0/1", dry_run: "false"}
                     exp_annotations:
                       summary: "receipt-recon shard 0/1: receipts stayed unverified three nights running"
+          # Server API nights: two forged records one night (a dry run's are not paged), and a budget that
+          # ends the night three nights running.
+          - interval: 1m
+            input_series:
+              - series: 'receipt_recon_last_run_notifications{instance="db3",job="node",shard="0/1",dry_run="false",kind="rejected"}'
+                values: '0x60 2x60'
+              - series: 'receipt_recon_last_run_notifications{instance="db3",job="node",shard="0/1",dry_run="true",kind="rejected"}'
+                values: '5x120'
+              - series: 'receipt_recon_last_run_budget_spent{instance="db3",job="node",shard="0/1",dry_run="false"}'
+                values: '1x3000'
+            alert_rule_test:
+              - eval_time: 30m
+                alertname: ReceiptReconNotificationsRejected
+                exp_alerts: []
+              - eval_time: 90m
+                alertname: ReceiptReconNotificationsRejected
+                exp_alerts:
+                  - exp_labels: {severity: ticket, instance: db3, job: node, shard: "0/1", dry_run: "false", kind: rejected}
+                    exp_annotations:
+                      summary: "receipt-recon shard 0/1: 2 notifications failed verification"
+              - eval_time: 47h
+                alertname: ReceiptReconBudgetShort
+                exp_alerts: []
+              - eval_time: 49h
+                alertname: ReceiptReconBudgetShort
+                exp_alerts:
+                  - exp_labels: {severity: ticket, instance: db3, job: node, shard: "0/1", dry_run: "false"}
+                    exp_annotations:
+                      summary: "receipt-recon shard 0/1: the request budget ended three nights running"
         """
 
     static func scratch(_ rules: String) throws -> URL {
@@ -109,7 +138,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         let result = try Promtool.checkRules([directory.appendingPathComponent("rules.yml").path])
         #expect(result.status == 0, "\(result.output)")
-        #expect(result.output.contains("SUCCESS: 5 rules found"), "\(result.output)")
+        #expect(result.output.contains("SUCCESS: 7 rules found"), "\(result.output)")
     }
 
     @Test func theNoSuccessAlertFiresAfterADayOfFailedNights() throws {
