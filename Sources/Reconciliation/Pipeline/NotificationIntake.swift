@@ -80,7 +80,8 @@ struct NotificationIntake {
         if !options.dryRun {
             let matched = try store.resolveUnmatched(receivedSince: end.addingTimeInterval(-Self.rematchWindow))
             if matched > 0 {
-                log.log(.info, "notifications.matched_late", ["run_id": String(runID), "users": String(matched)])
+                log.log(
+                    .info, "notifications.matched_late", ["run_id": String(runID), "notifications": String(matched)])
             }
             _ = try store.deleteExpired(signedBefore: end.addingTimeInterval(-Self.reach(.production)))
         }

@@ -50,9 +50,16 @@ extension ReconciliationEngine {
                     ))
             },
             verified: { deciding.decide($0, $1) })
+        var selectionError: (any Error)?
         if case .queued(let night, _) = selection {
-            try prepare(
-                night, verification: verification, counters: counters, control: control, reconnector: reconnector)
+            do {
+                try prepare(
+                    night, verification: verification, counters: counters, control: control, reconnector: reconnector)
+            } catch {
+                selectionError = error
+                control.stop(
+                    .failed(error, reason: "reading Apple's notification history failed: \(RunEnd.describe(error))"))
+            }
         }
         var progressThread: ProgressThread?
         if let progress {
@@ -60,16 +67,18 @@ extension ReconciliationEngine {
             progressThread = ProgressThread(counters: counters, interval: progressInterval, report: progress)
         }
 
-        var selectionError: (any Error)?
-        do {
-            try selection.forEachUser { user in
-                guard !control.isStopping, !shutdown.isRequested else { return false }
-                counters.addSelected(users: 1, receipts: user.receipts.count, reason: user.reason)
-                return verification.admit(user)
+        // A night whose notification history could not be read selects nobody.
+        if selectionError == nil {
+            do {
+                try selection.forEachUser { user in
+                    guard !control.isStopping, !shutdown.isRequested else { return false }
+                    counters.addSelected(users: 1, receipts: user.receipts.count, reason: user.reason)
+                    return verification.admit(user)
+                }
+            } catch {
+                selectionError = error
+                control.stop(.failed(error, reason: "reading due receipts failed: \(RunEnd.describe(error))"))
             }
-        } catch {
-            selectionError = error
-            control.stop(.failed(error, reason: "reading due receipts failed: \(RunEnd.describe(error))"))
         }
         counters.addDatabaseTime(selection.databaseSeconds)
         verification.finish()
