@@ -95,7 +95,7 @@ struct BenchReport: Sendable {
         add("ideal_receipts_per_second", ideal.map { Self.fixed($0, 1) })
         if let ideal, let perSecond { add("ideal_ratio", Self.fixed(perSecond / ideal, 3)) }
 
-        // An incremental night's figures (issue 28): Apple's cost per user of the world, the history's
+        // An incremental night's figures: Apple's cost per user of the world, the history's
         // pages, and what the world changed.
         let options = inputs.options
         if options.isIncremental {

@@ -7,7 +7,7 @@ import Testing
 
 @testable import Reconciliation
 
-/// One request budget for every shard (issue 28): ledgers on their own connections, as two shards
+/// One request budget for every shard: ledgers on their own connections, as two shards
 /// are, lease from the same row of `recon_request_budget`, and whatever the threads do, the window's
 /// sum never passes the limit.
 @Suite struct RequestBudgetLedgerTests {

@@ -6,7 +6,7 @@ import Testing
 
 @testable import Reconciliation
 
-/// The sweep's promise over simulated nights (issue 28: every user re-verified at least every
+/// The sweep's promise over simulated nights (every user re-verified at least every
 /// `--sweep-days`): each night fills the run's queue and writes every user it takes through
 /// `UnitWriter`, as the run does; also through a full run and a night without a run.
 @Suite struct SweepPromiseTests {
