@@ -37,6 +37,24 @@ import Testing
         #expect(try Self.resolver([], ["RECON_HTTP_CLIENT": ""]).given(setting) == nil)
     }
 
+    /// `--notifications-since` takes the contract's spelling of its default as well as an age.
+    @Test(arguments: [
+        ("3 days", 259_200), ("72h", 259_200), ("3d", 259_200), ("12 hours", 43_200), ("1 week", 604_800),
+        ("90 minutes", 5_400),
+    ])
+    func aDurationReadsInWordsOrAsAnAge(_ text: String, _ seconds: Int) throws {
+        #expect(
+            try Self.resolver(["--notifications-since", text]).value(NotificationSettings.notificationsSince)
+                == seconds)
+    }
+
+    @Test(arguments: ["3 fortnights", "three days", "3", "-3 days", "days"])
+    func aDurationThatIsNotOneIsAUsageError(_ text: String) throws {
+        #expect(throws: CommandError.self) {
+            try Self.resolver(["--notifications-since", text]).value(NotificationSettings.notificationsSince)
+        }
+    }
+
     @Test func aGoodFlagLeavesABadVariableUnread() throws {
         #expect(
             try Self.resolver(["--max-retry-wait", "5"], ["RECON_MAX_RETRY_WAIT": "soon"]).value(
