@@ -26,7 +26,7 @@ import Testing
         try TestDatabase.with { database in
             let db = try database.connect()
             try db.executeScript("INSERT INTO products VALUES ('monthly', 'auto_renewable', 'premium', NULL);")
-            for index in 1...users {
+            for index in 1..<(users + 1) {
                 let (user, id) = (user(index), transaction(index))
                 let bought = Transaction(id: id, purchased: day(-10), expires: day(20), signed: day(-10))
                 try db.execute("INSERT INTO receipts (user_id, receipt_data) VALUES (\(user), \(api.sign(bought)))")
@@ -282,6 +282,41 @@ import Testing
             #expect(processed < 12)
             let budget = night.summary["budget"] as? [String: Any] ?? [:]
             #expect(budget["usersLeft"] as? Int == 12 - processed, "\(budget)")
+        }
+    }
+
+    /// A user whose rows were not all asked about when the budget ran out is not written: its lapsed
+    /// first row alone would revoke what its second row still pays for.
+    @Test func aUserCutShortByTheBudgetIsLeftWholeForTheNextNight() throws {
+        try Self.world(0) { database, db, api in
+            for index in 1...8 {
+                let user = Self.user(index)
+                let lapsed = Transaction(id: "\(2000 + index)", purchased: Self.day(-40), expires: Self.day(-10))
+                let paying = Transaction(id: "\(3000 + index)", purchased: Self.day(-10), expires: Self.day(20))
+                for row in [lapsed, paying] {
+                    try db.execute(
+                        "INSERT INTO receipts (user_id, receipt_data) VALUES (\(user), \(api.sign(row)))")
+                    api.script(.production, .history, id: row.id, [.history([row])])
+                }
+                try db.execute(
+                    """
+                    INSERT INTO entitlements (user_id, entitlement, active, expires_at, source)
+                    VALUES (\(user), 'premium', true, \(Self.day(20)), 'app_store')
+                    """)
+            }
+            let night = try Self.run(
+                database, api, asOf: Self.now,
+                ["--max-requests-per-hour", "6", "--budget-hours", "0", "--notifications-since", "1h"])
+            #expect(night.result.status == 0, "\(night.result.output)")
+            #expect((night.summary["reason"] as? String)?.hasPrefix("budget: ") == true, "\(night.summary)")
+            let corrections = try Self.corrections(db)
+            #expect(corrections.allSatisfy { !$0.contains(" revoke ") }, "\(corrections)")
+            // Every user written was written whole: both of its rows have a result.
+            #expect(
+                try Self.strings(
+                    db, "SELECT user_id || ' ' || count(*)::text AS s FROM recon_results GROUP BY user_id"
+                )
+                .allSatisfy { $0.hasSuffix(" 2") })
         }
     }
 

@@ -24,9 +24,13 @@ struct UserDeciding: Sendable {
             control.stop(.appleConfiguration(reason: "Apple reported a configuration error: \(abort)"))
             return
         }
+        // A run that stopped asking (its budget spent) left rows of this user unasked: the truth needs every
+        // row, and one row alone proves no other purchase gone. The user is not written; the next night
+        // takes it whole.
+        guard answer.receipts.count == user.receipts.count else { return }
         var decided = UserDecision.decide(
             userID: user.userID, answers: answer.receipts, isSandboxTester: user.isSandboxTester, settings: settings)
-        decided.conclusive = answer.receipts.count == user.receipts.count && !decided.truth.hasUnverifiedReceipt
+        decided.conclusive = !decided.truth.hasUnverifiedReceipt
         writing.put(decided)
         control.classified(receipts: decided.results.count, unverified: decided.unverifiedReceipts)
         counters.addClassified(receipts: decided.results.count, unverified: decided.unverifiedReceipts)

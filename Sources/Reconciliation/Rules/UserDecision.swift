@@ -34,9 +34,9 @@ public enum UserDecision {
         /// which needs every user of the run.
         public let sharedScan: [(receiptID: Int64, originalTransactionID: String)]
 
-        /// Apple's answer covers every row of the user and leaves none transiently `unverified`: the user
-        /// was verified whole, so the notifications naming them are handled and the sweep may wait for
-        /// them (`UnitWriter`). A stop that left rows out, or an answer worth asking again, is not.
+        /// Apple's answer leaves no row transiently `unverified`: the user was verified whole, so the
+        /// notifications naming them are handled and the sweep may wait for them (`UnitWriter`). An
+        /// answer worth asking again is not. (A user whose rows were not all answered is never written.)
         public var conclusive = false
 
         public var unverifiedReceipts: Int { receipts.count { $0.outcome == .unverified } }
