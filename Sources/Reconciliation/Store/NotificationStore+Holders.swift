@@ -21,24 +21,6 @@ extension NotificationStore {
             ).map { try $0.decode("user_id") })
     }
 
-    /// How many of `notifications` (those about a transaction) no stored row holds, read only: a dry
-    /// run's count of unmatched notifications.
-    public func unmatchedCount(of notifications: [VerifiedNotification]) throws -> Int {
-        let rows = notifications.compactMap(NotificationRow.init).filter {
-            $0.originalTransactionID != nil || $0.transactionID != nil
-        }
-        guard !rows.isEmpty else { return 0 }
-        // Ids are never empty, so "" stands for a missing one (a text[] parameter holds no NULL here).
-        return try connection.query(
-            """
-            SELECT count(*) AS n FROM unnest(\(rows.map { $0.originalTransactionID ?? "" }), \(rows.map { $0.transactionID ?? "" }))
-                AS v(original_id, transaction_id)
-            WHERE NOT EXISTS (SELECT 1 FROM recon_transactions t
-                              WHERE t.original_transaction_id = v.original_id OR t.transaction_id = v.transaction_id)
-            """
-        ).first!.decode("n")
-    }
-
     /// Unmatched notifications received since `receivedSince` whose transaction a stored row now holds
     /// (the app stored the purchase late): their holders are added, pending, and `user_id` set.
     /// - Returns: the notifications matched now.

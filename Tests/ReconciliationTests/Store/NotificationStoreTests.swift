@@ -145,11 +145,6 @@ import Testing
                 Self.notification("n3", original: "o404"), Self.notification("n4", original: nil, type: "TEST"),
             ])
             #expect(holders == ["user-a", "user-b", "user-c"])
-            let unmatched = try NotificationStore(connection: connection).unmatchedCount(of: [
-                Self.notification("n1", original: "o1"), Self.notification("n3", original: "o404"),
-                Self.notification("n4", original: nil, type: "TEST"), Self.notification("n5", original: "o405"),
-            ])
-            #expect(unmatched == 2, "o404 and o405; TEST names no purchase")
             #expect(try NotificationStore(connection: connection).holders(of: []) == [])
             #expect(try Self.count(connection, "recon_notifications") == 0)
             #expect(try Self.count(connection, "recon_notification_users") == 0)
@@ -356,7 +351,6 @@ import Testing
                     [Self.notification("n1", original: "o1"), Self.notification("n2", original: "o2")], runID: runID)
                 #expect(counts.stored == 2)
                 _ = try store.holders(of: [Self.notification("n1", original: "o1")])
-                _ = try store.unmatchedCount(of: [Self.notification("n2", original: "o2")])
                 _ = try store.resolveUnmatched(receivedSince: Self.t0)
                 try store.advance(Self.key, to: Self.t0, runID: runID)
                 let queue = RunQueue(connection: connection, runID: runID, shardIndex: 0, shardCount: 1, limit: nil)
