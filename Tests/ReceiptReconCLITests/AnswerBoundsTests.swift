@@ -60,10 +60,11 @@ import Testing
             #expect(try Self.takenAway(db) == 0)
             #expect(try RunCommandTests.entitlementsDump(db) == before)
             // Without the limit each answer would be held whole: 4 GiB at once. libcurl keeps the job
-            // under 200 MB. URLSession has no backpressure (its reads queue up for the delegate, about
-            // 100 MB over sixteen loopback streams even when the delegate keeps nothing), so its bound
-            // is looser; it is the fallback transport.
-            let bound = httpClient == "curl" ? 200_000_000 : 320_000_000
+            // under 200 MB. URLSession has no backpressure: its reads queue up for the delegate, about
+            // 100 MB over sixteen loopback streams when the machine is idle and more when the delegate's
+            // threads wait for a busy CPU (366 MB seen under the whole suite on two cores). Its bound
+            // still fails if two answers were held whole; it is the fallback transport.
+            let bound = httpClient == "curl" ? 200_000_000 : 480_000_000
             #expect(peak.kilobytes <= bound / 1024, "peak RSS \(peak.kilobytes) kB (\(peak.source))")
         }
     }

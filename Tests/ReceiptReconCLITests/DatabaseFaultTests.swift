@@ -115,6 +115,10 @@ import Testing
 
         #expect([0, 1].contains(result.status), "exit \(result.status): \(result.stderrText.suffix(2000))")
         #expect(result.stderrText.contains("event=database.reconnected"), "\(result.stderrText.suffix(2000))")
+        // The request budget's ledger lost its connection too, and waits the restart out like the others.
+        #expect(
+            result.stderrText.contains("event=database.reconnected connection=budget"),
+            "\(result.stderrText.suffix(2000))")
         let status = "SELECT status FROM recon_runs ORDER BY id"
         #expect(try fixture.rows("faulty", status) == fixture.rows("undisturbed", status))
         try fixture.expectSameOutcome()

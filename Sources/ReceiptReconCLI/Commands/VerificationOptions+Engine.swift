@@ -58,10 +58,7 @@ extension VerificationOptions {
     /// The ledger of `--max-requests-per-hour`. Its reserve for work in flight is at most a fifth of the
     /// limit, so that even a small budget lets new users be asked.
     private func requestBudget(databaseURL: String?, waits: Bool) -> RequestBudgetLedger {
-        let connect: @Sendable () throws -> PostgresConnection = {
-            try PostgresConnection(conninfo: databaseURL, applicationName: "receipt-recon budget")
-        }
-        return RequestBudgetLedger(
+        RequestBudgetLedger(
             limit: maxRequestsPerHour,
             reserve: min(
                 RequestBudgetLedger.reserve(
@@ -69,7 +66,7 @@ extension VerificationOptions {
                 maxRequestsPerHour / 5),
             leaseSize: RequestBudgetLedger.leaseSize(rate: rate),
             waitsUntil: waits && budgetHours > 0 ? Date().addingTimeInterval(budgetHours * 3600) : nil,
-            connect: connect, reconnect: { _ in try connect() })
+            connect: { try PostgresConnection(conninfo: databaseURL, applicationName: "receipt-recon budget") })
     }
 
     private var timeoutDuration: Duration { .milliseconds(Int64((timeout * 1000).rounded())) }

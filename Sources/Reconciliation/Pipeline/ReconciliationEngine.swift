@@ -59,11 +59,14 @@ public final class ReconciliationEngine: Sendable {
         try PostgresConnection(conninfo: databaseURL, applicationName: "receipt-recon \(purpose)")
     }
 
-    /// Reconnects the run's stages after a dropped connection, for up to `--db-reconnect-window`.
+    /// Reconnects the run's stages after a dropped connection, for up to `--db-reconnect-window`; the
+    /// request budget's ledger too, which a restart drops with the others.
     func makeReconnector() -> DatabaseReconnector {
-        DatabaseReconnector(
+        let reconnector = DatabaseReconnector(
             policy: ReconnectPolicy(window: .milliseconds(Int64(options.reconnectWindow * 1000))),
             shutdown: shutdown, log: log, connect: { [self] in try connect($0) })
+        budget?.reconnect { try reconnector.reconnect("budget", after: $0) }
+        return reconnector
     }
 
     /// Refuses to run against a database this build has not migrated, or whose application tables do not

@@ -74,20 +74,25 @@ extension BudgetLease {
 
 /// The ledger's own connection, opened when first needed and used by one thread at a time.
 ///
-/// Threading: `@unchecked Sendable` because the connection, which is not `Sendable`, is touched only
-/// under `lock`; a caller holds it for one lease (a round trip, or a reconnect after a drop).
+/// Threading: `@unchecked Sendable` because the connection, which is not `Sendable`, and `reconnect`
+/// are touched only under `lock`; a caller holds it for one lease (a round trip, or the wait for a
+/// restarting database).
 final class BudgetConnection: @unchecked Sendable {
+    typealias Reconnect = @Sendable (PostgresError) throws -> PostgresConnection
+
     private let lock = NSLock()
     private var connection: PostgresConnection?
     private let connect: @Sendable () throws -> PostgresConnection
-    private let reconnect: (@Sendable (PostgresError) throws -> PostgresConnection)?
+    private var reconnect: Reconnect?
 
-    init(
-        connect: @escaping @Sendable () throws -> PostgresConnection,
-        reconnect: (@Sendable (PostgresError) throws -> PostgresConnection)?
-    ) {
+    init(connect: @escaping @Sendable () throws -> PostgresConnection) {
         self.connect = connect
-        self.reconnect = reconnect
+    }
+
+    /// How a dropped connection is replaced from now on: the run's reconnector, which waits out a
+    /// restart as every other connection of the run does. Without one, a drop fails the lease.
+    func reconnect(with reconnect: @escaping Reconnect) {
+        lock.withLock { self.reconnect = reconnect }
     }
 
     /// Runs `body` alone: the ledger checks there whether it still needs a lease (another thread may
@@ -97,7 +102,7 @@ final class BudgetConnection: @unchecked Sendable {
     }
 
     /// Runs `body` on the connection; inside `serially` only. A connection that dropped is replaced
-    /// once through `reconnect` and `body` runs again: a lease whose answer was lost may have been
+    /// through `reconnect` and `body` runs again: a lease whose answer was lost may have been
     /// granted, so repeating it can only leave tokens unused, never pass the cap.
     func use<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
         do {

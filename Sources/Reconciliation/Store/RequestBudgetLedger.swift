@@ -14,9 +14,10 @@ import Synchronization
 /// A window spent for a purpose: `.wait` until the next hour while that hour opens before `waitsUntil`
 /// (the run's `--budget-hours`), else `.spent`.
 ///
-/// Database failures: a dropped connection is reconnected once (`reconnect`); any other failure, or
-/// a second one, is kept in `lastError` and every later request is answered `.spent`: the ledger
-/// never grants what it could not count. The run reads `lastError` when told the budget is spent.
+/// Database failures: a dropped connection is replaced through `reconnect(with:)` (the run's
+/// reconnector, which waits out a restart for `--db-reconnect-window`); a failure it cannot mend is
+/// kept in `lastError` and every later request is answered `.spent`: the ledger never grants what it
+/// could not count. The run reads `lastError` when told the budget is spent.
 ///
 /// Threading: `take` from any thread; the driver calls it on the run's worker threads. It blocks its
 /// caller for a round trip only when a lease is needed: the caller that takes a lease below half its
@@ -43,18 +44,22 @@ public final class RequestBudgetLedger: RequestBudget {
     ///   - leaseSize: tokens per round trip (`leaseSize(rate:)`).
     ///   - waitsUntil: the run's start plus `--budget-hours`; nil (0 hours) never waits for a window.
     ///   - connect: opens the ledger's own connection, when first needed.
-    ///   - reconnect: a new connection after the old one dropped (the run's reconnector); nil: none.
     public init(
         limit: Int, reserve: Int, leaseSize: Int, waitsUntil: Date?,
-        connect: @escaping @Sendable () throws -> PostgresConnection,
-        reconnect: (@Sendable (PostgresError) throws -> PostgresConnection)? = nil
+        connect: @escaping @Sendable () throws -> PostgresConnection
     ) {
         precondition(limit >= 1 && leaseSize >= 1, "limit and leaseSize must be at least 1")
         self.limit = limit
         self.reserve = min(max(0, reserve), limit - 1)
         self.leaseSize = leaseSize
         self.waitsUntil = waitsUntil
-        database = BudgetConnection(connect: connect, reconnect: reconnect)
+        database = BudgetConnection(connect: connect)
+    }
+
+    /// Replaces a dropped connection with `reconnect(error)` from now on (the engine passes its run's
+    /// reconnector); until then a drop stops the ledger granting.
+    func reconnect(with reconnect: @escaping @Sendable (PostgresError) throws -> PostgresConnection) {
+        database.reconnect(with: reconnect)
     }
 
     /// The lease for `--rate R`: about two seconds of requests, 10 to 200.

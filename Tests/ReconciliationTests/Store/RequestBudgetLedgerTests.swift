@@ -171,24 +171,37 @@ import Testing
         }
     }
 
-    @Test func aDroppedConnectionIsReconnectedOnceAndAFailureIsKeptAndSpent() throws {
+    /// A restart drops the ledger's connection with every other one of the run: the ledger waits it out
+    /// through the run's reconnector as they do, and grants again once the database is back. Before it
+    /// did, one failed attempt while the server was still down failed a run the restart had not.
+    @Test func aRestartIsWaitedOutThroughTheRunsReconnectorAndAFailureIsKeptAndSpent() throws {
         try TestDatabase.with { database in
             let connection = try database.connect()
             try Self.awayFromTheHour(connection)
-            let reconnects = Mutex(0)
-            let ledger = RequestBudgetLedger(
-                limit: 100, reserve: 0, leaseSize: 1, waitsUntil: nil,
-                connect: { try PostgresConnection(conninfo: database.conninfo, applicationName: "budget-under-test") },
-                reconnect: { _ in
-                    reconnects.withLock { $0 += 1 }
+            let attempts = Mutex(0)
+            let reconnector = DatabaseReconnector(
+                policy: ReconnectPolicy(window: .seconds(30)), shutdown: ShutdownSignal(),
+                log: EventLog(enabled: false),
+                connect: { _ in
+                    // The server is still starting for the first two attempts.
+                    let attempt = attempts.withLock {
+                        $0 += 1
+                        return $0
+                    }
+                    guard attempt > 2 else { throw PostgresError(kind: .connection, message: "server starting") }
                     return try database.connect()
                 })
+            let ledger = RequestBudgetLedger(
+                limit: 100, reserve: 0, leaseSize: 1, waitsUntil: nil,
+                connect: { try PostgresConnection(conninfo: database.conninfo, applicationName: "budget-under-test") })
+            ledger.reconnect { try reconnector.reconnect("budget", after: $0) }
             #expect(ledger.take(Self.endpoint, purpose: .ask) == .granted)
             try connection.execute(
                 "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'budget-under-test'")
             for _ in 0..<3 { #expect(ledger.take(Self.endpoint, purpose: .ask) == .granted) }
-            #expect(reconnects.withLock { $0 } == 1)
+            #expect(attempts.withLock { $0 } == 3)
             #expect(ledger.lastError == nil)
+            #expect(try Self.windowSum(connection) == 4, "the lease lost with the connection granted nothing")
 
             let broken = RequestBudgetLedger(
                 limit: 100, reserve: 0, leaseSize: 10, waitsUntil: Date().addingTimeInterval(3600),
