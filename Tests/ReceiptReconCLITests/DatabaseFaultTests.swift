@@ -12,7 +12,9 @@ import Testing
 /// other test's connections.
 @Suite struct DatabaseFaultTests {
     /// One world seeded twice in a cluster of its own, the simulator serving it, and the undisturbed
-    /// run's result to compare with.
+    /// run's result to compare with. `serverAPI`: the world with StoreKit 2 users, through the App Store
+    /// Server API, whose nights also read notification history, queue their users and lease the
+    /// request budget, each on a connection of its own.
     final class Fixture {
         static let asOf = "2026-11-01T00:00:00Z"
         static let world = ["--users", "1500", "--seed", "11", "--as-of", asOf]
@@ -21,16 +23,21 @@ import Testing
         let serve: ChildProcess.Running
         let arguments: [String]
         let base: String
+        let pkiDirectory: URL?
 
-        init() throws {
+        init(serverAPI: Bool = false) throws {
             cluster = try ScratchCluster(settings: ["fsync": "off"])
+            pkiDirectory =
+                serverAPI ? FileManager.default.temporaryDirectory.appendingPathComponent("pki-\(UUID())") : nil
+            let pki = pkiDirectory.map { ["--pki-dir", $0.path] } ?? []
             let admin = try PostgresConnection(conninfo: cluster.conninfo)
             for name in ["undisturbed", "faulty"] { try admin.execute("CREATE DATABASE \(unescaped: name)") }
             let expectedFile = FileManager.default.temporaryDirectory.appendingPathComponent("expected-\(UUID()).json")
             defer { try? FileManager.default.removeItem(at: expectedFile) }
             for name in ["undisturbed", "faulty"] {
                 let seeded = try ReceiptReconBinary.run(
-                    ["simulator", "seed"] + Self.world + ["--expected", expectedFile.path],
+                    ["simulator", "seed"] + Self.world + pki + ["--expected", expectedFile.path]
+                        + (serverAPI ? ["--backend", "server-api"] : []),
                     environment: ["DATABASE_URL": "host=\(cluster.directory) user=recon dbname=\(name)"], timeout: 300)
                 try #require(seeded.status == 0, "\(seeded.output)")
             }
@@ -39,12 +46,14 @@ import Testing
             // Latency makes a run last a few seconds, long enough to fault the database under it.
             let port = try LoopbackSocket.freePort()
             serve = try ReceiptReconBinary.start(
-                ["simulator", "serve", "--port", String(port), "--latency-ms", "40"] + Self.world)
+                ["simulator", "serve", "--port", String(port), "--latency-ms", "40"] + Self.world + pki)
             SeededWorldAcceptanceTests.waitForListening(port: port)
             base = "http://127.0.0.1:\(port)"
             arguments =
                 ["run", "--older-than", "0", "--as-of", Self.asOf, "--rate", "2000", "--concurrency", "16"]
                 + (expected["bundle_ids"] as? [String] ?? []).flatMap { ["--bundle-id", $0] }
+                + (pkiDirectory.map { ["--apple-root-certificate", $0.appendingPathComponent("apple-root.der").path] }
+                    ?? [])
             let undisturbed = try run(on: "undisturbed")
             try #require([0, 1].contains(undisturbed.status), "\(undisturbed.output)")
         }
@@ -53,25 +62,38 @@ import Testing
             serve.signal(SIGTERM)
             _ = try? serve.wait(timeout: 30)
             cluster.stop()
+            if let pkiDirectory { try? FileManager.default.removeItem(at: pkiDirectory) }
         }
 
         func conninfo(_ name: String) -> String { "host=\(cluster.directory) user=recon dbname=\(name)" }
 
-        func environment(_ name: String, _ extra: [String: String] = [:]) -> [String: String] {
-            [
+        func environment(_ name: String) throws -> [String: String] {
+            var environment = [
                 "DATABASE_URL": conninfo(name),
                 "APPLE_VERIFY_URL_PRODUCTION": base + "/production/verifyReceipt",
                 "APPLE_VERIFY_URL_SANDBOX": base + "/sandbox/verifyReceipt",
-            ].merging(extra) { _, new in new }
+            ]
+            guard let pkiDirectory else { return environment }
+            func contents(_ file: String) throws -> String {
+                try String(contentsOf: pkiDirectory.appendingPathComponent(file), encoding: .utf8)
+                    .trimmingCharacters(in: .whitespacesAndNewlines)
+            }
+            environment["RECON_BACKEND"] = "server-api"
+            environment["APPLE_API_KEY_FILE"] = pkiDirectory.appendingPathComponent("api-key.p8").path
+            environment["APPLE_API_KEY_ID"] = try contents("api-key-id")
+            environment["APPLE_API_ISSUER_ID"] = try contents("api-issuer-id")
+            environment["APPLE_SERVER_API_URL_PRODUCTION"] = base + "/production"
+            environment["APPLE_SERVER_API_URL_SANDBOX"] = base + "/sandbox"
+            return environment
         }
 
         func run(on name: String, _ extra: [String] = []) throws -> ReceiptReconBinary.Result {
-            try ReceiptReconBinary.run(arguments + extra, environment: environment(name), timeout: 600)
+            try ReceiptReconBinary.run(arguments + extra, environment: try environment(name), timeout: 600)
         }
 
         /// Starts a run on the faulty database and returns once it has written `results` results.
         func startRun(_ extra: [String] = [], writtenAtLeast results: Int = 300) throws -> ChildProcess.Running {
-            let running = try ReceiptReconBinary.start(arguments + extra, environment: environment("faulty"))
+            let running = try ReceiptReconBinary.start(arguments + extra, environment: try environment("faulty"))
             let watcher = try PostgresConnection(conninfo: conninfo("faulty"))
             var written = 0
             for _ in 0..<600 where written < results {
@@ -107,8 +129,9 @@ import Testing
         }
     }
 
-    @Test func aRunSurvivesARestartAndEndsAsAnUndisturbedRunDoes() throws {
-        let fixture = try Fixture()
+    @Test(arguments: [false, true])
+    func aRunSurvivesARestartAndEndsAsAnUndisturbedRunDoes(serverAPI: Bool) throws {
+        let fixture = try Fixture(serverAPI: serverAPI)
         let running = try fixture.startRun()
         try fixture.cluster.restart()
         let result = try running.wait(timeout: 600)
