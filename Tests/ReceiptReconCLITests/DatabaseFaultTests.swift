@@ -52,7 +52,7 @@ import Testing
             arguments =
                 ["run", "--older-than", "0", "--as-of", Self.asOf, "--rate", "2000", "--concurrency", "16"]
                 + (expected["bundle_ids"] as? [String] ?? []).flatMap { ["--bundle-id", $0] }
-                + (pkiDirectory.map { ["--apple-root-certificate", $0.appendingPathComponent("apple-root.der").path] }
+                + (pkiDirectory.map { ["--apple-root-certificate", SeededPKI(directory: $0).rootCertificate.path] }
                     ?? [])
             let undisturbed = try run(on: "undisturbed")
             try #require([0, 1].contains(undisturbed.status), "\(undisturbed.output)")
@@ -68,23 +68,13 @@ import Testing
         func conninfo(_ name: String) -> String { "host=\(cluster.directory) user=recon dbname=\(name)" }
 
         func environment(_ name: String) throws -> [String: String] {
-            var environment = [
+            let environment = [
                 "DATABASE_URL": conninfo(name),
                 "APPLE_VERIFY_URL_PRODUCTION": base + "/production/verifyReceipt",
                 "APPLE_VERIFY_URL_SANDBOX": base + "/sandbox/verifyReceipt",
             ]
             guard let pkiDirectory else { return environment }
-            func contents(_ file: String) throws -> String {
-                try String(contentsOf: pkiDirectory.appendingPathComponent(file), encoding: .utf8)
-                    .trimmingCharacters(in: .whitespacesAndNewlines)
-            }
-            environment["RECON_BACKEND"] = "server-api"
-            environment["APPLE_API_KEY_FILE"] = pkiDirectory.appendingPathComponent("api-key.p8").path
-            environment["APPLE_API_KEY_ID"] = try contents("api-key-id")
-            environment["APPLE_API_ISSUER_ID"] = try contents("api-issuer-id")
-            environment["APPLE_SERVER_API_URL_PRODUCTION"] = base + "/production"
-            environment["APPLE_SERVER_API_URL_SANDBOX"] = base + "/sandbox"
-            return environment
+            return environment.merging(try SeededPKI(directory: pkiDirectory).serverAPIEnvironment(base: base)) { $1 }
         }
 
         func run(on name: String, _ extra: [String] = []) throws -> ReceiptReconBinary.Result {

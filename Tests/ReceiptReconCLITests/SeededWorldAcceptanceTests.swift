@@ -68,16 +68,7 @@ import Testing
                 "APPLE_VERIFY_URL_SANDBOX": base + "/sandbox/verifyReceipt",
             ]
             if serverAPI {
-                func contents(_ name: String) throws -> String {
-                    try String(contentsOf: pkiDirectory.appendingPathComponent(name), encoding: .utf8)
-                        .trimmingCharacters(in: .whitespacesAndNewlines)
-                }
-                environment["RECON_BACKEND"] = "server-api"
-                environment["APPLE_API_KEY_FILE"] = pkiDirectory.appendingPathComponent("api-key.p8").path
-                environment["APPLE_API_KEY_ID"] = try contents("api-key-id")
-                environment["APPLE_API_ISSUER_ID"] = try contents("api-issuer-id")
-                environment["APPLE_SERVER_API_URL_PRODUCTION"] = base + "/production"
-                environment["APPLE_SERVER_API_URL_SANDBOX"] = base + "/sandbox"
+                environment.merge(try SeededPKI(directory: pkiDirectory).serverAPIEnvironment(base: base)) { $1 }
             }
             if serverAPI {
                 // The migration aid: a dry run with each backend, then `report --compare` lists only users

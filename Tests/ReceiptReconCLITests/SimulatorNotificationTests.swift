@@ -125,21 +125,12 @@ import Testing
             defer { server.kill() }
             let line = try server.firstLine(within: .seconds(60))
             let port = try #require(line.firstMatch(of: /127\.0\.0\.1:(\d+)/).flatMap { UInt16($0.1) })
-            func text(_ name: String) throws -> String {
-                try String(contentsOf: directory.appendingPathComponent(name), encoding: .utf8)
-                    .trimmingCharacters(in: .whitespacesAndNewlines)
-            }
-            let base = "http://127.0.0.1:\(port)"
-            let environment = [
-                "DATABASE_URL": database.conninfo, "RECON_BACKEND": "server-api",
-                "APPLE_API_KEY_FILE": directory.appendingPathComponent("api-key.p8").path,
-                "APPLE_API_KEY_ID": try text("api-key-id"), "APPLE_API_ISSUER_ID": try text("api-issuer-id"),
-                "APPLE_SERVER_API_URL_PRODUCTION": base + "/production",
-                "APPLE_SERVER_API_URL_SANDBOX": base + "/sandbox",
-            ]
+            let pki = SeededPKI(directory: directory)
+            var environment = try pki.serverAPIEnvironment(base: "http://127.0.0.1:\(port)")
+            environment["DATABASE_URL"] = database.conninfo
             let arguments = [
                 "run", "--as-of", Self.asOf, "--bundle-id", "com.example.recon", "--json",
-                "--apple-root-certificate", directory.appendingPathComponent("apple-root.der").path,
+                "--apple-root-certificate", pki.rootCertificate.path,
             ]
             let fullRun = arguments + ["--older-than", "0"]
             let connection = try database.connect()
@@ -202,15 +193,11 @@ import Testing
 
     /// Get Notification History over [start, end) through the job's exchange and driver.
     static func walk(port: UInt16, directory: URL, from start: Date, to end: Date) throws -> NotificationHistoryRead {
-        func text(_ name: String) throws -> String {
-            try String(contentsOf: directory.appendingPathComponent(name), encoding: .utf8)
-                .trimmingCharacters(in: .whitespacesAndNewlines)
-        }
+        let pki = SeededPKI(directory: directory)
         let tokens = try ServerAPITokens.load(
-            keyFile: directory.appendingPathComponent("api-key.p8").path, keyID: try text("api-key-id"),
-            issuerID: try text("api-issuer-id"))
-        let root = try X509Certificate(
-            der: Array(try Data(contentsOf: directory.appendingPathComponent("apple-root.der"))))
+            keyFile: directory.appendingPathComponent("api-key.p8").path, keyID: try pki.text("api-key-id"),
+            issuerID: try pki.text("api-issuer-id"))
+        let root = try X509Certificate(der: Array(try Data(contentsOf: pki.rootCertificate)))
         let driver = ExchangeDriver(
             transport: CurlMultiTransport(maxConnectionsPerHost: 2, timeout: .seconds(30)), rate: 100,
             maxInFlight: 2, tokens: tokens)
