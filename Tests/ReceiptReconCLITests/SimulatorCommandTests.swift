@@ -169,6 +169,15 @@ final class BackgroundProcess: Sendable {
         throw ServeFailure(detail: "no line on stdout within \(limit); stderr: \(stderr.suffix(300))")
     }
 
+    /// The port of the first loopback address `simulator serve` prints once listening (`--port 0`).
+    func listeningPort(within limit: Duration) throws -> UInt16 {
+        let line = try firstLine(within: limit)
+        guard let port = line.firstMatch(of: /127\.0\.0\.1:(\d+)/).flatMap({ UInt16($0.1) }) else {
+            throw ServeFailure(detail: "no 127.0.0.1:PORT in its first line: \(line)")
+        }
+        return port
+    }
+
     /// The exit status once the process ends (128 + n for a signal).
     func exitStatus(within limit: Duration) throws -> Int32 {
         let deadline = ContinuousClock.now + limit

@@ -67,8 +67,7 @@ import Testing
                 ReceiptReconBinary.url.path,
                 ["simulator", "serve", "--port", "0", "--pki-dir", directory.path] + Self.world)
             defer { server.kill() }
-            let line = try server.firstLine(within: .seconds(60))
-            let port = try #require(line.firstMatch(of: /127\.0\.0\.1:(\d+)/).flatMap { UInt16($0.1) })
+            let port = try server.listeningPort(within: .seconds(60))
             let since = Date(timeIntervalSince1970: 1_795_230_000)  // 2026-11-21T03:00:00Z
             let read = try Self.walk(
                 port: port, directory: directory, from: since.addingTimeInterval(-3600),
@@ -123,8 +122,7 @@ import Testing
                 ReceiptReconBinary.url.path,
                 ["simulator", "serve", "--port", "0", "--pki-dir", directory.path] + Self.world)
             defer { server.kill() }
-            let line = try server.firstLine(within: .seconds(60))
-            let port = try #require(line.firstMatch(of: /127\.0\.0\.1:(\d+)/).flatMap { UInt16($0.1) })
+            let port = try server.listeningPort(within: .seconds(60))
             let pki = SeededPKI(directory: directory)
             var environment = try pki.serverAPIEnvironment(base: "http://127.0.0.1:\(port)")
             environment["DATABASE_URL"] = database.conninfo
