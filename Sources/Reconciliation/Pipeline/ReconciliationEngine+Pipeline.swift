@@ -43,11 +43,19 @@ extension ReconciliationEngine {
                     return
                 }
                 counters.budgetSpent(endpoint.description)
+                let limit = budget?.limit ?? 0
+                guard kind == .nightly else {
+                    // One user on demand is not a night that goes on tomorrow: support must not read
+                    // "no correction" where Apple was never asked.
+                    control.stop(
+                        .failed(
+                            reason: BudgetFigures.spentForUserLine(limit: limit, endpoint: endpoint.description),
+                            exitCode: .unavailable))
+                    return
+                }
                 control.stop(
                     .budgetSpent(
-                        reason: BudgetFigures.spentLine(
-                            limit: budget?.limit ?? 0, endpoint: endpoint.description, usersLeft: nil)
-                    ))
+                        reason: BudgetFigures.spentLine(limit: limit, endpoint: endpoint.description, usersLeft: nil)))
             },
             verified: { deciding.decide($0, $1) })
         var selectionError: (any Error)?

@@ -45,6 +45,12 @@ public struct BudgetFigures: Sendable, Codable, Equatable {
         "budget: --max-requests-per-hour \(limit) spent for \(endpoint); "
             + (usersLeft.map { "\($0) users left" } ?? "the users not taken are left") + " for the next night"
     }
+
+    /// Why `verify-user` verified nothing: the shard set's hour was spent before its user was answered whole.
+    public static func spentForUserLine(limit: Int, endpoint: String) -> String {
+        "budget: --max-requests-per-hour \(limit) spent for \(endpoint) this hour; the user was not verified "
+            + "(nothing written): try again after the hour, or raise --max-requests-per-hour"
+    }
 }
 
 extension RunSummary {

@@ -1,6 +1,6 @@
 /// Process exit codes, sysexits style (CONTRACT §3). cron wrappers and alerting read these.
 public enum ExitCode: Int32, Sendable, CaseIterable, Codable {
-    /// Completed; every selected receipt was verified conclusively.
+    /// Completed; every selected receipt was verified conclusively, or the night's request budget ran out.
     case success = 0
     /// Completed, but some receipts stayed `unverified` (below the breaker threshold).
     case someUnverified = 1
@@ -8,7 +8,8 @@ public enum ExitCode: Int32, Sendable, CaseIterable, Codable {
     case usage = 64
     /// Data error: `verify-user` for a user with no receipts and no entitlements; input that is not a receipt.
     case dataError = 65
-    /// Unavailable: database or Apple unreachable, or a circuit breaker tripped.
+    /// Unavailable: database or Apple unreachable, a circuit breaker tripped, or `verify-user` found the
+    /// hour's request budget spent.
     case unavailable = 69
     /// Internal error.
     case internalError = 70
@@ -23,14 +24,20 @@ public enum ExitCode: Int32, Sendable, CaseIterable, Codable {
     /// One line for `--help` and the README.
     public var meaning: String {
         switch self {
-        case .success: return "completed; every selected receipt was verified conclusively"
+        case .success:
+            return
+                "completed; every selected receipt was verified conclusively, or the night's request budget ran "
+                + "out (the reason says so)"
         case .someUnverified: return "completed, but some receipts stayed unverified (below the breaker threshold)"
         case .usage: return "usage error (bad flag, bad value, bad date)"
         case .dataError:
             return
                 "data error (verify-user: user has no receipts and no entitlements; inspect: not a receipt, or a "
                 + "signature that fails)"
-        case .unavailable: return "unavailable: database or Apple unreachable, or a circuit breaker tripped"
+        case .unavailable:
+            return
+                "unavailable: database or Apple unreachable, a circuit breaker tripped, or verify-user found the "
+                + "hour's request budget spent"
         case .internalError: return "internal error"
         case .tempFail: return "another run holds the lock, or the run was interrupted; nothing more was done"
         case .noPermission:
