@@ -72,7 +72,5 @@ CREATE TABLE recon_run_queue (
     run_id  bigint NOT NULL REFERENCES recon_runs (id) ON DELETE CASCADE,
     user_id text NOT NULL,
     reason  text NOT NULL CHECK (reason IN ('notified', 'new', 'sweep', 'older_than')),
-    ends_at timestamptz,                                 -- the user's entitlement ending soonest
     PRIMARY KEY (run_id, user_id)
 );
-CREATE INDEX recon_run_queue_order_idx ON recon_run_queue (run_id, reason, ends_at, user_id);

@@ -28,9 +28,8 @@ struct UserDeciding: Sendable {
         // row, and one row alone proves no other purchase gone. The user is not written; the next night
         // takes it whole.
         guard answer.receipts.count == user.receipts.count else { return }
-        var decided = UserDecision.decide(
+        let decided = UserDecision.decide(
             userID: user.userID, answers: answer.receipts, isSandboxTester: user.isSandboxTester, settings: settings)
-        decided.conclusive = !decided.truth.hasUnverifiedReceipt
         writing.put(decided)
         control.classified(receipts: decided.results.count, unverified: decided.unverifiedReceipts)
         counters.addClassified(receipts: decided.results.count, unverified: decided.unverifiedReceipts)

@@ -37,7 +37,7 @@ public enum UserDecision {
         /// Apple's answer leaves no row transiently `unverified`: the user was verified whole, so the
         /// notifications naming them are handled and the sweep may wait for them (`UnitWriter`). An
         /// answer worth asking again is not. (A user whose rows were not all answered is never written.)
-        public var conclusive = false
+        public var conclusive: Bool { !truth.hasUnverifiedReceipt }
 
         public var unverifiedReceipts: Int { receipts.count { $0.outcome == .unverified } }
         public var appleStatuses: [Int?] { results.map(\.appleStatus) }

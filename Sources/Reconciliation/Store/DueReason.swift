@@ -1,5 +1,5 @@
-/// Why a run took a user (CONTRACT §9 "Notification history"): the figures by reason, and the order
-/// in which a run under notifications takes its users.
+/// Why a run took a user (CONTRACT §9 "Notification history"): the figures by reason. A user due for
+/// several reasons is queued under the first, in the order of the cases.
 public enum DueReason: String, Sendable, CaseIterable {
     /// A notification Apple sent about a purchase the user holds is not yet handled.
     case notified

@@ -103,8 +103,8 @@ public final class RunQueue {
             func queue(_ reason: DueReason, _ users: String, binds: [PostgresBind] = []) throws {
                 // Identifiers and predicates are this program's; values are bound ($1 is the run).
                 let sql = """
-                    INSERT INTO recon_run_queue (run_id, user_id, reason, ends_at)
-                    SELECT $1, d.user_id, '\(reason.rawValue)', \(Self.endsAt("d.user_id")) FROM (\(users)) d
+                    INSERT INTO recon_run_queue (run_id, user_id, reason)
+                    SELECT $1, d.user_id, '\(reason.rawValue)' FROM (\(users)) d
                     ON CONFLICT DO NOTHING
                     """
                 counts.users[reason] = try connection.execute(

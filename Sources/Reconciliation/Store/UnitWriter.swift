@@ -72,17 +72,17 @@ public final class UnitWriter {
             try lockUsers(userIDs)
             let states = try readStates(userIDs)
             var written: [(userID: String, plan: UnitPlan)] = []
-            var conclusive: [Bool] = []
             for unit in units {
                 guard let plan = try unit.plan(states[unit.userID] ?? UserState()) else { break }
                 written.append((unit.userID, plan))
-                conclusive.append(unit.conclusive)
             }
             try writeResults(written, runID: runID, dryRun: dryRun, verifiedAt: verifiedAt)
             if !dryRun {
                 try writeTransactions(written, runID: runID)
+                // The units planned are the batch's first ones: a unit that plans nothing ends the batch.
                 try writeVerifiedWhole(
-                    zip(written, conclusive).map { ($0.0.userID, $0.1) }, runID: runID, verifiedAt: verifiedAt)
+                    units.prefix(written.count).map { ($0.userID, $0.conclusive) }, runID: runID,
+                    verifiedAt: verifiedAt)
             }
             try writeFlags(written, runID: runID)
             try writeCorrections(written, runID: runID, dryRun: dryRun)
