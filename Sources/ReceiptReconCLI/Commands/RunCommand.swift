@@ -11,8 +11,9 @@ struct RunCommand: Command {
         summary: "The nightly batch: re-verify due receipts with Apple and correct entitlements that drifted.",
         discussion: """
             Selects receipts not verified within --older-than (with --backend server-api: the users Apple's \
-            notification history names, the users never verified and a sweep of the longest-unverified, within \
-            --max-requests-per-hour), verifies them under the rate limit (production first, sandbox on 21007), \
+            notification history names, the users never verified and a sweep of the longest-unverified), \
+            verifies them under the rate limit and --max-requests-per-hour for every shard together \
+            (production first, sandbox on 21007), \
             computes each user's truth from all their receipts and writes results, flags and corrections per \
             user in one transaction. Safe to repeat, safe to kill; one run per shard \
             at a time. Circuit breakers stop it before a bad night at Apple can revoke paying users.

@@ -253,7 +253,11 @@ public enum PrometheusMetrics {
         for (reason, count) in (summary.usersByReason ?? [:]).sorted(by: { $0.key < $1.key }) {
             add("last_run_users_by_reason", [("reason", reason)], String(count))
         }
-        if let budget = summary.budget { add("last_run_budget_spent", budget.spentEndpoint == nil ? "0" : "1") }
+        if let budget = summary.budget {
+            // A breaker, failure or signal that came while a spent budget drained ended the run, not the budget.
+            let ended = budget.spentEndpoint != nil && summary.status == .completed
+            add("last_run_budget_spent", ended ? "1" : "0")
+        }
         return samples
     }
 

@@ -81,6 +81,18 @@ struct PrometheusMetricsTests {
         #expect(!families.flatMap(\.samples).contains { $0.labels["quantile"] != nil })
     }
 
+    /// `last_run_budget_spent` (ReceiptReconBudgetShort) is 1 only for a run the budget ended: a breaker
+    /// that tripped while a spent budget drained ended that run, and the alert must not blame the budget.
+    @Test(arguments: [(RunStatus.completed, ExitCode.success, 1.0), (.aborted, .unavailable, 0.0)])
+    func budgetSpentIsOneOnlyForARunTheBudgetEnded(status: RunStatus, exitCode: ExitCode, spent: Double) throws {
+        var summary = ReportFixtures.summary()
+        summary.status = status
+        summary.budget = BudgetFigures(maxRequestsPerHour: 90_000)
+        summary.budget?.spentEndpoint = "transaction_history"
+        let families = try Self.parse(Self.file(Self.end(summary, exitCode, backend: "server-api")))
+        #expect(Self.value(families, "last_run_budget_spent") == spent)
+    }
+
     @Test func aFailedRunCarriesTheLastSuccessForward() throws {
         let night = Self.file(Self.end(ReportFixtures.summary(), .success))
         var summary = RunSummary()
