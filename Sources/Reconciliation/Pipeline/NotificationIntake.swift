@@ -176,6 +176,9 @@ struct NotificationIntake {
             outcome.figures.users = outcome.dryRunNotified.count
         } else {
             let counts = try store.store(batch.notifications, runID: runID)
+            // A record with no UUID or signed date has nothing to be stored under: never acted on, like a
+            // record that failed verification.
+            outcome.figures.rejected += counts.unusable
             outcome.figures.stored += counts.stored
             outcome.figures.unmatched += counts.unmatched
             outcome.figures.users += counts.usersNamed

@@ -55,9 +55,9 @@ struct RunFinish {
         do {
             if stop != nil {
                 // A stopped run saw only some users: the scans would flag from half the picture.
-                _ = try finalizer.flagSharedTransactions(runID: runID, flag: false)
+                try finalizer.deleteScratchRows(runID: runID)
             } else {
-                _ = try finalizer.flagSharedTransactions(runID: runID, flag: true)
+                _ = try finalizer.flagSharedTransactions(runID: runID)
                 _ = try finalizer.flagEntitlementsWithoutReceipt(
                     runID: runID, shardIndex: options.shardIndex, shardCount: options.shardCount,
                     userID: subjectUserID)

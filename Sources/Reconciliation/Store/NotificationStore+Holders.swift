@@ -29,8 +29,7 @@ extension NotificationStore {
             let unmatched: [String] = try connection.query(
                 """
                 SELECT notification_uuid FROM recon_notifications
-                WHERE user_id IS NULL AND received_at >= \(receivedSince)
-                  AND (transaction_id IS NOT NULL OR original_transaction_id IS NOT NULL)
+                WHERE \(unescaped: Self.unmatched()) AND received_at >= \(receivedSince)
                 FOR UPDATE
                 """
             ).map { try $0.decode("notification_uuid") }
@@ -54,8 +53,7 @@ extension NotificationStore {
             let unmatched: [String] = try connection.query(
                 """
                 SELECT notification_uuid FROM recon_notifications
-                WHERE run_id = \(runID) AND user_id IS NULL
-                  AND (transaction_id IS NOT NULL OR original_transaction_id IS NOT NULL)
+                WHERE run_id = \(runID) AND \(unescaped: Self.unmatched())
                 FOR UPDATE
                 """
             ).map { try $0.decode("notification_uuid") }
@@ -78,7 +76,8 @@ extension NotificationStore {
     }
 
     /// Retention: notifications signed before `signedBefore` (Apple keeps 180 days of history) whose
-    /// holders are all handled, or that name nobody. Their holders' rows go with them.
+    /// holders are all handled or hold no receipt any more (no run takes them again), or that name
+    /// nobody. Their holders' rows go with them.
     /// - Returns: the notifications deleted.
     @discardableResult
     public func deleteExpired(signedBefore: Date) throws -> Int {
@@ -87,7 +86,8 @@ extension NotificationStore {
             DELETE FROM recon_notifications n
             WHERE n.signed_at < \(signedBefore)
               AND NOT EXISTS (SELECT 1 FROM recon_notification_users u
-                              WHERE u.notification_uuid = n.notification_uuid AND u.handled_run_id IS NULL)
+                              WHERE u.notification_uuid = n.notification_uuid AND u.handled_run_id IS NULL
+                                AND EXISTS (SELECT 1 FROM receipts r WHERE r.user_id = u.user_id))
             """)
     }
 

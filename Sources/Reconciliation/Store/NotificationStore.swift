@@ -109,12 +109,13 @@ public struct NotificationStore {
             """)
     }
 
-    /// PostgreSQL's `now()`: one clock for every shard and host.
-    public func databaseNow() throws -> Date {
-        try connection.query("SELECT now() AS now").first!.decode("now")
-    }
-
     // MARK: - Notifications and their holders
+
+    /// A notification about a purchase no stored row holds (`notifications_unmatched`): one without a
+    /// transaction (TEST, a summary) names no purchase to miss. `table`: the alias to qualify columns with.
+    static func unmatched(_ table: String = "recon_notifications") -> String {
+        "\(table).user_id IS NULL AND (\(table).transaction_id IS NOT NULL OR \(table).original_transaction_id IS NOT NULL)"
+    }
 
     /// Stores `notifications` in one transaction: each new one with the users holding its transaction
     /// (`recon_notification_users`, pending) and one of them as `user_id` (NULL when nobody holds it);
@@ -156,8 +157,7 @@ public struct NotificationStore {
             counts.unmatched = try connection.query(
                 """
                 SELECT count(*) AS n FROM recon_notifications
-                WHERE notification_uuid = ANY(\(inserted)) AND user_id IS NULL
-                  AND (transaction_id IS NOT NULL OR original_transaction_id IS NOT NULL)
+                WHERE notification_uuid = ANY(\(inserted)) AND \(unescaped: Self.unmatched())
                 """
             ).first!.decode("n")
             return counts

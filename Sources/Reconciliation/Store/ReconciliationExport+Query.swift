@@ -34,9 +34,7 @@ extension ReconciliationExport {
             conditions.append("x.environment = \(bind(environment.postgresBind))")
         }
         if view == .notificationsUnmatched {
-            // A notification without a transaction (TEST, a summary) names no purchase to miss.
-            conditions.append(
-                "x.user_id IS NULL AND (x.transaction_id IS NOT NULL OR x.original_transaction_id IS NOT NULL)")
+            conditions.append(NotificationStore.unmatched("x"))
         }
         if isPerRun {
             switch runs {

@@ -19,13 +19,8 @@ public struct RunFinalizer {
 
     /// `shared_transaction`: one original transaction on receipts of two or more users, in this run's
     /// answers or in what earlier runs recorded. One flag per receipt. Deletes the run's scratch rows.
-    /// - Parameter flag: false for a stopped run, which only clears its scratch rows.
     @discardableResult
-    public func flagSharedTransactions(runID: Int64, flag: Bool = true) throws -> Int {
-        guard flag else {
-            try deleteScratchRows(runID: runID)
-            return 0
-        }
+    public func flagSharedTransactions(runID: Int64) throws -> Int {
         let flagged = try connection.execute(
             """
             INSERT INTO recon_flags (run_id, receipt_id, user_id, kind, detail)

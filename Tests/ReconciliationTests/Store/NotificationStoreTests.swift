@@ -160,7 +160,7 @@ import Testing
             #expect(counts.unmatched == 1)
             #expect(try store.resolveUnmatched(receivedSince: Self.t0) == 0, "nobody holds it yet")
             try Self.holds(connection, user: "user-late", transaction: "o7-1", original: "o7")
-            let now = try store.databaseNow()
+            let now: Date = try connection.query("SELECT now() AS now").first!.decode("now")
             #expect(
                 try store.resolveUnmatched(receivedSince: now.addingTimeInterval(3_600)) == 0,
                 "received before the window")
@@ -331,6 +331,10 @@ import Testing
                     try $0.decode("notification_uuid", as: String.self)
                 } == ["n-failed", "n-unsettled"])
             #expect(try Self.count(connection, "recon_notification_users") == 2)
+            // A pending holder whose receipts the app deleted is never queued again: it keeps nothing.
+            try connection.execute("DELETE FROM receipts WHERE user_id = 'failed'")
+            #expect(try store.deleteExpired(signedBefore: Self.t0.addingTimeInterval(1)) == 1)
+            #expect(try Self.pending(connection) == ["n-unsettled/unsettled"])
         }
     }
 

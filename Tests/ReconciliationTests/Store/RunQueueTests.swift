@@ -254,10 +254,16 @@ import Testing
         try TestDatabase.with { database in
             let connection = try database.connect()
             let runID = try Self.world(connection)
-            for flag in [false, true] {
+            // A stopped run only deletes its scratch rows; one that ran to the end flags from them first.
+            for stopped in [true, false] {
                 let queue = RunQueue(connection: connection, runID: runID, shardIndex: 0, shardCount: 1, limit: nil)
                 #expect(try queue.fill(asOf: Self.t0, sweepDays: 5, olderThanCutoff: nil).total == 10)
-                try RunFinalizer(connection: connection).flagSharedTransactions(runID: runID, flag: flag)
+                let finalizer = RunFinalizer(connection: connection)
+                if stopped {
+                    try finalizer.deleteScratchRows(runID: runID)
+                } else {
+                    try finalizer.flagSharedTransactions(runID: runID)
+                }
                 #expect(try NotificationStoreTests.count(connection, "recon_run_queue") == 0)
             }
         }
