@@ -75,8 +75,10 @@ extension ReconciliationEngine {
         if let budget {
             // This shard's share of the hours the night may draw on (at least the one it started in).
             let hours = max(1, (budget.waitsUntil.map { $0.timeIntervalSinceNow / 3600 } ?? 0).rounded(.up))
+            // An estimate only: a database that cannot say leaves it at the default cost per user.
+            let perUser = try? RunStore(connection: connection).lastRequestsPerUser(shard: options.shard)
             let estimate = SweepBudgetEstimate(
-                users: counts.total, requestsPerUser: nil,
+                users: counts.total, requestsPerUser: perUser,
                 budget: Int(Double(budget.limit) * hours / Double(options.shardCount)))
             guard estimate.isShort else { return }
             log.log(

@@ -37,33 +37,31 @@ public struct SweepQuota: Sendable, Equatable {
 }
 
 /// Whether the night's request budget can pay for the sweep's promise: an estimate from the users
-/// taken and the requests a user has cost lately, for the run's `sweep.budget_short` warning.
+/// taken and the requests a user has cost lately, for the run's `sweep.budget_short` warning. The
+/// history's pages are not counted: their endpoint has a budget of its own.
 public struct SweepBudgetEstimate: Sendable, Equatable {
-    /// Requests a user costs when nothing better is known (a receipt each at 1.07 requests measured,
-    /// a few users with more).
+    /// Requests a user costs when no earlier run says (about one receipt each, a few users with more;
+    /// docs/benchmarks.md has the measured cost per receipt).
     public static let defaultRequestsPerUser = 1.3
 
     /// Users the run takes: notified + new + the sweep's quota.
     public var users: Int
-    /// Requests per user: the last completed run's `apple_requests / users_processed`.
+    /// Requests per user: the last run's that ran to the end (`RunStore.lastRequestsPerUser`).
     public var requestsPerUser: Double
-    /// Pages of Get Notification History read besides.
-    public var notificationPages: Int
     /// Requests the night's budget allows (for every shard together, divided as the caller sees fit).
     public var budget: Int
 
-    public init(users: Int, requestsPerUser: Double?, notificationPages: Int = 0, budget: Int) {
+    public init(users: Int, requestsPerUser: Double?, budget: Int) {
         self.users = max(0, users)
         self.requestsPerUser =
             requestsPerUser.flatMap { $0.isFinite && $0 > 0 ? $0 : nil }
             ?? Self.defaultRequestsPerUser
-        self.notificationPages = max(0, notificationPages)
         self.budget = max(0, budget)
     }
 
     /// The requests the run is expected to need.
     public var needed: Int {
-        Int((Double(users) * requestsPerUser).rounded(.up)) + notificationPages
+        Int((Double(users) * requestsPerUser).rounded(.up))
     }
 
     /// The budget cannot keep `--sweep-days`: the run should warn.

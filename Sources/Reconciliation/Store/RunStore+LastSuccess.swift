@@ -13,4 +13,19 @@ extension RunStore {
             """
         ).first?.decode("finished_at")
     }
+
+    /// Apple requests per user of the last nightly run of `shard` that was not a dry run and ran to the
+    /// end (`apple_requests / users_processed`): what a user has cost lately, for the night's budget
+    /// estimate. Every endpoint's requests count, so the estimate leans towards warning. Nil when there
+    /// was none, or it took nobody.
+    public func lastRequestsPerUser(shard: String) throws -> Double? {
+        try connection.query(
+            """
+            SELECT apple_requests::float8 / users_processed AS per_user FROM recon_runs
+            WHERE kind = 'nightly' AND NOT dry_run AND shard = \(shard) AND status IN ('completed', 'partial')
+              AND users_processed > 0
+            ORDER BY id DESC LIMIT 1
+            """
+        ).first?.decode("per_user")
+    }
 }

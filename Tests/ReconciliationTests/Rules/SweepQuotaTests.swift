@@ -42,14 +42,12 @@ import Testing
     }
 
     @Test func theBudgetEstimateWarnsWhenTheSweepCannotBeKept() {
-        // 10 M subscribers, D = 20: 200 000 notified + 500 000 swept, 10 000 pages, 8 hours of 90 000.
-        let short = SweepBudgetEstimate(
-            users: 700_000, requestsPerUser: 1.25, notificationPages: 10_000, budget: 8 * 90_000)
-        #expect(short.needed == 885_000)
+        // 10 M subscribers, D = 20: 200 000 notified + 500 000 swept, 8 hours of 90 000.
+        let short = SweepBudgetEstimate(users: 700_000, requestsPerUser: 1.25, budget: 8 * 90_000)
+        #expect(short.needed == 875_000)
         #expect(short.isShort)
-        let kept = SweepBudgetEstimate(
-            users: 533_334, requestsPerUser: 1.25, notificationPages: 10_000, budget: 720_000)
-        #expect(kept.needed == 676_668)
+        let kept = SweepBudgetEstimate(users: 533_334, requestsPerUser: 1.25, budget: 720_000)
+        #expect(kept.needed == 666_668)
         #expect(!kept.isShort)
         // No earlier run to learn from (or nothing sensible): the default cost per user.
         #expect(SweepBudgetEstimate(users: 10, requestsPerUser: nil, budget: 12).requestsPerUser == 1.3)
