@@ -135,11 +135,6 @@ final class DrivenExchange<Exchange: AppleExchange>: @unchecked Sendable {
             if request.purpose == .retry, driver.waits.isStopped {
                 return proceed(exchange.handle(.stop(.beforeRetrying)))
             }
-            switch request.purpose {
-            case .retry: traffic.retries += 1
-            case .hop: traffic.hops += 1
-            case .ask, .continuation: break
-            }
             guard delay > .zero else { return admit(request) }
             driver.waits.after(delay) { [self] stopped in
                 guard !stopped else {
@@ -198,6 +193,12 @@ final class DrivenExchange<Exchange: AppleExchange>: @unchecked Sendable {
                 let latency = clock.now() - notBefore
                 driver.throttle.end()
                 context.executor.run { [self] in
+                    // Counted once sent: a retry or hop the budget or a signal stopped never reached Apple.
+                    switch request.purpose {
+                    case .retry: traffic.retries += 1
+                    case .hop: traffic.hops += 1
+                    case .ask, .continuation: break
+                    }
                     traffic.record(result, endpoint: request.endpoint, latency: latency)
                     proceed(exchange.handle(.answer(ExchangeAnswer(result, now: clock.wallClock()))))
                 }

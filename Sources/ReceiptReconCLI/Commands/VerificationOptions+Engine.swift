@@ -55,15 +55,12 @@ extension VerificationOptions {
         return (VerifyReceiptBackend(client: client, context: context, signedData: signedData), driver, requests)
     }
 
-    /// The ledger of `--max-requests-per-hour`. Its reserve for work in flight is at most a fifth of the
-    /// limit, so that even a small budget lets new users be asked.
+    /// The ledger of `--max-requests-per-hour`.
     private func requestBudget(databaseURL: String?, waits: Bool) -> RequestBudgetLedger {
         RequestBudgetLedger(
             limit: maxRequestsPerHour,
-            reserve: min(
-                RequestBudgetLedger.reserve(
-                    limit: maxRequestsPerHour, concurrency: concurrency, shardCount: shard.count),
-                maxRequestsPerHour / 5),
+            reserve: RequestBudgetLedger.reserve(
+                limit: maxRequestsPerHour, concurrency: concurrency, shardCount: shard.count),
             leaseSize: RequestBudgetLedger.leaseSize(rate: rate),
             waitsUntil: waits && budgetHours > 0 ? Date().addingTimeInterval(budgetHours * 3600) : nil,
             connect: { try PostgresConnection(conninfo: databaseURL, applicationName: "receipt-recon budget") })

@@ -15,7 +15,11 @@ final class RunControl: Sendable {
         var gate = WriteGate()
 
         /// Breakers watch a run that drains for a spent budget as closely as one that runs.
-        var breakerMayTrip: Bool { stop.map { $0.yields(to: .breaker(reason: "")) } ?? true }
+        var breakerMayTrip: Bool {
+            guard let stop else { return true }
+            if case .budgetSpent = stop { return true }
+            return false
+        }
     }
 
     private let state: Mutex<State>

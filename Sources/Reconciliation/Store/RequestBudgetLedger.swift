@@ -68,9 +68,10 @@ public final class RequestBudgetLedger: RequestBudget {
     }
 
     /// The reserve for the in-flight work of every shard: each may be finishing up to three requests
-    /// per slot of `--concurrency`; at least 2 % of the limit.
+    /// per slot of `--concurrency`; at least 2 % of the limit, and at most a fifth of it, so that even a
+    /// small budget lets new users be asked.
     public static func reserve(limit: Int, concurrency: Int, shardCount: Int) -> Int {
-        max(limit / 50, 3 * concurrency * shardCount)
+        min(max(limit / 50, 3 * concurrency * shardCount), limit / 5)
     }
 
     /// Where new questions stop.

@@ -111,6 +111,18 @@ import Testing
         #expect(rig.budget.asked == [.ask, .continuation, .continuation, .ask, .ask, .ask])
     }
 
+    /// The run's retry and hop figures count what reached Apple: a retry the budget refused was never sent.
+    @Test func aRetryTheBudgetRefusedIsNotCountedAsSent() {
+        let rig = Rig(budget: ScriptedBudget([.granted, .granted], then: .spent))
+        let outcome = rig.start(Requests([.ask, .retry, .hop, .retry]))
+        rig.clock.advance(by: .seconds(1))
+        #expect(outcome.value == ["answer 200", "answer 200", "stop beforeAsking"])
+        let traffic = outcome.traffic.withLock { $0 }
+        #expect(traffic.requests == 2)
+        #expect(traffic.retries == 1, "the retry sent, not the hop refused")
+        #expect(traffic.hops == 0)
+    }
+
     @Test func aWaitIsWaitedOnTheClockThenTheRequestIsSent() {
         let rig = Rig(budget: ScriptedBudget([.wait(seconds: 30)]))
         let outcome = rig.start(Requests([.ask]))

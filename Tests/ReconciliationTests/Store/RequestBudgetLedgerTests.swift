@@ -218,5 +218,6 @@ import Testing
         #expect(RequestBudgetLedger.leaseSize(rate: 500) == 200)
         #expect(RequestBudgetLedger.reserve(limit: 90_000, concurrency: 8, shardCount: 4) == 1800)
         #expect(RequestBudgetLedger.reserve(limit: 1000, concurrency: 8, shardCount: 4) == 96)
+        #expect(RequestBudgetLedger.reserve(limit: 100, concurrency: 8, shardCount: 4) == 20, "a fifth at most")
     }
 }
