@@ -17,51 +17,43 @@ enum DueUserSelection {
 
     /// Emits each user until there are no more or `emit` returns false (the run is stopping).
     func forEachUser(_ emit: (UserWork) -> Bool) throws {
-        switch self {
-        case .due(let reader, let reconnector):
-            while true {
-                let page: [UserWork]
-                do {
-                    page = try reader.nextPage()
-                } catch let error as PostgresError where error.isConnectionFailure {
-                    reader.use(try reconnector.reconnect("reader", after: error))
-                    continue
-                }
-                if page.isEmpty { return }
-                for user in page where !emit(user) { return }
+        guard let (pages, reconnector) = paged else {
+            if let user = oneUser, !user.receipts.isEmpty { _ = emit(user) }
+            return
+        }
+        while true {
+            let page: [UserWork]
+            do {
+                page = try pages.nextPage()
+            } catch let error as PostgresError where error.isConnectionFailure {
+                pages.use(try reconnector.reconnect("reader", after: error))
+                continue
             }
-        case .queued(let night, let reconnector):
-            while true {
-                let page: [UserWork]
-                do {
-                    page = try night.queue.nextPage()
-                } catch let error as PostgresError where error.isConnectionFailure {
-                    night.queue.use(try reconnector.reconnect("reader", after: error))
-                    continue
-                }
-                if page.isEmpty { return }
-                for user in page where !emit(user) { return }
-            }
-        case .one(let user):
-            if !user.receipts.isEmpty { _ = emit(user) }
+            if page.isEmpty { return }
+            for user in page where !emit(user) { return }
         }
     }
 
     /// The receipts this selection will emit, counted ahead of the walk (for the progress only).
     func countDue() throws -> Int {
-        switch self {
-        case .due(let reader, _): try reader.countDue()
-        case .queued(let night, _): try night.queue.countDue()
-        case .one(let user): user.receipts.count
-        }
+        guard let (pages, _) = paged else { return oneUser?.receipts.count ?? 0 }
+        return try pages.countDue()
     }
 
     /// Seconds spent waiting on PostgreSQL.
-    var databaseSeconds: Double {
+    var databaseSeconds: Double { paged?.pages.secondsWaited ?? 0 }
+
+    /// The pages the selection reads, and how it reconnects; nil for `verify-user`'s one user.
+    private var paged: (pages: any UserPages, reconnector: DatabaseReconnector)? {
         switch self {
-        case .due(let reader, _): reader.secondsWaited
-        case .queued(let night, _): night.queue.secondsWaited
-        case .one: 0
+        case .due(let reader, let reconnector): (reader, reconnector)
+        case .queued(let night, let reconnector): (night.queue, reconnector)
+        case .one: nil
         }
+    }
+
+    private var oneUser: UserWork? {
+        if case .one(let user) = self { return user }
+        return nil
     }
 }
