@@ -12,6 +12,9 @@ public struct SeededPKI: Sendable {
     /// `--apple-root-certificate`'s file.
     public var rootCertificate: URL { directory.appendingPathComponent("apple-root.der") }
 
+    /// The API key's PEM file (`APPLE_API_KEY_FILE`).
+    public var keyFile: URL { directory.appendingPathComponent("api-key.p8") }
+
     /// One of the directory's one-line files (`api-key-id`, `api-issuer-id`), trimmed.
     public func text(_ name: String) throws -> String {
         try String(contentsOf: directory.appendingPathComponent(name), encoding: .utf8)
@@ -23,7 +26,7 @@ public struct SeededPKI: Sendable {
     public func serverAPIEnvironment(base: String) throws -> [String: String] {
         [
             "RECON_BACKEND": "server-api",
-            "APPLE_API_KEY_FILE": directory.appendingPathComponent("api-key.p8").path,
+            "APPLE_API_KEY_FILE": keyFile.path,
             "APPLE_API_KEY_ID": try text("api-key-id"),
             "APPLE_API_ISSUER_ID": try text("api-issuer-id"),
             "APPLE_SERVER_API_URL_PRODUCTION": base + "/production",

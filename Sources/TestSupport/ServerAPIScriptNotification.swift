@@ -49,11 +49,8 @@ public struct ServerAPIScriptNotification: Sendable {
 
     /// `jws` with its payload's `version` changed and the signature left as it was.
     static func forge(_ jws: String) -> String {
-        var parts = jws.split(separator: ".").map(String.init)
-        let payload = String(decoding: ReceivedToken.base64URL(parts[1]) ?? Data(), as: UTF8.self)
-        let changed = payload.replacingOccurrences(of: "\"version\":\"2.0\"", with: "\"version\":\"2.1\"")
-        parts[1] = Data(changed.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
-        return parts.joined(separator: ".")
+        ServerAPIScriptTransaction.tampered(jws) {
+            $0.replacingOccurrences(of: "\"version\":\"2.0\"", with: "\"version\":\"2.1\"")
+        }
     }
 }

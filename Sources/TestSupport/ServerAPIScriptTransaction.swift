@@ -89,12 +89,18 @@ public struct ServerAPIScriptTransaction: Sendable {
 
     /// `jws` with its payload's `price` changed and the signature left as it was.
     static func forge(_ jws: String) -> String {
+        tampered(jws) { payload in
+            let changed = payload.replacingOccurrences(of: "\"price\":9990", with: "\"price\":10")
+            // Another price: a 1 put before it, so the payload still differs from what was signed.
+            return changed != payload ? changed : payload.replacingOccurrences(of: "\"price\":", with: "\"price\":1")
+        }
+    }
+
+    /// `jws` with its payload text passed through `change` and the signature left as it was.
+    static func tampered(_ jws: String, _ change: (String) -> String) -> String {
         var parts = jws.split(separator: ".").map(String.init)
         let payload = String(decoding: ReceivedToken.base64URL(parts[1]) ?? Data(), as: UTF8.self)
-        var changed = payload.replacingOccurrences(of: "\"price\":9990", with: "\"price\":10")
-        // Another price: a 1 put before it, so the payload still differs from what was signed.
-        if changed == payload { changed = payload.replacingOccurrences(of: "\"price\":", with: "\"price\":1") }
-        parts[1] = Data(changed.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+        parts[1] = Data(change(payload).utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-")
             .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
         return parts.joined(separator: ".")
     }

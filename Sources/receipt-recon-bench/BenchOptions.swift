@@ -28,12 +28,14 @@ struct BenchOptions: Sendable, Equatable {
     /// An incremental night (`simulator seed|serve --changed-fraction F`): the job runs without
     /// `--older-than`, reading the notification history; implies the Server API backend.
     var changedFraction: Double?
-    /// `--changed-since` of the world (an age such as `1d`), passed through as given.
+    /// `--changed-since` of the world (an age such as `1d`), passed through as given; nil: the
+    /// simulator's default.
     var changedSince: String?
-    /// `--missed-fraction` of the world.
+    /// `--missed-fraction` of the world; nil: the simulator's default.
     var missedFraction: Double?
-    /// The job's `--sweep-days`, and the world's `--last-verified-nights`.
-    var sweepDays: Int?
+    /// The job's `--sweep-days`, and the world's `--last-verified-nights`: both are passed, so they agree
+    /// whatever either command's default.
+    var sweepDays = 30
     /// The job's `--max-requests-per-hour`.
     var maxRequestsPerHour: Int?
     /// Leave the cluster (and the bench's files) in place for inspection.
@@ -160,7 +162,7 @@ struct BenchOptions: Sendable, Equatable {
         changedFraction = try read.ratio("changed-fraction")
         changedSince = try read.nonEmpty("changed-since", "an age such as 1d")
         missedFraction = try read.ratio("missed-fraction")
-        sweepDays = try read.integer("sweep-days", in: 1...3650)
+        sweepDays = try read.integer("sweep-days", in: 1...3650) ?? sweepDays
         maxRequestsPerHour = try read.integer("max-requests-per-hour", in: 1...100_000_000)
         if changedFraction == nil,
             let given = ["changed-since", "missed-fraction", "sweep-days"].first(where: { parsed.value($0) != nil })
@@ -203,10 +205,10 @@ struct BenchOptions: Sendable, Equatable {
     /// The world options of an incremental night, for both `simulator seed` and `serve`.
     var incrementalWorldArguments: [String] {
         guard let changedFraction else { return [] }
-        return [
-            "--changed-fraction", Self.text(changedFraction), "--changed-since", changedSince ?? "1d",
-            "--missed-fraction", Self.text(missedFraction ?? 0.5), "--last-verified-nights", String(sweepDays ?? 30),
-        ]
+        var arguments = ["--changed-fraction", Self.text(changedFraction)]
+        if let changedSince { arguments += ["--changed-since", changedSince] }
+        if let missedFraction { arguments += ["--missed-fraction", Self.text(missedFraction)] }
+        return arguments + ["--last-verified-nights", String(sweepDays)]
     }
 
     /// The most receipts per second this setup allows, `min(R, C / (L + J/2))`: either the rate limit

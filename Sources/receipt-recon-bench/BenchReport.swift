@@ -124,7 +124,7 @@ struct BenchReport: Sendable {
                 add("requests_by_reason", reasons.map { "\($0):\(byReason[$0]!)" }.joined(separator: ","))
             }
             add("changed_fraction", options.changedFraction.map { "\($0)" })
-            add("sweep_days", String(options.sweepDays ?? 30))
+            add("sweep_days", String(options.sweepDays))
         }
 
         // Extras: what the run was, and figures to read the required ones by.

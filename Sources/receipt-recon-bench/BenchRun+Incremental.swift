@@ -9,7 +9,7 @@ extension BenchRun {
     var jobModeArguments: [String] {
         var arguments = ["run"]
         if options.isIncremental {
-            arguments += ["--sweep-days", String(options.sweepDays ?? 30)]
+            arguments += ["--sweep-days", String(options.sweepDays)]
         } else {
             arguments += ["--older-than", "0"]
         }

@@ -137,6 +137,32 @@ import Testing
         #expect(!stderr.contains("MII"), "no receipt data in the bench's output")
     }
 
+    /// An incremental night (`--changed-fraction`) on a small world: its keys are there and sane, and the
+    /// run corrects exactly what the seeded world expects.
+    @Test func aSmallIncrementalNightPrintsItsKeysAndCorrectsWhatTheWorldExpects() throws {
+        let result = try Self.bench([
+            "--backend", "server-api", "--changed-fraction", "0.2", "--receipts", "300", "--rate", "200",
+            "--concurrency", "8", "--latency-ms", "5", "--jitter-ms", "2", "--seed", "3",
+        ])
+        #expect(result.status == 0, "exit \(result.status): \(result.stderrText)")
+        let values = Self.keyValues(result.stdoutText)
+        func integer(_ key: String) -> Int? { values[key].flatMap { Int($0) } }
+        #expect(try #require(values["apple_requests_per_user"].flatMap(Double.init), "\(values)") > 0)
+        #expect(try #require(integer("notification_requests"), "\(values)") > 0)
+        let changed = try #require(integer("changed_users"), "\(values)")
+        let missed = try #require(integer("missed_changes"), "\(values)")
+        #expect(changed > 0 && missed > 0 && missed <= changed, "\(values)")
+        // `reason:count` pairs, the notified users' among them.
+        let reasons = try #require(values["requests_by_reason"], "\(values)").split(separator: ",").map {
+            $0.split(separator: ":").map(String.init)
+        }
+        #expect(reasons.allSatisfy { $0.count == 2 && Int($0[1]).map { $0 >= 0 } == true }, "\(reasons)")
+        #expect(reasons.contains { $0[0] == "notified" && Int($0[1]).map { $0 > 0 } == true }, "\(reasons)")
+        #expect(values["sweep_days"] == "30")
+        #expect(
+            values["corrections"] != nil && values["corrections"] == values["expected_corrections"], "\(values)")
+    }
+
     @Test func rateZeroMeansNoLimitAndTheIdealFollowsConcurrencyAndLatency() throws {
         let result = try Self.bench([
             "--receipts", "300", "--rate", "0", "--concurrency", "4",

@@ -2,9 +2,10 @@ import ChildProcess
 import Foundation
 import Testing
 
-/// The bench's incremental night (`--changed-fraction`), without a cluster: its options, what it
-/// refuses, and the keys its help lists. (A measured incremental night needs the run's notification
-/// intake and `--sweep-days`.)
+/// The bench's incremental night (`--changed-fraction`), checked without a cluster: each incremental
+/// option given without `--changed-fraction` (or with the verify-receipt backend) or out of range exits
+/// 64 with one line naming it, and the options together are accepted and listed in the help.
+/// `BenchCommandTests` runs a small incremental night end to end.
 @Suite struct BenchIncrementalOptionsTests {
     @Test(arguments: [
         (["--changed-since", "2d"], "--changed-since needs --changed-fraction"),

@@ -2,7 +2,6 @@ import AppStoreReceipts
 import Foundation
 import Glibc
 import Postgres
-import Synchronization
 import TestSupport
 import Testing
 
@@ -63,15 +62,12 @@ import Testing
                     == 1)
 
             // The history since the cursor (with the run's hour of overlap), read as the run will.
-            let server = try BackgroundProcess(
-                ReceiptReconBinary.url.path,
-                ["simulator", "serve", "--port", "0", "--pki-dir", directory.path] + Self.world)
-            defer { server.kill() }
-            let port = try server.listeningPort(within: .seconds(60))
             let since = Date(timeIntervalSince1970: 1_795_230_000)  // 2026-11-21T03:00:00Z
-            let read = try Self.walk(
-                port: port, directory: directory, from: since.addingTimeInterval(-3600),
-                to: since.addingTimeInterval(86_400 + 60))
+            let read = try Self.whileServing(directory) { port in
+                try Self.walk(
+                    port: port, directory: directory, from: since.addingTimeInterval(-3600),
+                    to: since.addingTimeInterval(86_400 + 60))
+            }
             guard case .complete(let batch) = read else {
                 Issue.record("every page read: \(read)")
                 return
@@ -96,8 +92,6 @@ import Testing
             #expect(holders(batch.notifications).count == incremental["notified_users"] as? Int)
             let unmatched = batch.notifications.filter { $0.originalTransactionID.map { holderOf[$0] == nil } ?? false }
             #expect(unmatched.count == 1)
-            server.signal(SIGTERM)
-            #expect(try server.exitStatus(within: .seconds(30)) == 0)
         }
     }
 
@@ -118,52 +112,48 @@ import Testing
                     return user + " " + entitlement + " " + action
                 })
             #expect(!expected.isEmpty)
-            let server = try BackgroundProcess(
-                ReceiptReconBinary.url.path,
-                ["simulator", "serve", "--port", "0", "--pki-dir", directory.path] + Self.world)
-            defer { server.kill() }
-            let port = try server.listeningPort(within: .seconds(60))
-            let pki = SeededPKI(directory: directory)
-            var environment = try pki.serverAPIEnvironment(base: "http://127.0.0.1:\(port)")
-            environment["DATABASE_URL"] = database.conninfo
-            let arguments = [
-                "run", "--as-of", Self.asOf, "--bundle-id", "com.example.recon", "--json",
-                "--apple-root-certificate", pki.rootCertificate.path,
-            ]
-            let fullRun = arguments + ["--older-than", "0"]
-            let connection = try database.connect()
-            func corrections(after run: Int64) throws -> Set<String> {
-                Set(
-                    try connection.query(
-                        "SELECT user_id || ' ' || entitlement || ' ' || action AS s FROM recon_corrections WHERE run_id > \(run)"
-                    ).map { try $0.decode("s", as: String.self) })
+            try Self.whileServing(directory) { port in
+                let pki = SeededPKI(directory: directory)
+                var environment = try pki.serverAPIEnvironment(base: "http://127.0.0.1:\(port)")
+                environment["DATABASE_URL"] = database.conninfo
+                let arguments = [
+                    "run", "--as-of", Self.asOf, "--bundle-id", "com.example.recon", "--json",
+                    "--apple-root-certificate", pki.rootCertificate.path,
+                ]
+                let fullRun = arguments + ["--older-than", "0"]
+                let connection = try database.connect()
+                func corrections(after run: Int64) throws -> Set<String> {
+                    Set(
+                        try connection.query(
+                            "SELECT user_id || ' ' || entitlement || ' ' || action AS s FROM recon_corrections WHERE run_id > \(run)"
+                        ).map { try $0.decode("s", as: String.self) })
+                }
+                func lastRun() throws -> Int64 {
+                    try connection.query("SELECT max(id) AS id FROM recon_runs").first!.decode("id", as: Int64.self)
+                }
+                let before = try lastRun()
+                let first = try ReceiptReconBinary.run(
+                    incremental ? arguments : fullRun, environment: environment, timeout: 300)
+                #expect([0, 1].contains(first.status), "\(first.output)")
+                #expect(try corrections(after: before) == expected)
+                if incremental {
+                    let summary = try #require(
+                        try JSONSerialization.jsonObject(with: Data(first.stdout.utf8)) as? [String: Any])
+                    let reasons = try #require(summary["usersByReason"] as? [String: Int], "\(summary)")
+                    let notified = try #require(
+                        (json["incremental"] as? [String: Any])?["notified_users"] as? Int)
+                    // A new subscriber's notification names a row the job has never verified: taken as new.
+                    #expect(reasons["notified", default: 0] + reasons["new", default: 0] == notified, "\(reasons)")
+                    #expect(reasons["notified", default: 0] > 0 && reasons["sweep", default: 0] > 0, "\(reasons)")
+                    #expect(reasons["older_than"] == nil, "no --older-than, no users for it: \(reasons)")
+                    #expect(try #require(summary["usersProcessed"] as? Int) < 120, "a night is not everyone")
+                }
+                let afterFirst = try lastRun()
+                let second = try ReceiptReconBinary.run(fullRun, environment: environment, timeout: 300)
+                #expect([0, 1].contains(second.status), "\(second.output)")
+                #expect(
+                    try corrections(after: afterFirst).isEmpty, "the world is Apple-consistent after the corrections")
             }
-            func lastRun() throws -> Int64 {
-                try connection.query("SELECT max(id) AS id FROM recon_runs").first!.decode("id", as: Int64.self)
-            }
-            let before = try lastRun()
-            let first = try ReceiptReconBinary.run(
-                incremental ? arguments : fullRun, environment: environment, timeout: 300)
-            #expect([0, 1].contains(first.status), "\(first.output)")
-            #expect(try corrections(after: before) == expected)
-            if incremental {
-                let summary = try #require(
-                    try JSONSerialization.jsonObject(with: Data(first.stdout.utf8)) as? [String: Any])
-                let reasons = try #require(summary["usersByReason"] as? [String: Int], "\(summary)")
-                let notified = try #require(
-                    (json["incremental"] as? [String: Any])?["notified_users"] as? Int)
-                // A new subscriber's notification names a row the job has never verified: taken as new.
-                #expect(reasons["notified", default: 0] + reasons["new", default: 0] == notified, "\(reasons)")
-                #expect(reasons["notified", default: 0] > 0 && reasons["sweep", default: 0] > 0, "\(reasons)")
-                #expect(reasons["older_than"] == nil, "no --older-than, no users for it: \(reasons)")
-                #expect(try #require(summary["usersProcessed"] as? Int) < 120, "a night is not everyone")
-            }
-            let afterFirst = try lastRun()
-            let second = try ReceiptReconBinary.run(fullRun, environment: environment, timeout: 300)
-            #expect([0, 1].contains(second.status), "\(second.output)")
-            #expect(try corrections(after: afterFirst).isEmpty, "the world is Apple-consistent after the corrections")
-            server.signal(SIGTERM)
-            #expect(try server.exitStatus(within: .seconds(30)) == 0)
         }
     }
 
@@ -189,11 +179,23 @@ import Testing
         }
     }
 
+    /// `simulator serve` of `world` over the seeded `directory` while `body` runs with its port; then
+    /// SIGTERM, which it must answer by exiting 0.
+    static func whileServing<T>(_ directory: URL, _ body: (_ port: UInt16) throws -> T) throws -> T {
+        let server = try BackgroundProcess(
+            ReceiptReconBinary.url.path, ["simulator", "serve", "--port", "0", "--pki-dir", directory.path] + world)
+        defer { server.kill() }
+        let result = try body(try server.listeningPort(within: .seconds(60)))
+        server.signal(SIGTERM)
+        #expect(try server.exitStatus(within: .seconds(30)) == 0)
+        return result
+    }
+
     /// Get Notification History over [start, end) through the job's exchange and driver.
     static func walk(port: UInt16, directory: URL, from start: Date, to end: Date) throws -> NotificationHistoryRead {
         let pki = SeededPKI(directory: directory)
         let tokens = try ServerAPITokens.load(
-            keyFile: directory.appendingPathComponent("api-key.p8").path, keyID: try pki.text("api-key-id"),
+            keyFile: pki.keyFile.path, keyID: try pki.text("api-key-id"),
             issuerID: try pki.text("api-issuer-id"))
         let root = try X509Certificate(der: Array(try Data(contentsOf: pki.rootCertificate)))
         let driver = ExchangeDriver(
@@ -205,18 +207,9 @@ import Testing
                 productionURL: URL(string: base + "/production")!, sandboxURL: URL(string: base + "/sandbox")!),
             verifier: SignedDataVerifier(
                 anchors: [TrustAnchor(root)], acceptedBundleIDs: ["com.example.recon"], environment: .production))
-        let result = Mutex<NotificationHistoryRead?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        driver.run(
-            client.notificationHistory(bundleID: "com.example.recon", environment: .production, from: start, to: end),
-            context: ExchangeContext(executor: WorkExecutor { work in Thread.detachNewThread(work) })
-        ) { read in
-            result.withLock { $0 = read }
-            done.signal()
-        }
-        guard done.wait(timeout: .now() + 120) == .success, let read = result.withLock({ $0 }) else {
-            throw ServeFailure(detail: "the walk did not end")
-        }
-        return read
+        return driver.resultNow(
+            of: client.notificationHistory(
+                bundleID: "com.example.recon", environment: .production, from: start, to: end)
+        ).result
     }
 }

@@ -59,7 +59,8 @@ struct IncrementalJobState {
             }
             // A new subscriber's row came after the previous run: no state of it yet.
             if plan.change == .newPurchase { continue }
-            let verified = Self.date(since - Int64(plan.verifiedDaysBeforeSince) * SubscriptionClock.millisecondsPerDay)
+            let verified = WorldSeeder.date(
+                since - Int64(plan.verifiedDaysBeforeSince) * SubscriptionClock.millisecondsPerDay)
             userStates.append([user.id, verified, runID])
             for (row, receipt) in user.receipts.enumerated() {
                 let receiptID = receiptIDs[position][row]
@@ -80,6 +81,7 @@ struct IncrementalJobState {
         _ transaction: WorldTransaction, _ owner: WorldAccount, _ userID: String, _ receiptID: Int64, _ since: Int64,
         _ runID: Int64
     ) -> [any PostgresEncodable] {
+        let date = WorldSeeder.date
         let view = transaction.view(at: since)
         let price = WorldUnit.priceMilliunits(of: transaction)
         let first = transaction.transactionID == transaction.originalTransactionID
@@ -92,9 +94,5 @@ struct IncrementalJobState {
             date(since), String(price / 1000) + "." + String(String(1000 + price % 1000).dropFirst()), "USD", "USA",
             first ? "PURCHASE" : "RENEWAL", view.revocationType, "server_api",
         ]
-    }
-
-    static func date(_ milliseconds: Int64) -> Date {
-        Date(timeIntervalSince1970: Double(milliseconds) / 1000)
     }
 }

@@ -66,7 +66,7 @@ public enum WorldSeeder {
                     counts: ExpectedOutcome.Counts()))
             // An incremental world: the job's state after a correct run at `since` (`IncrementalJobState`).
             let runID = try world.parameters.incremental.map {
-                try insertPreviousRun(asOf: IncrementalJobState.date($0.sinceMs), on: connection)
+                try insertPreviousRun(asOf: date($0.sinceMs), on: connection)
             }
             summary.products = try connection.copy(
                 into: "products", columns: ["product_id", "kind", "entitlement", "duration"],
@@ -83,22 +83,16 @@ public enum WorldSeeder {
                 var start = 0
                 while start < world.unitCount {
                     let range = start..<min(world.unitCount, start + batchUnits)
-                    var batch = makeBatch(
-                        world, range, &nextReceiptID, &accumulator, answerer, assumptions, signingChain)
-                    if let incremental = world.parameters.incremental, let runID {
-                        var state = IncrementalJobState()
-                        var first = batch.firstReceiptID
-                        world.forEachUnit(in: range) { unit in
-                            let ids = ExpectationDeriver.receiptIDs(for: unit, startingAt: &first)
-                            state.add(unit, receiptIDs: ids, world: world, incremental: incremental, runID: runID)
-                        }
+                    let batch = makeBatch(
+                        world, range, &nextReceiptID, &accumulator, answerer, assumptions, signingChain,
+                        previousRun: runID)
+                    if let state = batch.jobState {
                         jobCounts.withLock { counts in
                             counts.changedUsers += state.changedUsers
                             counts.missedChanges += state.missedChanges
                             counts.notifiedUsers += state.notifiedUsers
                             counts.unmatchedNotifications += state.unmatchedNotifications
                         }
-                        batch.jobState = state
                     }
                     guard pipeline.put(batch) else { return }
                     start = range.upperBound
@@ -135,7 +129,7 @@ public enum WorldSeeder {
             summary.expected = expected!
             if let incremental = world.parameters.incremental, let runID {
                 try insertCursor(
-                    environment: world.environment, readThrough: IncrementalJobState.date(incremental.sinceMs),
+                    environment: world.environment, readThrough: date(incremental.sinceMs),
                     runID: runID, on: connection)
                 let counts = jobCounts.withLock { $0 }
                 summary.expected.incremental = ExpectedOutcome.Incremental(
@@ -152,13 +146,12 @@ public enum WorldSeeder {
         var entitlements: [[any PostgresEncodable]] = []
         var testers: [[any PostgresEncodable]] = []
         var users = 0
-        /// The id of the batch's first receipt.
-        var firstReceiptID: Int64 = 1
         /// An incremental world's job rows for the batch.
         var jobState: IncrementalJobState?
     }
 
-    /// Generates the units of `range`, their rows, and their part of the expectation.
+    /// Generates the units of `range`, their rows, and their part of the expectation; in an incremental
+    /// world, also the job's rows as the previous run (`previousRun`, its `recon_runs` id) left them.
     private static func makeBatch(
         _ world: SimulatedWorld,
         _ range: Range<Int>,
@@ -166,14 +159,19 @@ public enum WorldSeeder {
         _ accumulator: inout ExpectationDeriver.Accumulator,
         _ answerer: AppleAnswerer,
         _ assumptions: RunAssumptions,
-        _ signingChain: SigningChain?
+        _ signingChain: SigningChain?,
+        previousRun: Int64?
     ) -> Batch {
         var batch = Batch()
-        batch.firstReceiptID = nextReceiptID
+        let incremental = world.parameters.incremental
+        if incremental != nil, previousRun != nil { batch.jobState = IncrementalJobState() }
         world.forEachUnit(in: range) { unit in
             let ids = ExpectationDeriver.receiptIDs(for: unit, startingAt: &nextReceiptID)
             accumulator.add(
                 ExpectationDeriver.derive(unit: unit, receiptIDs: ids, answerer: answerer, assumptions: assumptions))
+            if let incremental, let previousRun {
+                batch.jobState?.add(unit, receiptIDs: ids, world: world, incremental: incremental, runID: previousRun)
+            }
             var data: [Int: String] = [:]  // a receipt stored twice is encoded once
             for (position, user) in unit.users.enumerated() {
                 for (row, receipt) in user.receipts.enumerated() {

@@ -33,14 +33,20 @@ final class NotificationHistoryAnswerer: Sendable {
         self.signer = signer
         self.forgedFraction = forgedFraction
         let decade: TimeInterval = 3650 * 86_400
-        forger =
-            forgedFraction > 0
-            ? (try? SigningChain.mint(
-                name: "not the App Store", notBefore: world.asOf.addingTimeInterval(-decade),
-                notAfter: world.asOf.addingTimeInterval(decade))).map {
-                    ServerAPISigner(chain: $0, cacheCapacity: 1_024)
-                }
-            : nil
+        if forgedFraction > 0 {
+            // A world asked to forge must forge: a chain that cannot be minted is a broken simulator.
+            let chain: SigningChain
+            do {
+                chain = try SigningChain.mint(
+                    name: "not the App Store", notBefore: world.asOf.addingTimeInterval(-decade),
+                    notAfter: world.asOf.addingTimeInterval(decade))
+            } catch {
+                preconditionFailure("cannot mint the forger's chain: \(error)")
+            }
+            forger = ServerAPISigner(chain: chain, cacheCapacity: 1_024)
+        } else {
+            forger = nil
+        }
     }
 
     /// Whether `uuid`'s record is signed by the forger: a fixed share, chosen by the UUID and the seed.
@@ -57,7 +63,7 @@ final class NotificationHistoryAnswerer: Sendable {
     private func builtIndex() -> NotificationHistoryIndex {
         index.withLock { index in
             if let index { return index }
-            let built = NotificationHistoryIndex(world: world, units: units)
+            let built = NotificationHistoryIndex(world: world)
             index = built
             return built
         }
@@ -82,28 +88,47 @@ final class NotificationHistoryAnswerer: Sendable {
             else { return .error(400, 4_000_014, "Invalid pagination token.") }
             after = token.key
         }
-        let notifications: [WorldNotification]
+        let records: [Record]
         let hasMore: Bool
         if let transactionID = request.transactionID {
             switch ofTransaction(transactionID, request, environment: environment, bundleID: bundleID, after: after) {
             case .failure(let reply): return reply
-            case .success(let page): (notifications, hasMore) = page
+            case .success(let page): (records, hasMore) = page
             }
         } else {
             let page = builtIndex().page(request, environment: environment, after: after, limit: Self.pageSize)
-            notifications = page.entries.map { entry in
-                world.notifications(of: units(Int(entry.unit)))[Int(entry.position)]
-            }
+            records = self.records(page.entries)
             hasMore = page.hasMore
         }
-        return reply(notifications, hasMore: hasMore, request: request)
+        return reply(records, hasMore: hasMore, request: request)
+    }
+
+    /// A notification with the unit it came from (which signs its nested items).
+    private typealias Record = (unit: WorldUnit, notification: WorldNotification)
+
+    /// The notifications of index entries; each unit is rebuilt, and its notifications listed, once
+    /// however many of the page's entries it holds.
+    private func records(_ entries: [NotificationHistoryIndex.Entry]) -> [Record] {
+        var listed: [Int32: (unit: WorldUnit, notifications: [WorldNotification])] = [:]
+        var records: [Record] = []
+        for entry in entries {
+            let source =
+                listed[entry.unit]
+                ?? {
+                    let unit = units(Int(entry.unit))
+                    return (unit, world.notifications(of: unit))
+                }()
+            listed[entry.unit] = source
+            records.append((source.unit, source.notifications[Int(entry.position)]))
+        }
+        return records
     }
 
     /// The notifications of `transactionID`'s original transaction in the span, after `after`.
     private func ofTransaction(
         _ transactionID: String, _ request: NotificationHistoryRequest, environment: AppStoreEnvironment,
         bundleID: String, after: NotificationHistoryIndex.Key?
-    ) -> Result<([WorldNotification], Bool), ServerAPIReply> {
+    ) -> Result<([Record], Bool), ServerAPIReply> {
         let lookup = ServerAPILookup(world: world, units: units)
         switch lookup.resolve(transactionID, environment: environment, bundleID: bundleID) {
         case .refused(let reply): return .failure(reply)
@@ -117,16 +142,12 @@ final class NotificationHistoryAnswerer: Sendable {
                     && notification.signedMs < request.endMs && (!request.onlyFailures || notification.deliveryFailed)
                     && after.map { NotificationHistoryIndex.Key(notification) > $0 } ?? true
             }.sorted { NotificationHistoryIndex.Key($0) < NotificationHistoryIndex.Key($1) }
-            return .success((Array(matching.prefix(Self.pageSize)), matching.count > Self.pageSize))
+            return .success((matching.prefix(Self.pageSize).map { (unit, $0) }, matching.count > Self.pageSize))
         }
     }
 
-    private func reply(_ notifications: [WorldNotification], hasMore: Bool, request: NotificationHistoryRequest)
-        -> ServerAPIReply
-    {
-        let records = notifications.map { notification -> String in
-            let unit = units(
-                notification.account == nil ? SimulatedWorld.forcedNotificationUnit : unitIndex(notification))
+    private func reply(_ records: [Record], hasMore: Bool, request: NotificationHistoryRequest) -> ServerAPIReply {
+        let texts = records.map { unit, notification -> String in
             let by = isForged(notification.uuid) ? (forger ?? signer) : signer
             let jws = by.signed("n" + notification.uuid) {
                 unit.notificationPayload(notification, home: world.environment) { key, payload in
@@ -138,18 +159,12 @@ final class NotificationHistoryAnswerer: Sendable {
             }
             return "{\"sendAttempts\":[" + attempts.joined(separator: ",") + "],\"signedPayload\":\"" + jws + "\"}"
         }
-        var body = "{\"notificationHistory\":[" + records.joined(separator: ",") + "],\"hasMore\":\(hasMore)"
-        if hasMore, let last = notifications.last {
+        var body = "{\"notificationHistory\":[" + texts.joined(separator: ",") + "],\"hasMore\":\(hasMore)"
+        if hasMore, let last = records.last?.notification {
             let token = NotificationHistoryToken(
                 key: NotificationHistoryIndex.Key(last), fingerprint: request.fingerprint)
             body += ",\"paginationToken\":\"" + token.text(seed: world.parameters.seed) + "\""
         }
         return ServerAPIReply(status: 200, body: Array((body + "}").utf8))
-    }
-
-    /// The unit a notification came from: its transaction id names it (the orphan's too).
-    private func unitIndex(_ notification: WorldNotification) -> Int {
-        notification.transactionID.flatMap { WorldReceiptLocator.place(ofTransactionID: $0)?.unit }
-            ?? SimulatedWorld.forcedNotificationUnit
     }
 }

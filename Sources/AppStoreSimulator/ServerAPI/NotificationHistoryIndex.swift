@@ -5,8 +5,8 @@ import Foundation
 /// `(signedDate, UUID)`: what a time-range query pages over without rebuilding every unit per page.
 ///
 /// Built once, from every unit in turn (memory stays at one unit while building), about 40 bytes a
-/// notification. An entry leads back to its notification by `(unit, account, sequence)`: a page
-/// rebuilds only the units of its 20 records. The filters Apple offers on a span (type, subtype, failed
+/// notification. An entry leads back to its notification by `(unit, position)`: a page rebuilds only
+/// the units of its 20 records. The filters Apple offers on a span (type, subtype, failed
 /// deliveries, environment) are answered from the entry itself.
 struct NotificationHistoryIndex: Sendable {
     /// The order of the history: `signedDate`, then the UUID's 128 bits (the order of its text).
@@ -50,15 +50,16 @@ struct NotificationHistoryIndex: Sendable {
     let types: [String]
     let subtypes: [String]
 
-    /// Reads every unit of `world` (through `units`, so tests may replace one).
-    init(world: SimulatedWorld, units: (Int) -> WorldUnit) {
+    /// Reads every unit of `world`, each built for the index alone: going through the serving cache
+    /// would push out the units requests are using.
+    init(world: SimulatedWorld) {
         var entries: [Entry] = []
         var types: [String] = []
         var subtypes: [String] = []
         var typeCodes: [String: UInt16] = [:]
         var subtypeCodes: [String: UInt16] = [:]
         for index in 0..<world.unitCount {
-            for (position, notification) in world.notifications(of: units(index)).enumerated() {
+            for (position, notification) in world.notifications(of: world.unit(index)).enumerated() {
                 let window = SimulatedWorld.historyWindowMs(notification.environment)
                 guard notification.signedMs >= world.asOfMs - window, notification.signedMs <= world.asOfMs else {
                     continue

@@ -51,11 +51,7 @@ struct NotificationHistoryRequest: Sendable, Hashable {
             String(startMs), String(endMs), notificationType ?? "-", notificationSubtype ?? "-", transactionID ?? "-",
             onlyFailures ? "1" : "0",
         ].joined(separator: "|")
-        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
-        for byte in text.utf8 {
-            hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
-        }
-        return hash
+        return FNV1a.hash(text.utf8)
     }
 }
 
@@ -76,8 +72,7 @@ struct NotificationHistoryToken: Sendable, Hashable {
         ]
         let body = fields.joined(separator: ".")
         let text = body + "." + String(Self.check(body, seed: seed), radix: 16)
-        return Data(text.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        return WorldUnit.base64URL(Array(text.utf8))
     }
 
     init(key: NotificationHistoryIndex.Key, fingerprint: UInt64) {
@@ -86,11 +81,8 @@ struct NotificationHistoryToken: Sendable, Hashable {
     }
 
     init?(text: String, seed: UInt64) {
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-        guard let data = Data(base64Encoded: base64), let decoded = String(data: data, encoding: .utf8) else {
-            return nil
-        }
+        guard let bytes = WorldUnit.bytes(base64URL: text), let decoded = String(validating: bytes, as: UTF8.self)
+        else { return nil }
         let parts = decoded.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         guard parts.count == 5, let signedMs = Int64(parts[0]), let high = UInt64(parts[1], radix: 16),
             let low = UInt64(parts[2], radix: 16), let fingerprint = UInt64(parts[3], radix: 16),

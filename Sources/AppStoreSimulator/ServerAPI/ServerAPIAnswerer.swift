@@ -74,8 +74,8 @@ struct ServerAPIAnswerer: Sendable {
         case .subscriptions:
             return statuses(unit: unit, slot: slot)
         case .notificationHistory:
-            // Routed to `NotificationHistoryAnswerer` before any id lookup.
-            return .error(400, 4_000_000, "Bad request.")
+            preconditionFailure(
+                "the notification history is NotificationHistoryAnswerer's, routed before any id lookup")
         }
     }
 

@@ -13,11 +13,7 @@ struct ServerAPIRevision: Sendable, Hashable {
     /// environment and every query parameter except `revision`, in any order.
     static func fingerprint(unit: Int, account: Int, environment: String, query: String?) -> UInt64 {
         let parameters = (query ?? "").split(separator: "&").filter { !$0.hasPrefix("revision=") }.sorted()
-        var hash: UInt64 = 0xCBF2_9CE4_8422_2325  // FNV-1a
-        for byte in "\(unit)/\(account)/\(environment)?\(parameters.joined(separator: "&"))".utf8 {
-            hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
-        }
-        return SplitMix64.mix(hash)
+        return SplitMix64.mix(FNV1a.hash("\(unit)/\(account)/\(environment)?\(parameters.joined(separator: "&"))".utf8))
     }
 
     /// The text handed to the client.
@@ -27,10 +23,8 @@ struct ServerAPIRevision: Sendable, Hashable {
 
     /// Reads a revision `text` made; nil for anything else.
     init?(text: String) {
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-        guard let data = Data(base64Encoded: base64) else { return nil }
-        let parts = String(decoding: data, as: UTF8.self).split(separator: ".")
+        guard let bytes = WorldUnit.bytes(base64URL: text) else { return nil }
+        let parts = String(decoding: bytes, as: UTF8.self).split(separator: ".")
         guard parts.count == 3, parts[0] == "rrsm1", let offset = Int(parts[1]), offset >= 0,
             let fingerprint = UInt64(parts[2], radix: 36)
         else { return nil }

@@ -63,10 +63,8 @@ struct ServerAPIToken: Sendable, Hashable {
 
     /// Base64url without padding.
     private static func decode(_ segment: ArraySlice<UInt8>) -> [UInt8]? {
-        var text = String(decoding: segment, as: UTF8.self)
+        let text = String(decoding: segment, as: UTF8.self)
         guard !text.contains("="), !text.contains("+"), !text.contains("/") else { return nil }
-        text = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        text += String(repeating: "=", count: (4 - text.count % 4) % 4)
-        return Data(base64Encoded: text).map(Array.init)
+        return WorldUnit.bytes(base64URL: text)
     }
 }

@@ -12,7 +12,7 @@ extension SimulatedWorld {
     }
 
     /// The share of notifications whose delivery failed in a world seeded without a missed share:
-    /// chosen per notification from its UUID.
+    /// chosen per notification from its signed date and sequence (and the seed).
     public static let deliveryFailureShare = 0.05
 
     /// The unit holding the forced notifications.

@@ -43,13 +43,8 @@ extension WorldUnit {
 extension SimulatedWorld {
     /// FNV-1a (64-bit) of the canonical text of every unit: a fingerprint of the whole world.
     public var digest: UInt64 {
-        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
-        forEachUnit { unit in
-            for byte in unit.canonicalText.utf8 {
-                hash ^= UInt64(byte)
-                hash = hash &* 0x0000_0100_0000_01B3
-            }
-        }
+        var hash = FNV1a.offsetBasis
+        forEachUnit { unit in hash = FNV1a.hash(unit.canonicalText.utf8, continuing: hash) }
         return hash
     }
 }

@@ -1,6 +1,6 @@
 import AppStoreReceipts
 import Foundation
-import Synchronization
+import TestSupport
 import Testing
 
 @testable import AppStoreSimulator
@@ -14,7 +14,7 @@ import Testing
     /// Reads [start, end) in `environment` through a driver, as the run will.
     static func walk(
         _ simulator: AppStoreSimulator, environment: AppStoreEnvironment, from start: Date, to end: Date
-    ) throws -> NotificationHistoryRead {
+    ) -> NotificationHistoryRead {
         let driver = ExchangeDriver(
             transport: CurlMultiTransport(maxConnectionsPerHost: 2, timeout: .seconds(30)), rate: 1000,
             maxInFlight: 2,
@@ -24,32 +24,20 @@ import Testing
             configuration: ServerAPIClient.Configuration(
                 productionURL: URL(string: base + "/production")!, sandboxURL: URL(string: base + "/sandbox")!),
             verifier: SignedDataVerifier(anchors: [TrustAnchor(Fixture.chain.root)]))
-        let result = Mutex<NotificationHistoryRead?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        driver.run(
-            client.notificationHistory(
-                bundleID: WorldCatalog.appBundleID, environment: environment, from: start, to: end),
-            context: ExchangeContext(executor: WorkExecutor { work in Thread.detachNewThread(work) })
-        ) { read in
-            result.withLock { $0 = read }
-            done.signal()
-        }
-        #expect(done.wait(timeout: .now() + 120) == .success)
-        return try #require(result.withLock { $0 })
+        return driver.resultNow(
+            of: client.notificationHistory(
+                bundleID: WorldCatalog.appBundleID, environment: environment, from: start, to: end)
+        ).result
     }
 
     @Test func theJobsWalkReadsAndBelievesEveryRecord() async throws {
         let world = Fixture.world
         let asOf = world.asOf
         let start = asOf.addingTimeInterval(-60 * 86_400)
-        let expected = (0..<world.unitCount).flatMap { index in
-            world.notifications(of: world.unit(index)).filter {
-                $0.environment == .production && $0.signedMs >= Int64(start.timeIntervalSince1970 * 1000)
-            }
-        }
+        let expected = Fixture.productionNotifications(from: Int64(start.timeIntervalSince1970 * 1000))
         let (read, requests) = try await withServerAPISimulator { simulator in
             (
-                try Self.walk(simulator, environment: .production, from: start, to: asOf.addingTimeInterval(1)),
+                Self.walk(simulator, environment: .production, from: start, to: asOf.addingTimeInterval(1)),
                 simulator.stats.requestsByEndpoint["production/notification_history"] ?? 0
             )
         }
@@ -84,17 +72,13 @@ import Testing
         let world = Fixture.world
         let asOf = world.asOf
         let start = asOf.addingTimeInterval(-30 * 86_400)
-        let expected = (0..<world.unitCount).flatMap { index in
-            world.notifications(of: world.unit(index)).filter {
-                $0.environment == .production && $0.signedMs >= Int64(start.timeIntervalSince1970 * 1000)
-            }
-        }
+        let expected = Fixture.productionNotifications(from: Int64(start.timeIntervalSince1970 * 1000))
         let forged = NotificationHistoryAnswerer(
             world: world, units: { world.unit($0) }, signer: ServerAPISigner(chain: Fixture.chain), forgedFraction: 0.3)
         let forgedUUIDs = Set(expected.map(\.uuid).filter(forged.isForged))
         #expect(!forgedUUIDs.isEmpty && forgedUUIDs.count < expected.count)
         let read = try await withServerAPISimulator(options: SimulatorOptions(forgedNotificationFraction: 0.3)) {
-            try Self.walk($0, environment: .production, from: start, to: asOf.addingTimeInterval(1))
+            Self.walk($0, environment: .production, from: start, to: asOf.addingTimeInterval(1))
         }
         guard case .complete(let batch) = read else {
             Issue.record("every page read: \(read)")

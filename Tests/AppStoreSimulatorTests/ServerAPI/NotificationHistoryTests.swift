@@ -107,14 +107,7 @@ import Testing
         let all = pages.flatMap { $0 }
         let keys = all.map { ($0.signedDate ?? .distantPast, $0.notificationUUID ?? "") }
         #expect(zip(keys, keys.dropFirst()).allSatisfy { $0 < $1 }, "strictly in (signedDate, uuid) order")
-        var expected = 0
-        for index in 0..<Self.world.unitCount {
-            expected +=
-                Self.world.notifications(of: Self.world.unit(index)).filter {
-                    $0.environment == .production && $0.signedMs >= Self.windowStart
-                }.count
-        }
-        #expect(all.count == expected)
+        #expect(all.count == Fixture.productionNotifications(from: Self.windowStart).count)
         // Nested data verified too, and the forced ones are there.
         #expect(all.contains { $0.notificationType?.rawValue == "TEST" && $0.data?.signedTransactionInfo == nil })
         #expect(all.contains { $0.notificationType?.rawValue == WorldNotification.unknownType })
@@ -155,7 +148,7 @@ import Testing
         #expect(lastDay.allSatisfy { ($0.signedDate?.timeIntervalSince1970 ?? 0) * 1000 >= Double(end - day) })
     }
 
-    @Test func applesErrorCodes() {
+    @Test func applesErrorCodes() throws {
         let answerer = Self.answerer()
         let end = Self.world.asOfMs
         func code(_ body: [UInt8], token: String? = nil, environment: AppStoreEnvironment = .production) -> Int? {
@@ -163,7 +156,7 @@ import Testing
                 body: body, environment: environment, bundleID: WorldCatalog.appBundleID, paginationToken: token
             ).errorCode
         }
-        let (_, _, id) = try! Fixture.account(.subscriptionActive)
+        let (_, _, id) = try Fixture.account(.subscriptionActive)
         #expect(code(Self.body(from: end - 1000, to: end, type: "DID_RENEW", transactionID: id)) == 4_000_019)
         #expect(code(Self.body(from: end - 1000, to: end), token: "not-a-token") == 4_000_014)
         // A token for one body is refused with another.

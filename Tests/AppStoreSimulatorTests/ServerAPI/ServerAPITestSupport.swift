@@ -41,6 +41,16 @@ struct ServerAPIFixture: Sendable {
         let account = unit.accounts[slot]
         return (unit, account, try #require(account.transactions.last?.transactionID))
     }
+
+    /// The world's production notifications signed at or after `startMs`: what a history read from
+    /// there lists.
+    static func productionNotifications(from startMs: Int64) -> [WorldNotification] {
+        (0..<world.unitCount).flatMap { index in
+            world.notifications(of: world.unit(index)).filter {
+                $0.environment == .production && $0.signedMs >= startMs
+            }
+        }
+    }
 }
 
 /// Starts a simulator with the Server API for `body` and stops it afterwards.
