@@ -64,7 +64,9 @@ extension ReconciliationEngine {
                 night.queue.use(try reconnector.reconnect("reader", after: error))
             }
         }
-        counters.setQueued(users: counts.total)
+        counters.setQueued(
+            users: counts.total,
+            byReason: Dictionary(uniqueKeysWithValues: DueReason.allCases.map { ($0.rawValue, counts[$0]) }))
         log.log(
             .info, "run.selection",
             [

@@ -20,7 +20,7 @@ extension ReconciliationEngine {
         let control = RunControl(
             breaker: CircuitBreaker(
                 maxUnverifiedRatio: options.maxUnverifiedRatio, maxRevokeRatio: options.maxRevokeRatio),
-            writerCount: writerCount)
+            writerCount: writerCount, judgesTakeAways: kind == .nightly)
         let settings = UserDecision.Settings(
             catalog: try locks.withConnection { try ProductCatalog.load(from: $0) },
             sandboxPolicy: options.sandboxPolicy, asOf: options.asOf)
@@ -80,7 +80,7 @@ extension ReconciliationEngine {
             do {
                 try selection.forEachUser { user in
                     guard !control.isStopping, !shutdown.isRequested else { return false }
-                    counters.addSelected(users: 1, receipts: user.receipts.count, reason: user.reason)
+                    counters.addSelected(users: 1, receipts: user.receipts.count)
                     return verification.admit(user)
                 }
             } catch {
@@ -96,7 +96,7 @@ extension ReconciliationEngine {
                     reason: "\(shutdown.name ?? "a signal") received: stopped taking work, finished what was in flight")
             )
         }
-        control.openGate()
+        control.classifiedWholeNight()
         writing.finish()
         progressThread?.stop()
         if case .queued = selection, !options.dryRun {
@@ -114,6 +114,7 @@ extension ReconciliationEngine {
                     BudgetFigures.spentLine(limit: budget.limit, endpoint: endpoint, usersLeft: left))
             }
         }
+        if case .queued = selection { counters.leaveQueuedUsers() }
 
         let outcome = try RunFinish(runID: runID, kind: kind, options: options, log: log)
             .finish(counters: counters, control: control, locks: locks, subjectUserID: subjectUserID)

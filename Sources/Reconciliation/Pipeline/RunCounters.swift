@@ -21,8 +21,9 @@ final class RunCounters: Sendable {
         var unverifiedClassified = 0
         /// The endpoint whose request budget for the night was spent first.
         var spentEndpoint: String?
-        /// Users the run's queue took (a night driven by notifications).
+        /// Users the run's queue took (a night driven by notifications), in all and per reason.
         var queuedUsers = 0
+        var queuedByReason: [String: Int] = [:]
     }
 
     private let state: Mutex<State>
@@ -32,15 +33,11 @@ final class RunCounters: Sendable {
         state = Mutex(State(summary: summary))
     }
 
-    /// `reason`: why the user is due, counted when the night is driven by notifications (the summary
-    /// then has `usersByReason`).
-    func addSelected(users: Int, receipts: Int, reason: DueReason? = nil) {
+    /// Users the selection handed to Apple's side (what they became is counted as they are written).
+    func addSelected(users: Int, receipts: Int) {
         state.withLock {
             $0.summary.usersSelected += users
             $0.summary.receiptsSelected += receipts
-            if let reason, $0.summary.usersByReason != nil {
-                $0.summary.usersByReason![reason.rawValue, default: 0] += users
-            }
         }
     }
 
@@ -48,6 +45,7 @@ final class RunCounters: Sendable {
     func countByReason() {
         state.withLock {
             $0.summary.usersByReason = [:]
+            $0.summary.usersLeftByReason = [:]
             $0.summary.requestsByReason = [:]
         }
     }
@@ -80,18 +78,28 @@ final class RunCounters: Sendable {
         }
     }
 
-    /// The run's queue took `users` (a night driven by notifications).
-    func setQueued(users: Int) {
-        state.withLock { $0.queuedUsers = users }
+    /// The run's queue took `users`, `byReason` (a night driven by notifications).
+    func setQueued(users: Int, byReason: [String: Int]) {
+        state.withLock {
+            $0.queuedUsers = users
+            $0.queuedByReason = byReason
+        }
     }
 
-    /// A run stopped by its budget: the users its queue held that it did not process are left for the
-    /// next night. - Returns: how many.
+    /// A night driven by notifications is done: the users its queue held that it did not write are left
+    /// for the next night (they stay due), counted per reason. - Returns: how many.
+    @discardableResult
     func leaveQueuedUsers() -> Int {
         state.withLock { state in
-            let left = max(0, state.queuedUsers - state.summary.usersProcessed)
-            state.summary.budget?.usersLeft = left
-            return left
+            let written = state.summary.usersByReason ?? [:]
+            var left: [String: Int] = [:]
+            for (reason, queued) in state.queuedByReason where queued > written[reason, default: 0] {
+                left[reason] = queued - written[reason, default: 0]
+            }
+            state.summary.usersLeftByReason = left
+            let total = max(0, state.queuedUsers - state.summary.usersProcessed)
+            state.summary.budget?.usersLeft = total
+            return total
         }
     }
 
@@ -141,9 +149,17 @@ final class RunCounters: Sendable {
         }
     }
 
-    /// One user's receipts were classified and its corrections planned.
-    func addUser(outcomes: [ReceiptOutcome], appleStatuses: [Int?], revoked: Bool) {
+    /// One user was written: its receipts' outcomes (`unverified`: how many transient and permanent), its
+    /// plan, and why the run took it (`reason`, counted when the night is driven by notifications).
+    func addUser(
+        outcomes: [ReceiptOutcome], appleStatuses: [Int?], unverified: (transient: Int, permanent: Int) = (0, 0),
+        revoked: Bool, reason: DueReason? = nil
+    ) {
         state.withLock { state in
+            if let reason, state.summary.usersByReason != nil {
+                state.summary.usersByReason![reason.rawValue, default: 0] += 1
+            }
+            state.summary.permanentlyUnverified = (state.summary.permanentlyUnverified ?? 0) + unverified.permanent
             state.summary.usersProcessed += 1
             state.summary.receiptsProcessed += outcomes.count
             for outcome in outcomes { state.summary.outcomes[outcome, default: 0] += 1 }

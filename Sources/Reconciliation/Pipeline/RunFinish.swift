@@ -50,7 +50,7 @@ struct RunFinish {
         var summary = counters.snapshot()
         let stop = control.stopDecision
         // The counters of a run that was not stopped are what committed: every batch did.
-        let end = stop ?? .ranToTheEnd(unverified: summary.unverified)
+        let end = stop ?? .ranToTheEnd(unverified: summary.transientlyUnverified)
         summary.record(end)
         do {
             if stop != nil {

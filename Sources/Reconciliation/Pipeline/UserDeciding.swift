@@ -30,8 +30,11 @@ struct UserDeciding: Sendable {
         guard answer.receipts.count == user.receipts.count else { return }
         let decided = UserDecision.decide(
             userID: user.userID, answers: answer.receipts, isSandboxTester: user.isSandboxTester, settings: settings)
-        writing.put(decided)
-        control.classified(receipts: decided.results.count, unverified: decided.unverifiedReceipts)
+        // Judged before it is queued: the judges speak on every user a writer could take.
+        control.classified(
+            receipts: decided.results.count, unverified: decided.transientlyUnverifiedReceipts,
+            unknownProducts: decided.unknownProductIDs(catalog: settings.catalog))
         counters.addClassified(receipts: decided.results.count, unverified: decided.unverifiedReceipts)
+        writing.put(decided, reason: user.reason)
     }
 }

@@ -42,7 +42,9 @@ extension UserWriting {
         /// unless the first attempt's COMMIT had gone through; again after a deadlock. A database that stays away past the
         /// reconnect window, or any other database error, stops the run (69 when the database is
         /// unavailable, 70 otherwise); another run taking over stops it with 75.
-        mutating func write(_ batch: [UserDecision.Verified]) {
+        /// - Parameter judged: the revoke judge has already cleared these users (they were held): they are
+        ///   planned again and written, not fed to it a second time.
+        mutating func write(_ batch: [WritableUser], judged: Bool) {
             // An attempt whose connection dropped around its COMMIT: written or not, to be found out.
             var uncertain: Attempt?
             var conflicts = 0
@@ -51,8 +53,8 @@ extension UserWriting {
                 do {
                     try locks.ensureHeld()
                     if let previous = uncertain {
-                        if try committed(batch) {
-                            count(zip(batch, previous.plans))
+                        if try committed(previous.written) {
+                            count(previous.written)
                             return
                         }
                         previous.withdraw(from: control)
@@ -60,9 +62,10 @@ extension UserWriting {
                     }
                     let current = Attempt()
                     attempt = current
-                    let written = try unitWriter.write(
-                        runID: runID, dryRun: dryRun, verifiedAt: Date(), units: units(batch, recording: current))
-                    count(zip(batch, written.map(\.plan)))
+                    _ = try unitWriter.write(
+                        runID: runID, dryRun: dryRun, verifiedAt: Date(),
+                        units: units(batch, judged: judged, recording: current))
+                    count(current.written)
                     return
                 } catch let error as PostgresError where error.isConnectionFailure {
                     if let attempt { uncertain = attempt }
@@ -94,36 +97,54 @@ extension UserWriting {
             }
         }
 
-        /// The units of `batch`, each planned inside the transaction; what each plan fed the revoke
-        /// breaker is recorded in `attempt`, to be taken back if the transaction does not commit.
-        private func units(_ batch: [UserDecision.Verified], recording attempt: Attempt) -> [UnitWriter.Unit] {
+        /// The units of `batch`, each planned inside the transaction and, unless `judged`, fed to the revoke
+        /// judge, which says whether the user is written now, held for it, or not written; what each plan
+        /// fed is recorded in `attempt`, to be taken back if the transaction does not commit.
+        private func units(_ batch: [WritableUser], judged: Bool, recording attempt: Attempt) -> [UnitWriter.Unit] {
             let recorder = attempt.recorder
             return batch.map { user in
-                UnitWriter.Unit(userID: user.userID, conclusive: user.conclusive) { [control] state in
+                UnitWriter.Unit(userID: user.userID, conclusive: user.decided.conclusive) { [control] state in
                     // A breaker tripped by an earlier user (of this batch or the other writer's) stops the
                     // writing here; a signal lets in-flight users finish.
-                    if control.discardsUnwrittenUsers { return nil }
-                    let plan = UserDecision.plan(user, state: state)
-                    control.written(receipts: user.results.count, revoked: plan.revokes)
-                    recorder.record(receipts: user.results.count, plan: plan)
-                    return plan
+                    if control.discardsUnwrittenUsers { return .stop }
+                    let plan = UserDecision.plan(user.decided, state: state)
+                    if judged {
+                        recorder.written.append((user, plan))
+                        return .write(plan)
+                    }
+                    switch control.planned(user, revoked: plan.revokes, takesAway: plan.takesAway) {
+                    case .write:
+                        recorder.fed.append((user, plan.revokes, false))
+                        recorder.written.append((user, plan))
+                        return .write(plan)
+                    case .hold:
+                        recorder.fed.append((user, plan.revokes, true))
+                        return .skip
+                    case .stop:
+                        return .stop
+                    }
                 }
             }
         }
 
-        private func count(_ written: some Sequence<(UserDecision.Verified, UnitPlan)>) {
+        private func count(_ written: [(user: WritableUser, plan: UnitPlan)]) {
             for (user, plan) in written {
                 counters.addUser(
-                    outcomes: user.results.map(\.outcome), appleStatuses: user.appleStatuses, revoked: plan.revokes)
+                    outcomes: user.decided.results.map(\.outcome), appleStatuses: user.decided.appleStatuses,
+                    unverified: (
+                        user.decided.transientlyUnverifiedReceipts, user.decided.permanentlyUnverifiedReceipts
+                    ),
+                    revoked: plan.revokes, reason: user.reason)
                 counters.addWritten(corrections: plan.corrections, flags: plan.flags)
             }
         }
 
         /// Whether the batch's transaction committed before the connection dropped: it wrote every
         /// user's results, flags and corrections together, so any one row of the run for its users
-        /// means all of them are in.
-        private func committed(_ batch: [UserDecision.Verified]) throws -> Bool {
-            let users = batch.map(\.userID)
+        /// means all of them are in. (An attempt that wrote no user committed nothing worth counting.)
+        private func committed(_ written: [(user: WritableUser, plan: UnitPlan)]) throws -> Bool {
+            guard !written.isEmpty else { return false }
+            let users = written.map(\.user.userID)
             return try RunRows(connection: unitWriter.connection, runID: runID).holdsAny(of: users)
         }
 
@@ -159,25 +180,22 @@ extension UserWriting {
         }
     }
 
-    /// What one attempt at a batch planned and fed the revoke breaker.
+    /// What one attempt at a batch planned, wrote and fed the revoke judge.
     struct Attempt {
         /// Filled on the writer's own thread, inside its transaction.
         final class Recorder {
-            var plans: [UnitPlan] = []
-            var fed: [(receipts: Int, revoked: Bool)] = []
-
-            func record(receipts: Int, plan: UnitPlan) {
-                plans.append(plan)
-                fed.append((receipts, plan.revokes))
-            }
+            /// The users the transaction writes, with their plans.
+            var written: [(user: WritableUser, plan: UnitPlan)] = []
+            /// The users fed to the judge: whether each revoked and was held.
+            var fed: [(user: WritableUser, revoked: Bool, held: Bool)] = []
         }
 
         let recorder = Recorder()
-        var plans: [UnitPlan] { recorder.plans }
+        var written: [(user: WritableUser, plan: UnitPlan)] { recorder.written }
 
-        /// Takes back what the attempt fed the revoke breaker: its transaction did not commit.
+        /// Takes back what the attempt fed the revoke judge and held: its transaction did not commit.
         func withdraw(from control: RunControl) {
-            for (receipts, revoked) in recorder.fed { control.withdrawn(receipts: receipts, revoked: revoked) }
+            for (user, revoked, held) in recorder.fed { control.withdrawn(user, revoked: revoked, held: held) }
             recorder.fed.removeAll()
         }
     }

@@ -3,20 +3,13 @@ import Postgres
 
 /// Stage 4, write: decided users are written a batch per transaction by two writer threads, each
 /// owning a connection (`UnitWriter`: every user under its advisory lock, its plan made inside the
-/// transaction from the rows as they are then). Nothing is written until the run's write gate opens.
+/// transaction from the rows as they are then). Nothing is written until the run's write gate opens,
+/// and a user whose plan takes access away waits, unwritten, until the revoke judge has spoken on the
+/// users it covers (`RunControl.planned`): the writers write the users it clears before anything
+/// queued, and the last writer to run out of users writes those a whole night's judgement cleared.
 ///
-/// Two writers: each gathers users for up to `UnitWriter.gatherTime` per COMMIT, so one keeps up
-/// with a thousand receipts a second; the second overlaps a commit's flush with the next batch. They
-/// gather in turn, not both at once: a batch costs about ten statements whatever its size, and two
-/// gathering together would make twice as many half-size batches.
-///
-/// A dropped connection does not end the run: the writer reconnects (`DatabaseReconnector`), confirms
-/// the run still holds its locks (`RunLocks`), and writes the batch again unless its transaction had
-/// committed before the drop; every plan is made again inside the new transaction.
-///
-/// Threading: `put` from any thread (blocks while the queue is full); `finish` from the run's thread.
 final class UserWriting: Sendable {
-    private let queue: BlockingQueue<UserDecision.Verified>
+    private let queue: BlockingQueue<WritableUser>
     private let threads = DispatchGroup()
 
     /// Opens the writers' connections (so a database that is gone fails the run before any work) and
@@ -45,14 +38,24 @@ final class UserWriting: Sendable {
                     name: "writer \(index)", unitWriter: owned.resource, runID: runID, dryRun: options.dryRun,
                     control: control, counters: counters, log: log, locks: locks, reconnector: reconnector)
                 defer { counters.addDatabaseTime(writer.secondsWaited) }
-                while case let batch = Self.inTurn(
-                    turn,
-                    {
+                while true {
+                    let cleared = control.releasedUsers(upTo: UnitWriter.maximumBatch)
+                    if !cleared.isEmpty {
+                        writer.write(cleared, judged: true)
+                        continue
+                    }
+                    let batch = Self.inTurn(turn) {
                         queue.take(upTo: UnitWriter.maximumBatch, gather: UnitWriter.gatherTime)
-                    }), !batch.isEmpty
-                {
+                    }
+                    if batch.isEmpty { break }
                     if control.discardsUnwrittenUsers { continue }
-                    writer.write(batch)
+                    writer.write(batch, judged: false)
+                }
+                let cleared = control.writerFinished()
+                for start in stride(from: 0, to: cleared.count, by: UnitWriter.maximumBatch) {
+                    if control.discardsUnwrittenUsers { break }
+                    writer.write(
+                        Array(cleared[start..<min(start + UnitWriter.maximumBatch, cleared.count)]), judged: true)
                 }
             }
             thread.name = "receipt-recon.writer.\(index)"
@@ -60,9 +63,9 @@ final class UserWriting: Sendable {
         }
     }
 
-    /// Queues a decided user for writing.
-    func put(_ user: UserDecision.Verified) {
-        _ = queue.put(user)
+    /// Queues a decided user for writing; `reason`: why the run took it.
+    func put(_ user: UserDecision.Verified, reason: DueReason?) {
+        _ = queue.put(WritableUser(decided: user, reason: reason))
     }
 
     /// No more users: waits until the writers wrote (or, when the run stopped, dropped) every queued one.

@@ -140,7 +140,8 @@ public enum PrometheusMetrics {
         Family(
             name: "last_run_exit_code",
             help:
-                "The last run's exit code: 0 ok, 1 some unverified, 69 unavailable or breaker tripped, 70 internal, "
+                "The last run's exit code: 0 ok, 1 some transiently unverified, 69 Apple or the database unavailable "
+                + "or a breaker tripped, 70 internal, "
                 + "75 lock held or interrupted, 77 database permission, 78 configuration."),
         Family(
             name: "last_run_status",
@@ -151,6 +152,11 @@ public enum PrometheusMetrics {
         Family(name: "last_run_receipts_selected", help: "Receipts the last run selected for re-verification."),
         Family(name: "last_run_users_processed", help: "Users the last run processed."),
         Family(name: "last_run_receipts", help: "Receipts the last run processed, by outcome."),
+        Family(
+            name: "last_run_unverified_receipts",
+            help:
+                "Receipts the last run left unverified, by kind: transient (asked again next night; exit 1) or "
+                + "permanent (Apple's answer, flagged: a deleted account, an id Apple no longer finds)."),
         Family(
             name: "last_run_corrections",
             help: "Entitlement corrections of the last run (planned when it was a dry run), by action and reason."),
@@ -182,7 +188,10 @@ public enum PrometheusMetrics {
             help: "1 when the last run left a span of Apple's notification history for the next run to read again."),
         Family(
             name: "last_run_users_by_reason",
-            help: "Users the last run selected, by reason (notified, new, sweep, older_than)."),
+            help: "Users the last run verified and wrote, by reason (notified, new, sweep, older_than)."),
+        Family(
+            name: "last_run_users_left_by_reason",
+            help: "Users the last run's queue held that it left for the next night, by reason."),
         Family(
             name: "last_run_budget_spent",
             help: "1 when the last run stopped because the night's Apple request budget was spent."),
@@ -221,6 +230,8 @@ public enum PrometheusMetrics {
         for (outcome, count) in outcomes.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
             add("last_run_receipts", [("outcome", outcome.rawValue)], String(count))
         }
+        add("last_run_unverified_receipts", [("kind", "transient")], String(summary.transientlyUnverified))
+        add("last_run_unverified_receipts", [("kind", "permanent")], String(summary.permanentlyUnverified ?? 0))
         for (action, reasons) in summary.corrections.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
             for (reason, count) in reasons.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
                 add("last_run_corrections", [("action", action.rawValue), ("reason", reason.rawValue)], String(count))
@@ -252,6 +263,9 @@ public enum PrometheusMetrics {
         }
         for (reason, count) in (summary.usersByReason ?? [:]).sorted(by: { $0.key < $1.key }) {
             add("last_run_users_by_reason", [("reason", reason)], String(count))
+        }
+        for (reason, count) in (summary.usersLeftByReason ?? [:]).sorted(by: { $0.key < $1.key }) {
+            add("last_run_users_left_by_reason", [("reason", reason)], String(count))
         }
         if let budget = summary.budget {
             // A breaker, failure or signal that came while a spent budget drained ended the run, not the budget.

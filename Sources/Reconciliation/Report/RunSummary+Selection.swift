@@ -73,7 +73,11 @@ extension RunSummary {
             if let skipped = figures.skipped { lines.append("  not read: \(skipped)") }
         }
         if let users = usersByReason {
-            lines.append("Users by reason: " + Self.list(users, order: DueReason.allCases.map(\.rawValue)))
+            let order = DueReason.allCases.map(\.rawValue)
+            lines.append("Users verified by reason: " + Self.list(users, order: order))
+            if let left = usersLeftByReason, !left.isEmpty {
+                lines.append("  left for the next night: " + Self.list(left, order: order))
+            }
         }
         if let requests = requestsByReason, !requests.isEmpty {
             lines.append(

@@ -55,10 +55,17 @@ public struct RunSummary: Sendable, Codable, Equatable {
     public var serverAPIAnswers: [String: Int]?
     /// A night driven by Apple's notification history: what it read (nil otherwise).
     public var notifications: NotificationFigures?
-    /// Users selected per reason (`notified`, `new`, `sweep`, `older_than`) and the Apple requests their
+    /// Users verified and written per reason (`notified`, `new`, `sweep`, `older_than`), the users the
+    /// night's queue held that it left for the next night, per reason, and the Apple requests the users'
     /// exchanges made; nil unless the night was driven by notifications.
     public var usersByReason: [String: Int]?
+    public var usersLeftByReason: [String: Int]?
     public var requestsByReason: [String: Int]?
+    /// Of the `unverified` receipts, those asking again will not change (CONTRACT §5: an answer, flagged
+    /// and counted apart), and of those, the ones no earlier run had found so; nil in summaries stored
+    /// before they were counted.
+    public var permanentlyUnverified: Int?
+    public var newlyPermanentlyUnverified: Int?
     /// The request budget the run drew on (`--max-requests-per-hour`); nil when none was kept.
     public var budget: BudgetFigures?
 
@@ -67,6 +74,9 @@ public struct RunSummary: Sendable, Codable, Equatable {
     public var correctionCount: Int { corrections.values.reduce(0) { $0 + $1.values.reduce(0, +) } }
     public var flagCount: Int { flags.values.reduce(0, +) }
     public var unverified: Int { outcomes[.unverified, default: 0] }
+    /// Receipts left `unverified` for a cause asking again may change: what exit 1 and the unverified
+    /// breaker are about.
+    public var transientlyUnverified: Int { max(0, unverified - (permanentlyUnverified ?? 0)) }
 }
 
 extension RunSummary {
@@ -109,6 +119,12 @@ extension RunSummary {
                 "Receipts: \(receiptsProcessed) processed, \(usersProcessed) users (the selection was not recorded)")
         }
         lines.append("  outcomes: " + Self.list(outcomes, inVocabularyOrder: true))
+        if unverified > 0, let permanent = permanentlyUnverified {
+            let new = newlyPermanentlyUnverified.map { ", \($0) of them new tonight" } ?? ""
+            lines.append(
+                "  unverified: \(transientlyUnverified) transient (asked again next night), \(permanent) permanent "
+                    + "(Apple's answer, flagged; asking again will not change it\(new))")
+        }
         // The App Store Server API has no per-receipt status: its answers are listed with its traffic.
         if !usedServerAPI { lines.append("  Apple statuses: " + Self.list(appleStatuses)) }
         let verb = dryRun ? "planned" : "applied"

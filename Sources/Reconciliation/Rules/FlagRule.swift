@@ -59,11 +59,8 @@ public enum FlagRule {
     /// `unknown_product`: a purchase's product id is not in `products` (a missing one is not in
     /// `products` either).
     public static func unknownProductRule(_ purchases: [Purchase], catalog: ProductCatalog) -> String? {
-        let isUnknown = { (purchase: Purchase) in !catalog.contains(purchase.productID) }
-        // Nearly every product is known: nothing is built unless one is not.
-        guard purchases.contains(where: isUnknown) else { return nil }
-        let unknown = Set(purchases.filter(isUnknown).map { $0.productID ?? "(none)" })
-        return "not in products: " + listed(Array(unknown))
+        let unknown = unknownProductIDs(purchases, catalog: catalog)
+        return unknown.isEmpty ? nil : "not in products: " + listed(unknown)
     }
 
     /// Sorted, deduplicated, at most 10 named (a detail is one line, not a dump).

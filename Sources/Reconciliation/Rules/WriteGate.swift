@@ -1,15 +1,16 @@
-/// When a run may start writing (CONTRACT §7: breakers decide "after at least 100 receipts").
+/// When a run may start writing: once the classification judges (`CircuitBreaker`: unverified, unknown
+/// products) have spoken on their window of receipts.
 ///
-/// Nothing is written until that many receipts were classified, so a wrong shared secret (21004)
-/// or an outage found in the first answers stops the run before a single correction. The gate
-/// also opens when the run has no more work (a run smaller than the minimum) or has stopped (the
-/// writers then only drain, or, for a signal, finish what was in flight).
+/// Nothing is written until that many receipts were classified, so a wrong shared secret (21004), an
+/// outage or a mapping that misses products found in the first answers stops the run before a single
+/// write. The gate also opens when the run has no more work (a night smaller than the window, judged
+/// whole first) or has stopped (the writers then only drain, or, for a signal, finish what was in flight).
 public struct WriteGate: Hashable, Sendable {
     public let minimumReceipts: Int
     public private(set) var classifiedReceipts = 0
     public private(set) var isOpen = false
 
-    public init(minimumReceipts: Int = CircuitBreaker.minimumReceipts) {
+    public init(minimumReceipts: Int = CircuitBreaker.window) {
         self.minimumReceipts = minimumReceipts
     }
 

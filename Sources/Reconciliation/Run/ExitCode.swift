@@ -1,15 +1,17 @@
 /// Process exit codes, sysexits style (CONTRACT §3). cron wrappers and alerting read these.
 public enum ExitCode: Int32, Sendable, CaseIterable, Codable {
-    /// Completed; every selected receipt was verified conclusively, or the night's request budget ran out.
+    /// Completed; every selected receipt was answered conclusively (a permanent `unverified` is an answer),
+    /// or the night's request budget ran out.
     case success = 0
-    /// Completed, but some receipts stayed `unverified` (below the breaker threshold).
+    /// Completed, but some receipts stayed transiently `unverified` (below the breaker threshold).
     case someUnverified = 1
     /// Usage error: bad flag, bad value, bad date.
     case usage = 64
     /// Data error: `verify-user` for a user with no receipts and no entitlements; input that is not a receipt.
     case dataError = 65
-    /// Unavailable: database or Apple unreachable, a circuit breaker tripped, or `verify-user` found the
-    /// hour's request budget spent.
+    /// Unavailable: database or Apple unreachable (a night whose answers were nearly all transient
+    /// failures, at any size), a circuit breaker tripped, or `verify-user` found the hour's request budget
+    /// spent.
     case unavailable = 69
     /// Internal error.
     case internalError = 70
@@ -26,9 +28,12 @@ public enum ExitCode: Int32, Sendable, CaseIterable, Codable {
         switch self {
         case .success:
             return
-                "completed; every selected receipt was verified conclusively, or the night's request budget ran "
-                + "out (the reason says so)"
-        case .someUnverified: return "completed, but some receipts stayed unverified (below the breaker threshold)"
+                "completed; every selected receipt was answered conclusively (permanently unverified ones are "
+                + "flagged and counted apart), or the night's request budget ran out (the reason says so)"
+        case .someUnverified:
+            return
+                "completed, but some receipts stayed transiently unverified (below the breaker threshold); the next "
+                + "night asks again"
         case .usage: return "usage error (bad flag, bad value, bad date)"
         case .dataError:
             return
@@ -36,8 +41,9 @@ public enum ExitCode: Int32, Sendable, CaseIterable, Codable {
                 + "signature that fails)"
         case .unavailable:
             return
-                "unavailable: database or Apple unreachable, a circuit breaker tripped, or verify-user found the "
-                + "hour's request budget spent"
+                "unavailable: database or Apple unreachable (a night of nearly only transient failures, at any "
+                + "size), a circuit breaker tripped (nothing taken away), or verify-user found the hour's request "
+                + "budget spent"
         case .internalError: return "internal error"
         case .tempFail: return "another run holds the lock, or the run was interrupted; nothing more was done"
         case .noPermission:
@@ -45,7 +51,7 @@ public enum ExitCode: Int32, Sendable, CaseIterable, Codable {
         case .configuration:
             return
                 "configuration error: missing/invalid configuration, database not migrated or of the wrong shape, "
-                + "Apple status 21004 or 21000"
+                + "products the mapping lacks or maps to no kind, Apple status 21004 or 21000"
         }
     }
 }

@@ -6,15 +6,20 @@ import ReconSchema
 /// row's status, the process's exit code (CONTRACT §3), the reason, and the status the metrics file and
 /// `--json` name (`skipped`, `failed` when no run row ever existed).
 public enum RunEnd: Sendable, Equatable {
-    /// Ran to the end; every selected receipt was verified conclusively (exit 0).
+    /// Ran to the end; every selected receipt was answered conclusively, permanent `unverified` included
+    /// (exit 0).
     case completed
-    /// Ran to the end; some receipts stayed `unverified`, below the breaker threshold (exit 1).
+    /// Ran to the end; some receipts stayed transiently `unverified`, below the breaker threshold (exit 1).
     case partial
     /// The night's Apple request budget (`--max-requests-per-hour`, `--budget-hours`) was spent: the run
     /// stopped taking users, finished those in flight, and the next night goes on from there (exit 0).
     case budgetSpent(reason: String)
-    /// A circuit breaker tripped: nothing more was written (exit 69).
+    /// A circuit breaker tripped: nothing more was written, nothing that takes access away before it
+    /// judged (exit 69).
     case breaker(reason: String)
+    /// Receipts beyond a small share name products `products` lacks: the mapping is wrong, and nothing was
+    /// written (exit 78).
+    case productMapping(reason: String)
     /// Apple answered 21004 or 21000: the job's configuration is wrong, nothing more was written (exit 78).
     case appleConfiguration(reason: String)
     /// A signal stopped the run after what was in flight, or another run took its row (exit 75).
@@ -30,6 +35,7 @@ public enum RunEnd: Sendable, Equatable {
     case neverStarted(reason: String, exitCode: ExitCode)
 
     /// The end of a run that was not stopped: what committed is what the counters say.
+    /// - Parameter unverified: receipts left transiently `unverified` (a permanent one is an answer).
     public static func ranToTheEnd(unverified: Int) -> RunEnd {
         unverified > 0 ? .partial : .completed
     }
@@ -44,7 +50,7 @@ public enum RunEnd: Sendable, Equatable {
         switch self {
         case .completed, .budgetSpent: return .completed
         case .partial: return .partial
-        case .breaker, .appleConfiguration: return .aborted
+        case .breaker, .appleConfiguration, .productMapping: return .aborted
         case .interrupted: return .interrupted
         case .failed: return .failed
         case .unrecorded(let status, _): return status
@@ -65,7 +71,7 @@ public enum RunEnd: Sendable, Equatable {
         case .completed, .budgetSpent: return .success
         case .partial: return .someUnverified
         case .breaker, .unrecorded: return .unavailable
-        case .appleConfiguration: return .configuration
+        case .appleConfiguration, .productMapping: return .configuration
         case .interrupted, .lockHeld: return .tempFail
         case .failed(_, let exitCode), .neverStarted(_, let exitCode): return exitCode
         }
@@ -76,7 +82,8 @@ public enum RunEnd: Sendable, Equatable {
     public var reason: String? {
         switch self {
         case .completed, .partial: return nil
-        case .breaker(let reason), .appleConfiguration(let reason), .interrupted(let reason), .budgetSpent(let reason):
+        case .breaker(let reason), .appleConfiguration(let reason), .productMapping(let reason),
+            .interrupted(let reason), .budgetSpent(let reason):
             return reason
         case .failed(let reason, _), .unrecorded(_, let reason), .neverStarted(let reason, _): return reason
         case .lockHeld(let shard): return "another run holds the nightly lock for shard \(shard); nothing was done"

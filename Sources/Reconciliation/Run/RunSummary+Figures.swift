@@ -9,6 +9,8 @@ extension RunSummary {
     /// then lost with the connection, and a killed process never counted at all. What only the
     /// process knew (what it selected, its Apple traffic) stays as counted.
     mutating func settleFigures(with written: WrittenFigures, ranToTheEnd: Bool) {
+        permanentlyUnverified = written.permanentlyUnverified
+        newlyPermanentlyUnverified = written.newlyPermanentlyUnverified
         if ranToTheEnd {
             corrections = written.corrections
             flags = written.flags

@@ -17,6 +17,10 @@ public struct WrittenFigures: Sendable, Equatable {
     public var appleStatuses: [String: Int] = [:]
     public var corrections: [CorrectionAction: [CorrectionReason: Int]] = [:]
     public var flags: [FlagKind: Int] = [:]
+    /// `unverified` results whose cause asking again will not change, and of those the ones no earlier
+    /// run had found so.
+    public var permanentlyUnverified = 0
+    public var newlyPermanentlyUnverified = 0
     /// Users with at least one `revoke`.
     public var revokedUsers = 0
     /// Refunds this run recorded first, per currency, at customer prices (`RefundedAmount`).

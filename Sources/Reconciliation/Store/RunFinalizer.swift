@@ -98,6 +98,7 @@ public struct RunFinalizer {
             figures.flags[try FlagKind(contractName: row.decode("kind"))] = try row.decode("n")
         }
         figures.refundedAmount = try refundedAmount(runID: runID)
+        (figures.permanentlyUnverified, figures.newlyPermanentlyUnverified) = try permanentlyUnverified(runID: runID)
         // A user whose receipts were all written has results; corrections are unioned in for
         // verify-user's user without receipts.
         let totals = try connection.query(
@@ -115,6 +116,25 @@ public struct RunFinalizer {
         figures.revokedUsers = try totals.decode("revoked")
         figures.lastWrittenAt = try totals.decode("last_written_at")
         return figures
+    }
+
+    /// The run's `unverified` results that are permanent (`recon_results.detail` ends with the permanent
+    /// explanation), and of those the ones whose receipt no earlier run found permanently unverified:
+    /// what the summary reports the night they first appear.
+    func permanentlyUnverified(runID: Int64) throws -> (all: Int, new: Int) {
+        let suffix = "(\(UnverifiedKind.permanent.explanation))"
+        let row = try connection.query(
+            """
+            SELECT count(*) AS n,
+                   count(*) FILTER (WHERE NOT EXISTS (
+                       SELECT 1 FROM recon_results p
+                       WHERE p.receipt_id = r.receipt_id AND p.run_id < r.run_id AND p.outcome = 'unverified'
+                         AND right(p.detail, length(\(suffix))) = \(suffix))) AS new
+            FROM recon_results r
+            WHERE r.run_id = \(runID) AND r.outcome = 'unverified' AND right(r.detail, length(\(suffix))) = \(suffix)
+            """
+        ).first!
+        return (try row.decode("n"), try row.decode("new"))
     }
 
     /// The refunds the run recorded first (`refund_run_id`), summed for the environment the run's

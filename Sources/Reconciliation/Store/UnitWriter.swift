@@ -47,15 +47,28 @@ public final class UnitWriter {
         /// handled and count the user as verified whole (`recon_user_state`), so that a user asked
         /// about in part is asked again: notified again, or at the head of the sweep.
         public var conclusive: Bool
-        /// Asked inside the transaction, in batch order, with the user's locked state. nil leaves
-        /// this user and every later one in the batch unwritten (the run stopped meanwhile).
-        public var plan: (UserState) throws -> UnitPlan?
+        /// Asked inside the transaction, in batch order, with the user's locked state.
+        public var choose: (UserState) throws -> Choice
 
-        public init(userID: String, conclusive: Bool = false, plan: @escaping (UserState) throws -> UnitPlan?) {
+        public init(userID: String, conclusive: Bool = false, choose: @escaping (UserState) throws -> Choice) {
             self.userID = userID
             self.conclusive = conclusive
-            self.plan = plan
+            self.choose = choose
         }
+
+        /// A unit whose `plan` is written; nil leaves this user and every later one in the batch unwritten.
+        public init(userID: String, conclusive: Bool = false, plan: @escaping (UserState) throws -> UnitPlan?) {
+            self.init(userID: userID, conclusive: conclusive) { state in try plan(state).map(Choice.write) ?? .stop }
+        }
+    }
+
+    /// What a unit asks the transaction to do with its user.
+    public enum Choice {
+        case write(UnitPlan)
+        /// Not this user (held for a judge), the batch's others still.
+        case skip
+        /// Neither this user nor any later one of the batch (the run stopped meanwhile).
+        case stop
     }
 
     /// Writes `units` in one transaction: locks the users, reads their state, asks each unit for
@@ -72,17 +85,20 @@ public final class UnitWriter {
             try lockUsers(userIDs)
             let states = try readStates(userIDs)
             var written: [(userID: String, plan: UnitPlan)] = []
-            for unit in units {
-                guard let plan = try unit.plan(states[unit.userID] ?? UserState()) else { break }
-                written.append((unit.userID, plan))
+            var whole: [(userID: String, conclusive: Bool)] = []
+            choosing: for unit in units {
+                switch try unit.choose(states[unit.userID] ?? UserState()) {
+                case .write(let plan):
+                    written.append((unit.userID, plan))
+                    whole.append((unit.userID, unit.conclusive))
+                case .skip: continue
+                case .stop: break choosing
+                }
             }
             try writeResults(written, runID: runID, dryRun: dryRun, verifiedAt: verifiedAt)
             if !dryRun {
                 try writeTransactions(written, runID: runID)
-                // The units planned are the batch's first ones: a unit that plans nothing ends the batch.
-                try writeVerifiedWhole(
-                    units.prefix(written.count).map { ($0.userID, $0.conclusive) }, runID: runID,
-                    verifiedAt: verifiedAt)
+                try writeVerifiedWhole(whole, runID: runID, verifiedAt: verifiedAt)
             }
             try writeFlags(written, runID: runID)
             try writeCorrections(written, runID: runID, dryRun: dryRun)

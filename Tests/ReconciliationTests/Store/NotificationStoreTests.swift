@@ -296,7 +296,7 @@ import Testing
                     runID: runID, dryRun: false, verifiedAt: Self.t0,
                     units: [
                         UnitWriter.Unit(userID: "settled", conclusive: true) { _ in UnitPlan() },
-                        UnitWriter.Unit(userID: "failed", conclusive: true) { _ in throw Failure() },
+                        UnitWriter.Unit(userID: "failed", conclusive: true) { _ -> UnitPlan? in throw Failure() },
                     ])
             }
             #expect(try Self.pending(connection).count == 3, "nothing marked by a batch that did not commit")
