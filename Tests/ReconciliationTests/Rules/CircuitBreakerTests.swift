@@ -35,9 +35,8 @@ private let cases: [BreakerCase] = [
     BreakerCase(
         name: "a small night of 21 receipts, all unverified -> Apple unreachable", receipts: 21, unverified: 21,
         whole: true,
-        reason: "circuit breaker: Apple unreachable or refusing: 21 of 21 receipts transiently unverified (1.00) exceeds "
-            + "--max-unverified-ratio 0.10"
-            + rerun),
+        reason: "circuit breaker: Apple unreachable or refusing: 21 of 21 receipts transiently unverified (1.00) "
+            + "exceeds --max-unverified-ratio 0.10" + rerun),
     BreakerCase(
         name: "a night of 2 receipts, both unverified -> Apple unreachable at any size", receipts: 2, unverified: 2,
         whole: true,
