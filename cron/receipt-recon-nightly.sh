@@ -154,11 +154,11 @@ else
 fi
 
 case "$status" in
-    0) meaning="completed; every selected receipt verified"; human="no" ;;
-    1) meaning="completed; some receipts stayed unverified and are retried tomorrow"; human="no, unless it repeats" ;;
+    0) meaning="completed; every selected receipt answered (permanently unverified ones flagged)"; human="no" ;;
+    1) meaning="completed; some receipts stayed transiently unverified and are retried tomorrow"; human="no, unless it repeats" ;;
     64) meaning="usage error in the cron line or wrapper arguments"; human="YES: fix the command" ;;
     65) meaning="data error"; human="YES: read the log" ;;
-    69) meaning="database or Apple unavailable, or a circuit breaker stopped the run (nothing mass-revoked)"; human="YES: read abort_reason in the log" ;;
+    69) meaning="database or Apple unavailable, or a circuit breaker stopped the run (nothing taken away unjudged)"; human="YES: read abort_reason in the log" ;;
     70) meaning="internal error"; human="YES: read the log and report it" ;;
     75) meaning="another run holds the lock, or the run was interrupted; nothing more was done"; human="no, unless it repeats" ;;
     77) meaning="the database refused the job's role a permission"; human="YES: grant what the log names, see docs/integration.md" ;;

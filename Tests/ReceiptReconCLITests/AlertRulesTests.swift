@@ -72,6 +72,15 @@ import Testing
                 values: '0x3000'
               - series: 'receipt_recon_last_run_exit_code{instance="db2",job="node",shard="0/1",dry_run="false"}'
                 values: '1x3000'
+              - series: 'receipt_recon_last_run_unverified_receipts{instance="db2",job="node",shard="0/1",dry_run="false",kind="transient"}'
+                values: '3x3000'
+              - series: 'receipt_recon_last_run_unverified_receipts{instance="db2",job="node",shard="0/1",dry_run="false",kind="permanent"}'
+                values: '2x3000'
+              # Deleted Apple accounts every night on another shard: permanent, Apple's answer, never an alert.
+              - series: 'receipt_recon_last_run_unverified_receipts{instance="db2",job="node",shard="1/2",dry_run="false",kind="transient"}'
+                values: '0x3000'
+              - series: 'receipt_recon_last_run_unverified_receipts{instance="db2",job="node",shard="1/2",dry_run="false",kind="permanent"}'
+                values: '7x3000'
             alert_rule_test:
               - eval_time: 2h
                 alertname: ReceiptReconNoSuccessRecorded
@@ -91,9 +100,9 @@ import Testing
               - eval_time: 49h
                 alertname: ReceiptReconUnverifiedRepeats
                 exp_alerts:
-                  - exp_labels: {severity: ticket, instance: db2, job: node, shard: "0/1", dry_run: "false"}
+                  - exp_labels: {severity: ticket, instance: db2, job: node, shard: "0/1", dry_run: "false", kind: transient}
                     exp_annotations:
-                      summary: "receipt-recon shard 0/1: receipts stayed unverified three nights running"
+                      summary: "receipt-recon shard 0/1: receipts stayed transiently unverified three nights running"
           # Server API nights: two forged records one night (a dry run's are not paged), and a budget that
           # ends the night three nights running.
           - interval: 1m

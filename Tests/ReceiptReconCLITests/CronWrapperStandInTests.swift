@@ -84,7 +84,7 @@ import Testing
     }
 
     @Test(arguments: [
-        (Int32(0), "completed", "no"), (1, "some receipts stayed unverified", "no, unless it repeats"),
+        (Int32(0), "completed", "no"), (1, "some receipts stayed transiently unverified", "no, unless it repeats"),
         (64, "usage error", "YES: fix the command"), (69, "circuit breaker", "YES: read abort_reason"),
         (70, "internal error", "YES: read the log and report it"),
         (75, "another run holds the lock", "no, unless it repeats"),

@@ -248,7 +248,8 @@ import Testing
             let untrusted = try ReceiptReconBinary.run(
                 ["verify-user", "sk-keep", "--as-of", Self.asOf], environment: environment)
             // Another signer's chain, not altered data: a permanent unverified that keeps the entitlement.
-            #expect(untrusted.status == 1, "\(untrusted.output)")
+            // Permanent: an answer, so the user's verification is complete (exit 0).
+            #expect(untrusted.status == 0, "\(untrusted.output)")
             #expect(untrusted.stdout.contains("outcomes: unverified 1"), "\(untrusted.stdout)")
             #expect(untrusted.stdout.contains("unverified (permanent)"), "\(untrusted.stdout)")
             #expect(untrusted.stdout.contains("No correction"), "\(untrusted.stdout)")

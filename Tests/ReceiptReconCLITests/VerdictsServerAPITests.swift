@@ -125,8 +125,9 @@ import Testing
             api.script(.production, .history, id: "2102", [.history([refunded])])
             let asked = World.requests(api, "2101")
 
+            // A permanent unverified is an answer: the night is complete (exit 0), the row flagged.
             let second = try World.run(database, api)
-            #expect(second.status == 1, "\(second.output)")
+            #expect(second.status == 0, "\(second.output)")
             let lost = try #require(try World.result(db, periodRow))
             #expect(lost.outcome == "unverified")
             #expect(lost.detail.contains("permanent") && !lost.detail.contains("transient"), "\(lost.detail)")
@@ -198,7 +199,8 @@ import Testing
             api.script(.sandbox, .history, id: "3201", [.history([World.lifetime("3201", purchased: Self.day(-300))])])
 
             let result = try World.run(database, api)
-            #expect(result.status == 1, "\(code): \(result.output)")
+            // Permanent unverified rows are Apple's answer: the night completes (exit 0).
+            #expect(result.status == 0, "\(code): \(result.output)")
             let gone = try #require(try World.result(db, goneRow))
             #expect(gone.outcome == "unverified", "\(code): \(gone)")
             #expect(gone.detail.contains("permanent") && !gone.detail.contains("transient"), "\(code): \(gone.detail)")

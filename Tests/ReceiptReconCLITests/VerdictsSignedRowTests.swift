@@ -128,7 +128,7 @@ import Testing
                 ]))
 
             let result = try Self.run(Rows.environment(database, trusted, apple))
-            #expect(result.status == 1, "\(result.output)")
+            #expect(result.status == 0, "\(result.output)")
             let root = try #require(try World.result(db, rootRow))
             #expect(root.outcome == "unverified", "\(root)")
             #expect(root.detail.contains("permanent") && !root.detail.contains("transient"), "\(root.detail)")

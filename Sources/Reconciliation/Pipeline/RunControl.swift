@@ -82,10 +82,10 @@ final class RunControl: Sendable {
     }
 
     /// A user's receipts were classified: feeds the unverified and unknown-products judges and the gate.
-    func classified(receipts: Int, unverified: Int, unknownProducts: [[String]]) {
+    func classified(receipts: Int, unverified: Int, unknownProducts: [[String]], cause: String?) {
         let (trip, opened) = state.withLock { state -> (CircuitBreaker.Trip?, Bool) in
             let trip = state.breaker.classified(
-                receipts: receipts, unverified: unverified, unknownProducts: unknownProducts)
+                receipts: receipts, unverified: unverified, unknownProducts: unknownProducts, cause: cause)
             if let trip, state.breakerMayTrip { return (trip, false) }
             return (nil, state.gate.classified(receipts: receipts))
         }

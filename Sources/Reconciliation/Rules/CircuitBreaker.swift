@@ -54,6 +54,9 @@ public struct CircuitBreaker: Hashable, Sendable {
     public private(set) var classifiedReceipts = 0
     /// Receipts left transiently `unverified`.
     public private(set) var unverifiedReceipts = 0
+    /// Why the first transiently unverified receipt was left so (its detail): what the operator reads
+    /// first when the judge trips.
+    public private(set) var firstUnverifiedCause: String?
     public private(set) var unknownProductReceipts = 0
     public private(set) var unknownProducts: Set<String> = []
     public private(set) var plannedUsers = 0
@@ -80,8 +83,12 @@ public struct CircuitBreaker: Hashable, Sendable {
     ///   - unverified: receipts left transiently `unverified`.
     ///   - unknownProducts: the product ids `products` lacks, one entry per receipt naming any (the
     ///     receipt's unknown ids joined), empty when every product is known.
+    ///   - cause: the detail of one of the user's transiently unverified receipts, if any.
     /// - Returns: the trip, when the unverified or the unknown-products judge trips.
-    public mutating func classified(receipts: Int, unverified: Int, unknownProducts: [[String]] = []) -> Trip? {
+    public mutating func classified(
+        receipts: Int, unverified: Int, unknownProducts: [[String]] = [], cause: String? = nil
+    ) -> Trip? {
+        if firstUnverifiedCause == nil, unverified > 0 { firstUnverifiedCause = cause }
         classifiedReceipts += receipts
         unverifiedReceipts += unverified
         unknownProductReceipts += unknownProducts.count
@@ -125,7 +132,8 @@ public struct CircuitBreaker: Hashable, Sendable {
         let ratio = Double(unverifiedReceipts) / Double(classifiedReceipts)
         let (shown, limit) = Self.format(ratio, maxUnverifiedRatio)
         let counted = "\(unverifiedReceipts) of \(classifiedReceipts) receipts transiently unverified (\(shown))"
-        let rerun = "; rerunning does the same until Apple answers: check Apple's status and the job's log"
+        let first = firstUnverifiedCause.map { " (the first: \($0))" } ?? ""
+        let rerun = "\(first); rerunning does the same until Apple answers: check Apple's status and the job's log"
         // Nearly all: Apple unreachable or refusing, whatever the floor and however small the night (unless
         // the limit itself allows nearly all: the operator turned the judge off).
         let nearlyAll = ratio >= Self.nearlyAll && ratio > maxUnverifiedRatio

@@ -8,6 +8,14 @@ extension UserDecision.Verified {
         receipts.count { $0.classification.unverified == .transient }
     }
 
+    /// Why the first transiently unverified receipt was left so, without the kind's explanation.
+    public var transientCause: String? {
+        let suffix = " (\(UnverifiedKind.transient.explanation))"
+        guard let receipt = receipts.first(where: { $0.classification.unverified == .transient }) else { return nil }
+        let detail = receipt.classification.detail
+        return detail.hasSuffix(suffix) ? String(detail.dropLast(suffix.count)) : detail
+    }
+
     /// Receipts left `unverified` that asking again will not change (flagged, counted apart).
     public var permanentlyUnverifiedReceipts: Int {
         receipts.count { $0.classification.unverified == .permanent }

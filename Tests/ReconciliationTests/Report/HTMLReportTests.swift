@@ -61,7 +61,7 @@ struct HTMLReportTests {
         for figure in [
             "run 42", "2950", "unverified", "12", "purchase_not_granted", "refund", "sandbox_in_production",
             "21003", "3101", "53", "17", "182 ms", "611 ms", "12 min 35 s", "3017 of 3017",
-            "completed, but some receipts stayed unverified", "Verified", "Corrections", "Unverified",
+            "completed, but some receipts stayed transiently unverified", "Verified", "Corrections", "Unverified",
         ] {
             #expect(parsed.text.contains(figure), "missing \(figure)")
         }

@@ -112,6 +112,16 @@ struct CircuitBreakerTests {
         #expect(breaker.classifiedWholeNight() == nil)
     }
 
+    @Test("the reason names the first transient cause, so the log says what Apple did")
+    func namesTheFirstCause() {
+        var breaker = CircuitBreaker(maxUnverifiedRatio: 0.10, maxRevokeRatio: 0.20)
+        _ = breaker.classified(receipts: 1, unverified: 0, cause: nil)
+        _ = breaker.classified(receipts: 1, unverified: 1, cause: "HTTP 503 from Apple")
+        for _ in 0..<8 { _ = breaker.classified(receipts: 1, unverified: 1, cause: "transport: timed out") }
+        #expect(
+            breaker.classifiedWholeNight()?.reason.contains("0.10 (the first: HTTP 503 from Apple); rerunning") == true)
+    }
+
     @Test("receipts are counted across users with several receipts")
     func countsReceiptsNotUsers() {
         var breaker = CircuitBreaker(maxUnverifiedRatio: 0.10, maxRevokeRatio: 0.20)
