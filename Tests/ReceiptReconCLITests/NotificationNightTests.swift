@@ -282,6 +282,13 @@ import Testing
             #expect(processed < 12)
             let budget = night.summary["budget"] as? [String: Any] ?? [:]
             #expect(budget["usersLeft"] as? Int == 12 - processed, "\(budget)")
+            // Users are counted by what happened to them, not by what the queue took: those verified, by
+            // reason, and those left for the next night, by reason.
+            let verified = Self.reasons(night.summary)
+            let left = night.summary["usersLeftByReason"] as? [String: Int] ?? [:]
+            #expect(verified.values.reduce(0, +) == processed, "\(verified)")
+            #expect(left.values.reduce(0, +) == 12 - processed, "\(left)")
+            #expect(Set(verified.keys).union(left.keys) == ["new"], "\(verified) \(left)")
         }
     }
 
