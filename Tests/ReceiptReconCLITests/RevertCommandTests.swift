@@ -147,6 +147,9 @@ import Testing
             #expect(again.status == 0, "\(again.output)")
             let second = try Self.object(again)
             #expect(Self.list(second, "restored").isEmpty)
+            #expect(
+                (second["reason"] as? String)?.hasPrefix("nothing to restore of run 1; 7 already reverted by run 2")
+                    == true)
             #expect(Self.list(second, "alreadyReverted").count == 7)
             #expect(Self.list(second, "alreadyReverted").allSatisfy { $0["revertedByRunID"] as? Int == 2 })
             #expect(try Self.rows(db) == settled)
@@ -223,7 +226,9 @@ import Testing
             #expect(text.stdout.contains("u-shorten premium: run 2 corrected it since (renewal)"))
             #expect(text.stdout.contains("u-deleted pro: the row no longer exists"))
             #expect(text.stdout.contains("u-extend premium: rewritten since the run"))
-            #expect(text.stdout.contains("3 already reverted by run 3"))
+            #expect(
+                text.stdout.contains(
+                    "nothing to restore of run 1; left 4 alone: changed since the run; 3 already reverted by run 3"))
             #expect(try Self.rows(db) == rows)
         }
     }

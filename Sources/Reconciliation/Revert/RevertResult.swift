@@ -34,10 +34,11 @@ public struct RevertResult: Sendable {
     public var reason: String {
         let run = revertedRunID
         var parts: [String] = []
-        if summary.dryRun {
-            parts.append("dry run: would restore \(restored.count) entitlement\(plural(restored.count)) of run \(run)")
-        } else {
-            parts.append("restored \(restored.count) entitlement\(plural(restored.count)) changed by run \(run)")
+        let count = "\(restored.count) entitlement\(plural(restored.count))"
+        switch (summary.dryRun, restored.isEmpty) {
+        case (_, true): parts.append("\(summary.dryRun ? "dry run: " : "")nothing to restore of run \(run)")
+        case (true, false): parts.append("dry run: would restore \(count) of run \(run)")
+        case (false, false): parts.append("restored \(count) changed by run \(run)")
         }
         if !leftAlone.isEmpty {
             parts.append("left \(leftAlone.count) alone: changed since the run")
