@@ -161,6 +161,7 @@ import Testing
         try Self.afterANight { database, apple, before in
             let db = try database.connect()
             let environment = apple.environment.merging(["DATABASE_URL": database.conninfo]) { $1 }
+            let night = try Self.states(db)
             // The app gives the refunded user access again, with an expiry of its own.
             try db.execute(
                 """
@@ -230,6 +231,17 @@ import Testing
                 text.stdout.contains(
                     "nothing to restore of run 1; left 4 alone: changed since the run; 3 already reverted by run 3"))
             #expect(try Self.rows(db) == rows)
+
+            // Newest first: undo support's run 2 (a verify-user run: the user's lock, no night's), then the
+            // night again. Run 2's correction and its undo cancel out, so the night's shorten goes back too.
+            let support2 = try Self.revert(database, ["--run", "2", "--json"])
+            #expect(support2.status == 0, "\(support2.output)")
+            #expect(Self.list(try Self.object(support2), "restored").map { $0["userID"] as? String } == ["u-shorten"])
+            #expect(try Self.states(db)["u-shorten/premium"] == night["u-shorten/premium"])
+            let again = try Self.object(try Self.revert(database, ["--run", "1", "--json"]))
+            #expect(Self.list(again, "restored").map { $0["userID"] as? String } == ["u-shorten"])
+            #expect(Self.list(again, "leftAlone").count == 3)
+            #expect(try Self.states(db)["u-shorten/premium"] == before["u-shorten/premium"])
         }
     }
 
