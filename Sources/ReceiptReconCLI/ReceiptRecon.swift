@@ -8,7 +8,8 @@ public enum ReceiptRecon {
 
     static let commands: [any Command.Type] = [
         MigrateCommand.self, RunCommand.self, VerifyUserCommand.self, ExportCommand.self, ReportCommand.self,
-        DemoCommand.self, InspectCommand.self, SimulatorSeedCommand.self, SimulatorServeCommand.self,
+        RevertCommand.self, DemoCommand.self, InspectCommand.self, SimulatorSeedCommand.self,
+        SimulatorServeCommand.self,
     ]
 
     /// Runs the command line `arguments` (without the program name) and returns the exit code.
@@ -87,7 +88,7 @@ public enum ReceiptRecon {
     }
 
     static var commandNames: [String] {
-        ["migrate", "run", "verify-user", "export", "report", "demo", "inspect", "simulator"]
+        ["migrate", "run", "verify-user", "export", "report", "revert", "demo", "inspect", "simulator"]
     }
 
     static var topLevelHelp: String {
@@ -104,6 +105,7 @@ public enum ReceiptRecon {
             ("verify-user", VerifyUserCommand.spec.summary),
             ("export", ExportCommand.spec.summary),
             ("report", ReportCommand.spec.summary),
+            ("revert", RevertCommand.spec.summary),
             ("demo", DemoCommand.spec.summary),
             ("inspect", InspectCommand.spec.summary),
             ("simulator", "The local verifyReceipt simulator: 'seed' a drifted database, 'serve' Apple's answers."),

@@ -1,6 +1,6 @@
-/// The privileges the job's nightly role needs (`run`, `verify-user`, `report`, `export`), object by
-/// object: what its SQL does, no more. docs/integration.md grants exactly these; a permission error's
-/// advice names the GRANT from here.
+/// The privileges the job's nightly role needs (`run`, `verify-user`, `report`, `export`, `revert`),
+/// object by object: what its SQL does, no more. docs/integration.md grants exactly these; a permission
+/// error's advice names the GRANT from here.
 public enum JobPrivileges {
     /// Table (or view) → privileges. SELECT … FOR UPDATE needs UPDATE; INSERT … ON CONFLICT DO UPDATE
     /// needs INSERT and UPDATE whether or not a row conflicts.

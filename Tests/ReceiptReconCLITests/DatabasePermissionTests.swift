@@ -92,7 +92,7 @@ import Testing
     }
 
     /// `--help` of every command that touches the database lists 77.
-    @Test(arguments: ["migrate", "run", "verify-user", "report", "export", "demo"])
+    @Test(arguments: ["migrate", "run", "verify-user", "report", "export", "revert", "demo"])
     func helpListsExit77(command: String) throws {
         let result = try ReceiptReconBinary.run([command, "--help"])
         #expect(result.status == 0)

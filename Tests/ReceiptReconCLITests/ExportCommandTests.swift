@@ -139,12 +139,12 @@ import Testing
                         "id", "run_id", "created_at", "user_id", "entitlement", "action", "reason", "applied",
                         "before_active",
                         "before_expires_at", "after_active", "after_expires_at", "product_id",
-                        "original_transaction_id",
+                        "original_transaction_id", "reverts_correction_id", "reverted_by_run_id",
                     ],
                     [
                         "1", "1", "2026-01-05T08:00:00Z", "'=HYPERLINK(\"x\")", "'\ttab", "revoke", "refund", "true",
                         "", "",
-                        "false", "2026-03-01T12:00:00Z", "", "",
+                        "false", "2026-03-01T12:00:00Z", "", "", "", "",
                     ],
                 ])
             let flags = directory.appendingPathComponent("f.csv").path

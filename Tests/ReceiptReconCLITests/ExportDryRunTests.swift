@@ -89,7 +89,8 @@ import Testing
             #expect(
                 text.hasPrefix(
                     "id,run_id,created_at,user_id,entitlement,action,reason,applied,before_active,before_expires_at,"
-                        + "after_active,after_expires_at,product_id,original_transaction_id\r\n"))
+                        + "after_active,after_expires_at,product_id,original_transaction_id,reverts_correction_id,"
+                        + "reverted_by_run_id\r\n"))
             let rows = Self.rows(text)
             #expect(rows.count == realCount)
             #expect(rows.allSatisfy { $0["run_id"] == "2" && $0["applied"] == "true" }, "\(rows)")

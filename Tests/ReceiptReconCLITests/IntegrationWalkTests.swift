@@ -194,6 +194,19 @@ import Testing
                 timeout: 120)
             #expect(result.status == 0, "\(arguments): \(result.stdoutText)\(result.stderrText)")
         }
+        // Undoing the night needs no GRANT beyond step 6, and reaches the app's table the same way.
+        let night: Int64 = try shop.query(
+            "SELECT max(id) AS id FROM recon.recon_runs WHERE kind = 'nightly' AND NOT dry_run"
+        ).first!.decode("id")
+        let revert = try ChildProcess.start(
+            ReceiptReconBinary.url.path, ["revert", "--run", String(night)], environment: job
+        ).wait(timeout: 120)
+        #expect(revert.status == 0, "\(revert.stdoutText)\(revert.stderrText)")
+        #expect(
+            try features() == [
+                "1001/pro=false/purchase", "1002/premium=true/purchase", "1003/pro=true/purchase",
+                "1004/pro=true/promo",
+            ])
         // The app's own write reaches the job's table.
         try shop.execute("UPDATE account_features SET enabled = true, until = \(Self.day(30)) WHERE account_id = 1002")
         let synced: Bool = try shop.query(

@@ -18,7 +18,7 @@ struct ReportCommand: Command {
             Without --run, the last complete nightly run is reported: the newest nightly run of any shard \
             that finished with status completed or partial (every due user handled; partial: some receipts \
             stayed unverified) and was not a dry run. Runs stopped by a breaker, an error or a signal, runs \
-            still going, dry runs and verify-user runs are reported with --run ID; --list shows them all, \
+            still going, dry runs, verify-user runs and reverts are reported with --run ID; --list shows them all, \
             newest first: id, kind, dry run, status, backend, shard, start and corrections. --compare lists \
             every user whose corrections (entitlement, action, reason; applied or planned) or flag kinds \
             differ between two runs, one line per user with what each run has and the other lacks, then the \

@@ -80,6 +80,9 @@ public struct ReconciliationExport: Sendable {
                 c("entitlement", .text), c("action", .text), c("reason", .text), c("applied", .boolean),
                 c("before_active", .boolean), c("before_expires_at", .instant), c("after_active", .boolean),
                 c("after_expires_at", .instant), c("product_id", .text), c("original_transaction_id", .text),
+                // After the contract's columns (CONTRACT §8 fixes those): how reverts show. A `reverted` row
+                // names the correction it undoes; an undone correction names the revert run that undid it.
+                c("reverts_correction_id", .number), c("reverted_by_run_id", .number, "rv.run_id"),
             ]
         case .flags:
             return [

@@ -81,7 +81,7 @@ public final class ReconciliationEngine: Sendable {
     public func runNightly() throws -> RunOutcome {
         let lockConnection = try connect("lock")
         try Self.requireMigrated(lockConnection)
-        let nightlyKey = AdvisoryLockKey(name: "receipt-recon:nightly:\(options.shard)")
+        let nightlyKey = AdvisoryLockKey.nightly(shard: options.shard)
         guard try lockConnection.tryAdvisoryLock(nightlyKey) else {
             log.log(.warning, "run.lock_held", ["shard": options.shard])
             return RunOutcome(summary: RunSummary(), end: .lockHeld(shard: options.shard))

@@ -12,7 +12,7 @@ public struct RunList: Sendable, Equatable {
         public var backend: String?
         /// The receipt-recon version that ran it; nil for runs recorded before it was.
         public var version: String?
-        /// `I/N` of `run --shard`; `user` for `verify-user`.
+        /// `I/N` of `run --shard`; `user` for `verify-user`; a revert's is the shard of the run it undid.
         public var shard: String
         public var startedAt: Date
         public var finishedAt: Date?

@@ -68,6 +68,8 @@ public struct RunSummary: Sendable, Codable, Equatable {
     public var newlyPermanentlyUnverified: Int?
     /// The request budget the run drew on (`--max-requests-per-hour`); nil when none was kept.
     public var budget: BudgetFigures?
+    /// A revert run's figures (`revert --run ID`); nil for every other kind.
+    public var revert: RevertFigures?
 
     public init() {}
 
@@ -97,6 +99,7 @@ extension RunSummary {
 extension RunSummary {
     /// The human summary printed at the end of `run` and by `report`.
     public var text: String {
+        if let revert { return revertText(revert) }
         var lines: [String] = []
         let mode = dryRun ? " (dry run: no entitlement changed)" : ""
         lines.append(

@@ -38,7 +38,7 @@ public enum ExitCode: Int32, Sendable, CaseIterable, Codable {
         case .dataError:
             return
                 "data error (verify-user: user has no receipts and no entitlements; inspect: not a receipt, or a "
-                + "signature that fails)"
+                + "signature that fails; revert: an unknown run, a dry run or a revert)"
         case .unavailable:
             return
                 "unavailable: database or Apple unreachable (a night of nearly only transient failures, at any "

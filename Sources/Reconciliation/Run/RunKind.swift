@@ -2,6 +2,9 @@
 public enum RunKind: String, ContractVocabulary {
     case nightly
     case user
+    /// `revert --run ID`: undid what another run changed (`recon_runs.reverts_run_id`). Never a night:
+    /// the last success, the report's default run and its chart count nightly runs only.
+    case revert
 }
 
 /// `recon_runs.status` (CONTRACT §4).

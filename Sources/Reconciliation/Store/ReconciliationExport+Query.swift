@@ -13,14 +13,20 @@ extension ReconciliationExport {
                 "transaction_id", "text"
             )
         case .corrections:
-            return ("recon_corrections x JOIN recon_runs r ON r.id = x.run_id", "created_at", "id", "bigint")
+            // An applied revert undoes a correction at most once (a unique index): the join adds no row.
+            return (
+                "recon_corrections x JOIN recon_runs r ON r.id = x.run_id "
+                    + "LEFT JOIN recon_corrections rv ON rv.reverts_correction_id = x.id AND rv.applied",
+                "created_at", "id", "bigint"
+            )
         case .flags: return ("recon_flags x JOIN recon_runs r ON r.id = x.run_id", "created_at", "id", "bigint")
         case .notificationsUnmatched: return ("recon_notifications x", "received_at", "notification_uuid", "text")
         }
     }
 
     /// The conditions every row of this export meets (range, environment, runs), with their binds
-    /// appended to `binds`; `x` is the view's table and, for corrections and flags, `r` its run.
+    /// appended to `binds`; `x` is the view's table and, for corrections and flags, `r` its run (and, for
+    /// corrections, `rv` the applied revert that undid the row, if any).
     func conditions(binds: inout [PostgresBind]) -> [String] {
         func bind(_ value: PostgresBind) -> String {
             binds.append(value)

@@ -26,7 +26,12 @@ struct VocabularyTests {
             Set(CorrectionReason.allCases.map(\.rawValue)) == [
                 "purchase_not_granted", "renewal", "grace_period", "expired", "refund", "family_revoke",
                 "refund_reversed", "invalid_receipt", "wrong_environment", "bundle_mismatch", "no_purchase",
+                "reverted",
             ])
+    }
+
+    @Test func runKinds() {
+        #expect(RunKind.allCases.map(\.rawValue) == ["nightly", "user", "revert"])
     }
 
     @Test func productKindsAndPolicies() {
