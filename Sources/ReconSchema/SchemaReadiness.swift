@@ -121,7 +121,7 @@ public struct SchemaReadiness: Sendable {
                 "the database is not migrated: no receipt-recon tables on the search path "
                     + "(\(searchPathDescription)): run 'receipt-recon migrate'"
                     + (applicationTables && !missingApplicationTables.isEmpty
-                        ? " (it creates the application tables empty, for a new app; to use your app's own "
+                        ? " (it creates the missing application tables, empty, for a new app; to use your app's own "
                             + "tables, map them first: \(ApplicationSchemaRule.mappingGuide))" : ""))
         }
         if !pending.isEmpty {

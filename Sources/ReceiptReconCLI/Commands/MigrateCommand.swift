@@ -19,15 +19,16 @@ struct MigrateCommand: Command {
             empty, where the search path holds no other tables (a new database); where it holds an app's \
             own tables, migrate exits 78 naming the missing ones and changes nothing, unless \
             --create-app-tables says to create them: an app's data is mapped onto the contract's names, \
-            not copied into new tables (docs/integration.md, "Mapping an existing schema"). \
-            --check also reads products.kind: every row must say one of the four kinds.
+            not copied into new tables (docs/integration.md#mapping-an-existing-schema-a-walk). \
+            --check also reads what run and verify-user would refuse to start on: a products.kind none of \
+            the four (NULL included), and an empty receipts beside active app_store entitlements.
             """,
         options: [
             OptionSpec(
                 "check", .flag,
-                "change nothing: compare the application tables with what the job needs, check that every "
-                    + "products.kind is one of the four, and list pending migrations; exit 0 when the job can "
-                    + "run, 78 naming each problem"),
+                "change nothing: compare the application tables with what the job needs, check every "
+                    + "products.kind and that receipts is not empty beside active app_store entitlements, and "
+                    + "list pending migrations; exit 0 when the job can run, 78 naming each problem"),
             OptionSpec(
                 "create-app-tables", .flag,
                 "create the missing application tables (empty) even though the search path holds other "
