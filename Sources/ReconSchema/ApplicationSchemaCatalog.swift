@@ -72,6 +72,26 @@ public enum ApplicationSchemaCatalog {
         return (try row.decode("role"), path.split(separator: ",").map(String.init))
     }
 
+    /// The tables and views on the search path that are neither the application's (`names`) nor the
+    /// job's (`recon_*`), nor an extension's: a schema holding them is an app's, whose data the job must
+    /// reach through a mapping rather than through empty tables `migrate` would create beside it.
+    public static func otherRelations(besides names: [String], on connection: PostgresConnection) throws
+        -> [String]
+    {
+        try connection.query(
+            """
+            SELECT n.nspname || '.' || c.relname AS name
+            FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+            WHERE n.nspname = ANY (current_schemas(false)) AND c.relkind IN ('r', 'p', 'v', 'm', 'f')
+              AND NOT c.relispartition AND NOT (c.relname = ANY (\(names)::text[]))
+              AND c.relname NOT LIKE 'recon\\_%'
+              AND NOT EXISTS (SELECT 1 FROM pg_depend d
+                              WHERE d.classid = 'pg_class'::regclass AND d.objid = c.oid AND d.deptype = 'e')
+            ORDER BY 1
+            """
+        ).map { try $0.decode("name") }
+    }
+
     /// Schemas holding a `recon_schema_migrations` table, and whether this role may use each: where the
     /// job's tables are when the search path does not find them.
     public static func jobSchemas(on connection: PostgresConnection) throws -> [(schema: String, usable: Bool)] {

@@ -93,6 +93,9 @@ public enum ApplicationSchemaRule {
 
     public static var tableNames: [String] { tables.map(\.name) }
 
+    /// Where the operator's documentation shows how to map an app's own tables onto the contract's.
+    public static let mappingGuide = "docs/integration.md#mapping-an-existing-schema-a-walk"
+
     /// Every way the relations found differ from what the job needs.
     /// - Parameters:
     ///   - found: the relations by their contract name; a name missing from it was not found.

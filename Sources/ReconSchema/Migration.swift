@@ -12,6 +12,10 @@ public struct Migration: Sendable, Equatable {
         self.sql = sql
     }
 
+    /// This migration creates the application's tables that are missing (`SQL/0001`): `migrate` asks
+    /// before applying it into a schema that holds an app's other tables.
+    public var createsApplicationTables: Bool { name == "create_application_tables" }
+
     /// Every migration this build knows, in the order they apply.
     public static var all: [Migration] { embedded }
 }

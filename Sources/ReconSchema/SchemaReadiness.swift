@@ -23,6 +23,9 @@ public struct SchemaReadiness: Sendable {
     public var relations: [String: CatalogRelation]
     /// How they differ from what the job needs; a table not found is one of them.
     public var applicationProblems: [SchemaProblem]
+    /// The search path's other tables and views (`ApplicationSchemaCatalog.otherRelations`), read with
+    /// the application's tables; empty when not asked for.
+    public var otherRelations: [String]
 
     /// - Parameters:
     ///   - applicationTables: also read and judge the application's tables.
@@ -43,10 +46,12 @@ public struct SchemaReadiness: Sendable {
             pending: migrator.migrations.filter { !applied.contains($0.version) },
             unknownToThisBuild: applied.subtracting(migrator.migrations.map(\.version)).sorted(),
             jobSchemasElsewhere: found ? [] : try ApplicationSchemaCatalog.jobSchemas(on: connection),
-            relations: [:], applicationProblems: [])
+            relations: [:], applicationProblems: [], otherRelations: [])
         guard applicationTables else { return readiness }
         readiness.relations = try ApplicationSchemaCatalog.relations(
             ApplicationSchemaRule.tableNames, on: connection)
+        readiness.otherRelations = try ApplicationSchemaCatalog.otherRelations(
+            besides: ApplicationSchemaRule.tableNames, on: connection)
         readiness.applicationProblems = ApplicationSchemaRule.problems(readiness.relations, absentIsProblem: true)
         if probeEntitlements, readiness.relations["entitlements"] != nil,
             !readiness.applicationProblems.contains(where: { $0.table == "entitlements" }),
@@ -55,6 +60,34 @@ public struct SchemaReadiness: Sendable {
             readiness.applicationProblems.append(problem)
         }
         return readiness
+    }
+
+    /// The application's tables the search path does not find, in the contract's order.
+    public var missingApplicationTables: [String] {
+        ApplicationSchemaRule.tableNames.filter { relations[$0] == nil }
+    }
+
+    /// Whether `migrate` would create the application's tables (the migration that does is pending).
+    public var createsApplicationTables: Bool { pending.contains(where: \.createsApplicationTables) }
+
+    /// Why the missing application tables must not simply be created, when the search path holds an
+    /// app's other tables: the job would read empty tables beside the app's and report every night a
+    /// success. Nil when none is missing or the search path holds nothing else (a new database).
+    public var missingBesideOtherTables: String? {
+        let missing = missingApplicationTables
+        guard !missing.isEmpty, !otherRelations.isEmpty else { return nil }
+        let shown = otherRelations.prefix(5).joined(separator: ", ")
+        let others = otherRelations.count > 5 ? "\(shown) and \(otherRelations.count - 5) more" : shown
+        let creating =
+            createsApplicationTables
+            ? "; for an app that has none of them yet, 'receipt-recon migrate --create-app-tables' creates them empty"
+            : ""
+        let tables =
+            missing.count == 1
+            ? "the application table \(missing[0]) is" : "the application tables \(missing.joined(separator: ", ")) are"
+        return
+            "\(tables) not on the search path (\(searchPathDescription)), which holds other tables (\(others)): the job reads and writes your app's data through the contract's "
+            + "names, so map your tables onto them as \(ApplicationSchemaRule.mappingGuide) shows\(creating)"
     }
 
     /// The search path as an operator would write it.
@@ -80,10 +113,16 @@ public struct SchemaReadiness: Sendable {
                         + "(\(searchPathDescription)): ALTER ROLE \(JobPrivileges.quoteIfNeeded(role)) SET search_path = "
                         + "\(elsewhere.schema), or add options=-csearch_path=\(elsewhere.schema) to DATABASE_URL")
             }
+            if applicationTables, let missing = missingBesideOtherTables {
+                return SchemaNotReady(.applicationShape, "the database is not migrated, and " + missing)
+            }
             return SchemaNotReady(
                 .notMigrated,
                 "the database is not migrated: no receipt-recon tables on the search path "
-                    + "(\(searchPathDescription)): run 'receipt-recon migrate'")
+                    + "(\(searchPathDescription)): run 'receipt-recon migrate'"
+                    + (applicationTables && !missingApplicationTables.isEmpty
+                        ? " (it creates the missing application tables, empty, for a new app; to use your app's own "
+                            + "tables, map them first: \(ApplicationSchemaRule.mappingGuide))" : ""))
         }
         if !pending.isEmpty {
             return SchemaNotReady(
@@ -97,17 +136,24 @@ public struct SchemaReadiness: Sendable {
                 .applicationShape,
                 "the application tables do not have the shape the job needs: "
                     + applicationProblems.map(\.description).joined(separator: "; ")
-                    + " (see 'receipt-recon migrate --check'; docs/integration.md says how to map your tables)")
+                    + " (see 'receipt-recon migrate --check'; \(ApplicationSchemaRule.mappingGuide) says how to "
+                    + "map your tables)")
         }
         return nil
     }
 }
 
-/// A database the job must not use yet: not migrated, application tables of another shape, or a
-/// schema the role may not use. One line, naming the problem and the way out.
+/// A database the job must not use yet: not migrated, application tables of another shape or holding
+/// what the job cannot use, or a schema the role may not use. One line, naming the problem and the way
+/// out.
 public struct SchemaNotReady: Error, Sendable, CustomStringConvertible {
     public enum Kind: Sendable, Equatable {
         case notMigrated, applicationShape, permission
+        /// The application's tables have the shape, but what they hold cannot be what the contract
+        /// means: a `products` kind none of the four, or a night over an empty `receipts` while
+        /// `entitlements` holds active `app_store` rows. A mapping's mistake, which no CHECK constraint
+        /// of a view catches.
+        case applicationRows
     }
 
     public let kind: Kind

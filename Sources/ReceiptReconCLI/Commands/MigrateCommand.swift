@@ -8,21 +8,32 @@ import Reconciliation
 struct MigrateCommand: Command {
     static let spec = CommandSpec(
         name: "migrate",
-        usage: "migrate [--check] [--database-url URL]",
+        usage: "migrate [--check | --create-app-tables] [--database-url URL]",
         summary: "Create or update the job's tables: apply pending SQL/NNNN_*.sql migrations in order.",
         discussion: """
             Each migration runs once, in its own transaction, and is recorded in recon_schema_migrations. \
             Running it again is a no-op. Application tables that already exist (products, receipts, \
             entitlements, sandbox_testers; tables or views) are kept with their rows, and must have the \
             columns the job reads and writes: before changing anything, migrate compares them with what \
-            the job needs and exits 78 naming each missing or mistyped column. Absent ones are created. \
-            docs/integration.md says how to map tables of another shape onto them.
+            the job needs and exits 78 naming each missing or mistyped column. Absent ones are created, \
+            empty, where the search path holds no other tables (a new database); where it holds an app's \
+            own tables, migrate exits 78 naming the missing ones and changes nothing, unless \
+            --create-app-tables says to create them: an app's data is mapped onto the contract's names, \
+            not copied into new tables (docs/integration.md#mapping-an-existing-schema-a-walk). \
+            --check also reads what run and verify-user would refuse to start on: a products.kind none of \
+            the four (NULL included), and an empty receipts beside active app_store entitlements.
             """,
         options: [
             OptionSpec(
                 "check", .flag,
-                "change nothing: compare the application tables with what the job needs and list pending "
-                    + "migrations; exit 0 when the job can run, 78 naming each problem")
+                "change nothing: compare the application tables with what the job needs, check every "
+                    + "products.kind and that receipts is not empty beside active app_store entitlements, and "
+                    + "list pending migrations; exit 0 when the job can run, 78 naming each problem"),
+            OptionSpec(
+                "create-app-tables", .flag,
+                "create the missing application tables (empty) even though the search path holds other "
+                    + "tables; for an app that has none of them yet, not for one whose data is in tables of "
+                    + "its own (map those instead)"),
         ] + Configuration.databaseOptions,
         environment: ["DATABASE_URL"],
         exitCodes: [.success, .usage, .unavailable, .internalError, .noPermission, .configuration]
@@ -30,12 +41,17 @@ struct MigrateCommand: Command {
 
     let configuration: Configuration
     let checkOnly: Bool
+    let createAppTables: Bool
 
     init(_ arguments: ParsedArguments, environment: [String: String]) throws(CommandError) {
         guard arguments.positionals.isEmpty else {
             throw .usage("unexpected argument '\(arguments.positionals[0])'", command: "migrate")
         }
         checkOnly = arguments.has("check")
+        createAppTables = arguments.has("create-app-tables")
+        if checkOnly, createAppTables {
+            throw .usage("--check changes nothing; --create-app-tables creates: give one", command: "migrate")
+        }
         configuration = try Configuration.load(arguments, environment: environment, needsApple: false)
     }
 
@@ -43,7 +59,7 @@ struct MigrateCommand: Command {
         let connection = try PostgresConnection(
             conninfo: configuration.databaseURL, applicationName: "receipt-recon migrate")
         let readiness = try SchemaReadiness.read(on: connection, probeEntitlements: true)
-        if checkOnly { return try check(readiness, console) }
+        if checkOnly { return try check(readiness, on: connection, console) }
 
         // Before changing anything: tables that exist must fit; the ones that do not exist are created.
         let misfits = readiness.applicationProblems.filter { readiness.relations[$0.table] != nil }
@@ -53,7 +69,13 @@ struct MigrateCommand: Command {
                 .configuration,
                 "migrate changed nothing: the application tables do not have the shape the job needs "
                     + "(\(misfits.count) problem\(misfits.count == 1 ? "" : "s") above); map your tables onto "
-                    + "them as docs/integration.md shows, then run 'receipt-recon migrate --check'")
+                    + "them as \(ApplicationSchemaRule.mappingGuide) shows, then run 'receipt-recon migrate --check'")
+        }
+        if readiness.createsApplicationTables, let missing = readiness.missingBesideOtherTables {
+            guard createAppTables else { throw CommandError(.configuration, "migrate changed nothing: " + missing) }
+            console.print(
+                "creating the application tables \(readiness.missingApplicationTables.joined(separator: ", ")) "
+                    + "(--create-app-tables), beside \(readiness.otherRelations.count) other tables")
         }
         if !readiness.migrationsTableFound, let elsewhere = readiness.jobSchemasElsewhere.first {
             console.error(
@@ -82,13 +104,16 @@ struct MigrateCommand: Command {
     }
 
     /// `--check`: what the job would find here, table by table, then one verdict.
-    private func check(_ readiness: SchemaReadiness, _ console: Console) throws -> ExitCode {
+    private func check(_ readiness: SchemaReadiness, on connection: PostgresConnection, _ console: Console) throws
+        -> ExitCode
+    {
+        let refusals = try rowRefusals(readiness, on: connection)
         console.print("role \(readiness.role), search path: \(readiness.searchPathDescription)")
         for name in ApplicationSchemaRule.tableNames {
             let found = readiness.relations[name].map { "\($0.qualifiedName) (\($0.kind.rawValue))" } ?? "not found"
             console.print("\(name): \(found)")
         }
-        for problem in readiness.applicationProblems { console.print("problem: \(problem)") }
+        for problem in readiness.applicationProblems + refusals.map(\.problem) { console.print("problem: \(problem)") }
         let total = Migrator().migrations.count
         let applied = total - readiness.pending.count
         console.print(
@@ -107,12 +132,41 @@ struct MigrateCommand: Command {
                 .configuration,
                 "the application tables do not have the shape the job needs (\(misfits.count) "
                     + "problem\(misfits.count == 1 ? "" : "s") above): map your tables onto them as "
-                    + "docs/integration.md shows; migrate changes nothing until they fit")
+                    + "\(ApplicationSchemaRule.mappingGuide) shows; migrate changes nothing until they fit")
         }
+        if let refusal = refusals.first { throw SchemaNotReady(.applicationRows, refusal.reason) }
         if let reason = readiness.notReady(applicationTables: true) {
             throw reason
         }
         console.print("ready: the job's tables are migrated and the application tables have what it needs")
         return .success
+    }
+
+    /// What `run` would refuse in the application tables' rows, where the tables have the columns to
+    /// read: a `products` kind none of the four (a view has no CHECK constraint: its values are what the
+    /// job must check), and a night over an empty `receipts`. Each as its `problem:` line and its reason.
+    private func rowRefusals(_ readiness: SchemaReadiness, on connection: PostgresConnection) throws
+        -> [(problem: SchemaProblem, reason: String)]
+    {
+        func readable(_ table: String) -> Bool {
+            readiness.relations[table] != nil && !readiness.applicationProblems.contains { $0.table == table }
+        }
+        let guide = ApplicationSchemaRule.mappingGuide
+        var refusals: [(problem: SchemaProblem, reason: String)] = []
+        if readable("products") {
+            let refused = ProductKindCheck.refused(try ProductKindCheck.rows(on: connection))
+            if let problem = ProductKindCheck.problem(refused),
+                let reason = ProductKindCheck.refusal(refused, guide: guide)
+            {
+                refusals.append((SchemaProblem(table: "products", column: "kind", problem), reason))
+            }
+        }
+        if readable("receipts"), readable("entitlements") {
+            let night = try EmptyNightCheck.read(on: connection)
+            if let problem = night.problem, let reason = night.refusal(guide: guide) {
+                refusals.append((SchemaProblem(table: "receipts", problem), reason))
+            }
+        }
+        return refusals
     }
 }

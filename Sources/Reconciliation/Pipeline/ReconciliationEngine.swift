@@ -69,10 +69,12 @@ public final class ReconciliationEngine: Sendable {
         return reconnector
     }
 
-    /// Refuses to run against a database this build has not migrated, or whose application tables do not
-    /// have the shape the job needs (exit 78 with the way out), before the run's row exists.
+    /// Refuses to run against a database this build has not migrated, whose application tables do not
+    /// have the shape the job needs, or whose `products` gives a product a kind the job does not know
+    /// (exit 78 with the way out), before the run's row exists and before any request to Apple.
     static func requireMigrated(_ connection: PostgresConnection) throws {
         try SchemaReadiness.require(on: connection, applicationTables: true)
+        try ProductKindCheck.require(on: connection)
     }
 
     // MARK: - Nightly
@@ -81,6 +83,7 @@ public final class ReconciliationEngine: Sendable {
     public func runNightly() throws -> RunOutcome {
         let lockConnection = try connect("lock")
         try Self.requireMigrated(lockConnection)
+        try EmptyNightCheck.require(on: lockConnection)
         let nightlyKey = AdvisoryLockKey.nightly(shard: options.shard)
         guard try lockConnection.tryAdvisoryLock(nightlyKey) else {
             log.log(.warning, "run.lock_held", ["shard": options.shard])

@@ -51,7 +51,8 @@ public enum ExitCode: Int32, Sendable, CaseIterable, Codable {
         case .configuration:
             return
                 "configuration error: missing/invalid configuration, database not migrated or of the wrong shape, "
-                + "products the mapping lacks or maps to no kind, Apple status 21004 or 21000"
+                + "a products kind none of the four (or NULL) or products the receipts name that it lacks, an empty "
+                + "receipts beside active app_store entitlements, Apple status 21004 or 21000"
         }
     }
 }
