@@ -162,7 +162,7 @@ case "$status" in
     70) meaning="internal error"; human="YES: read the log and report it" ;;
     75) meaning="another run holds the lock, or the run was interrupted; nothing more was done"; human="no, unless it repeats" ;;
     77) meaning="the database refused the job's role a permission"; human="YES: grant what the log names, see docs/integration.md" ;;
-    78) meaning="configuration error (shared secret or API key rejected by Apple, 21004/21000/401, bad settings, schema not migrated)"; human="YES: check the env file and the log" ;;
+    78) meaning="configuration error (shared secret or API key rejected by Apple, 21004/21000/401, bad settings, schema not migrated, products mapping refused)"; human="YES: check the env file and the log" ;;
     *) meaning="unexpected exit status"; human="YES: read the log" ;;
 esac
 verdict "$status" "$meaning" "$human"
