@@ -84,36 +84,25 @@ import Testing
     /// metrics file carried stays where the last good night put it.
     @Test func aSmallNightAppleRefusesExits69AndLeavesTheLastSuccessAlone() throws {
         let api = try World.server()
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("recon-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let metrics = directory.appendingPathComponent("recon.prom").path
-        try TestDatabase.with { database in
-            let db = try database.connect()
-            try db.execute("INSERT INTO products VALUES ('lifetime', 'non_consumable', 'pro', NULL)")
-            for index in 0..<21 {
-                let id = String(4_000_000 + index)
-                let purchase = World.lifetime(id, purchased: World.day(-30))
-                try World.row(db, Self.user(index), api.sign(purchase))
-                api.script(.production, .history, id: id, [.history([purchase])])
-                try World.entitlement(db, Self.user(index), "pro", expires: nil)
-            }
-            let good = try World.run(database, api, ["--no-notifications", "--metrics-file", metrics])
-            #expect(good.status == 0, "\(good.output)")
-            let lastSuccess = try #require(Self.sample(metrics, "receipt_recon_last_success_timestamp_seconds"))
+        try Self.withMetricsFile { metrics in
+            try TestDatabase.with { database in
+                let db = try database.connect()
+                let ids = try Self.seedPaying(db, api, users: 21, firstID: 4_000_000)
+                let good = try World.run(database, api, ["--no-notifications", "--metrics-file", metrics])
+                #expect(good.status == 0, "\(good.output)")
+                let lastSuccess = try #require(Self.sample(metrics, "receipt_recon_last_success_timestamp_seconds"))
 
-            for index in 0..<21 {
-                api.script(.production, .history, id: String(4_000_000 + index), [.error(5_000_001, status: 500)])
+                for id in ids { api.script(.production, .history, id: id, [.error(5_000_001, status: 500)]) }
+                Thread.sleep(forTimeInterval: 1.1)
+                let outage = try World.run(database, api, ["--no-notifications", "--metrics-file", metrics])
+                #expect(outage.status == 69, "\(outage.output)")
+                #expect(
+                    outage.stderr.contains("Apple unreachable or refusing: 21 of 21 receipts"), "\(outage.stderr)")
+                #expect(try World.summary(outage)["status"] as? String == "aborted")
+                #expect(Self.sample(metrics, "receipt_recon_last_success_timestamp_seconds") == lastSuccess)
+                #expect(Self.sample(metrics, "receipt_recon_last_run_exit_code") == "69")
+                #expect(try Self.activePro(db) == 21)
             }
-            Thread.sleep(forTimeInterval: 1.1)
-            let outage = try World.run(database, api, ["--no-notifications", "--metrics-file", metrics])
-            #expect(outage.status == 69, "\(outage.output)")
-            #expect(
-                outage.stderr.contains("Apple unreachable or refusing: 21 of 21 receipts"), "\(outage.stderr)")
-            #expect(try World.summary(outage)["status"] as? String == "aborted")
-            #expect(Self.sample(metrics, "receipt_recon_last_success_timestamp_seconds") == lastSuccess)
-            #expect(Self.sample(metrics, "receipt_recon_last_run_exit_code") == "69")
-            #expect(try Self.activePro(db) == 21)
         }
     }
 
@@ -121,39 +110,56 @@ import Testing
     /// and the night exits 0, every night they come back.
     @Test func permanentlyUnverifiedReceiptsAloneExit0() throws {
         let api = try World.server()
+        try Self.withMetricsFile { metrics in
+            try TestDatabase.with { database in
+                let db = try database.connect()
+                // Apple no longer finds the accounts of the first three, in either environment.
+                for id in try Self.seedPaying(db, api, users: 12, firstID: 5_000_000).prefix(3) {
+                    api.script(.production, .history, id: id, [.error(4_040_001, status: 404)])
+                    api.script(.sandbox, .history, id: id, [.error(4_040_001, status: 404)])
+                }
+                for night in 0..<2 {
+                    let result = try World.run(database, api, ["--no-notifications", "--metrics-file", metrics])
+                    #expect(result.status == 0, "night \(night): \(result.output)")
+                    let summary = try World.summary(result)
+                    #expect(summary["status"] as? String == "completed")
+                    #expect(summary["permanentlyUnverified"] as? Int == 3)
+                    #expect(summary["newlyPermanentlyUnverified"] as? Int == (night == 0 ? 3 : 0))
+                    #expect(
+                        Self.sample(metrics, #"receipt_recon_last_run_unverified_receipts{"#, label: "permanent") == "3"
+                    )
+                    #expect(
+                        Self.sample(metrics, #"receipt_recon_last_run_unverified_receipts{"#, label: "transient") == "0"
+                    )
+                }
+                #expect(try World.flags(db).filter { $0.hasSuffix(" unverified") }.count == 3)
+            }
+        }
+    }
+
+    /// `users` paying users of `pro` (the lifetime product), each with one JWS row whose transaction id is
+    /// `firstID + index`; Apple answers each with its purchase. - Returns: the transaction ids.
+    @discardableResult
+    static func seedPaying(
+        _ db: PostgresConnection, _ api: ScriptedServerAPI, users: Int, firstID: Int
+    ) throws -> [String] {
+        try db.execute("INSERT INTO products VALUES ('lifetime', 'non_consumable', 'pro', NULL)")
+        return try (0..<users).map { index in
+            let id = String(firstID + index)
+            let purchase = World.lifetime(id, purchased: World.day(-30))
+            try World.row(db, Self.user(index), api.sign(purchase))
+            api.script(.production, .history, id: id, [.history([purchase])])
+            try World.entitlement(db, Self.user(index), "pro", expires: nil)
+            return id
+        }
+    }
+
+    /// A metrics file's path in a directory of its own, removed after `body`.
+    static func withMetricsFile(_ body: (String) throws -> Void) throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("recon-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let metrics = directory.appendingPathComponent("recon.prom").path
-        try TestDatabase.with { database in
-            let db = try database.connect()
-            try db.execute("INSERT INTO products VALUES ('lifetime', 'non_consumable', 'pro', NULL)")
-            for index in 0..<12 {
-                let id = String(5_000_000 + index)
-                let purchase = World.lifetime(id, purchased: World.day(-30))
-                try World.row(db, Self.user(index), api.sign(purchase))
-                if index < 3 {
-                    api.script(.production, .history, id: id, [.error(4_040_001, status: 404)])
-                    api.script(.sandbox, .history, id: id, [.error(4_040_001, status: 404)])
-                } else {
-                    api.script(.production, .history, id: id, [.history([purchase])])
-                }
-                try World.entitlement(db, Self.user(index), "pro", expires: nil)
-            }
-            for night in 0..<2 {
-                let result = try World.run(database, api, ["--no-notifications", "--metrics-file", metrics])
-                #expect(result.status == 0, "night \(night): \(result.output)")
-                let summary = try World.summary(result)
-                #expect(summary["status"] as? String == "completed")
-                #expect(summary["permanentlyUnverified"] as? Int == 3)
-                #expect(summary["newlyPermanentlyUnverified"] as? Int == (night == 0 ? 3 : 0))
-                #expect(
-                    Self.sample(metrics, #"receipt_recon_last_run_unverified_receipts{"#, label: "permanent") == "3")
-                #expect(
-                    Self.sample(metrics, #"receipt_recon_last_run_unverified_receipts{"#, label: "transient") == "0")
-            }
-            #expect(try World.flags(db).filter { $0.hasSuffix(" unverified") }.count == 3)
-        }
+        try body(directory.appendingPathComponent("recon.prom").path)
     }
 
     /// The value of a metrics file's sample `name` (with `label` in its labels, when given).
