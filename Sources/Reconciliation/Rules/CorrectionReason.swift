@@ -23,6 +23,9 @@ public enum CorrectionReason: String, ContractVocabulary {
     case bundleMismatch = "bundle_mismatch"
     /// Apple knows no purchase for the entitlement.
     case noPurchase = "no_purchase"
+    /// Written by `revert` (CONTRACT §6): puts back what the correction named by `reverts_correction_id`
+    /// changed. Never planned from Apple's answers.
+    case reverted
 
     public var description: String { rawValue }
 }

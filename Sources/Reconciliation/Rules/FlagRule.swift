@@ -19,18 +19,28 @@ public enum FlagRule {
     public static func receiptFlags(_ receipt: UserReceipt, catalog: ProductCatalog, asOf: Date) -> [PlannedFlag] {
         var flags: [PlannedFlag] = []
         if let kind = receipt.classification.outcomeFlag {
-            flags.append(PlannedFlag(kind: kind, receiptID: receipt.receiptID, detail: receipt.classification.detail))
+            flags.append(
+                PlannedFlag(
+                    kind: kind, receiptID: receipt.receiptID, detail: receipt.classification.detail,
+                    evidence: .receiptFlag(kind, receipt: receipt, asOf: asOf)))
         }
         guard receipt.outcome == .valid || receipt.outcome == .misrouted else { return flags }
         let id = receipt.receiptID
-        if let detail = refundedRule(receipt.purchases, asOf: asOf) {
-            flags.append(PlannedFlag(kind: .refunded, receiptID: id, detail: detail))
+        for (kind, label, matches) in revocationFlags(asOf: asOf) {
+            // Most receipts have no revocation: nothing is built for them.
+            guard receipt.purchases.contains(where: matches) else { continue }
+            let revoked = receipt.purchases.filter(matches)
+            flags.append(
+                PlannedFlag(
+                    kind: kind, receiptID: id, detail: revokedDetail(revoked, label),
+                    evidence: .receiptFlag(kind, receipt: receipt, purchases: revoked, asOf: asOf)))
         }
-        if let detail = familyRevokedRule(receipt.purchases, asOf: asOf) {
-            flags.append(PlannedFlag(kind: .familyRevoked, receiptID: id, detail: detail))
-        }
-        if let detail = unknownProductRule(receipt.purchases, catalog: catalog) {
-            flags.append(PlannedFlag(kind: .unknownProduct, receiptID: id, detail: detail))
+        if let unknown = unknownProducts(receipt.purchases, catalog: catalog) {
+            flags.append(
+                PlannedFlag(
+                    kind: .unknownProduct, receiptID: id, detail: "not in products: " + listed(unknown),
+                    evidence: .receiptFlag(.unknownProduct, receipt: receipt, productIDs: unknown.sorted(), asOf: asOf))
+            )
         }
         return flags.sorted(by: PlannedFlag.ordered)
     }
@@ -47,23 +57,37 @@ public enum FlagRule {
         revokedRule(purchases, "Family Sharing revoked: ") { $0.isRevoked(asOf: asOf) && $0.isFamilyRevocation }
     }
 
+    /// The two revocation flags: kind, the detail's label, and which purchases they name.
+    private static func revocationFlags(asOf: Date) -> [(FlagKind, String, (Purchase) -> Bool)] {
+        [
+            (.refunded, "refunded: ", { $0.isRefunded(asOf: asOf) }),
+            (.familyRevoked, "Family Sharing revoked: ", { $0.isRevoked(asOf: asOf) && $0.isFamilyRevocation }),
+        ]
+    }
+
     private static func revokedRule(_ purchases: [Purchase], _ label: String, _ matches: (Purchase) -> Bool)
         -> String?
     {
-        // Most receipts have no revocation: nothing is built for them.
         guard purchases.contains(where: matches) else { return nil }
-        let names = purchases.filter(matches).map { "\($0.transactionID ?? "?") (\($0.productID ?? "no product id"))" }
-        return label + listed(names)
+        return revokedDetail(purchases.filter(matches), label)
+    }
+
+    private static func revokedDetail(_ revoked: [Purchase], _ label: String) -> String {
+        label + listed(revoked.map { "\($0.transactionID ?? "?") (\($0.productID ?? "no product id"))" })
     }
 
     /// `unknown_product`: a purchase's product id is not in `products` (a missing one is not in
     /// `products` either).
     public static func unknownProductRule(_ purchases: [Purchase], catalog: ProductCatalog) -> String? {
+        unknownProducts(purchases, catalog: catalog).map { "not in products: " + listed($0) }
+    }
+
+    /// The product ids of `unknownProductRule`, each once; nil when every product is known.
+    private static func unknownProducts(_ purchases: [Purchase], catalog: ProductCatalog) -> [String]? {
         let isUnknown = { (purchase: Purchase) in !catalog.contains(purchase.productID) }
         // Nearly every product is known: nothing is built unless one is not.
         guard purchases.contains(where: isUnknown) else { return nil }
-        let unknown = Set(purchases.filter(isUnknown).map { $0.productID ?? "(none)" })
-        return "not in products: " + listed(Array(unknown))
+        return Array(Set(purchases.filter(isUnknown).map { $0.productID ?? "(none)" }))
     }
 
     /// Sorted, deduplicated, at most 10 named (a detail is one line, not a dump).

@@ -25,7 +25,7 @@ struct VocabularyTests {
         #expect(
             Set(CorrectionReason.allCases.map(\.rawValue)) == [
                 "purchase_not_granted", "renewal", "grace_period", "expired", "refund", "family_revoke",
-                "refund_reversed", "invalid_receipt", "wrong_environment", "bundle_mismatch", "no_purchase",
+                "refund_reversed", "invalid_receipt", "wrong_environment", "bundle_mismatch", "no_purchase", "reverted",
             ])
     }
 
