@@ -41,7 +41,7 @@ import Testing
             } ?? "SELECT evidence::text AS e FROM recon_corrections WHERE user_id = \(user)"
         let rows = try db.query(sql).map { try $0.decode("e", as: String?.self) }
         #expect(rows.count == 1, "\(user) \(kind ?? "correction"): \(rows)")
-        let text = try #require(rows.first ?? nil, "\(user) \(kind ?? "correction"): evidence is NULL")
+        let text = try #require(rows.compactMap { $0 }.first, "\(user) \(kind ?? "correction"): evidence is NULL")
         return try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
     }
 

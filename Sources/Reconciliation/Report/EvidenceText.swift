@@ -91,7 +91,8 @@ public enum EvidenceText {
             return "the subscription ended: Apple reports " + (deciding.map(ended) ?? "no purchase still running")
                 + ", with no later renewal and no billing grace period"
         case .expired:
-            return "Apple reports the access ends earlier than the app recorded: " + (deciding.map(ended) ?? "")
+            return "Apple reports the access ends earlier than the app recorded: "
+                + (deciding.map { named($0) + ($0.expiresDate.map { " ends on \(day($0))" } ?? "") } ?? "no purchase")
         case .renewal:
             return "Apple reports a renewal the app missed: " + (deciding.map(running) ?? "a later purchase")
         case .purchaseNotGranted:
@@ -180,7 +181,7 @@ public enum EvidenceText {
     /// What Apple answered for one row, with its proof.
     static func answer(_ receipt: Evidence.ReceiptFact) -> String {
         var text = "\(receipt.outcome)"
-        if let status = receipt.appleStatus, receipt.outcome != .valid {
+        if let status = receipt.appleStatus, status != 0 {
             text += ", Apple's status \(VerifyReceiptStatus(rawValue: status))"
         }
         if let code = receipt.errorCode { text += ", Apple's errorCode \(code) (\(errorCodeSummary(code)))" }

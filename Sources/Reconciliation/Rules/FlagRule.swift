@@ -26,14 +26,14 @@ public enum FlagRule {
         }
         guard receipt.outcome == .valid || receipt.outcome == .misrouted else { return flags }
         let id = receipt.receiptID
-        for (kind, label, matches) in revocationFlags(asOf: asOf) {
-            // Most receipts have no revocation: nothing is built for them.
-            guard receipt.purchases.contains(where: matches) else { continue }
-            let revoked = receipt.purchases.filter(matches)
-            flags.append(
-                PlannedFlag(
-                    kind: kind, receiptID: id, detail: revokedDetail(revoked, label),
-                    evidence: .receiptFlag(kind, receipt: receipt, purchases: revoked, asOf: asOf)))
+        if let flag = revocationFlag(.refunded, "refunded: ", receipt, asOf: asOf, { $0.isRefunded(asOf: asOf) }) {
+            flags.append(flag)
+        }
+        if let flag = revocationFlag(
+            .familyRevoked, "Family Sharing revoked: ", receipt, asOf: asOf,
+            { $0.isRevoked(asOf: asOf) && $0.isFamilyRevocation })
+        {
+            flags.append(flag)
         }
         if let unknown = unknownProducts(receipt.purchases, catalog: catalog) {
             flags.append(
@@ -57,12 +57,16 @@ public enum FlagRule {
         revokedRule(purchases, "Family Sharing revoked: ") { $0.isRevoked(asOf: asOf) && $0.isFamilyRevocation }
     }
 
-    /// The two revocation flags: kind, the detail's label, and which purchases they name.
-    private static func revocationFlags(asOf: Date) -> [(FlagKind, String, (Purchase) -> Bool)] {
-        [
-            (.refunded, "refunded: ", { $0.isRefunded(asOf: asOf) }),
-            (.familyRevoked, "Family Sharing revoked: ", { $0.isRevoked(asOf: asOf) && $0.isFamilyRevocation }),
-        ]
+    /// A revocation flag naming the purchases of `receipt` that `matches` picks; nil when none does.
+    private static func revocationFlag(
+        _ kind: FlagKind, _ label: String, _ receipt: UserReceipt, asOf: Date, _ matches: (Purchase) -> Bool
+    ) -> PlannedFlag? {
+        // Most receipts have no revocation: nothing is built for them.
+        guard receipt.purchases.contains(where: matches) else { return nil }
+        let revoked = receipt.purchases.filter(matches)
+        return PlannedFlag(
+            kind: kind, receiptID: receipt.receiptID, detail: revokedDetail(revoked, label),
+            evidence: .receiptFlag(kind, receipt: receipt, purchases: revoked, asOf: asOf))
     }
 
     private static func revokedRule(_ purchases: [Purchase], _ label: String, _ matches: (Purchase) -> Bool)
