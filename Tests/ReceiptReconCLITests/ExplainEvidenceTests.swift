@@ -174,6 +174,7 @@ import Testing
 
     // MARK: An expiry
 
+    /// Corrected by `verify-user` (support's own path writes the evidence too), explained afterwards.
     @Test func anExpiryShowsThePurchaseAndTheInstantItEnded() throws {
         let api = try World.server()
         try TestDatabase.with { database in
@@ -184,8 +185,12 @@ import Testing
             try World.entitlement(db, "u-expired", "premium", expires: Self.day(20))
             api.script(.production, .history, id: "3000000456", [.history([lapsed])])
 
-            let night = try World.run(database, api)
-            #expect(night.status == 0, "\(night.output)")
+            let verified = try ReceiptReconBinary.run(
+                ["verify-user", "u-expired", "--backend", "server-api", "--as-of", World.asOf, "--max-attempts", "2"],
+                environment: api.environment.merging([
+                    "DATABASE_URL": database.conninfo, "APPLE_BUNDLE_IDS": "com.example",
+                ]) { $1 })
+            #expect(verified.status == 0, "\(verified.output)")
             #expect(try World.corrections(db) == ["u-expired premium revoke expired"])
             let evidence = try Self.evidence(db, "u-expired")
             #expect(evidence["rule"] as? String == "expired")
@@ -195,6 +200,7 @@ import Testing
 
             let explained = try Self.explain(database, "u-expired")
             #expect(explained.status == 0, "\(explained.output)")
+            #expect(explained.stdout.contains(", run 1 (user): access to premium"), "\(explained.stdout)")
             #expect(
                 explained.stdout.contains(
                     "access to premium was removed because the subscription ended: Apple reports purchase 3000000456 "
