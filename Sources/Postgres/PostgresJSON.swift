@@ -10,3 +10,11 @@ public struct PostgresJSON: Sendable, Hashable, PostgresEncodable, PostgresDecod
         PostgresJSON(try requireText(text))
     }
 }
+
+extension PostgresJSON: PostgresArrayElement {
+    public static var arrayElementType: String { "jsonb" }
+    public static var typicalTextLength: Int { 200 }
+    /// The JSON text, escaped as a string element is.
+    @inlinable
+    public func appendArrayElementText(to bytes: inout [UInt8]) { text.appendArrayElementText(to: &bytes) }
+}

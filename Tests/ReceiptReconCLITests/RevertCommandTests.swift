@@ -119,9 +119,9 @@ import Testing
                        (c.before_active IS NULL AND NOT rv.after_active)
                          OR (rv.after_active = c.before_active
                              AND rv.after_expires_at IS NOT DISTINCT FROM c.before_expires_at) AS to_night_before,
-                       rv.evidence->>'rule' AS rule, (rv.evidence->>'reverted_run_id')::bigint AS ev_run,
-                       (rv.evidence->>'reverted_correction_id')::bigint = c.id AS ev_id,
-                       rv.evidence->>'reverted_reason' = c.reason AS ev_reason
+                       rv.evidence->>'rule' AS rule, (rv.evidence->>'reverts_run_id')::bigint AS ev_run,
+                       (rv.evidence->>'reverts_correction_id')::bigint = c.id AS ev_id,
+                       rv.evidence->>'reverts_reason' = c.reason AS ev_reason
                 FROM recon_corrections rv JOIN recon_corrections c ON c.id = rv.reverts_correction_id
                 WHERE rv.run_id = 2 AND rv.reason = 'reverted' AND c.run_id = 1
                 """)

@@ -69,7 +69,7 @@ public struct NotificationHistoryWalk: AppleExchange {
         case .send(let request, let delay): return .send(request, after: delay)
         case .finish(.answer(let body)): return received(body)
         case .finish(.finished(.configuration(let detail))): return .finish(.configuration(detail: detail))
-        case .finish(.finished(.unverified(let detail))), .finish(.finished(.invalidID(let detail))):
+        case .finish(.finished(.unverified(let detail))), .finish(.finished(.invalidID(let detail, _))):
             return incomplete(detail)
         case .finish(.notHere(let code, _)): return incomplete("errorCode \(code) in \(environment)")
         case .finish(.restartWalk(let code)):

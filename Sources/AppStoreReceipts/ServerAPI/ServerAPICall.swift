@@ -97,7 +97,8 @@ struct ServerAPICall: AppleExchange {
         case .restartWalk(let code):
             return .finish(.restartWalk(code: code))
         case .invalidID(let code):
-            return .finish(.finished(.invalidID(detail: "Apple refuses the id's format (errorCode \(code))")))
+            return .finish(
+                .finished(.invalidID(detail: "Apple refuses the id's format (errorCode \(code))", errorCode: code)))
         case .unauthorized:
             guard !refreshedToken else {
                 return .finish(
@@ -138,13 +139,13 @@ struct ServerAPICall: AppleExchange {
 
 /// How a request ended without a body to read, whatever else is asked.
 enum ServerAPILookupEnd: Sendable {
-    case invalidID(detail: String)
+    case invalidID(detail: String, errorCode: Int?)
     case unverified(detail: String)
     case configuration(detail: String)
 
     func lookup<Value>() -> ServerAPILookup<Value> {
         switch self {
-        case .invalidID(let detail): .invalidID(detail: detail)
+        case .invalidID(let detail, let code): .invalidID(detail: detail, errorCode: code)
         case .unverified(let detail): .unverified(detail: detail)
         case .configuration(let detail): .configuration(detail: detail)
         }

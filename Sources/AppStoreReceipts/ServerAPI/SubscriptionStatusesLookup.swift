@@ -41,7 +41,7 @@ public struct SubscriptionStatusesLookup: AppleExchange {
         case .send(let request, let delay): return .send(request, after: delay)
         case .finish(.finished(let end)): return .finish(end.lookup())
         case .finish(.answer(let body)): return .finish(client.statuses(body, environment: environment))
-        case .finish(.notHere(let code, gone: false)): return .finish(.notFound(detail: detail(code)))
+        case .finish(.notHere(let code, gone: false)): return .finish(.notFound(detail: detail(code), errorCode: code))
         case .finish(.notHere(let code, gone: true)): return .finish(.gone(code: code, detail: detail(code)))
         case .finish(.restartWalk(let code)):
             return .finish(.unverified(detail: detail(code) + " (a pagination error for a request without pages)"))

@@ -28,6 +28,8 @@ public struct TransactionHistoryWalk: AppleExchange {
     private var misses: [String] = []
     /// The first 4040001 / 4040003 / 4040019 of the lookup, in any environment.
     private var goneCode: Int?
+    /// The last 4040010 / 4040005 of the lookup: the errorCode that proves the id absent.
+    private var notFoundCode: Int?
     /// The request in progress.
     private var call: ServerAPICall?
 
@@ -89,6 +91,7 @@ public struct TransactionHistoryWalk: AppleExchange {
         case .finish(.finished(let end)): return .finish(end.lookup())
         case .finish(.answer(let body)): return received(body)
         case .finish(.notHere(let code, let gone)):
+            if !gone { notFoundCode = code }
             return notHere("errorCode \(code) in \(environment)", gone: gone ? code : nil)
         case .finish(.restartWalk(let code)): return restart(code)
         }
@@ -138,7 +141,7 @@ public struct TransactionHistoryWalk: AppleExchange {
         guard mayHop else {
             let detail = "transaction history: " + misses.joined(separator: "; ")
             if let goneCode { return .finish(.gone(code: goneCode, detail: detail)) }
-            return .finish(.notFound(detail: detail))
+            return .finish(.notFound(detail: detail, errorCode: notFoundCode))
         }
         mayHop = false
         environment = environment.other

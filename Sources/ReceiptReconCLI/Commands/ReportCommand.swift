@@ -12,7 +12,8 @@ struct ReportCommand: Command {
         name: "report",
         usage:
             "report [--run ID | --last] [--json | --html FILE]\n       receipt-recon report --list [--limit N] [--json]"
-            + "\n       receipt-recon report --compare RUN_A RUN_B [--json]",
+            + "\n       receipt-recon report --compare RUN_A RUN_B [--json]"
+            + "\n       receipt-recon report --user USER_ID [--json]",
         summary: "Print a past run's summary (text, --json), or write it as a self-contained HTML page.",
         discussion: """
             Without --run, the last complete nightly run is reported: the newest nightly run of any shard \
@@ -35,6 +36,8 @@ struct ReportCommand: Command {
             OptionSpec("json", .flag, "one JSON object on stdout"),
             OptionSpec("html", .value(placeholder: "FILE"), "write an HTML report with a chart of the last 30 runs"),
             OptionSpec("compare", .value(placeholder: "RUN_A RUN_B"), "the users two runs decided differently about"),
+            OptionSpec(
+                "user", .value(placeholder: "USER_ID"), "as verify-user USER_ID --explain: " + UserExplanation.help),
         ] + Configuration.databaseOptions,
         environment: ["DATABASE_URL"],
         exitCodes: [.success, .usage, .dataError, .unavailable, .internalError, .noPermission, .configuration]
@@ -47,9 +50,19 @@ struct ReportCommand: Command {
     let htmlFile: String?
     /// `--compare RUN_A RUN_B`: RUN_B is the one positional argument.
     let compare: (a: Int64, b: Int64)?
+    /// `--user USER_ID`: why the user's access changed (`UserExplanation`).
+    let user: String?
     let configuration: Configuration
 
     init(_ arguments: ParsedArguments, environment: [String: String]) throws(CommandError) {
+        user = arguments.value("user")
+        if let user {
+            guard !user.isEmpty else { throw .usage("--user needs a USER_ID", command: "report") }
+            let others = ["run", "last", "list", "limit", "html", "compare"].filter { arguments.has($0) }
+            if let other = others.first {
+                throw .usage("--user takes --json only, not --\(other)", command: "report")
+            }
+        }
         if let a = try arguments.read.integer("compare", in: 1...Int.max) {
             guard arguments.positionals.count == 1 else {
                 throw .usage("--compare takes two run ids: --compare RUN_A RUN_B", command: "report")
@@ -94,6 +107,10 @@ struct ReportCommand: Command {
     }
 
     func run(_ console: Console) throws -> ExitCode {
+        if let user {
+            return try UserExplanation.run(
+                userID: user, databaseURL: configuration.databaseURL, json: json, command: "report", console: console)
+        }
         let connection = try PostgresConnection(
             conninfo: configuration.databaseURL, applicationName: "receipt-recon report")
         try SchemaReadiness.require(on: connection, applicationTables: false)

@@ -121,17 +121,23 @@ struct RunCommand: Command {
     }
 }
 
-/// `receipt-recon verify-user USER_ID`: on-demand re-verification of one user (support).
+/// `receipt-recon verify-user USER_ID`: on-demand re-verification of one user (support); with
+/// `--explain`, why the user's access changed, from the records only (`UserExplanation`).
 struct VerifyUserCommand: Command {
     static let spec = CommandSpec(
         name: "verify-user",
-        usage: "verify-user USER_ID [options]",
+        usage: "verify-user USER_ID [options]\n       receipt-recon verify-user USER_ID --explain [--json]",
         summary: "Re-verify all of one user's receipts now and apply (or, with --dry-run, show) corrections.",
         discussion: """
             Prints the user's entitlements before and after, with the reason for every change. Safe to run \
-            while the nightly job is running: writes for one user never interleave.
+            while the nightly job is running: writes for one user never interleave. With --explain it verifies \
+            nothing: it prints the user's last corrections, newest first, and the flags of the last run that \
+            judged the user, each with the Apple fact that decided it (the stored receipt, the transaction, \
+            Apple's status or errorCode, the refund, the expiry, when Apple signed or sent it) in words support \
+            can read to a customer; it needs only DATABASE_URL. 'report --user USER_ID' prints the same.
             """,
-        options: VerificationOptions.shared + Configuration.databaseOptions + Configuration.appleOptions,
+        options: [OptionSpec("explain", .flag, UserExplanation.help)] + VerificationOptions.shared
+            + Configuration.databaseOptions + Configuration.appleOptions,
         environment: Configuration.variables.map(\.name).filter { $0 != ProgressDisplay.variable },
         exitCodes: [
             .success, .someUnverified, .usage, .dataError, .unavailable, .internalError, .noPermission, .configuration,
@@ -141,6 +147,8 @@ struct VerifyUserCommand: Command {
     let userID: String
     let options: VerificationOptions
     let configuration: Configuration
+    /// `--explain`: read the records, verify nothing.
+    let explain: Bool
 
     init(_ arguments: ParsedArguments, environment: [String: String]) throws(CommandError) {
         guard arguments.positionals.count == 1, let userID = arguments.positionals.first, !userID.isEmpty else {
@@ -150,11 +158,24 @@ struct VerifyUserCommand: Command {
                 command: "verify-user")
         }
         self.userID = userID
+        explain = arguments.has("explain")
+        if explain, let given = VerificationOptions.shared.first(where: { $0.name != "json" && arguments.has($0.name) })
+        {
+            throw .usage(
+                "--explain reads the job's records and verifies nothing: it takes --json, not --\(given.name)",
+                command: "verify-user")
+        }
         options = try VerificationOptions(arguments, environment: environment)
-        configuration = try Configuration.load(arguments, environment: environment, needsApple: true)
+        // The explanation never asks Apple: support needs no Apple keys for it.
+        configuration = try Configuration.load(arguments, environment: environment, needsApple: !explain)
     }
 
     func run(_ console: Console) throws -> ExitCode {
+        if explain {
+            return try UserExplanation.run(
+                userID: userID, databaseURL: configuration.databaseURL, json: options.json, command: "verify-user",
+                console: console)
+        }
         // Ctrl-C or SIGTERM ends Apple's waits at once and records the run `interrupted` (75) instead of
         // leaving its row `running` for the next nightly run to find.
         configuration.logWarnings()

@@ -51,7 +51,7 @@ extension UserReport {
     }
 
     /// One `entitlements` row, under the table's own column names.
-    private struct State: Encodable {
+    struct State: Encodable {
         let active: Bool
         let expiresAt: Date?
         let productID: String?

@@ -13,14 +13,15 @@ struct ServerAPIUserWalk: AppleExchange {
         var renewals: [SubscriptionRenewal]
     }
 
+    /// What one id resolved to; `code` is the `errorCode` Apple answered with, kept for the evidence.
     enum Resolution {
         case found(Int)
         /// 4040010 / 4040005 in both environments: absent only if no history of the run holds it and
         /// Apple never answered for it before (decided in `finish`).
-        case notFound(String)
+        case notFound(String, code: Int?)
         /// Apple refuses the id's format (4000006 / 4000008).
-        case invalid(String)
-        case unverified(UnverifiedKind, String)
+        case invalid(String, code: Int?)
+        case unverified(UnverifiedKind, String, code: Int? = nil)
     }
 
     /// The lookup in progress: which row and id it is for, and whether an answer came yet.
@@ -129,15 +130,16 @@ struct ServerAPIUserWalk: AppleExchange {
             // The key is refused for this row's app only: the run goes on for everyone else.
             return settle(
                 row, .unverified(.permanent, "the App Store Server API refused bundle id \(bundleID): \(detail)"))
-        case .notFound(let detail):
-            return resolve(id, .notFound(detail))
+        case .notFound(let detail, let code):
+            return resolve(id, .notFound(detail, code: code))
         case .gone(let code, let detail):
             return resolve(
                 id,
                 .unverified(
-                    .permanent, "Apple no longer finds the \(Self.goneSubject(code)) of transaction \(id) (\(detail))"))
-        case .invalidID(let detail):
-            return resolve(id, .invalid("Apple refuses transaction id \(id) (\(detail))"))
+                    .permanent, "Apple no longer finds the \(Self.goneSubject(code)) of transaction \(id) (\(detail))",
+                    code: code))
+        case .invalidID(let detail, let code):
+            return resolve(id, .invalid("Apple refuses transaction id \(id) (\(detail))", code: code))
         case .unverified(let detail):
             return settle(row, .unverified(.transient, detail))
         case .found(let history, let environment):
@@ -180,7 +182,7 @@ struct ServerAPIUserWalk: AppleExchange {
         case .configuration(let detail):
             guard lookup.bundleID != backend.defaultBundleID else { return abort(detail) }
             return settle(lookup.row, .unverified(.permanent, "subscription statuses: \(detail)"))
-        case .notFound(let detail), .gone(_, let detail), .invalidID(let detail), .unverified(let detail):
+        case .notFound(let detail, _), .gone(_, let detail), .invalidID(let detail, _), .unverified(let detail):
             // Without the status a grace period cannot be told from a lapse: no verdict.
             for id in ids where resolved[id] == nil {
                 resolved[id] = .unverified(.transient, "subscription statuses: \(detail)")
@@ -248,40 +250,42 @@ struct ServerAPIUserWalk: AppleExchange {
     /// (asked about first, answered by a later row's history), an Apple hiccup if Apple answered for it
     /// before, else absent.
     private func final(_ id: String, _ resolution: Resolution) -> Resolution {
-        guard case .notFound(let detail) = resolution else { return resolution }
+        guard case .notFound(let detail, let code) = resolution else { return resolution }
         if let history = held[id] { return .found(history) }
         if user.knownTransactionIDs.contains(id) {
             return .unverified(
                 .permanent,
                 "transaction \(id) is not found by the App Store Server API now (\(detail)), but Apple answered "
-                    + "for it in an earlier run")
+                    + "for it in an earlier run", code: code)
         }
-        return .notFound("transaction \(id) is unknown to the App Store Server API in both environments (\(detail))")
+        return .notFound(
+            "transaction \(id) is unknown to the App Store Server API in both environments (\(detail))", code: code)
     }
 
     /// A row: `invalid` if any id proves it altered, else `unverified` (transient before permanent) if
     /// any id has no verdict, else its histories' outcome with their purchases and renewal state.
     private func answer(_ row: Int, _ question: StoredRowKey.Question, _ resolutions: [Resolution]) -> ReceiptAnswer {
-        var invalid: String?
-        var transient: String?
-        var permanent: String?
+        var invalid: (detail: String, code: Int?)?
+        var transient: (detail: String, code: Int?)?
+        var permanent: (detail: String, code: Int?)?
         var used: [Int] = []
         for resolution in resolutions {
             switch resolution {
-            case .notFound(let detail), .invalid(let detail): invalid = invalid ?? detail
-            case .unverified(.transient, let detail): transient = transient ?? detail
-            case .unverified(.permanent, let detail): permanent = permanent ?? detail
+            case .notFound(let detail, let code), .invalid(let detail, let code): invalid = invalid ?? (detail, code)
+            case .unverified(.transient, let detail, let code): transient = transient ?? (detail, code)
+            case .unverified(.permanent, let detail, let code): permanent = permanent ?? (detail, code)
             case .found(let index): if !used.contains(index) { used.append(index) }
             }
         }
         let receiptID = user.receipts[row].id
         let classification: ReceiptClassification
         if let invalid {
-            classification = ReceiptClassification(outcome: .invalid, outcomeFlag: .invalidReceipt, detail: invalid)
+            classification = ReceiptClassification(
+                outcome: .invalid, outcomeFlag: .invalidReceipt, detail: invalid.detail, errorCode: invalid.code)
         } else if let transient {
-            classification = .unverified(.transient, detail: transient)
+            classification = .unverified(.transient, detail: transient.detail, errorCode: transient.code)
         } else if let permanent {
-            classification = .unverified(.permanent, detail: permanent)
+            classification = .unverified(.permanent, detail: permanent.detail, errorCode: permanent.code)
         } else {
             used.sort()
             let purchases = used.flatMap { histories[$0].purchases }

@@ -19,7 +19,8 @@ import Foundation
 /// 4. an entitlement named by a permanently `unverified` row, or with a subscription whose lapse Apple's
 ///    state at `as_of` cannot confirm, gets no `revoke` and no `shorten` (`keepsAccess`).
 ///
-/// Reasons: `grantReason`, `extendReason`, `shortenReason`, `revokeReason`.
+/// Reasons: `grantReason`, `extendReason`, `shortenReason`, `revokeReason`; each correction made carries
+/// the facts its reason used (`Evidence.correction`).
 public enum CorrectionPlanner {
     /// Plans one user's corrections, sorted by entitlement.
     ///
@@ -47,7 +48,7 @@ public enum CorrectionPlanner {
         for name in names.sorted() {
             let entitlementTruth = truth[name] ?? EntitlementTruth(entitlement: name)
             guard
-                let correction = correction(
+                var correction = correction(
                     truth: entitlementTruth, row: appStoreRows[name],
                     previouslyRefundedTransactionIDs: previouslyRefundedTransactionIDs)
             else { continue }
@@ -55,6 +56,7 @@ public enum CorrectionPlanner {
             if userHasUnverifiedReceipt, correction.action == .revoke || correction.action == .shorten { continue }
             guard signedDataGuard(correction, truth: entitlementTruth, row: appStoreRows[name]) else { continue }
             if keepsAccess(entitlementTruth), correction.action == .revoke || correction.action == .shorten { continue }
+            correction.evidence = Evidence.correction(correction, truth: entitlementTruth, user: truth)
             corrections.append(correction)
         }
         return corrections

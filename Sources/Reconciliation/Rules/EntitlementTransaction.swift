@@ -23,6 +23,10 @@ public struct EntitlementTransaction: Hashable, Sendable {
     /// Where the evidence came from, and the instant it speaks for (a signed row's `signedDate`).
     public var source: TransactionSource
     public var evidenceDate: Date?
+    /// The stored row whose answer reported it, and the purchase whole: what its evidence names
+    /// (`Evidence.PurchaseFact`). nil for a transaction built by hand.
+    public var receiptID: Int64?
+    public var purchase: Purchase?
 
     public init(
         transactionID: String?,
@@ -35,7 +39,9 @@ public struct EntitlementTransaction: Hashable, Sendable {
         isUpgraded: Bool = false,
         isFamilyRevocation: Bool = false,
         source: TransactionSource = .verifyReceipt,
-        evidenceDate: Date? = nil
+        evidenceDate: Date? = nil,
+        receiptID: Int64? = nil,
+        purchase: Purchase? = nil
     ) {
         self.transactionID = transactionID
         self.originalTransactionID = originalTransactionID
@@ -48,18 +54,20 @@ public struct EntitlementTransaction: Hashable, Sendable {
         self.isFamilyRevocation = isFamilyRevocation
         self.source = source
         self.evidenceDate = evidenceDate
+        self.receiptID = receiptID
+        self.purchase = purchase
     }
 
     /// A purchase read through `products` at `asOf`; nil when the product is unknown, has no
     /// entitlement, or is a consumable ("Transactions whose product is unknown or consumable grant
     /// nothing"), and for a purchase made after `asOf` (CONTRACT §9, "As of").
-    public init?(_ purchase: Purchase, catalog: ProductCatalog, asOf: Date) {
+    public init?(_ purchase: Purchase, catalog: ProductCatalog, asOf: Date, receiptID: Int64? = nil) {
         guard let product = catalog[purchase.productID] else { return nil }
-        self.init(purchase, product: product, asOf: asOf)
+        self.init(purchase, product: product, asOf: asOf, receiptID: receiptID)
     }
 
-    /// `init?(_:catalog:asOf:)` with the purchase's product already looked up.
-    init?(_ purchase: Purchase, product: Product, asOf: Date) {
+    /// `init?(_:catalog:asOf:receiptID:)` with the purchase's product already looked up.
+    init?(_ purchase: Purchase, product: Product, asOf: Date, receiptID: Int64? = nil) {
         guard product.kind != .consumable, product.entitlement != nil else { return nil }
         let fields = purchase.fields
         if let purchased = fields.purchaseDate, purchased > asOf { return nil }
@@ -89,7 +97,9 @@ public struct EntitlementTransaction: Hashable, Sendable {
             isUpgraded: fields.isUpgraded ?? false,
             isFamilyRevocation: purchase.isFamilyRevocation,
             source: fields.source,
-            evidenceDate: fields.evidenceDate
+            evidenceDate: fields.evidenceDate,
+            receiptID: receiptID,
+            purchase: purchase
         )
     }
 

@@ -34,6 +34,9 @@ public struct EntitlementTruth: Hashable, Sendable {
     /// Whether a counted row of Apple's signed data carries the entitlement: evidence as of its
     /// `signedDate`, which cannot tell a renewal or refund since (CONTRACT §9).
     public var carriedBySignedData: Bool
+    /// The stored rows whose purchases (Apple's, or what an unbelieved row claims) name the
+    /// entitlement, by id: what a revoke's evidence names when only such rows carried it.
+    public var carrierReceiptIDs: [Int64]
 
     public init(
         entitlement: String,
@@ -46,7 +49,8 @@ public struct EntitlementTruth: Hashable, Sendable {
         newestRevocationIsFamily: Bool = false,
         hasCountingTransactions: Bool = false,
         carriers: Set<ReceiptStanding> = [],
-        carriedBySignedData: Bool = false
+        carriedBySignedData: Bool = false,
+        carrierReceiptIDs: [Int64] = []
     ) {
         self.entitlement = entitlement
         self.isActive = isActive
@@ -59,6 +63,7 @@ public struct EntitlementTruth: Hashable, Sendable {
         self.hasCountingTransactions = hasCountingTransactions
         self.carriers = carriers
         self.carriedBySignedData = carriedBySignedData
+        self.carrierReceiptIDs = carrierReceiptIDs
     }
 
     /// `expires_at` to write: nil means never expires (only meaningful when active).

@@ -19,18 +19,28 @@ public enum FlagRule {
     public static func receiptFlags(_ receipt: UserReceipt, catalog: ProductCatalog, asOf: Date) -> [PlannedFlag] {
         var flags: [PlannedFlag] = []
         if let kind = receipt.classification.outcomeFlag {
-            flags.append(PlannedFlag(kind: kind, receiptID: receipt.receiptID, detail: receipt.classification.detail))
+            flags.append(
+                PlannedFlag(
+                    kind: kind, receiptID: receipt.receiptID, detail: receipt.classification.detail,
+                    evidence: .receiptFlag(kind, receipt: receipt, asOf: asOf)))
         }
         guard receipt.outcome == .valid || receipt.outcome == .misrouted else { return flags }
         let id = receipt.receiptID
-        if let detail = refundedRule(receipt.purchases, asOf: asOf) {
-            flags.append(PlannedFlag(kind: .refunded, receiptID: id, detail: detail))
+        if let flag = revocationFlag(.refunded, "refunded: ", receipt, asOf: asOf, { $0.isRefunded(asOf: asOf) }) {
+            flags.append(flag)
         }
-        if let detail = familyRevokedRule(receipt.purchases, asOf: asOf) {
-            flags.append(PlannedFlag(kind: .familyRevoked, receiptID: id, detail: detail))
+        if let flag = revocationFlag(
+            .familyRevoked, "Family Sharing revoked: ", receipt, asOf: asOf,
+            { $0.isRevoked(asOf: asOf) && $0.isFamilyRevocation })
+        {
+            flags.append(flag)
         }
-        if let detail = unknownProductRule(receipt.purchases, catalog: catalog) {
-            flags.append(PlannedFlag(kind: .unknownProduct, receiptID: id, detail: detail))
+        let unknown = unknownProductIDs(receipt.purchases, catalog: catalog)
+        if !unknown.isEmpty {
+            flags.append(
+                PlannedFlag(
+                    kind: .unknownProduct, receiptID: id, detail: "not in products: " + listed(unknown),
+                    evidence: .receiptFlag(.unknownProduct, receipt: receipt, productIDs: unknown, asOf: asOf)))
         }
         return flags.sorted(by: PlannedFlag.ordered)
     }
@@ -47,13 +57,27 @@ public enum FlagRule {
         revokedRule(purchases, "Family Sharing revoked: ") { $0.isRevoked(asOf: asOf) && $0.isFamilyRevocation }
     }
 
+    /// A revocation flag naming the purchases of `receipt` that `matches` picks; nil when none does.
+    private static func revocationFlag(
+        _ kind: FlagKind, _ label: String, _ receipt: UserReceipt, asOf: Date, _ matches: (Purchase) -> Bool
+    ) -> PlannedFlag? {
+        // Most receipts have no revocation: nothing is built for them.
+        guard receipt.purchases.contains(where: matches) else { return nil }
+        let revoked = receipt.purchases.filter(matches)
+        return PlannedFlag(
+            kind: kind, receiptID: receipt.receiptID, detail: revokedDetail(revoked, label),
+            evidence: .receiptFlag(kind, receipt: receipt, purchases: revoked, asOf: asOf))
+    }
+
     private static func revokedRule(_ purchases: [Purchase], _ label: String, _ matches: (Purchase) -> Bool)
         -> String?
     {
-        // Most receipts have no revocation: nothing is built for them.
         guard purchases.contains(where: matches) else { return nil }
-        let names = purchases.filter(matches).map { "\($0.transactionID ?? "?") (\($0.productID ?? "no product id"))" }
-        return label + listed(names)
+        return revokedDetail(purchases.filter(matches), label)
+    }
+
+    private static func revokedDetail(_ revoked: [Purchase], _ label: String) -> String {
+        label + listed(revoked.map { "\($0.transactionID ?? "?") (\($0.productID ?? "no product id"))" })
     }
 
     /// `unknown_product`: a purchase's product id is not in `products` (a missing one is not in

@@ -25,6 +25,9 @@ public struct PlannedCorrection: Hashable, Sendable {
     public var rowAfter: EntitlementRow
     /// Whether `apply` updates an existing row (true) or inserts one (false, a grant only).
     public var rowExists: Bool
+    /// `evidence`: the Apple fact that decided it (`Evidence.correction`); nil only for a correction
+    /// built by hand.
+    public var evidence: Evidence?
 
     public init(
         entitlement: String,
@@ -37,7 +40,8 @@ public struct PlannedCorrection: Hashable, Sendable {
         productID: String?,
         originalTransactionID: String?,
         rowAfter: EntitlementRow,
-        rowExists: Bool
+        rowExists: Bool,
+        evidence: Evidence? = nil
     ) {
         self.entitlement = entitlement
         self.action = action
@@ -50,5 +54,6 @@ public struct PlannedCorrection: Hashable, Sendable {
         self.originalTransactionID = originalTransactionID
         self.rowAfter = rowAfter
         self.rowExists = rowExists
+        self.evidence = evidence
     }
 }

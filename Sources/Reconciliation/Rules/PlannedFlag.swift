@@ -5,11 +5,14 @@ public struct PlannedFlag: Hashable, Sendable, CustomStringConvertible {
     public var receiptID: Int64?
     /// One line for `recon_flags.detail`; never receipt data.
     public var detail: String
+    /// `recon_flags.evidence`: the Apple fact behind the flag (`FlagRule`); nil only for a flag built by hand.
+    public var evidence: Evidence?
 
-    public init(kind: FlagKind, receiptID: Int64? = nil, detail: String) {
+    public init(kind: FlagKind, receiptID: Int64? = nil, detail: String, evidence: Evidence? = nil) {
         self.kind = kind
         self.receiptID = receiptID
         self.detail = detail
+        self.evidence = evidence
     }
 
     public var description: String {

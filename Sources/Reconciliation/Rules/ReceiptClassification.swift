@@ -11,6 +11,10 @@ public struct ReceiptClassification: Hashable, Sendable {
     /// `recon_results.apple_status`: the last status Apple sent; nil when Apple was not asked or
     /// never answered.
     public var appleStatus: Int?
+    /// The App Store Server API's `errorCode` that decided the outcome (4040010 in both environments, a
+    /// refused id's 4000006, an account's 4040001); nil for verifyReceipt and for a found history.
+    /// Kept for the evidence of the row's flags and corrections.
+    public var errorCode: Int?
     /// `recon_results.environment`: the environment Apple says the receipt belongs to; nil when
     /// Apple was not asked.
     public var environment: AppStoreEnvironment?
@@ -25,11 +29,13 @@ public struct ReceiptClassification: Hashable, Sendable {
         appleStatus: Int? = nil,
         environment: AppStoreEnvironment? = nil,
         detail: String,
-        unverified: UnverifiedKind? = nil
+        unverified: UnverifiedKind? = nil,
+        errorCode: Int? = nil
     ) {
         self.outcome = outcome
         self.outcomeFlag = outcomeFlag
         self.appleStatus = appleStatus
+        self.errorCode = errorCode
         self.environment = environment
         self.detail = detail
         self.unverified = outcome == .unverified ? (unverified ?? .transient) : nil
@@ -37,11 +43,12 @@ public struct ReceiptClassification: Hashable, Sendable {
 
     /// An `unverified` outcome of `kind`, its detail ending with what that kind means.
     public static func unverified(
-        _ kind: UnverifiedKind, appleStatus: Int? = nil, environment: AppStoreEnvironment? = nil, detail: String
+        _ kind: UnverifiedKind, appleStatus: Int? = nil, environment: AppStoreEnvironment? = nil, detail: String,
+        errorCode: Int? = nil
     ) -> ReceiptClassification {
         ReceiptClassification(
             outcome: .unverified, outcomeFlag: .unverified, appleStatus: appleStatus, environment: environment,
-            detail: "\(detail) (\(kind.explanation))", unverified: kind)
+            detail: "\(detail) (\(kind.explanation))", unverified: kind, errorCode: errorCode)
     }
 
     /// Whether the receipt is `invalid` because its bundle id is not accepted.

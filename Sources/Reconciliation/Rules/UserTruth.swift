@@ -12,11 +12,18 @@ public struct UserTruth: Hashable, Sendable {
     /// Whether any row of the run ended `unverified` in a way asking again may change (guard 1 of the
     /// corrections). A permanent `unverified` does not count here: it keeps only what it names.
     public var hasUnverifiedReceipt: Bool
+    /// The rows the truth was computed from, with this run's answers: what a correction's evidence names
+    /// when no purchase decided it (`no_purchase`, `invalid_receipt`, ...).
+    public var receipts: [UserReceipt]
 
-    public init(asOf: Date, entitlements: [EntitlementTruth] = [], hasUnverifiedReceipt: Bool = false) {
+    public init(
+        asOf: Date, entitlements: [EntitlementTruth] = [], hasUnverifiedReceipt: Bool = false,
+        receipts: [UserReceipt] = []
+    ) {
         self.asOf = asOf
         self.entitlements = entitlements.sorted { $0.entitlement < $1.entitlement }
         self.hasUnverifiedReceipt = hasUnverifiedReceipt
+        self.receipts = receipts
     }
 
     public subscript(entitlement: String) -> EntitlementTruth? {
@@ -58,6 +65,8 @@ public struct UserTruth: Hashable, Sendable {
             return slots.count - 1
         }
         var counted: [Purchase] = []
+        /// The row each counted purchase was taken from (the newest that reported it).
+        var countedReceipt: [Int64] = []
         var countedPosition: [String: Int] = [:]
         var renewals: [SubscriptionRenewal] = []
 
@@ -69,11 +78,15 @@ public struct UserTruth: Hashable, Sendable {
                 {
                     let index = slot(of: entitlement)
                     slots[index].carriers.insert(standing)
+                    if slots[index].receiptIDs.last != receipt.receiptID {
+                        slots[index].receiptIDs.append(receipt.receiptID)
+                    }
                     if standing == .counted, receipt.isSignedData { slots[index].isSignedEvidence = true }
                 }
                 guard standing == .counted else { continue }
                 guard let id = purchase.transactionID, !id.isEmpty else {
                     counted.append(purchase)
+                    countedReceipt.append(receipt.receiptID)
                     continue
                 }
                 if let earlier = countedPosition[id] {
@@ -82,15 +95,16 @@ public struct UserTruth: Hashable, Sendable {
                 } else {
                     countedPosition[id] = counted.count
                     counted.append(purchase)
+                    countedReceipt.append(receipt.receiptID)
                 }
             }
             if standing == .counted { renewals += receipt.renewals }
         }
 
         var byEntitlement = [[EntitlementTransaction]](repeating: [], count: slots.count)
-        for purchase in counted {
+        for (purchase, receiptID) in zip(counted, countedReceipt) {
             guard let product = catalog[purchase.productID], let entitlement = product.entitlement,
-                let transaction = EntitlementTransaction(purchase, product: product, asOf: asOf)
+                let transaction = EntitlementTransaction(purchase, product: product, asOf: asOf, receiptID: receiptID)
             else { continue }
             byEntitlement[slot(of: entitlement)].append(transaction)
         }
@@ -100,12 +114,14 @@ public struct UserTruth: Hashable, Sendable {
             entitlementTruth(
                 slots[index].name, transactions: byEntitlement[index], renewals: speaking,
                 renewalStateSpeaks: renewalStateSpeaks(byEntitlement[index], asOf: asOf),
-                carriers: slots[index].carriers, carriedBySignedData: slots[index].isSignedEvidence, asOf: asOf)
+                carriers: slots[index].carriers, carriedBySignedData: slots[index].isSignedEvidence,
+                carrierReceiptIDs: slots[index].receiptIDs.sorted(), asOf: asOf)
         }
         return UserTruth(
             asOf: asOf,
             entitlements: truths,
-            hasUnverifiedReceipt: receipts.contains { $0.classification.unverified == .transient })
+            hasUnverifiedReceipt: receipts.contains { $0.classification.unverified == .transient },
+            receipts: receipts)
     }
 
     /// An entitlement met in the user's rows, and how the rows carrying it stand.
@@ -114,6 +130,8 @@ public struct UserTruth: Hashable, Sendable {
         var carriers: Set<ReceiptStanding> = []
         /// A counted row of signed data carries the entitlement.
         var isSignedEvidence = false
+        /// The rows whose purchases name the entitlement, each once.
+        var receiptIDs: [Int64] = []
 
         init(name: String) { self.name = name }
     }
@@ -141,6 +159,7 @@ public struct UserTruth: Hashable, Sendable {
         renewalStateSpeaks: Bool = true,
         carriers: Set<ReceiptStanding>,
         carriedBySignedData: Bool = false,
+        carrierReceiptIDs: [Int64] = [],
         asOf: Date
     ) -> EntitlementTruth {
         var winner: Int?
@@ -171,7 +190,8 @@ public struct UserTruth: Hashable, Sendable {
                 ?? false,
             hasCountingTransactions: hasCountingTransactions,
             carriers: carriers,
-            carriedBySignedData: carriedBySignedData)
+            carriedBySignedData: carriedBySignedData,
+            carrierReceiptIDs: carrierReceiptIDs)
 
         let winning = winner.map { transactions[$0] }
         truth.winningTransaction = winning

@@ -164,6 +164,7 @@ public struct RevertStore {
         var applied = PostgresArrayColumn<Bool>("applied", expectedCount: steps.count)
         var revertsIDs = PostgresArrayColumn<Int64>("reverts_correction_id", expectedCount: steps.count)
         var evidence = PostgresArrayColumn<PostgresJSON>("evidence", expectedCount: steps.count)
+        let encoder = JSONEncoder.sorted
         for step in steps {
             runIDs.append(revertRunID)
             userIDs.append(step.undone.userID)
@@ -178,7 +179,7 @@ public struct RevertStore {
             originalIDs.append(step.undone.originalTransactionID)
             applied.append(!dryRun)
             revertsIDs.append(step.undone.id)
-            evidence.append(PostgresJSON(step.evidenceJSON))
+            evidence.append(step.evidence.storedJSON(encoder))
         }
         try connection.insert(
             into: "recon_corrections",
@@ -206,26 +207,13 @@ public struct RevertStore {
 }
 
 extension RevertRule.Step {
-    /// `recon_corrections.evidence` of a `reverted` row: the correction it undoes, and why that one was made.
-    var evidenceJSON: String {
-        let evidence = RevertEvidence(
-            rule: CorrectionReason.reverted.rawValue, revertedRunID: undone.runID, revertedCorrectionID: undone.id,
-            revertedReason: undone.reason.rawValue)
-        return String(decoding: (try? JSONEncoder.sorted.encode(evidence)) ?? Data("{}".utf8), as: UTF8.self)
-    }
-}
-
-/// `{"rule":"reverted","reverted_run_id":N,"reverted_correction_id":M,"reverted_reason":"refund"}`.
-private struct RevertEvidence: Encodable {
-    let rule: String
-    let revertedRunID: Int64
-    let revertedCorrectionID: Int64
-    let revertedReason: String
-
-    enum CodingKeys: String, CodingKey {
-        case rule
-        case revertedRunID = "reverted_run_id"
-        case revertedCorrectionID = "reverted_correction_id"
-        case revertedReason = "reverted_reason"
+    /// `recon_corrections.evidence` of a `reverted` row, in the one evidence encoding: the correction it
+    /// undoes, that correction's run and why it was made.
+    var evidence: Evidence {
+        var evidence = Evidence(rule: CorrectionReason.reverted.rawValue, entitlement: undone.entitlement)
+        evidence.revertsCorrectionID = undone.id
+        evidence.revertsRunID = undone.runID
+        evidence.revertsReason = undone.reason
+        return evidence
     }
 }

@@ -18,14 +18,27 @@ public struct RunFinalizer {
     }
 
     /// `shared_transaction`: one original transaction on receipts of two or more users, in this run's
-    /// answers or in what earlier runs recorded. One flag per receipt. Deletes the run's scratch rows.
+    /// answers or in what earlier runs recorded. One flag per receipt; its evidence names the original
+    /// transaction and (at most ten of) the other users. Deletes the run's scratch rows.
     @discardableResult
     public func flagSharedTransactions(runID: Int64) throws -> Int {
         let flagged = try connection.execute(
             """
-            INSERT INTO recon_flags (run_id, receipt_id, user_id, kind, detail)
+            INSERT INTO recon_flags (run_id, receipt_id, user_id, kind, detail, evidence)
             SELECT DISTINCT ON (s.user_id, s.receipt_id) \(runID), s.receipt_id, s.user_id, 'shared_transaction',
-                   'original transaction ' || s.original_transaction_id || ' is also on receipts of another user'
+                   'original transaction ' || s.original_transaction_id || ' is also on receipts of another user',
+                   jsonb_strip_nulls(jsonb_build_object(
+                       'rule', 'shared_transaction',
+                       'as_of', \(unescaped: Self.instantText("(SELECT as_of FROM recon_runs WHERE id = s.run_id)")),
+                       'original_transaction_id', s.original_transaction_id,
+                       'other_users', (SELECT jsonb_agg(u.user_id ORDER BY u.user_id) FROM (
+                           SELECT o.user_id FROM recon_run_transactions o
+                           WHERE o.run_id = s.run_id AND o.original_transaction_id = s.original_transaction_id
+                             AND o.user_id <> s.user_id
+                           UNION
+                           SELECT t.user_id FROM recon_transactions t
+                           WHERE t.original_transaction_id = s.original_transaction_id AND t.user_id <> s.user_id
+                           ORDER BY 1 LIMIT 10) u)))
             FROM recon_run_transactions s
             WHERE s.run_id = \(runID)
               AND (EXISTS (SELECT 1 FROM recon_run_transactions o
@@ -41,7 +54,8 @@ public struct RunFinalizer {
     }
 
     /// `entitlement_without_receipt`: an active `app_store` entitlement of a user with no receipt at
-    /// all. Flagged, never revoked (CONTRACT §5). One flag per user, naming the entitlements.
+    /// all. Flagged, never revoked (CONTRACT §5). One flag per user, naming the entitlements; its
+    /// evidence holds the rows as they stood.
     /// - Parameter userID: only this user (verify-user); nil for every user of the shard.
     @discardableResult
     public func flagEntitlementsWithoutReceipt(runID: Int64, shardIndex: Int, shardCount: Int, userID: String?) throws
@@ -53,9 +67,16 @@ public struct RunFinalizer {
             ? DueUserReader.shardPredicate(column: "e.user_id", count: shardCount, index: shardIndex)
             : "e.user_id = $2"
         let sql = """
-            INSERT INTO recon_flags (run_id, receipt_id, user_id, kind, detail)
+            INSERT INTO recon_flags (run_id, receipt_id, user_id, kind, detail, evidence)
             SELECT $1, NULL, e.user_id, 'entitlement_without_receipt',
-                   'active app_store entitlement without any receipt: ' || string_agg(e.entitlement, ', ' ORDER BY e.entitlement)
+                   'active app_store entitlement without any receipt: ' || string_agg(e.entitlement, ', ' ORDER BY e.entitlement),
+                   jsonb_strip_nulls(jsonb_build_object(
+                       'rule', 'entitlement_without_receipt',
+                       'as_of', \(Self.instantText("(SELECT as_of FROM recon_runs WHERE id = $1)")),
+                       'entitlements', jsonb_agg(jsonb_build_object(
+                           'entitlement', e.entitlement, 'expires_at', \(Self.instantText("e.expires_at")),
+                           'product_id', e.product_id, 'original_transaction_id', e.original_transaction_id,
+                           'updated_at', \(Self.instantText("e.updated_at"))) ORDER BY e.entitlement)))
             FROM entitlements e
             WHERE e.source = 'app_store' AND e.active
               AND NOT EXISTS (SELECT 1 FROM receipts r WHERE r.user_id = e.user_id)
@@ -65,6 +86,12 @@ public struct RunFinalizer {
             """
         let binds = [runID.postgresBind] + (userID.map { [$0.postgresBind] } ?? [])
         return try connection.execute(PostgresQuery(unsafeSQL: sql, binds: binds))
+    }
+
+    /// SQL for a `timestamptz` expression as evidence writes instants (`Evidence+JSON`): ISO 8601 UTC,
+    /// `.SSS` only when there are milliseconds. `expression` is SQL from this program's code.
+    static func instantText(_ expression: String) -> String {
+        "regexp_replace(to_char(\(expression) AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"'), '\\.000Z$', 'Z')"
     }
 
     /// Everything the run's own rows say it did: results by outcome and Apple status, corrections by

@@ -86,6 +86,8 @@ extension UnitWriter {
         var userIDs = PostgresArrayColumn<String>("user_id", expectedCount: n)
         var kinds = PostgresArrayColumn<String>("kind", expectedCount: n)
         var details = PostgresArrayColumn<String>("detail", expectedCount: n)
+        var evidence = PostgresArrayColumn<PostgresJSON>("evidence", expectedCount: n)
+        let encoder = JSONEncoder.sorted
         for user in users {
             for flag in user.plan.flags {
                 runIDs.append(runID)
@@ -93,10 +95,11 @@ extension UnitWriter {
                 userIDs.append(user.userID)
                 kinds.append(flag.kind.rawValue)
                 details.append(flag.detail)
+                evidence.append(flag.evidence?.storedJSON(encoder))
             }
         }
         try connection.insert(
-            into: "recon_flags", columns: [runIDs, receiptIDs, userIDs, kinds, details],
+            into: "recon_flags", columns: [runIDs, receiptIDs, userIDs, kinds, details, evidence],
             suffix: "ON CONFLICT DO NOTHING")
     }
 
@@ -116,6 +119,8 @@ extension UnitWriter {
         var productIDs = PostgresArrayColumn<String>("product_id", expectedCount: all.count)
         var originalIDs = PostgresArrayColumn<String>("original_transaction_id", expectedCount: all.count)
         var applied = PostgresArrayColumn<Bool>("applied", expectedCount: all.count)
+        var evidence = PostgresArrayColumn<PostgresJSON>("evidence", expectedCount: all.count)
+        let encoder = JSONEncoder.sorted
         for at in all {
             let c = correction(at)
             runIDs.append(runID)
@@ -130,12 +135,13 @@ extension UnitWriter {
             productIDs.append(c.productID)
             originalIDs.append(c.originalTransactionID)
             applied.append(!dryRun)
+            evidence.append(c.evidence?.storedJSON(encoder))
         }
         try connection.insert(
             into: "recon_corrections",
             columns: [
                 runIDs, userIDs, entitlements, actions, reasons, beforeActives, beforeExpiresAts, afterActives,
-                afterExpiresAts, productIDs, originalIDs, applied,
+                afterExpiresAts, productIDs, originalIDs, applied, evidence,
             ])
         guard !dryRun else { return }
         let revokes = all.filter { correction($0).action == .revoke }

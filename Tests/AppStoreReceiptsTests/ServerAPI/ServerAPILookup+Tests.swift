@@ -25,7 +25,7 @@ extension ServerAPILookup {
     }
 
     var notFoundDetail: String? {
-        if case .notFound(let detail) = self { return detail }
+        if case .notFound(let detail, _) = self { return detail }
         return nil
     }
 
@@ -35,7 +35,7 @@ extension ServerAPILookup {
     }
 
     var invalidIDDetail: String? {
-        if case .invalidID(let detail) = self { return detail }
+        if case .invalidID(let detail, _) = self { return detail }
         return nil
     }
 }

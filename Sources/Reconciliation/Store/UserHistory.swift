@@ -1,0 +1,117 @@
+import Foundation
+import Postgres
+
+/// What the job recorded about one user, read back for `verify-user --explain`: the user's last
+/// corrections across runs (newest first) and the flags of the last run that judged the user, each with
+/// its evidence. Reads only: no lock, no Apple request, nothing written.
+public struct UserHistory: Sendable {
+    /// One `recon_corrections` row with the run that wrote it.
+    public struct Correction: Sendable {
+        public var id: Int64
+        public var runID: Int64
+        /// `recon_runs.kind` as stored (`nightly`, `user`, `revert`).
+        public var runKind: String
+        public var createdAt: Date
+        public var applied: Bool
+        public var record: CorrectionRecord
+        /// nil for a row written before evidence was kept.
+        public var evidence: Evidence?
+        /// For a `reverted` correction: the run of the correction it undid.
+        public var revertedRunID: Int64?
+    }
+
+    /// One `recon_flags` row.
+    public struct Flag: Sendable {
+        public var id: Int64
+        /// nil for a per-user flag (`entitlement_without_receipt`).
+        public var receiptID: Int64?
+        public var kind: FlagKind
+        public var detail: String
+        public var createdAt: Date
+        public var evidence: Evidence?
+    }
+
+    public var userID: String
+    /// The user's `entitlements` rows now, every source.
+    public var entitlements: [EntitlementRow]
+    /// How many rows of `receipts` the user has.
+    public var receipts: Int
+    /// Newest first, at most the limit asked for.
+    public var corrections: [Correction]
+    /// The last run that judged the user (wrote a result or a flag); nil when none did.
+    public var lastRunID: Int64?
+    /// That run's flags of the user, receipt flags by receipt id first.
+    public var flags: [Flag]
+
+    /// How many corrections `--explain` shows by default.
+    public static let defaultLimit = 10
+
+    /// Whether the job and the app know nothing of the user: no receipt, no entitlement, no record.
+    public var isUnknown: Bool {
+        receipts == 0 && entitlements.isEmpty && corrections.isEmpty && lastRunID == nil
+    }
+
+    public static func load(userID: String, limit: Int = defaultLimit, on connection: PostgresConnection) throws
+        -> UserHistory
+    {
+        let receipts: Int =
+            try connection.query(
+                "SELECT count(*)::int AS n FROM receipts WHERE user_id = \(userID)"
+            ).first?.decode("n") ?? 0
+        let corrections = try connection.query(
+            """
+            SELECT c.id, c.run_id, r.kind AS run_kind, c.created_at, c.applied, c.entitlement, c.action, c.reason,
+                   c.before_active, c.before_expires_at, c.after_active, c.after_expires_at, c.product_id,
+                   c.original_transaction_id, c.evidence::text AS evidence, undone.run_id AS reverted_run_id
+            FROM recon_corrections c
+            JOIN recon_runs r ON r.id = c.run_id
+            LEFT JOIN recon_corrections undone ON undone.id = c.reverts_correction_id
+            WHERE c.user_id = \(userID)
+            ORDER BY c.id DESC
+            LIMIT \(limit)
+            """
+        ).map(correction)
+        let lastRunID: Int64? = try connection.query(
+            """
+            SELECT greatest((SELECT max(run_id) FROM recon_results WHERE user_id = \(userID)),
+                            (SELECT max(run_id) FROM recon_flags WHERE user_id = \(userID))) AS run_id
+            """
+        ).first?.decode("run_id")
+        let flags =
+            try lastRunID.map { runID in
+                try connection.query(
+                    """
+                    SELECT id, receipt_id, kind, detail, created_at, evidence::text AS evidence FROM recon_flags
+                    WHERE run_id = \(runID) AND user_id = \(userID)
+                    ORDER BY receipt_id NULLS LAST, id
+                    """
+                ).map(flag)
+            } ?? []
+        return UserHistory(
+            userID: userID, entitlements: try UnitWriter.entitlements(of: userID, on: connection), receipts: receipts,
+            corrections: corrections, lastRunID: lastRunID, flags: flags)
+    }
+
+    private static func correction(_ row: PostgresRow) throws -> Correction {
+        Correction(
+            id: try row.decode("id"), runID: try row.decode("run_id"), runKind: try row.decode("run_kind"),
+            createdAt: try row.decode("created_at"), applied: try row.decode("applied"),
+            record: CorrectionRecord(
+                entitlement: try row.decode("entitlement"),
+                action: try CorrectionAction(contractName: row.decode("action")),
+                reason: try CorrectionReason(contractName: row.decode("reason")),
+                beforeActive: try row.decode("before_active"), beforeExpiresAt: try row.decode("before_expires_at"),
+                afterActive: try row.decode("after_active"), afterExpiresAt: try row.decode("after_expires_at"),
+                productID: try row.decode("product_id"),
+                originalTransactionID: try row.decode("original_transaction_id")),
+            evidence: Evidence(storedJSON: try row.decode("evidence")),
+            revertedRunID: try row.decode("reverted_run_id"))
+    }
+
+    private static func flag(_ row: PostgresRow) throws -> Flag {
+        Flag(
+            id: try row.decode("id"), receiptID: try row.decode("receipt_id"),
+            kind: try FlagKind(contractName: row.decode("kind")), detail: try row.decode("detail") ?? "",
+            createdAt: try row.decode("created_at"), evidence: Evidence(storedJSON: try row.decode("evidence")))
+    }
+}
