@@ -33,7 +33,7 @@ struct UserDeciding: Sendable {
         // Judged before it is queued: the judges speak on every user a writer could take.
         control.classified(
             receipts: decided.results.count, unverified: decided.transientlyUnverifiedReceipts,
-            unknownProducts: decided.unknownProductIDs(catalog: settings.catalog), cause: decided.transientCause)
+            unknownProducts: decided.unknownProductIDs, cause: decided.transientCause)
         counters.addClassified(receipts: decided.results.count, unverified: decided.unverifiedReceipts)
         writing.put(decided, reason: user.reason)
     }

@@ -87,6 +87,14 @@ public enum FlagRule {
         return unknown.isEmpty ? nil : "not in products: " + listed(unknown)
     }
 
+    /// The product ids of `purchases` that `products` does not hold, each once, sorted (`(none)` for a
+    /// purchase without one).
+    public static func unknownProductIDs(_ purchases: [Purchase], catalog: ProductCatalog) -> [String] {
+        // Nearly every product is known: nothing is built unless one is not.
+        guard purchases.contains(where: { !catalog.contains($0.productID) }) else { return [] }
+        return Set(purchases.filter { !catalog.contains($0.productID) }.map { $0.productID ?? "(none)" }).sorted()
+    }
+
     /// Sorted, deduplicated, at most 10 named (a detail is one line, not a dump).
     private static func listed(_ items: [String]) -> String {
         let sorted = Array(Set(items)).sorted()

@@ -21,23 +21,12 @@ extension UserDecision.Verified {
         receipts.count { $0.classification.unverified == .permanent }
     }
 
-    /// Per receipt that Apple answered for and that names a product `products` lacks, those product ids:
-    /// what the unknown-products judge counts (the receipts `unknown_product` flags).
-    public func unknownProductIDs(catalog: ProductCatalog) -> [[String]] {
-        receipts.compactMap { receipt in
-            guard receipt.outcome == .valid || receipt.outcome == .misrouted else { return nil }
-            let unknown = FlagRule.unknownProductIDs(receipt.purchases, catalog: catalog)
-            return unknown.isEmpty ? nil : unknown
+    /// Per receipt flagged `unknown_product`, the product ids `products` lacks: what the unknown-products
+    /// judge counts, read from the flags `decide` already made (one rule, applied once).
+    public var unknownProductIDs: [[String]] {
+        receiptFlags.compactMap { flag in
+            guard flag.kind == .unknownProduct else { return nil }
+            return flag.evidence?.productIDs ?? []
         }
-    }
-}
-
-extension FlagRule {
-    /// The product ids of `purchases` that `products` does not hold, each once, sorted (`(none)` for a
-    /// purchase without one).
-    public static func unknownProductIDs(_ purchases: [Purchase], catalog: ProductCatalog) -> [String] {
-        // Nearly every product is known: nothing is built unless one is not.
-        guard purchases.contains(where: { !catalog.contains($0.productID) }) else { return [] }
-        return Set(purchases.filter { !catalog.contains($0.productID) }.map { $0.productID ?? "(none)" }).sorted()
     }
 }
