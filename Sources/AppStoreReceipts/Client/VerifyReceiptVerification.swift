@@ -41,7 +41,7 @@ public struct VerifyReceiptVerification: AppleExchange {
             HTTPClientRequest(
                 method: .post, url: client.configuration.url(for: attempt.endpoint), body: body ?? Data(),
                 headers: client.requestHeaders, timeout: client.configuration.timeout),
-            endpoint: .verifyReceipt, purpose: purpose)
+            endpoint: .verifyReceipt, environment: attempt.endpoint, purpose: purpose)
     }
 
     /// The report of a verification the run stopped before its next request: `unverified`, with the

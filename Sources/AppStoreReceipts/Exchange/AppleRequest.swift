@@ -1,23 +1,31 @@
 import Foundation
 
-/// A request an exchange wants sent: the HTTP request, which of Apple's limits it counts against, why
-/// it is sent (which decides whether a stopping run still sends it, and how the run's figures count
+/// A request an exchange wants sent: the HTTP request, which of Apple's limits it counts against (its
+/// endpoint in its environment), why it is sent (which decides whether a stopping run still sends it, and how the run's figures count
 /// it), and the Server API token it needs.
 public struct AppleRequest: Sendable {
     public var http: HTTPClientRequest
     public var endpoint: AppleEndpoint
+    /// The environment the request goes to: the sandbox's limits are apart from production's.
+    public var environment: AppStoreEnvironment
     public var purpose: RequestPurpose
     /// The App Store Server API's bearer token to sign in (nil for verifyReceipt): the driver writes
     /// it into the `Authorization` header, so exchanges never hold the key.
     public var bearer: BearerToken?
 
-    public init(_ http: HTTPClientRequest, endpoint: AppleEndpoint, purpose: RequestPurpose, bearer: BearerToken? = nil)
-    {
+    public init(
+        _ http: HTTPClientRequest, endpoint: AppleEndpoint, environment: AppStoreEnvironment = .production,
+        purpose: RequestPurpose, bearer: BearerToken? = nil
+    ) {
         self.http = http
         self.endpoint = endpoint
+        self.environment = environment
         self.purpose = purpose
         self.bearer = bearer
     }
+
+    /// The limits the request counts against.
+    public var limit: AppleLimitKey { AppleLimitKey(endpoint, environment) }
 }
 
 /// Which of Apple's endpoints a request goes to: each has its own rate limit, and the run counts

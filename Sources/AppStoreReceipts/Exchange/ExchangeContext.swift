@@ -8,14 +8,14 @@ public struct ExchangeContext: Sendable {
     public var executor: WorkExecutor
     /// Called once per exchange that sent anything, with what it sent, before its result is handed on.
     public var recordTraffic: @Sendable (AppleTraffic) -> Void
-    /// Called when the driver's `RequestBudget` first answers `.spent` for an endpoint (at most once
-    /// per endpoint per driver), so the run stops taking users; called on the thread that asked.
-    public var budgetSpent: (@Sendable (AppleEndpoint) -> Void)?
+    /// Called when the driver's `RequestBudget` first answers `.spent` for an endpoint in an environment
+    /// (at most once per limit per driver), so the run stops taking users; called on the thread that asked.
+    public var budgetSpent: (@Sendable (AppleLimitKey) -> Void)?
 
     public init(
         executor: WorkExecutor, isDraining: @escaping @Sendable () -> Bool = { false },
         recordTraffic: @escaping @Sendable (AppleTraffic) -> Void = { _ in },
-        budgetSpent: (@Sendable (AppleEndpoint) -> Void)? = nil
+        budgetSpent: (@Sendable (AppleLimitKey) -> Void)? = nil
     ) {
         self.isDraining = isDraining
         self.executor = executor

@@ -5,7 +5,8 @@ import Synchronization
 /// backoffs, passes each request through the throttle (its endpoint's token bucket and the run's
 /// in-flight cap), signs the Server API's token into it, hands it to the transport to start when its
 /// token is due, counts the traffic, and brings the answer back to the exchange on the run's executor.
-/// One per process: one transport, one in-flight cap, one bucket per endpoint.
+/// One per process: one transport, one in-flight cap, one bucket per endpoint and environment (the
+/// sandbox's at its own `sandboxRate`, as Apple limits it apart).
 ///
 /// Stops, two kinds: a draining run (`ExchangeContext.isDraining`) sends no new question and no retry,
 /// but finishes questions already asked; a signal (`stop`) ends every wait at once, backoffs and
@@ -16,7 +17,8 @@ import Synchronization
 /// (after the draining check and after its backoff), once per request sent, so the budget's sums are
 /// what was sent. `.wait` is waited out like a backoff (a signal ends it: `.stop(.duringBackoff)`),
 /// then the draining check and the budget are asked again; `.spent` ends the exchange's asking
-/// (`.stop(.beforeAsking)`) and is told to `ExchangeContext.budgetSpent` once per endpoint.
+/// (`.stop(.beforeAsking)`) and is told to `ExchangeContext.budgetSpent` once per endpoint and
+/// environment.
 ///
 /// Threading: `run` and `stop` may be called from any thread and return at once. An exchange is
 /// touched by one thread at a time: the caller of `run`, then the executor's thread with each answer
@@ -27,20 +29,25 @@ public final class ExchangeDriver: Sendable {
     public let clock: any ThrottleClock
     let transport: any HTTPTransport
     let throttle: RequestThrottle
-    private let buckets: [AppleEndpoint: TokenBucket]
+    private let buckets: [AppleLimitKey: TokenBucket]
     private let tokens: ServerAPITokens?
     let waits: StoppableWaits
     let budget: (any RequestBudget)?
-    /// Endpoints whose `.spent` was already reported to a context.
-    private let spentReported = Mutex<Set<AppleEndpoint>>([])
+    /// Limits whose `.spent` was already reported to a context.
+    private let spentReported = Mutex<Set<AppleLimitKey>>([])
 
     /// - Parameters:
-    ///   - rate: requests per second for each endpoint (`--rate`); `burst` nil is the job's own burst.
+    ///   - rate: requests per second for each production endpoint (`--rate`); `burst` nil is the job's
+    ///     own burst.
+    ///   - sandboxRate: requests per second for each sandbox endpoint (`--sandbox-rate`); nil paces the
+    ///     sandbox at `rate` (in buckets of its own all the same).
     ///   - maxInFlight: requests in flight at once, all endpoints together (`--concurrency`).
     ///   - tokens: the App Store Server API's key; nil when only verifyReceipt is asked.
-    ///   - budget: the requests the run may send per endpoint (`--max-requests-per-hour`); nil for none.
+    ///   - budget: the requests the run may send per endpoint and environment (`--max-requests-per-hour`,
+    ///     `--sandbox-max-requests-per-hour`); nil for none.
     public init(
-        transport: any HTTPTransport, rate: Double, burst: Double? = nil, maxInFlight: Int,
+        transport: any HTTPTransport, rate: Double, sandboxRate: Double? = nil, burst: Double? = nil,
+        maxInFlight: Int,
         tokens: ServerAPITokens? = nil, clock: any ThrottleClock = SystemThrottleClock(),
         budget: (any RequestBudget)? = nil
     ) {
@@ -50,13 +57,13 @@ public final class ExchangeDriver: Sendable {
         self.tokens = tokens
         throttle = RequestThrottle(maxInFlight: maxInFlight)
         waits = StoppableWaits(clock: clock)
-        let endpoints = [AppleEndpoint.verifyReceipt] + ServerAPIEndpoint.allCases.map(AppleEndpoint.serverAPI)
         buckets = Dictionary(
-            uniqueKeysWithValues: endpoints.map { endpoint in
-                (
-                    endpoint,
-                    burst.map { TokenBucket(rate: rate, burst: $0, clock: clock) }
-                        ?? TokenBucket(rate: rate, clock: clock)
+            uniqueKeysWithValues: AppleLimitKey.all.map { key in
+                let pace = key.environment == .sandbox ? sandboxRate ?? rate : rate
+                return (
+                    key,
+                    burst.map { TokenBucket(rate: pace, burst: $0, clock: clock) }
+                        ?? TokenBucket(rate: pace, clock: clock)
                 )
             })
     }
@@ -90,11 +97,14 @@ public final class ExchangeDriver: Sendable {
     /// The most requests that were in flight at once so far.
     public var peakInFlight: Int { throttle.peakInFlight }
 
-    func bucket(_ endpoint: AppleEndpoint) -> TokenBucket { buckets[endpoint]! }
+    func bucket(_ key: AppleLimitKey) -> TokenBucket { buckets[key]! }
 
-    /// True the first time it is called for `endpoint`: whether its `.spent` is news to the run.
-    func reportsSpent(_ endpoint: AppleEndpoint) -> Bool {
-        spentReported.withLock { $0.insert(endpoint).inserted }
+    /// The requests per second `key`'s bucket allows.
+    public func rate(_ key: AppleLimitKey) -> Double { bucket(key).rate }
+
+    /// True the first time it is called for `key`: whether its `.spent` is news to the run.
+    func reportsSpent(_ key: AppleLimitKey) -> Bool {
+        spentReported.withLock { $0.insert(key).inserted }
     }
 }
 
@@ -153,7 +163,7 @@ final class DrivenExchange<Exchange: AppleExchange>: @unchecked Sendable {
         guard let budget = driver.budget else { return send(request) }
         // A stopped run sends nothing: no grant is spent on a request `send` would not make.
         guard !driver.waits.isStopped else { return proceed(exchange.handle(.stop(.beforeSending))) }
-        switch budget.take(request.endpoint, purpose: request.purpose) {
+        switch budget.take(request.limit, purpose: request.purpose) {
         case .granted:
             send(request)
         case .wait(let seconds):
@@ -169,7 +179,7 @@ final class DrivenExchange<Exchange: AppleExchange>: @unchecked Sendable {
                 }
             }
         case .spent:
-            if driver.reportsSpent(request.endpoint) { context.budgetSpent?(request.endpoint) }
+            if driver.reportsSpent(request.limit) { context.budgetSpent?(request.limit) }
             proceed(exchange.handle(.stop(.beforeAsking)))
         }
     }
@@ -183,7 +193,7 @@ final class DrivenExchange<Exchange: AppleExchange>: @unchecked Sendable {
             return context.executor.run { [self] in proceed(exchange.handle(.stop(.beforeSending))) }
         }
         let http = driver.signed(request)
-        driver.throttle.begin(tokenFrom: driver.bucket(request.endpoint)) { [self] notBefore in
+        driver.throttle.begin(tokenFrom: driver.bucket(request.limit)) { [self] notBefore in
             guard !driver.waits.isStopped else {
                 driver.throttle.end()
                 return context.executor.run { [self] in proceed(exchange.handle(.stop(.beforeSending))) }

@@ -1,5 +1,6 @@
-/// How many requests the run may still send to each of Apple's endpoints: the ceiling of the whole
-/// shard set (`--max-requests-per-hour`), asked once for every request the driver sends (questions,
+/// How many requests the run may still send to each of Apple's endpoints in each environment: the
+/// ceilings of the whole shard set (`--max-requests-per-hour`, and the sandbox's own
+/// `--sandbox-max-requests-per-hour`), asked once for every request the driver sends (questions,
 /// retries, hops and continuations alike), so that what was granted is what was sent.
 ///
 /// Threading: `take` is called on the thread the driver performs an exchange's step on, which is the
@@ -7,8 +8,9 @@
 /// thread of `DispatchQueue.global()`. It may block that thread briefly (one database round trip now
 /// and then); it never waits out a window itself: it answers `.wait` and the driver waits.
 public protocol RequestBudget: Sendable {
-    /// One request to `endpoint`, sent for `purpose`: granted, or why not.
-    func take(_ endpoint: AppleEndpoint, purpose: RequestPurpose) -> BudgetAnswer
+    /// One request counted against `limit` (an endpoint in an environment), sent for `purpose`:
+    /// granted, or why not.
+    func take(_ limit: AppleLimitKey, purpose: RequestPurpose) -> BudgetAnswer
 }
 
 /// What the budget says to one request.
@@ -22,4 +24,11 @@ public enum BudgetAnswer: Sendable, Equatable {
     /// not sent, the exchange finishes with what it has, and the run stops taking users, finishes
     /// what is in flight and ends.
     case spent
+}
+
+extension RequestBudget {
+    /// One request to `endpoint` in production.
+    public func take(_ endpoint: AppleEndpoint, purpose: RequestPurpose) -> BudgetAnswer {
+        take(AppleLimitKey(endpoint, .production), purpose: purpose)
+    }
 }

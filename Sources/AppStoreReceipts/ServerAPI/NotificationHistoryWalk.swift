@@ -58,7 +58,7 @@ public struct NotificationHistoryWalk: AppleExchange {
         var call = ServerAPICall(
             client: client, endpoint: .notificationHistory, method: .post,
             url: client.configuration.url(.notificationHistory, id: "", query: query, environment: environment),
-            body: body, bundleID: bundleID, purpose: purpose)
+            body: body, bundleID: bundleID, environment: environment, purpose: purpose)
         let step = call.start()
         self.call = call
         return follow(step)

@@ -21,6 +21,8 @@ struct ServerAPICall: AppleExchange {
     private let url: URL
     private let body: Data
     private let bundleID: String
+    /// Where the request goes: the sandbox's limits are apart from production's.
+    private let environment: AppStoreEnvironment
     /// Why the first request is sent (a new question, a hop, the next page).
     private let purpose: RequestPurpose
     private var attempt = 0
@@ -35,13 +37,13 @@ struct ServerAPICall: AppleExchange {
         self.init(
             client: client, endpoint: endpoint, method: .get,
             url: client.configuration.url(endpoint, id: id, query: query, environment: environment), body: Data(),
-            bundleID: bundleID, purpose: purpose)
+            bundleID: bundleID, environment: environment, purpose: purpose)
     }
 
     /// A request whose URL and body the caller built (the notification history's POST).
     init(
         client: ServerAPIClient, endpoint: ServerAPIEndpoint, method: HTTPMethod, url: URL, body: Data,
-        bundleID: String, purpose: RequestPurpose
+        bundleID: String, environment: AppStoreEnvironment, purpose: RequestPurpose
     ) {
         self.client = client
         self.endpoint = endpoint
@@ -49,6 +51,7 @@ struct ServerAPICall: AppleExchange {
         self.url = url
         self.body = body
         self.bundleID = bundleID
+        self.environment = environment
         self.purpose = purpose
     }
 
@@ -71,7 +74,7 @@ struct ServerAPICall: AppleExchange {
             method: method, url: url, body: body, headers: headers, timeout: client.configuration.timeout)
         return .send(
             AppleRequest(
-                http, endpoint: .serverAPI(endpoint), purpose: purpose,
+                http, endpoint: .serverAPI(endpoint), environment: environment, purpose: purpose,
                 bearer: BearerToken(bundleID: bundleID, fresh: refreshedToken && attempt == 1)),
             after: delay)
     }

@@ -13,7 +13,9 @@ struct RunCommand: Command {
             Selects receipts not verified within --older-than (with --backend server-api: the users Apple's \
             notification history names, the users never verified and a sweep of the longest-unverified), \
             verifies them under the rate limit and --max-requests-per-hour for every shard together \
-            (production first, sandbox on 21007), \
+            (production first, sandbox on 21007; requests to the sandbox are paced and budgeted apart, by \
+            --sandbox-rate and --sandbox-max-requests-per-hour, a tenth of production's by default as \
+            Apple's sandbox limits are), \
             computes each user's truth from all their receipts and writes results, flags and corrections per \
             user in one transaction. Safe to repeat, safe to kill; one run per shard \
             at a time. Circuit breakers stop it before a bad night at Apple can revoke paying users.

@@ -6,12 +6,12 @@ import Reconciliation
 extension VerificationOptions {
     /// The backend `--backend` names (verifyReceipt, or the App Store Server API) and the driver that
     /// sends its requests: one transport (one curl loop thread or one URLSession), one in-flight cap, a
-    /// token bucket per endpoint. Both backends verify rows holding signed data locally, against
+    /// token bucket per endpoint and environment (`--rate`, and `--sandbox-rate` for the sandbox). Both backends verify rows holding signed data locally, against
     /// `--apple-root-certificate` or Apple's root. `shutdown` stops the driver's waits the moment a
     /// signal arrives, so draining the run takes at most `--timeout`.
     ///
-    /// Every request first draws on the request budget every shard shares (`--max-requests-per-hour`,
-    /// kept in PostgreSQL); `waitsForBudget`: a nightly run waits for the next hour's budget up to
+    /// Every request first draws on the request budget every shard shares (`--max-requests-per-hour`, and
+    /// `--sandbox-max-requests-per-hour` for the sandbox's requests, kept in PostgreSQL); `waitsForBudget`: a nightly run waits for the next hour's budget up to
     /// `--budget-hours`, `verify-user` never waits.
     /// - Throws: a configuration error (78) for a root certificate file that cannot be used.
     func apple(_ configuration: Configuration, shutdown: ShutdownSignal, waitsForBudget: Bool) throws(CommandError)
@@ -26,7 +26,7 @@ extension VerificationOptions {
             transport: httpClient.makeTransport(
                 maxConnectionsPerHost: concurrency, timeout: timeoutDuration,
                 answerLimit: AnswerSizeLimit(bytes: maxAnswerBytes)),
-            rate: rate, maxInFlight: concurrency, tokens: serverAPI, budget: requests)
+            rate: rate, sandboxRate: sandboxRate, maxInFlight: concurrency, tokens: serverAPI, budget: requests)
         shutdown.onRequest { driver.stop() }
         if serverAPI != nil {
             let backend = ServerAPIBackend(
@@ -55,12 +55,15 @@ extension VerificationOptions {
         return (VerifyReceiptBackend(client: client, context: context, signedData: signedData), driver, requests)
     }
 
-    /// The ledger of `--max-requests-per-hour`.
+    /// The ledger of `--max-requests-per-hour` and `--sandbox-max-requests-per-hour`.
     private func requestBudget(databaseURL: String?, waits: Bool) -> RequestBudgetLedger {
         RequestBudgetLedger(
             limit: maxRequestsPerHour,
             reserve: RequestBudgetLedger.reserve(
                 limit: maxRequestsPerHour, concurrency: concurrency, shardCount: shard.count),
+            sandboxLimit: sandboxMaxRequestsPerHour,
+            sandboxReserve: RequestBudgetLedger.reserve(
+                limit: sandboxMaxRequestsPerHour, concurrency: concurrency, shardCount: shard.count),
             leaseSize: RequestBudgetLedger.leaseSize(rate: rate),
             waitsUntil: waits && budgetHours > 0 ? Date().addingTimeInterval(budgetHours * 3600) : nil,
             connect: { try PostgresConnection(conninfo: databaseURL, applicationName: "receipt-recon budget") })

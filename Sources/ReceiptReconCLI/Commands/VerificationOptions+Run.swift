@@ -27,6 +27,7 @@ extension VerificationOptions {
         request.record(RunScopeSettings.asOf, asOf)
         request.record(AppleRequestSettings.rate, rate)
         request[RunRequest.Key.rateBasis] = .text(rateBasis)
+        request.record(AppleRequestSettings.sandboxRate, sandboxRate)
         request.record(AppleRequestSettings.concurrency, concurrency)
         request.record(AppleRequestSettings.timeout, timeout)
         request.record(AppleRequestSettings.maxAttempts, maxAttempts)
@@ -41,6 +42,7 @@ extension VerificationOptions {
         request.record(AppleRequestSettings.maxAnswerBytes, maxAnswerBytes)
         request.record(AppleRequestSettings.maxRetryWait, maxRetryWait)
         request.record(NotificationSettings.maxRequestsPerHour, maxRequestsPerHour)
+        request.record(NotificationSettings.sandboxMaxRequestsPerHour, sandboxMaxRequestsPerHour)
         if configuration.serverAPI.backend == .serverAPI {
             request.record(NotificationSettings.noNotifications, noNotifications)
             if !noNotifications {

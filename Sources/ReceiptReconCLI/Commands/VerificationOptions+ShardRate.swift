@@ -1,3 +1,4 @@
+import AppStoreReceipts
 import Reconciliation
 
 extension VerificationOptions {
@@ -13,5 +14,17 @@ extension VerificationOptions {
             defaultRate / Double(shardCount),
             "default \(RunRequest.rateText(defaultRate))/s divided among \(shardCount) shards"
         )
+    }
+
+    /// The sandbox's rate: `--sandbox-rate` as given, else a tenth of the production rate in effect
+    /// (so divided among shards as that one is), as Apple's sandbox limits are a tenth of production's.
+    static func sandboxRate(given: Double?, productionRate: Double) -> Double {
+        given ?? SandboxLimits.rate(production: productionRate)
+    }
+
+    /// The sandbox's hourly budget: `--sandbox-max-requests-per-hour` (or its variable) as given, else a
+    /// tenth of the production budget in effect.
+    static func sandboxMaxRequestsPerHour(given: Int?, production: Int) -> Int {
+        given ?? SandboxLimits.requestsPerHour(production: production)
     }
 }

@@ -11,6 +11,8 @@ public struct VerificationOptions: Sendable {
     public var rate = AppleRequestSettings.rate.defaultValue
     /// Where `rate` came from (`RunRequest.rateBasis`): `--rate`, the default, or the default shared by shards.
     public var rateBasis = "default"
+    /// Requests per second to each sandbox endpoint (`--sandbox-rate`; a tenth of `rate` by default).
+    public var sandboxRate = AppleRequestSettings.sandboxRate.defaultValue
     public var concurrency = AppleRequestSettings.concurrency.defaultValue
     public var timeout = AppleRequestSettings.timeout.defaultValue
     public var maxAttempts = AppleRequestSettings.maxAttempts.defaultValue
@@ -53,6 +55,8 @@ public struct VerificationOptions: Sendable {
     public var sweepDays = NotificationSettings.sweepDays.defaultValue
     /// Apple requests per endpoint per clock hour, every shard and `verify-user` together.
     public var maxRequestsPerHour = NotificationSettings.maxRequestsPerHour.defaultValue
+    /// The same for each sandbox endpoint (`--sandbox-max-requests-per-hour`; a tenth by default).
+    public var sandboxMaxRequestsPerHour = NotificationSettings.sandboxMaxRequestsPerHour.defaultValue
     /// `run` only: hours a run waits for the next hour's budget.
     public var budgetHours = NotificationSettings.budgetHours.defaultValue
 
@@ -78,6 +82,8 @@ public struct VerificationOptions: Sendable {
         limit = try settings.value(RunScopeSettings.limit)
         shard = try settings.value(RunScopeSettings.shard)
         (rate, rateBasis) = Self.rate(given: givenRate, shardCount: shard.count)
+        sandboxRate = Self.sandboxRate(
+            given: try settings.given(AppleRequestSettings.sandboxRate), productionRate: rate)
         sandboxPolicy = try settings.value(SafetySettings.sandboxPolicy)
         maxUnverifiedRatio = try settings.value(SafetySettings.maxUnverifiedRatio)
         maxRevokeRatio = try settings.value(SafetySettings.maxRevokeRatio)
@@ -90,6 +96,8 @@ public struct VerificationOptions: Sendable {
         noNotifications = try settings.value(NotificationSettings.noNotifications)
         sweepDays = try settings.value(NotificationSettings.sweepDays)
         maxRequestsPerHour = try settings.value(NotificationSettings.maxRequestsPerHour)
+        sandboxMaxRequestsPerHour = Self.sandboxMaxRequestsPerHour(
+            given: try settings.given(NotificationSettings.sandboxMaxRequestsPerHour), production: maxRequestsPerHour)
         budgetHours = try settings.value(NotificationSettings.budgetHours)
     }
 }

@@ -15,6 +15,18 @@ enum AppleRequestSettings {
         default: 20.0, record: RunRequest.Key.rate,
         parse: { parse, text throws(OptionError) in try parse.positiveNumber("rate", text) })
 
+    /// Apple limits the sandbox at a tenth of production on every endpoint, so the sandbox's requests (a
+    /// sandbox database's, or the hops of a production one) have buckets of their own at a tenth of the
+    /// production rate in effect (`VerificationOptions.sandboxRate(given:productionRate:)`).
+    static let sandboxRate = Setting(
+        option: OptionSpec(
+            "sandbox-rate", .value(placeholder: "R"),
+            "most requests per second to each Apple endpoint in the sandbox (a sandbox database, or hops to the "
+                + "sandbox), paced apart from production; Apple's sandbox limits are a tenth of production's",
+            default: "a tenth of the production rate in effect: 2, or 2/N with --shard I/N"),
+        default: SandboxLimits.rate(production: 20.0), record: "sandboxRate",
+        parse: { parse, text throws(OptionError) in try parse.positiveNumber("sandbox-rate", text) })
+
     static let concurrency = Setting(
         option: OptionSpec("concurrency", .value(placeholder: "N"), "most requests in flight", default: "8"),
         default: 8, record: "concurrency",

@@ -1,3 +1,4 @@
+import AppStoreReceipts
 import CommandLineOptions
 import Reconciliation
 
@@ -50,6 +51,26 @@ enum NotificationSettings {
         default: 90_000, documented: "90000", record: "maxRequestsPerHour",
         parse: { parse, text throws(OptionError) in
             try parse.integer("max-requests-per-hour", text, in: requestsPerHourRange)
+        })
+
+    /// A tenth of the production budget in effect, as Apple's sandbox limits are a tenth of production's
+    /// (`VerificationOptions.sandboxMaxRequestsPerHour(given:production:)`).
+    static let sandboxMaxRequestsPerHour = Setting(
+        option: OptionSpec(
+            "sandbox-max-requests-per-hour", .value(placeholder: "N"),
+            "most Apple requests per endpoint per clock hour in the sandbox (a sandbox database, or hops to the "
+                + "sandbox), all shards together, counted apart from production's "
+                + "(overrides RECON_SANDBOX_MAX_REQUESTS_PER_HOUR)",
+            default: "a tenth of --max-requests-per-hour: 9000"),
+        variable: SettingVariable(
+            "RECON_SANDBOX_MAX_REQUESTS_PER_HOUR",
+            "most Apple requests per endpoint per hour in the sandbox, all shards together "
+                + "(--sandbox-max-requests-per-hour); default: a tenth of --max-requests-per-hour (9000)",
+            refusal: .mustBe("a whole number from 1 to 100000000")),
+        default: SandboxLimits.requestsPerHour(production: 90_000), documented: "9000 (a tenth of the above)",
+        record: "sandboxMaxRequestsPerHour",
+        parse: { parse, text throws(OptionError) in
+            try parse.integer("sandbox-max-requests-per-hour", text, in: requestsPerHourRange)
         })
 
     static let budgetHourRange = 0.0...24

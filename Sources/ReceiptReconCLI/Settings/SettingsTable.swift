@@ -10,12 +10,13 @@ import CommandLineOptions
 enum SettingsTable {
     /// The options of both `run` and `verify-user`.
     static let verification: [any SettingDeclaration] = [
-        RunScopeSettings.dryRun, RunScopeSettings.asOf, AppleRequestSettings.rate, AppleRequestSettings.concurrency,
+        RunScopeSettings.dryRun, RunScopeSettings.asOf, AppleRequestSettings.rate, AppleRequestSettings.sandboxRate,
+        AppleRequestSettings.concurrency,
         AppleRequestSettings.timeout, AppleRequestSettings.maxAttempts, SafetySettings.sandboxPolicy,
         SafetySettings.maxUnverifiedRatio, SafetySettings.maxRevokeRatio, OutputSettings.json,
         OutputSettings.metricsFile, AppleRequestSettings.httpClient, DatabaseSettings.reconnectWindow,
         AppleRequestSettings.maxAnswerBytes, AppleRequestSettings.maxRetryWait,
-        NotificationSettings.maxRequestsPerHour,
+        NotificationSettings.maxRequestsPerHour, NotificationSettings.sandboxMaxRequestsPerHour,
     ]
 
     /// `run` only: which receipts are due, and the shard.
@@ -43,7 +44,7 @@ enum SettingsTable {
         AppleRequestSettings.maxRetryWait, BackendSettings.backend, BackendSettings.keyFile, BackendSettings.keyID,
         BackendSettings.issuerID, BackendSettings.productionURL, BackendSettings.sandboxURL,
         OutputSettings.progressInterval, NotificationSettings.sweepDays, NotificationSettings.maxRequestsPerHour,
-        NotificationSettings.budgetHours,
+        NotificationSettings.sandboxMaxRequestsPerHour, NotificationSettings.budgetHours,
     ]
 
     /// Every setting, once.

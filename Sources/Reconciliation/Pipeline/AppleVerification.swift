@@ -31,7 +31,7 @@ final class AppleVerification: Sendable {
         isDraining: @escaping @Sendable () -> Bool,
         dropsQueuedUsers: @escaping @Sendable () -> Bool,
         recordTraffic: @escaping @Sendable (AppleTraffic, UserWork) -> Void,
-        budgetSpent: (@Sendable (AppleEndpoint) -> Void)? = nil,
+        budgetSpent: (@Sendable (AppleLimitKey) -> Void)? = nil,
         verified: @escaping @Sendable (UserWork, AppleUserAnswer) -> Void
     ) {
         self.backend = backend

@@ -81,7 +81,7 @@ extension ReconciliationEngine {
             let perUser = try? RunStore(connection: connection).lastRequestsPerUser(shard: options.shard)
             let estimate = SweepBudgetEstimate(
                 users: counts.total, requestsPerUser: perUser,
-                budget: Int(Double(budget.limit) * hours / Double(options.shardCount)))
+                budget: Int(Double(budget.limit(for: options.environment)) * hours / Double(options.shardCount)))
             guard estimate.isShort else { return }
             log.log(
                 .warning, "sweep.budget_short",

@@ -36,26 +36,26 @@ extension ReconciliationEngine {
             isDraining: { control.isStopping },
             dropsQueuedUsers: { control.isStopping || shutdown.isRequested },
             recordTraffic: { counters.addTraffic($0, reason: $1.reason) },
-            budgetSpent: { [budget] endpoint in
+            budgetSpent: { [budget] key in
                 if let error = budget?.lastError {
                     control.stop(
                         .failed(error, reason: "the request budget could not be counted: \(RunEnd.describe(error))"))
                     return
                 }
-                counters.budgetSpent(endpoint.description)
-                let limit = budget?.limit ?? 0
+                counters.budgetSpent(key.description)
+                let limit = budget?.limit(for: key.environment) ?? 0
                 guard kind == .nightly else {
                     // One user on demand is not a night that goes on tomorrow: support must not read
                     // "no correction" where Apple was never asked.
                     control.stop(
                         .failed(
-                            reason: BudgetFigures.spentForUserLine(limit: limit, endpoint: endpoint.description),
+                            reason: BudgetFigures.spentForUserLine(limit: limit, key: key),
                             exitCode: .unavailable))
                     return
                 }
                 control.stop(
                     .budgetSpent(
-                        reason: BudgetFigures.spentLine(limit: limit, endpoint: endpoint.description, usersLeft: nil)))
+                        reason: BudgetFigures.spentLine(limit: limit, key: key, usersLeft: nil)))
             },
             verified: { deciding.decide($0, $1) })
         var selectionError: (any Error)?
@@ -105,13 +105,15 @@ extension ReconciliationEngine {
         if let budget {
             let granted = budget.figures
             var summary = BudgetFigures(maxRequestsPerHour: granted.limit)
+            summary.sandboxMaxRequestsPerHour = granted.sandboxLimit
             summary.grantedByEndpoint = granted.endpoints.mapValues(\.granted).filter { $0.value > 0 }
             let figures = counters.setBudget(summary)
-            if let endpoint = figures.spentEndpoint, case .queued = selection {
+            if let spent = figures.spentEndpoint, let key = AppleLimitKey(description: spent), case .queued = selection
+            {
                 // Said once the run is done: the users the queue held that this run did not verify.
                 let left = counters.leaveQueuedUsers()
                 control.restateBudgetSpent(
-                    BudgetFigures.spentLine(limit: budget.limit, endpoint: endpoint, usersLeft: left))
+                    BudgetFigures.spentLine(limit: budget.limit(for: key.environment), key: key, usersLeft: left))
             }
         }
         if case .queued = selection { counters.leaveQueuedUsers() }

@@ -106,6 +106,7 @@ public final class ReconciliationEngine: Sendable {
                 "backend": request.backend ?? "verify-receipt", "environment": options.environment.rawValue,
                 "bundle_check": request.bundleCheck,
                 "rate": request.rateText ?? "unknown", "rate_basis": request.rateBasis ?? "default",
+                "sandbox_rate": request.sandboxRateText ?? "unknown",
             ])
         let selection: DueUserSelection
         if let night = try notificationNight(runID: runID) {

@@ -1,3 +1,4 @@
+import AppStoreReceipts
 import Foundation
 
 /// What a night driven by Apple's notification history read (CONTRACT §9 "Notification history").
@@ -32,6 +33,9 @@ public struct NotificationFigures: Sendable, Codable, Equatable {
 /// granted per endpoint, and, when an endpoint's night was spent, which one and the users left.
 public struct BudgetFigures: Sendable, Codable, Equatable {
     public var maxRequestsPerHour: Int
+    /// The sandbox's own ceiling (`--sandbox-max-requests-per-hour`); its grants are in
+    /// `grantedByEndpoint` as `sandbox/` and the endpoint.
+    public var sandboxMaxRequestsPerHour: Int?
     public var grantedByEndpoint: [String: Int] = [:]
     public var spentEndpoint: String?
     public var usersLeft: Int?
@@ -40,16 +44,22 @@ public struct BudgetFigures: Sendable, Codable, Equatable {
         self.maxRequestsPerHour = maxRequestsPerHour
     }
 
+    /// The setting that sets `environment`'s ceiling.
+    public static func option(for environment: AppStoreEnvironment) -> String {
+        environment == .sandbox ? "--sandbox-max-requests-per-hour" : "--max-requests-per-hour"
+    }
+
     /// The summary line of a run that spent its budget (`RunEnd.budgetSpent`'s reason).
-    public static func spentLine(limit: Int, endpoint: String, usersLeft: Int?) -> String {
-        "budget: --max-requests-per-hour \(limit) spent for \(endpoint); "
+    public static func spentLine(limit: Int, key: AppleLimitKey, usersLeft: Int?) -> String {
+        "budget: \(option(for: key.environment)) \(limit) spent for \(key); "
             + (usersLeft.map { "\($0) users left" } ?? "the users not taken are left") + " for the next night"
     }
 
     /// Why `verify-user` verified nothing: the shard set's hour was spent before its user was answered whole.
-    public static func spentForUserLine(limit: Int, endpoint: String) -> String {
-        "budget: --max-requests-per-hour \(limit) spent for \(endpoint) this hour; the user was not verified "
-            + "(nothing written): try again after the hour, or raise --max-requests-per-hour"
+    public static func spentForUserLine(limit: Int, key: AppleLimitKey) -> String {
+        let option = option(for: key.environment)
+        return "budget: \(option) \(limit) spent for \(key) this hour; the user was not verified "
+            + "(nothing written): try again after the hour, or raise \(option)"
     }
 }
 
@@ -84,9 +94,10 @@ extension RunSummary {
                 "  Apple requests by reason: " + Self.list(requests, order: DueReason.allCases.map(\.rawValue)))
         }
         if let budget {
+            let sandbox = budget.sandboxMaxRequestsPerHour.map { " (sandbox: \($0))" } ?? ""
             lines.append(
-                "Budget: \(budget.maxRequestsPerHour) requests per endpoint per hour for all shards; granted to this run: "
-                    + Self.list(budget.grantedByEndpoint))
+                "Budget: \(budget.maxRequestsPerHour) requests per endpoint per hour\(sandbox) for all shards; "
+                    + "granted to this run: " + Self.list(budget.grantedByEndpoint))
         }
         return lines
     }

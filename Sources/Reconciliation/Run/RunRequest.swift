@@ -41,6 +41,12 @@ public struct RunRequest: Sendable, Equatable, Encodable {
         return Self.rateText(rate)
     }
 
+    /// The sandbox's rate as `run.started` prints it (`--sandbox-rate`), nil when none was recorded.
+    public var sandboxRateText: String? {
+        guard case .number(let rate) = values["sandboxRate"] else { return nil }
+        return Self.rateText(rate)
+    }
+
     /// Where the rate came from: `--rate`, `default`, or the default divided among the shards.
     public var rateBasis: String? { values[Key.rateBasis]?.text }
 

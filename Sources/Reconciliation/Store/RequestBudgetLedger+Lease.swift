@@ -1,7 +1,8 @@
 import Foundation
 import Postgres
 
-/// A lease of tokens from one endpoint's row of `recon_request_budget` for the current clock hour.
+/// A lease of tokens from one endpoint's row of `recon_request_budget` (in one environment) for the
+/// current clock hour.
 struct BudgetLease: Sendable, Equatable {
     /// The window's start by PostgreSQL's clock (UTC clock hour).
     var window: Date
@@ -17,27 +18,30 @@ struct BudgetLease: Sendable, Equatable {
 }
 
 extension BudgetLease {
-    /// Takes up to `count` tokens of `endpoint`'s current window, without the window's sum passing
+    /// Takes up to `count` tokens of `endpoint`'s current window in `environment`, without the window's sum passing
     /// `cap`: one statement, whose `FOR UPDATE` makes every other shard's lease of the same window wait
     /// for this one and then read its sum (so the sum never passes the cap, whatever the shards do).
     /// The window is the clock hour in UTC: `date_trunc` of a `timestamptz` otherwise follows the
     /// session's `TimeZone`, and sessions in zones with half-hour offsets would count apart.
     /// - Returns: nil when the window has no row yet (`open` makes it).
-    static func take(_ count: Int, of endpoint: String, cap: Int, on connection: PostgresConnection) throws
-        -> BudgetLease?
+    static func take(
+        _ count: Int, of endpoint: String, in environment: String, cap: Int, on connection: PostgresConnection
+    ) throws -> BudgetLease?
     {
         let rows = try connection.query(
             """
             WITH cur AS (
                 SELECT granted FROM recon_request_budget
-                WHERE endpoint = \(endpoint) AND window_start = date_trunc('hour', now(), 'UTC')
+                WHERE environment = \(environment) AND endpoint = \(endpoint)
+                    AND window_start = date_trunc('hour', now(), 'UTC')
                 FOR UPDATE
             ), lease AS (
                 SELECT least(\(count), greatest(0, \(cap) - granted)) AS n FROM cur
             )
             UPDATE recon_request_budget b SET granted = b.granted + lease.n
             FROM lease
-            WHERE b.endpoint = \(endpoint) AND b.window_start = date_trunc('hour', now(), 'UTC')
+            WHERE b.environment = \(environment) AND b.endpoint = \(endpoint)
+                AND b.window_start = date_trunc('hour', now(), 'UTC')
             RETURNING lease.n AS leased, b.granted AS granted, b.window_start AS window_start, now() AS database_now
             """)
         guard let row = rows.first else { return nil }
@@ -48,27 +52,29 @@ extension BudgetLease {
 
     /// Makes `endpoint`'s row for the current window (another shard may have made it: nothing then),
     /// and deletes windows older than a day, so the table holds about a day of rows.
-    static func open(_ endpoint: String, on connection: PostgresConnection) throws {
+    static func open(_ endpoint: String, in environment: String, on connection: PostgresConnection) throws {
         try connection.execute(
             """
-            INSERT INTO recon_request_budget (endpoint, window_start)
-            VALUES (\(endpoint), date_trunc('hour', now(), 'UTC'))
-            ON CONFLICT (endpoint, window_start) DO NOTHING
+            INSERT INTO recon_request_budget (environment, endpoint, window_start)
+            VALUES (\(environment), \(endpoint), date_trunc('hour', now(), 'UTC'))
+            ON CONFLICT (environment, endpoint, window_start) DO NOTHING
             """)
         try connection.execute("DELETE FROM recon_request_budget WHERE window_start < now() - interval '1 day'")
     }
 
     /// `take`, making the window's row first when it has none. Twice at most: the hour can turn
     /// between `open` and the lease.
-    static func lease(_ count: Int, of endpoint: String, cap: Int, on connection: PostgresConnection) throws
-        -> BudgetLease
-    {
+    static func lease(
+        _ count: Int, of endpoint: String, in environment: String, cap: Int, on connection: PostgresConnection
+    ) throws -> BudgetLease {
         for _ in 0..<3 {
-            if let lease = try take(count, of: endpoint, cap: cap, on: connection) { return lease }
-            try open(endpoint, on: connection)
+            if let lease = try take(count, of: endpoint, in: environment, cap: cap, on: connection) { return lease }
+            try open(endpoint, in: environment, on: connection)
         }
         throw PostgresError(
-            kind: .client, message: "recon_request_budget: no row for the current window of \(endpoint) after 3 tries")
+            kind: .client,
+            message: "recon_request_budget: no row for the current window of \(endpoint) in \(environment) after 3 tries"
+        )
     }
 }
 

@@ -3,11 +3,16 @@ import Foundation
 import Postgres
 import Synchronization
 
-/// `--max-requests-per-hour` for the whole shard set, counted in PostgreSQL (`recon_request_budget`):
-/// one row per endpoint per clock hour of PostgreSQL's clock, whose sum every shard's ledger leases
+/// `--max-requests-per-hour` (and the sandbox's `--sandbox-max-requests-per-hour`) for the whole shard
+/// set, counted in PostgreSQL (`recon_request_budget`): one row per endpoint and environment per clock
+/// hour of PostgreSQL's clock, whose sum every shard's ledger leases
 /// from a few tokens at a time under the row's lock, so the sum over all shards never passes the
 /// limit. Tokens are handed out locally until the lease runs low; a lease left unused when its hour
 /// ends is lost, not returned (at most about 1.5 leases per shard and endpoint an hour).
+///
+/// Environments: Apple limits the sandbox apart from production, at a tenth of its figures, so a
+/// sandbox request (a sandbox database's, or a hop from production) draws on the sandbox's own rows
+/// and ceiling, never on production's, and the other way round.
 ///
 /// Reserve: new questions (`.ask`) lease against `limit − reserve` and everything else (continuations,
 /// hops, retries) against `limit`, so the users in flight when asking stops can still be finished.
@@ -25,32 +30,40 @@ import Synchronization
 /// `DispatchQueue.global()` (DESIGN, "Concurrency on Linux"). Counts live under a `Mutex`, never held
 /// during I/O; the connection under its own lock.
 public final class RequestBudgetLedger: RequestBudget {
-    /// The shard set's requests per endpoint per clock hour (`--max-requests-per-hour`).
+    /// The shard set's requests per production endpoint per clock hour (`--max-requests-per-hour`).
     public let limit: Int
     /// Requests of each hour kept for work already asked (continuations, hops, retries).
     public let reserve: Int
+    /// The same two for each sandbox endpoint (`--sandbox-max-requests-per-hour`).
+    public let sandboxLimit: Int
+    public let sandboxReserve: Int
     /// Tokens leased per round trip.
     public let leaseSize: Int
     /// The last instant a new window may open and still be waited for; nil never waits.
     public let waitsUntil: Date?
     private let database: BudgetConnection
-    private let pools = Mutex<[String: EndpointPool]>([:])
+    private let pools = Mutex<[AppleLimitKey: EndpointPool]>([:])
     private let failure = Mutex<PostgresError?>(nil)
 
     /// - Parameters:
     ///   - limit: `--max-requests-per-hour`, ≥ 1.
     ///   - reserve: kept for work already asked; new questions stop at `limit − reserve`
     ///     (`reserve(limit:concurrency:shardCount:)`).
+    ///   - sandboxLimit: `--sandbox-max-requests-per-hour`, ≥ 1; nil for a tenth of `limit`, as Apple's.
+    ///   - sandboxReserve: the sandbox's reserve; nil for `reserve`, at most a fifth of `sandboxLimit`.
     ///   - leaseSize: tokens per round trip (`leaseSize(rate:)`).
     ///   - waitsUntil: the run's start plus `--budget-hours`; nil (0 hours) never waits for a window.
     ///   - connect: opens the ledger's own connection, when first needed.
     public init(
-        limit: Int, reserve: Int, leaseSize: Int, waitsUntil: Date?,
-        connect: @escaping @Sendable () throws -> PostgresConnection
+        limit: Int, reserve: Int, sandboxLimit: Int? = nil, sandboxReserve: Int? = nil, leaseSize: Int,
+        waitsUntil: Date?, connect: @escaping @Sendable () throws -> PostgresConnection
     ) {
-        precondition(limit >= 1 && leaseSize >= 1, "limit and leaseSize must be at least 1")
+        let sandboxLimit = sandboxLimit ?? SandboxLimits.requestsPerHour(production: limit)
+        precondition(limit >= 1 && sandboxLimit >= 1 && leaseSize >= 1, "limits and leaseSize must be at least 1")
         self.limit = limit
         self.reserve = min(max(0, reserve), limit - 1)
+        self.sandboxLimit = sandboxLimit
+        self.sandboxReserve = min(max(0, sandboxReserve ?? min(reserve, sandboxLimit / 5)), sandboxLimit - 1)
         self.leaseSize = leaseSize
         self.waitsUntil = waitsUntil
         database = BudgetConnection(connect: connect)
@@ -74,11 +87,17 @@ public final class RequestBudgetLedger: RequestBudget {
         min(max(limit / 50, 3 * concurrency * shardCount), limit / 5)
     }
 
-    /// Where new questions stop.
-    var askLimit: Int { limit - reserve }
+    /// The ceiling of `environment`'s endpoints: `limit` or `sandboxLimit`.
+    public func limit(for environment: AppStoreEnvironment) -> Int {
+        environment == .sandbox ? sandboxLimit : limit
+    }
 
-    public func take(_ endpoint: AppleEndpoint, purpose: RequestPurpose) -> BudgetAnswer {
-        let key = endpoint.description
+    /// Where new questions to `environment` stop.
+    func askLimit(for environment: AppStoreEnvironment) -> Int {
+        environment == .sandbox ? sandboxLimit - sandboxReserve : limit - reserve
+    }
+
+    public func take(_ key: AppleLimitKey, purpose: RequestPurpose) -> BudgetAnswer {
         let asks = purpose == .ask
         // A pass answers, or finds no token on hand and leases; the caller that leases takes its own
         // token from its lease, so only a pool another thread refilled meanwhile sends it round again.
@@ -109,21 +128,29 @@ public final class RequestBudgetLedger: RequestBudget {
     /// What the ledger counted this run, for the run's summary.
     public var figures: RequestBudgetFigures {
         let endpoints = pools.withLock { pools in
-            pools.mapValues {
-                RequestBudgetFigures.Endpoint(
-                    granted: $0.granted, leased: $0.leased, windows: $0.windows.count, spentAt: $0.spentAt)
-            }
+            Dictionary(
+                uniqueKeysWithValues: pools.map { key, pool in
+                    (
+                        key.description,
+                        RequestBudgetFigures.Endpoint(
+                            granted: pool.granted, leased: pool.leased, windows: pool.windows.count,
+                            spentAt: pool.spentAt)
+                    )
+                })
         }
-        return RequestBudgetFigures(limit: limit, reserve: reserve, endpoints: endpoints)
+        var figures = RequestBudgetFigures(limit: limit, reserve: reserve, endpoints: endpoints)
+        figures.sandboxLimit = sandboxLimit
+        figures.sandboxReserve = sandboxReserve
+        return figures
     }
 
-    private func windowSpent(_ key: String, endsAt: Date, now: Date) -> BudgetAnswer {
+    private func windowSpent(_ key: AppleLimitKey, endsAt: Date, now: Date) -> BudgetAnswer {
         guard let waitsUntil, endsAt <= waitsUntil else { return spent(key) }
         // A little past the hour by our estimate of PostgreSQL's clock, so the next lease is in it.
         return .wait(seconds: max(0, endsAt.timeIntervalSince(now)) + Self.pastTheHour)
     }
 
-    private func spent(_ key: String) -> BudgetAnswer {
+    private func spent(_ key: AppleLimitKey) -> BudgetAnswer {
         let now = Date()
         pools.withLock { pools in
             if pools[key, default: EndpointPool()].spentAt == nil { pools[key]?.spentAt = now }
@@ -135,24 +162,28 @@ public final class RequestBudgetLedger: RequestBudget {
 
     /// With no token on hand: leases, and takes the caller's token from the lease. Nil when another
     /// thread refilled the pool while this one waited for the connection, or the lease failed.
-    private func leaseAndTake(_ key: String, asks: Bool) -> EndpointPool.Step? {
+    private func leaseAndTake(_ key: AppleLimitKey, asks: Bool) -> EndpointPool.Step? {
         database.serially {
             guard pools.withLock({ $0[key, default: EndpointPool()].needsLease(asks: asks, now: Date()) }),
                 let (lease, endsAt) = leaseFromTable(key, asks: asks)
             else { return nil }
             return pools.withLock { pools in
-                pools[key, default: EndpointPool()].add(lease, endsAt: endsAt, askLimit: askLimit, limit: limit)
+                pools[key, default: EndpointPool()].add(
+                    lease, endsAt: endsAt, askLimit: askLimit(for: key.environment),
+                    limit: limit(for: key.environment))
                 return pools[key]!.take(asks: asks, now: Date(), lease: leaseSize, refills: false)
             }
         }
     }
 
     /// Refills a pool running low, for the caller that noticed (it holds its token already).
-    private func prefetch(_ key: String, asks: Bool) {
+    private func prefetch(_ key: AppleLimitKey, asks: Bool) {
         database.serially {
             if let (lease, endsAt) = leaseFromTable(key, asks: asks) {
                 pools.withLock {
-                    $0[key, default: EndpointPool()].add(lease, endsAt: endsAt, askLimit: askLimit, limit: limit)
+                    $0[key, default: EndpointPool()].add(
+                        lease, endsAt: endsAt, askLimit: askLimit(for: key.environment),
+                        limit: limit(for: key.environment))
                 }
             }
             pools.withLock { $0[key]?.refilling = false }
@@ -161,11 +192,13 @@ public final class RequestBudgetLedger: RequestBudget {
 
     /// One lease from the table, inside `database.serially`, with when its window ends by this
     /// process's clock; nil after a failure, which is kept in `lastError`.
-    private func leaseFromTable(_ key: String, asks: Bool) -> (BudgetLease, endsAt: Date)? {
+    private func leaseFromTable(_ key: AppleLimitKey, asks: Bool) -> (BudgetLease, endsAt: Date)? {
         do {
             let sent = Date()
             let lease = try database.use {
-                try BudgetLease.lease(leaseSize, of: key, cap: asks ? askLimit : limit, on: $0)
+                try BudgetLease.lease(
+                    leaseSize, of: key.endpoint.description, in: key.environment.rawValue,
+                    cap: asks ? askLimit(for: key.environment) : limit(for: key.environment), on: $0)
             }
             let received = Date()
             // PostgreSQL's clock was read about mid-round-trip: the window ends that far from there here.
@@ -183,7 +216,11 @@ public final class RequestBudgetLedger: RequestBudget {
 public struct RequestBudgetFigures: Sendable, Equatable {
     public var limit: Int
     public var reserve: Int
-    /// By endpoint key (`AppleTraffic.requestsByEndpoint`'s names).
+    /// The sandbox's ceiling and reserve (`--sandbox-max-requests-per-hour`).
+    public var sandboxLimit: Int?
+    public var sandboxReserve: Int?
+    /// By `AppleLimitKey` name: production's by endpoint (`AppleTraffic.requestsByEndpoint`'s names),
+    /// the sandbox's as `sandbox/` and the endpoint.
     public var endpoints: [String: Endpoint]
 
     public struct Endpoint: Sendable, Equatable {

@@ -16,12 +16,13 @@ import Testing
         let draining = Atomic(false)
 
         init(
-            rate: Double = 1000, burst: Double? = nil, maxInFlight: Int = 8,
+            rate: Double = 1000, sandboxRate: Double? = nil, burst: Double? = nil, maxInFlight: Int = 8,
             script: @escaping @Sendable (HTTPClientRequest, Int) -> ScriptedTransport.Reply
         ) {
             transport = ScriptedTransport(clock: clock, script: script)
             driver = ExchangeDriver(
-                transport: transport, rate: rate, burst: burst, maxInFlight: maxInFlight, clock: clock)
+                transport: transport, rate: rate, sandboxRate: sandboxRate, burst: burst, maxInFlight: maxInFlight,
+                clock: clock)
         }
 
         /// Starts `exchange`; its result and traffic land in the returned box once it finishes.

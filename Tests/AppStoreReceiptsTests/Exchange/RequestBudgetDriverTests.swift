@@ -12,18 +12,20 @@ import Testing
     final class ScriptedBudget: RequestBudget {
         private let script: Mutex<[BudgetAnswer]>
         private let then: BudgetAnswer
-        private let log = Mutex<[(endpoint: AppleEndpoint, purpose: RequestPurpose, answer: BudgetAnswer)]>([])
+        private let log = Mutex<[(limit: AppleLimitKey, purpose: RequestPurpose, answer: BudgetAnswer)]>([])
 
         init(_ script: [BudgetAnswer] = [], then: BudgetAnswer = .granted) {
             self.script = Mutex(script)
             self.then = then
         }
 
-        func take(_ endpoint: AppleEndpoint, purpose: RequestPurpose) -> BudgetAnswer {
+        func take(_ limit: AppleLimitKey, purpose: RequestPurpose) -> BudgetAnswer {
             let answer = script.withLock { $0.isEmpty ? then : $0.removeFirst() }
-            log.withLock { $0.append((endpoint, purpose, answer)) }
+            log.withLock { $0.append((limit, purpose, answer)) }
             return answer
         }
+
+        var limits: [AppleLimitKey] { log.withLock { $0.map(\.limit) } }
 
         var asked: [RequestPurpose] { log.withLock { $0.map(\.purpose) } }
         var grants: Int { log.withLock { $0.filter { $0.answer == .granted }.count } }
@@ -36,7 +38,7 @@ import Testing
         let driver: ExchangeDriver
         let budget: ScriptedBudget
         let draining = Atomic(false)
-        let spentReports = Mutex<[AppleEndpoint]>([])
+        let spentReports = Mutex<[AppleLimitKey]>([])
 
         init(
             budget: ScriptedBudget,
@@ -107,7 +109,9 @@ import Testing
         rig.clock.advance(by: .seconds(1))
         for outcome in later { #expect(outcome.value == ["stop beforeAsking"]) }
         #expect(rig.transport.sent.count == 2, "nothing is sent once the budget is spent")
-        #expect(rig.spentReports.withLock { $0 } == [Requests.endpoint], "the run is told once per endpoint")
+        #expect(
+            rig.spentReports.withLock { $0 } == [AppleLimitKey(Requests.endpoint, .production)],
+            "the run is told once per endpoint")
         #expect(rig.budget.asked == [.ask, .continuation, .continuation, .ask, .ask, .ask])
     }
 
