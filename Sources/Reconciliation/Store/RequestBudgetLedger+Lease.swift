@@ -26,8 +26,7 @@ extension BudgetLease {
     /// - Returns: nil when the window has no row yet (`open` makes it).
     static func take(
         _ count: Int, of endpoint: String, in environment: String, cap: Int, on connection: PostgresConnection
-    ) throws -> BudgetLease?
-    {
+    ) throws -> BudgetLease? {
         let rows = try connection.query(
             """
             WITH cur AS (
@@ -73,8 +72,8 @@ extension BudgetLease {
         }
         throw PostgresError(
             kind: .client,
-            message: "recon_request_budget: no row for the current window of \(endpoint) in \(environment) after 3 tries"
-        )
+            message: "recon_request_budget: no row for the current window of \(endpoint) in \(environment) "
+                + "after 3 tries")
     }
 }
 

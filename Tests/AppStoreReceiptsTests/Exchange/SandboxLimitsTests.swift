@@ -40,7 +40,8 @@ import Testing
     /// held behind them: each environment has its own bucket.
     @Test func sandboxRequestsArePacedApartFromProductions() {
         let rig = ExchangeDriverTests.Rig(rate: 100, sandboxRate: 5, burst: 1, maxInFlight: 64) { request, _ in
-            request.url.path.hasSuffix("production") ? .status(200, ExchangeDriverTests.valid) : .status(200, Self.valid)
+            request.url.path.hasSuffix("production")
+                ? .status(200, ExchangeDriverTests.valid) : .status(200, Self.valid)
         }
         let sandbox = (0..<15).map { _ in rig.start(Self.verifyReceipt(.sandbox).verification(of: "cmVjZWlwdA==")) }
         let production = (0..<15).map { _ in

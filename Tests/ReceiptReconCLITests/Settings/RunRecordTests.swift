@@ -26,7 +26,7 @@ import Testing
                 + #""dryRun":false,"environment":"production","httpClient":"curl","maxAnswerBytes":8388608,"#
                 + #""maxAttempts":4,"maxRequestsPerHour":90000,"maxRetryWait":300,"maxRevokeRatio":0.2,"#
                 + #""maxUnverifiedRatio":0.1,"olderThan":72000,"rate":20,"rateBasis":"default","reconnectWindow":120,"#
-                + #""sandboxPolicy":"revoke","shardCount":1,"shardIndex":0,"timeout":30,"#
+                + #""sandboxMaxRequestsPerHour":9000,"sandboxPolicy":"revoke","sandboxRate":2,"shardCount":1,"shardIndex":0,"timeout":30,"#
                 + #""version":"\#(Self.version)"}"#)
     }
 
@@ -37,7 +37,8 @@ import Testing
             "--max-unverified-ratio", "0.3", "--max-revoke-ratio", "0.05", "--http-client", "urlsession",
             "--db-reconnect-window", "0", "--max-answer-bytes", "2048", "--max-retry-wait", "0.5", "--bundle-id", "a",
             "--bundle-id", "b", "--environment", "sandbox", "--json", "--metrics-file", "/tmp/m.prom",
-            "--max-requests-per-hour", "1200", "--budget-hours", "2.5",
+            "--max-requests-per-hour", "1200", "--budget-hours", "2.5", "--sandbox-rate", "0.5",
+            "--sandbox-max-requests-per-hour", "300",
         ]
         #expect(
             try Self.recorded(arguments, ["RECON_HTTP_CLIENT": "curl", "APPLE_BUNDLE_IDS": "c"])
@@ -47,7 +48,7 @@ import Testing
                 + #""maxAttempts":2,"maxRequestsPerHour":1200,"maxRetryWait":0.5,"maxRevokeRatio":0.05,"#
                 + #""maxUnverifiedRatio":0.3,"#
                 + #""olderThan":604800,"rate":7.5,"rateBasis":"--rate","reconnectWindow":0,"#
-                + #""sandboxPolicy":"flag","shardCount":3,"shardIndex":1,"timeout":12.5,"#
+                + #""sandboxMaxRequestsPerHour":300,"sandboxPolicy":"flag","sandboxRate":0.5,"shardCount":3,"shardIndex":1,"timeout":12.5,"#
                 + #""version":"\#(Self.version)"}"#)
     }
 
@@ -56,6 +57,7 @@ import Testing
             "RECON_HTTP_CLIENT": "urlsession", "RECON_MAX_RETRY_WAIT": "12", "RECON_MAX_ANSWER_BYTES": "4096",
             "RECON_DB_RECONNECT_WINDOW": "7.25", "APPLE_BUNDLE_IDS": "x, y", "RECON_ENVIRONMENT": "sandbox",
             "RECON_MAX_REQUESTS_PER_HOUR": "500", "RECON_BUDGET_HOURS": "0",
+            "RECON_SANDBOX_MAX_REQUESTS_PER_HOUR": "40",
         ]
         #expect(
             try Self.recorded(["--as-of", "2026-11-22T03:00:00.250+01:00", "--shard", "2/3"], environment)
@@ -66,7 +68,8 @@ import Testing
                 + #""maxUnverifiedRatio":0.1,"#
                 + #""olderThan":72000,"rate":6.666666666666667,"#
                 + #""rateBasis":"default 20\/s divided among 3 shards","reconnectWindow":7.25,"#
-                + #""sandboxPolicy":"revoke","shardCount":3,"shardIndex":2,"timeout":30,"#
+                + #""sandboxMaxRequestsPerHour":40,"sandboxPolicy":"revoke","sandboxRate":0.6666666666666667,"#
+                + #""shardCount":3,"shardIndex":2,"timeout":30,"#
                 + #""version":"\#(Self.version)"}"#)
     }
 
@@ -80,7 +83,8 @@ import Testing
                 "asOf", "backend", "budgetHours", "bundleIDs", "concurrency", "dryRun", "environment", "httpClient",
                 "limit", "maxAnswerBytes", "maxAttempts", "maxRequestsPerHour", "maxRetryWait", "maxRevokeRatio",
                 "maxUnverifiedRatio", "noNotifications", "notificationsSince", "olderThan", "rate", "rateBasis",
-                "reconnectWindow", "sandboxPolicy", "shardCount", "shardIndex", "signedDataRoots", "sweepDays",
+                "reconnectWindow", "sandboxMaxRequestsPerHour", "sandboxPolicy", "sandboxRate", "shardCount",
+                "shardIndex", "signedDataRoots", "sweepDays",
                 "timeout", "version",
             ])
     }
