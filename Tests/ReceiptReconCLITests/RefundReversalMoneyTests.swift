@@ -91,9 +91,9 @@ import Testing
 
             // Summed over nights, refunded minus reversed is what stands after each night: what Apple's
             // answers of that night say was refunded (9301 every night; 9201 on nights 1 and 3).
-            let standing: [[String: Decimal]] = [
-                ["EUR": 4.99, "USD": 2.498], ["EUR": 0, "USD": 2.498], ["EUR": 4.99, "USD": 2.498],
-            ]
+            // 9301: 25 % of 9.99 = 2.4975, rounded once to 2.498; 9201: all of 4.99.
+            let (eur, usd) = (Decimal(string: "4.99")!, Decimal(string: "2.498")!)
+            let standing: [[String: Decimal]] = [["EUR": eur, "USD": usd], ["EUR": 0, "USD": usd], ["EUR": eur, "USD": usd]]
             var net: [String: Decimal] = ["EUR": 0, "USD": 0]
             for (night, expected) in zip(nights, standing) {
                 for (key, sign) in [("refundedAmount", Decimal(1)), ("reversedRefundAmount", Decimal(-1))] {
