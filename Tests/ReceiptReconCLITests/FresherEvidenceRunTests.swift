@@ -67,7 +67,8 @@ import Testing
             stale.signed = World.day(-3)
             try World.row(db, "u-stale", api.sign(stale))
             try World.entitlement(db, "u-stale", "pro", expires: nil)
-            api.script(.production, .history, id: "9101", [.history([World.lifetime("9101", purchased: World.day(-90))])])
+            api.script(
+                .production, .history, id: "9101", [.history([World.lifetime("9101", purchased: World.day(-90))])])
 
             let result = try World.run(database, api)
             #expect(result.status == 0, "\(result.output)")

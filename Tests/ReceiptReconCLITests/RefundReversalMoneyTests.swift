@@ -18,7 +18,8 @@ import Testing
         for (key, kind) in [("refundedAmount", "refund"), ("reversedRefundAmount", "reversal")] {
             for entry in summary[key] as? [[String: Any]] ?? [] {
                 let amount = Decimal(string: entry["amount"] as? String ?? "?").map { "\($0)" } ?? "?"
-                lines.insert("\(kind) \(entry["currency"] as? String ?? "?") \(amount) \(entry["transactions"] as? Int ?? -1)")
+                lines.insert(
+                    "\(kind) \(entry["currency"] as? String ?? "?") \(amount) \(entry["transactions"] as? Int ?? -1)")
             }
         }
         return lines
@@ -93,7 +94,9 @@ import Testing
             // answers of that night say was refunded (9301 every night; 9201 on nights 1 and 3).
             // 9301: 25 % of 9.99 = 2.4975, rounded once to 2.498; 9201: all of 4.99.
             let (eur, usd) = (Decimal(string: "4.99")!, Decimal(string: "2.498")!)
-            let standing: [[String: Decimal]] = [["EUR": eur, "USD": usd], ["EUR": 0, "USD": usd], ["EUR": eur, "USD": usd]]
+            let standing: [[String: Decimal]] = [
+                ["EUR": eur, "USD": usd], ["EUR": 0, "USD": usd], ["EUR": eur, "USD": usd],
+            ]
             var net: [String: Decimal] = ["EUR": 0, "USD": 0]
             for (night, expected) in zip(nights, standing) {
                 for (key, sign) in [("refundedAmount", Decimal(1)), ("reversedRefundAmount", Decimal(-1))] {

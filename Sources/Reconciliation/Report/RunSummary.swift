@@ -151,7 +151,8 @@ extension RunSummary {
         }
         if let reversed = reversedRefundAmount, !reversed.isEmpty {
             let amounts = reversed.map { "\($0.currency) \($0.amount) (\($0.transactions))" }
-            lines.append("Refunds reversed (customer prices, counted by earlier runs): " + amounts.joined(separator: ", "))
+            lines.append(
+                "Refunds reversed (customer prices, counted by earlier runs): " + amounts.joined(separator: ", "))
         }
         lines += selectionLines
         lines += trafficLines

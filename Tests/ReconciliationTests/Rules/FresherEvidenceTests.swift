@@ -1,7 +1,8 @@
 import AppStoreReceipts
 import Foundation
-@testable import Reconciliation
 import Testing
+
+@testable import Reconciliation
 
 /// Reports of one transaction by two of a user's rows are merged by the instant each speaks for
 /// (`evidenceDate`: a signed row's `signedDate`, the instant Apple answered), not by row order
@@ -20,7 +21,9 @@ import Testing
         fields.purchaseDate = World.day(-90)
         fields.expiresDate = expires.map(World.day)
         fields.revocation = refunded.map {
-            Revocation(date: World.day($0), type: percentage == nil ? nil : "REFUND_PRORATED", percentageMilliunits: percentage)
+            Revocation(
+                date: World.day($0), type: percentage == nil ? nil : "REFUND_PRORATED", percentageMilliunits: percentage
+            )
         }
         fields.isUpgraded = upgraded
         fields.price = price.map(CurrencyAmount.init(milliunits:))
@@ -101,7 +104,8 @@ import Testing
 
     @Test func aRefundBothReportTakesTheDetailsOnlyTheOlderHas() {
         let merged = Purchase.merged(
-            Self.report(.verifyReceipt, at: 0, refunded: -4), Self.report(.signedRow, at: -3, refunded: -4, percentage: 25_000))
+            Self.report(.verifyReceipt, at: 0, refunded: -4),
+            Self.report(.signedRow, at: -3, refunded: -4, percentage: 25_000))
         #expect(merged.revocation?.percentageMilliunits == 25_000 && merged.revocation?.type == "REFUND_PRORATED")
         #expect(merged.refundPercentage?.description == "25")
     }
