@@ -41,16 +41,24 @@ extension PostgresConnection {
     ///
     /// - Parameters:
     ///   - columns: equally long columns, in the table's `INSERT` column order.
-    /// - Returns: the number of rows inserted or updated; 0 without a statement when the columns are empty.
+    ///   - prefix: SQL before the `INSERT`, with `suffix` making it part of a larger statement (`WITH
+    ///     written AS (` … `RETURNING …) INSERT INTO …`): whatever reads the inserted rows runs in the
+    ///     same statement, with no second round trip.
+    /// - Returns: the number of rows the statement inserted or updated (the outer one's, with a
+    ///   prefix); 0 without a statement when the columns are empty.
     @discardableResult
-    public func insert(into table: String, columns: [any PostgresInsertColumn], suffix: String = "") throws -> Int {
+    public func insert(
+        into table: String, columns: [any PostgresInsertColumn], prefix: String = "", suffix: String = ""
+    ) throws -> Int {
         guard let rows = columns.first?.count, rows > 0 else { return 0 }
         guard columns.allSatisfy({ $0.count == rows }) else {
             throw PostgresError(kind: .client, message: "insert columns of different lengths: \(columns.map(\.count))")
         }
-        let sql = Self.unnestInsertSQL(
-            table: table, columns: columns.map(\.name), types: columns.map(\.elementType),
-            suffix: suffix)
+        let sql =
+            prefix
+            + Self.unnestInsertSQL(
+                table: table, columns: columns.map(\.name), types: columns.map(\.elementType),
+                suffix: suffix)
         return try executePrepared(sql: sql, cStrings: columns.map(\.cStringBytes))
     }
 

@@ -23,6 +23,7 @@ public enum JobPrivileges {
         ("recon_user_state", ["SELECT", "INSERT", "UPDATE"]),
         ("recon_request_budget", ["SELECT", "INSERT", "UPDATE", "DELETE"]),
         ("recon_run_queue", ["SELECT", "INSERT", "DELETE"]),
+        ("recon_refund_events", ["SELECT", "INSERT"]),
     ]
 
     /// The sequences behind the `bigserial` ids the job inserts (nextval needs USAGE).

@@ -127,6 +127,7 @@ public enum ExpectationDeriver {
             var transient = 0
             var unverified = 0
             var heldByPermanent = Set<String>()
+            let answered = answeredViews(rows)
 
             // Flags, one per receipt row and kind.
             for (row, outcome) in rows.enumerated() {
@@ -154,8 +155,9 @@ public enum ExpectationDeriver {
                         flag(assumptions.environment == .production ? "sandbox_in_production" : "production_in_sandbox")
                     }
                     let transactions = transactions(of: outcome) ?? []
-                    if transactions.contains(where: \.isRefund) { flag("refunded") }
-                    if transactions.contains(where: \.isFamilyRevocation) { flag("family_revoked") }
+                    let shown = freshest(transactions, of: outcome, answered: answered)
+                    if shown.contains(where: \.isRefund) { flag("refunded") }
+                    if shown.contains(where: \.isFamilyRevocation) { flag("family_revoked") }
                     if transactions.contains(where: { WorldCatalog.tableProduct($0.transaction.productID) == nil }) {
                         flag("unknown_product")
                     }

@@ -130,6 +130,12 @@ public enum WorldScenario: String, Sendable, Hashable, CaseIterable {
     /// `signedDate`). verifyReceipt backend: the JWS is older than the app's last word, no grant, nothing.
     /// Server API backend: Apple's history shows the refund: nothing to correct, flag `refunded`.
     case storeKit2StaleAfterRevoke
+    // Issue 35, point 3: the fresher evidence wins.
+    /// A pro purchase refunded and the refund reversed by Apple days later; the app stored its receipt
+    /// and, beside it, the JWS signed while the refund stood (it carries `revocationDate`), and restored
+    /// the row (active). Apple's answer now has no revocation and outranks the older JWS: nothing to
+    /// correct, nothing flagged, on both backends.
+    case storeKit2StaleRefundReversed
 
     /// Whether the user's rows are StoreKit 2 signed transactions rather than receipts.
     public var isStoreKit2: Bool { rawValue.hasPrefix("storeKit2") }
@@ -232,6 +238,7 @@ public enum WorldScenario: String, Sendable, Hashable, CaseIterable {
         case .storeKit2Lifetime: 0.6
         case .storeKit2OtherBundle: 0.1
         case .storeKit2StaleAfterRevoke: 0.1
+        case .storeKit2StaleRefundReversed: 0.1
         case .sharedTransactionOwner, .sharedTransactionRestored: 0
         }
     }
@@ -244,7 +251,7 @@ public enum WorldScenario: String, Sendable, Hashable, CaseIterable {
         switch self {
         case .entitlementWithoutReceipt, .otherSourceOnly, .noReceiptInactiveRow: 0
         case .severalReceipts, .severalReceiptsMissingGrant, .duplicateReceipts, .appleInternalError,
-            .deletedAccountLifetime, .twoChainsLapsedAndGrace, .twoChainsActiveAndGrace:
+            .deletedAccountLifetime, .twoChainsLapsedAndGrace, .twoChainsActiveAndGrace, .storeKit2StaleRefundReversed:
             2
         default: 1
         }
@@ -280,7 +287,8 @@ public enum WorldScenario: String, Sendable, Hashable, CaseIterable {
             .subscriptionDowngradePending, .subscriptionExpiredInactiveRow, .proActive, .seasonPassActive,
             .seasonPassExpiredInactiveRow, .coinsOnly, .severalReceipts, .emptyReceiptNoRow, .ios6InSync,
             .otherSourceOnly, .noReceiptInactiveRow, .otherSourceBesideReceipts, .storeKit2Active,
-            .storeKit2ExpiredSince, .storeKit2RowLonger, .knownIDNotFound, .storeKit2StaleAfterRevoke:
+            .storeKit2ExpiredSince, .storeKit2RowLonger, .knownIDNotFound, .storeKit2StaleAfterRevoke,
+            .storeKit2StaleRefundReversed:
             return ([], [])
         case .missedRenewal, .gracePeriod, .upgradedToYearly, .ios6MissedRenewal, .twoChainsLapsedAndGrace,
             .twoChainsActiveAndGrace:

@@ -19,6 +19,7 @@ struct FailedRunJSON: Encodable {
     var shard: String?
     /// No run, no refunds recorded: the key is in every `run --json` object all the same (CONTRACT §9).
     var refundedAmount: [RefundedAmount] = []
+    var reversedRefundAmount: [RefundedAmount] = []
 
     /// The object for `failure`, or nil when none is printed: without `--json`, or for a usage error,
     /// whose arguments were not understood.

@@ -10,11 +10,22 @@ import AppStoreReceipts
 /// reports) are the financial record.
 ///
 /// What counts: the transactions this run recorded refunded *for the first time*
-/// (`recon_transactions.refund_run_id`), not every refunded transaction it saw again. Receipts are
+/// (`recon_refund_events` of kind `refund`), not every refunded transaction it saw again. Receipts are
 /// re-verified run after run, so "all refunds seen" would count one refund in every run until the
 /// receipt stops being due; "first seen" makes the runs' figures add up to the refunds the job has
-/// recorded, each once. A reversed refund that is refunded again counts again.
+/// recorded, each once. A run that finds a recorded refund reversed reports it apart
+/// (`reversedRefundAmount`, events of kind `reversal`, counted as the refund was), so that summed over
+/// runs refunded minus reversed is what still stands; a reversed refund that is refunded again counts
+/// again.
 public struct RefundedAmount: Codable, Equatable, Sendable {
+    /// A `recon_refund_events.kind`: what a run recorded of a transaction's refund.
+    public enum Event: String, Sendable {
+        /// The run recorded the refund first.
+        case refund
+        /// The run recorded Apple's reversal of a refund an earlier run recorded.
+        case reversal
+    }
+
     /// ISO 4217 code.
     public var currency: String
     /// Σ price × percentage ÷ 100, rounded once to a milliunit (`figures`), printed as an exact

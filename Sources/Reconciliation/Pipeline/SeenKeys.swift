@@ -10,6 +10,8 @@ struct SeenKeys<Key: Hashable> {
 
     private var list: [Key] = []
     private var set: Set<Key>?
+    /// Instead of `set` once `position(inserting:)` is used past `listLimit`: each key's first position.
+    private var positions: [Key: Int]?
 
     /// - Parameter expected: how many keys the caller may insert, so the list is allocated once.
     init(expected: Int = 0) {
@@ -26,5 +28,22 @@ struct SeenKeys<Key: Hashable> {
             list = []
         }
         return true
+    }
+
+    /// The position (order of first insertion) of `key` when it was seen before, else nil; it is
+    /// remembered either way. Not to be mixed with `insert(_:)` on one instance.
+    mutating func position(inserting key: Key) -> Int? {
+        if positions != nil {
+            if let position = positions![key] { return position }
+            positions![key] = positions!.count
+            return nil
+        }
+        if let position = list.firstIndex(of: key) { return position }
+        list.append(key)
+        if list.count > Self.listLimit {
+            positions = Dictionary(uniqueKeysWithValues: list.enumerated().map { ($1, $0) })
+            list = []
+        }
+        return nil
     }
 }

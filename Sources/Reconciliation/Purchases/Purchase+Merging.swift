@@ -1,18 +1,58 @@
+import Foundation
+
 extension Purchase {
-    /// This purchase with its missing fields taken from `other`, a report of the same purchase by another
-    /// of the user's rows. Where both have a value this one wins, so call it on the fresher report.
-    public func merging(_ other: Purchase) -> Purchase {
+    /// One purchase from two reports of it by the user's rows (CONTRACT §9, "Signed rows"): the report
+    /// that speaks for the later instant (`isFresher(than:)`) says whether the purchase stands, so its
+    /// view of the revocation (present or absent), the expiry and the upgrade wins; a field only the
+    /// other report carries (a price, a storefront, a refund's percentage) is taken from it.
+    ///
+    /// Why not "present beats absent": a stale StoreKit 2 row signed while a refund stood still carries
+    /// `revocationDate` after Apple reversed the refund; Apple's fresh answer without one must win.
+    ///
+    /// - Parameters:
+    ///   - first: the report that wins a tie (the caller's order: the newer row's).
+    ///   - second: the other report of the same transaction.
+    public static func merged(_ first: Purchase, _ second: Purchase) -> Purchase {
+        second.isFresher(than: first) ? second.merging(first) : first.merging(second)
+    }
+
+    /// Whether this report speaks for a later instant than `other`. A report without an instant of its
+    /// own is taken as of when the job received it: Apple's answer in this run (verifyReceipt, the
+    /// Server API) as now, a stored row's signed data as older than anything dated.
+    public func isFresher(than other: Purchase) -> Bool {
+        freshness > other.freshness
+    }
+
+    /// Whether this report and `other` agree on whether the purchase stands: the same revocation date
+    /// (or none), expiry and upgrade.
+    public func standsAs(_ other: Purchase) -> Bool {
+        fields.revocation?.date == other.fields.revocation?.date && fields.expiresDate == other.fields.expiresDate
+            && (fields.isUpgraded ?? false) == (other.fields.isUpgraded ?? false)
+    }
+
+    private var freshness: Date {
+        fields.evidenceDate ?? (fields.source == .signedRow ? .distantPast : .distantFuture)
+    }
+
+    /// This purchase with what only `older`, an earlier report of the same purchase, carries. Whether
+    /// the purchase stands is this report's alone: its revocation (or none), expiry and upgrade are kept
+    /// even when absent; a revocation both report on the same instant takes the type, reason and
+    /// percentage this one lacks. Every other field missing here is taken from `older`.
+    public func merging(_ older: Purchase) -> Purchase {
         var fields = self.fields
-        let from = other.fields
+        let from = older.fields
         if fields.transactionID == nil { fields.transactionID = from.transactionID }
         if fields.originalTransactionID == nil { fields.originalTransactionID = from.originalTransactionID }
         if fields.productID == nil { fields.productID = from.productID }
         if fields.purchaseDate == nil { fields.purchaseDate = from.purchaseDate }
         if fields.originalPurchaseDate == nil { fields.originalPurchaseDate = from.originalPurchaseDate }
-        if fields.expiresDate == nil { fields.expiresDate = from.expiresDate }
-        if fields.revocation == nil { fields.revocation = from.revocation }
+        if var revocation = fields.revocation, let earlier = from.revocation, earlier.date == revocation.date {
+            if revocation.reason == nil { revocation.reason = earlier.reason }
+            if revocation.type == nil { revocation.type = earlier.type }
+            if revocation.percentageMilliunits == nil { revocation.percentageMilliunits = earlier.percentageMilliunits }
+            fields.revocation = revocation
+        }
         if fields.ownership == nil { fields.ownership = from.ownership }
-        if fields.isUpgraded == nil { fields.isUpgraded = from.isUpgraded }
         if fields.offer.isTrial == nil { fields.offer.isTrial = from.offer.isTrial }
         if fields.offer.isIntroOffer == nil { fields.offer.isIntroOffer = from.offer.isIntroOffer }
         if fields.offer.type == nil { fields.offer.type = from.offer.type }

@@ -61,6 +61,12 @@ public enum HTMLReport {
                 note: "Refunds first recorded by this run, at the prices customers paid: for support and estimates."
                     + " App Store Connect's reports are the financial record.")
         }
+        if let reversed = summary.reversedRefundAmount, !reversed.isEmpty {
+            body += table(
+                "Refunds reversed (customer prices)", ["Currency", "Refunds", "Amount"],
+                reversed.map { [$0.currency, String($0.transactions), $0.amount.description] },
+                note: "Refunds earlier runs recorded and counted, reversed by Apple as this run found.")
+        }
         body += trafficTables(summary)
         body += "</section>"
 

@@ -46,6 +46,11 @@ public struct RunSummary: Sendable, Codable, Equatable {
     /// run that stopped before any). Every run's summary has it; nil only in a summary stored before
     /// it existed, which `json` still prints as an empty list.
     public var refundedAmount: [RefundedAmount]? = []
+    /// The refunds earlier runs recorded (and counted in their `refundedAmount`) whose reversal by
+    /// Apple this run recorded, per currency, as they were counted then: summed over runs,
+    /// `refundedAmount` minus this is what still stands. Nil only in a summary stored before it
+    /// existed, which `json` prints as an empty list.
+    public var reversedRefundAmount: [RefundedAmount]? = []
     /// `--backend` (`verify-receipt`, `server-api`) and the receipt-recon version that ran the run; nil
     /// in summaries stored before they were recorded.
     public var backend: String?
@@ -93,6 +98,7 @@ extension RunSummary {
         flags = written.flags
         revokedUsers = written.revokedUsers
         refundedAmount = written.refundedAmount
+        reversedRefundAmount = written.reversedRefundAmount
     }
 }
 
@@ -143,6 +149,11 @@ extension RunSummary {
             let amounts = refunded.map { "\($0.currency) \($0.amount) (\($0.transactions))" }
             lines.append("Refunded amount (customer prices): " + amounts.joined(separator: ", "))
         }
+        if let reversed = reversedRefundAmount, !reversed.isEmpty {
+            let amounts = reversed.map { "\($0.currency) \($0.amount) (\($0.transactions))" }
+            lines.append(
+                "Refunds reversed (customer prices, counted by earlier runs): " + amounts.joined(separator: ", "))
+        }
         lines += selectionLines
         lines += trafficLines
         return lines.joined(separator: "\n") + "\n"
@@ -167,8 +178,8 @@ extension RunSummary {
 extension RunSummary {
     /// One JSON object (sorted keys, ISO 8601 dates): `run --json` and `report --json`. Beside the
     /// stored fields, `reason` repeats `abortReason` when the run stopped: every `--json` object that
-    /// did not end in success carries `status`, `exitCode` and `reason`. `refundedAmount` is in every
-    /// object, an empty list where there is nothing to sum (CONTRACT §9).
+    /// did not end in success carries `status`, `exitCode` and `reason`. `refundedAmount` and
+    /// `reversedRefundAmount` are in every object, an empty list where there is nothing to sum (CONTRACT §9).
     public var json: String { json(adding: nil) }
 
     /// The same object with `extra`'s keys beside the summary's (`verify-user --json`'s `entitlements`).
@@ -186,7 +197,7 @@ extension RunSummary {
         let extra: (any Encodable)?
 
         enum CodingKeys: String, CodingKey {
-            case reason, refundedAmount
+            case reason, refundedAmount, reversedRefundAmount
         }
 
         func encode(to encoder: any Encoder) throws {
@@ -196,6 +207,9 @@ extension RunSummary {
             // A summary stored before the figure existed (its `refundedRevenue`, full prices with
             // upgrades, is not this figure and is not carried over).
             if summary.refundedAmount == nil { try container.encode([RefundedAmount](), forKey: .refundedAmount) }
+            if summary.reversedRefundAmount == nil {
+                try container.encode([RefundedAmount](), forKey: .reversedRefundAmount)
+            }
             try extra?.encode(to: encoder)
         }
     }

@@ -9,14 +9,41 @@ public enum FlagRule {
     /// The flags that need other users' rows are decided at the end of the run, over the whole run,
     /// by `RunFinalizer`: `shared_transaction` (one original transaction on receipts of two or more
     /// users) and `entitlement_without_receipt` (an active row and no receipt at all).
+    ///
+    /// A revocation a fresher report of the same transaction by another row no longer carries (a stale
+    /// signed row's refund Apple reversed since) is not flagged (`Purchase.merged`).
     public static func receiptFlags(_ receipts: [UserReceipt], catalog: ProductCatalog, asOf: Date) -> [PlannedFlag] {
-        receipts.flatMap { receiptFlags($0, catalog: catalog, asOf: asOf) }.sorted(by: PlannedFlag.ordered)
+        let overruled = overruledRevocations(receipts)
+        return receipts.flatMap { receiptFlags($0, catalog: catalog, asOf: asOf, overruled: overruled) }
+            .sorted(by: PlannedFlag.ordered)
+    }
+
+    /// The transaction ids whose freshest report among the rows Apple's answers count (`valid`,
+    /// `misrouted`) carries no revocation while an older one does. Empty in the usual case of one row,
+    /// or no revocation at all.
+    static func overruledRevocations(_ receipts: [UserReceipt]) -> Set<String> {
+        let answered = receipts.filter { $0.outcome == .valid || $0.outcome == .misrouted }
+        guard answered.count > 1, answered.contains(where: { $0.purchases.contains { $0.revocation != nil } })
+        else { return [] }
+        var freshest: [String: Purchase] = [:]
+        var revokedSomewhere: Set<String> = []
+        for receipt in answered {
+            for purchase in receipt.purchases {
+                guard let id = purchase.transactionID else { continue }
+                if purchase.revocation != nil { revokedSomewhere.insert(id) }
+                if let kept = freshest[id], !purchase.isFresher(than: kept) { continue }
+                freshest[id] = purchase
+            }
+        }
+        return revokedSomewhere.filter { freshest[$0]?.revocation == nil }
     }
 
     /// One receipt's flags: the outcome's own flag (`invalid_receipt`, `bundle_mismatch`,
     /// `sandbox_in_production`, `production_in_sandbox`, `unverified`), and for `valid` and
     /// `misrouted` receipts `refunded`, `family_revoked` and `unknown_product`.
-    public static func receiptFlags(_ receipt: UserReceipt, catalog: ProductCatalog, asOf: Date) -> [PlannedFlag] {
+    public static func receiptFlags(
+        _ receipt: UserReceipt, catalog: ProductCatalog, asOf: Date, overruled: Set<String> = []
+    ) -> [PlannedFlag] {
         var flags: [PlannedFlag] = []
         if let kind = receipt.classification.outcomeFlag {
             flags.append(
@@ -26,12 +53,15 @@ public enum FlagRule {
         }
         guard receipt.outcome == .valid || receipt.outcome == .misrouted else { return flags }
         let id = receipt.receiptID
-        if let flag = revocationFlag(.refunded, "refunded: ", receipt, asOf: asOf, { $0.isRefunded(asOf: asOf) }) {
+        let stands = { (purchase: Purchase) in overruled.isEmpty || !overruled.contains(purchase.transactionID ?? "") }
+        if let flag = revocationFlag(
+            .refunded, "refunded: ", receipt, asOf: asOf, { $0.isRefunded(asOf: asOf) && stands($0) })
+        {
             flags.append(flag)
         }
         if let flag = revocationFlag(
             .familyRevoked, "Family Sharing revoked: ", receipt, asOf: asOf,
-            { $0.isRevoked(asOf: asOf) && $0.isFamilyRevocation })
+            { $0.isRevoked(asOf: asOf) && $0.isFamilyRevocation && stands($0) })
         {
             flags.append(flag)
         }

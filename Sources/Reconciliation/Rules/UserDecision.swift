@@ -83,7 +83,9 @@ public enum UserDecision {
 
     /// Apple's purchases as `recon_transactions` rows, and the pairs of the shared scan. Only
     /// `valid` and `misrouted` receipts carry Apple's truth; first occurrence wins, in order, for
-    /// both (a renewal reported by two receipts of the user is one purchase).
+    /// both (a renewal reported by two receipts of the user is one purchase), unless a later report
+    /// is fresher and says otherwise whether the purchase stands (`Purchase.merged`): then the row is
+    /// the fresher one's, so a refund a stale signed row still carries is not recorded as standing.
     static func transactionRows(_ receipts: [UserReceipt])
         -> (rows: [TransactionRecord], shared: [(receiptID: Int64, originalTransactionID: String)])
     {
@@ -95,35 +97,50 @@ public enum UserDecision {
         rows.reserveCapacity(count)
         shared.reserveCapacity(count)
         var seenTransactions = SeenKeys<String>(expected: count)
+        /// The purchase each row was built from, in row order.
+        var reports: [Purchase] = []
+        reports.reserveCapacity(count)
         var seenShared = SeenKeys<SharedScanKey>(expected: count)
         for receipt in receipts where recorded(receipt) {
             for purchase in receipt.purchases {
                 let fields = purchase.fields
                 guard let id = fields.transactionID, let original = fields.originalTransactionID,
-                    let product = fields.productID
+                    fields.productID != nil
                 else { continue }
                 if seenShared.insert(SharedScanKey(receiptID: receipt.receiptID, originalTransactionID: original)) {
                     shared.append((receipt.receiptID, original))
                 }
-                guard seenTransactions.insert(id) else { continue }
-                rows.append(
-                    TransactionRecord(
-                        transactionID: id, originalTransactionID: original, productID: product,
-                        receiptID: receipt.receiptID,
-                        environment: fields.environment ?? receipt.classification.environment,
-                        purchasedAt: fields.purchaseDate, originalPurchasedAt: fields.originalPurchaseDate,
-                        expiresAt: fields.expiresDate, cancelledAt: fields.revocation?.date,
-                        cancellationReason: fields.revocation?.reason, isTrial: fields.offer.isTrial,
-                        isIntroOffer: fields.offer.isIntroOffer, isUpgraded: fields.isUpgraded,
-                        ownershipType: fields.ownership, quantity: fields.quantity,
-                        webOrderLineItemID: fields.webOrderLineItemID, price: fields.price, currency: fields.currency,
-                        storefront: fields.storefront, offerType: fields.offer.type,
-                        offerDiscountType: fields.offer.discountType, transactionReason: fields.transactionReason,
-                        revocationType: fields.revocation?.type, revocationPercentage: purchase.refundPercentage,
-                        source: fields.source))
+                if let position = seenTransactions.position(inserting: id) {
+                    let kept = reports[position]
+                    guard purchase.isFresher(than: kept), !purchase.standsAs(kept) else { continue }
+                    reports[position] = Purchase.merged(purchase, kept)
+                    rows[position] = record(reports[position].fields, reports[position].refundPercentage, receipt)
+                    continue
+                }
+                reports.append(purchase)
+                rows.append(record(fields, purchase.refundPercentage, receipt))
             }
         }
         return (rows, shared)
+    }
+
+    /// A purchase with a transaction, original transaction and product id as its `recon_transactions` row.
+    private static func record(_ fields: Purchase.Fields, _ refundPercentage: Percentage?, _ receipt: UserReceipt)
+        -> TransactionRecord
+    {
+        TransactionRecord(
+            transactionID: fields.transactionID ?? "", originalTransactionID: fields.originalTransactionID ?? "",
+            productID: fields.productID ?? "", receiptID: receipt.receiptID,
+            environment: fields.environment ?? receipt.classification.environment,
+            purchasedAt: fields.purchaseDate, originalPurchasedAt: fields.originalPurchaseDate,
+            expiresAt: fields.expiresDate, cancelledAt: fields.revocation?.date,
+            cancellationReason: fields.revocation?.reason, isTrial: fields.offer.isTrial,
+            isIntroOffer: fields.offer.isIntroOffer, isUpgraded: fields.isUpgraded,
+            ownershipType: fields.ownership, quantity: fields.quantity,
+            webOrderLineItemID: fields.webOrderLineItemID, price: fields.price, currency: fields.currency,
+            storefront: fields.storefront, offerType: fields.offer.type,
+            offerDiscountType: fields.offer.discountType, transactionReason: fields.transactionReason,
+            revocationType: fields.revocation?.type, revocationPercentage: refundPercentage, source: fields.source)
     }
 
     /// One shared-scan pair as a set member, without formatting it into a string.

@@ -34,7 +34,8 @@ public struct UserTruth: Hashable, Sendable {
     ///
     /// - Which purchases count: the union, deduplicated by transaction id, over `valid` rows, plus
     ///   `misrouted` ones under `--sandbox-policy flag` or for a sandbox tester (`UserReceipt.standing`).
-    ///   Unknown products and consumables grant nothing; nor does a purchase made after `asOf`.
+    ///   Unknown products and consumables grant nothing; nor does a purchase made after `asOf`. A purchase
+    ///   several rows report stands as the freshest report says (`Purchase.merged`, by `evidenceDate`).
     /// - Revocations: a revoked purchase counts as never purchased unless it is upgraded; an upgraded
     ///   purchase grants nothing by itself. A revocation after `asOf` has not happened yet.
     /// - `auto_renewable`: active while any chain is active (its latest end after `asOf`) or in its billing
@@ -55,8 +56,8 @@ public struct UserTruth: Hashable, Sendable {
         isSandboxTester: Bool,
         asOf: Date
     ) -> UserTruth {
-        // Newest row first, so a purchase reported by several rows takes its fields from the newest
-        // answer whatever order the shell passed them in.
+        // Newest row first, so of reports of one purchase speaking for the same instant the newest
+        // row's wins whatever order the shell passed them in.
         let ordered = receipts.sorted { $0.receiptID > $1.receiptID }
         var slots: [EntitlementSlot] = []
         func slot(of entitlement: String) -> Int {
@@ -65,7 +66,7 @@ public struct UserTruth: Hashable, Sendable {
             return slots.count - 1
         }
         var counted: [Purchase] = []
-        /// The row each counted purchase was taken from (the newest that reported it).
+        /// The row each counted purchase was taken from (the one whose report is the freshest).
         var countedReceipt: [Int64] = []
         var countedPosition: [String: Int] = [:]
         var renewals: [SubscriptionRenewal] = []
@@ -90,8 +91,10 @@ public struct UserTruth: Hashable, Sendable {
                     continue
                 }
                 if let earlier = countedPosition[id] {
-                    // Rare: one purchase reported by two rows of the user, the newer one's fields first.
-                    counted[earlier] = counted[earlier].merging(purchase)
+                    // One purchase reported by two rows of the user: the fresher report says whether it
+                    // stands (`Purchase.merged`), and its row is the one the evidence names.
+                    if purchase.isFresher(than: counted[earlier]) { countedReceipt[earlier] = receipt.receiptID }
+                    counted[earlier] = Purchase.merged(counted[earlier], purchase)
                 } else {
                     countedPosition[id] = counted.count
                     counted.append(purchase)

@@ -15,6 +15,7 @@ extension RunSummary {
             corrections = written.corrections
             flags = written.flags
             refundedAmount = written.refundedAmount
+            reversedRefundAmount = written.reversedRefundAmount
         } else {
             adopt(written)
         }

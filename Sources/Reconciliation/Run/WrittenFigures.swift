@@ -25,6 +25,9 @@ public struct WrittenFigures: Sendable, Equatable {
     public var revokedUsers = 0
     /// Refunds this run recorded first, per currency, at customer prices (`RefundedAmount`).
     public var refundedAmount: [RefundedAmount] = []
+    /// Refunds an earlier run recorded whose reversal this run recorded, per currency, as they were
+    /// counted then (`RefundedAmount`).
+    public var reversedRefundAmount: [RefundedAmount] = []
     /// When the run last wrote a row; nil when it wrote none.
     public var lastWrittenAt: Date?
 

@@ -124,7 +124,8 @@ public struct RunFinalizer {
         {
             figures.flags[try FlagKind(contractName: row.decode("kind"))] = try row.decode("n")
         }
-        figures.refundedAmount = try refundedAmount(runID: runID)
+        figures.refundedAmount = try refundedAmount(runID: runID, kind: .refund)
+        figures.reversedRefundAmount = try refundedAmount(runID: runID, kind: .reversal)
         (figures.permanentlyUnverified, figures.newlyPermanentlyUnverified) = try permanentlyUnverified(runID: runID)
         // A user whose receipts were all written has results; corrections are unioned in for
         // verify-user's user without receipts.
@@ -164,10 +165,12 @@ public struct RunFinalizer {
         return (try row.decode("n"), try row.decode("new"))
     }
 
-    /// The refunds the run recorded first (`refund_run_id`), summed for the environment the run's
-    /// database serves: the run's own `RECON_ENVIRONMENT`, read from its row so that a run finished
-    /// by another process (recovered, or recorded after a failure) is counted the same way.
-    func refundedAmount(runID: Int64) throws -> [RefundedAmount] {
+    /// The refunds the run recorded first, or the reversals it recorded of refunds earlier runs recorded
+    /// (`recon_refund_events`, with the money fields as the refund was counted), summed for the
+    /// environment the run's database serves: the run's own `RECON_ENVIRONMENT`, read from its row so
+    /// that a run finished by another process (recovered, or recorded after a failure) is counted the
+    /// same way.
+    func refundedAmount(runID: Int64, kind: RefundedAmount.Event) throws -> [RefundedAmount] {
         let served: String? =
             try connection.query("SELECT options->>'environment' AS environment FROM recon_runs WHERE id = \(runID)")
             .first?.decode("environment", as: String?.self)
@@ -177,7 +180,7 @@ public struct RunFinalizer {
             """
             SELECT price::text AS price, currency, environment, is_upgraded, ownership_type, revocation_type,
                    revocation_percentage::text AS revocation_percentage
-            FROM recon_transactions WHERE refund_run_id = \(runID)
+            FROM recon_refund_events WHERE run_id = \(runID) AND kind = \(kind.rawValue)
             """
         ).map { row in
             let price: String? = try row.decode("price")

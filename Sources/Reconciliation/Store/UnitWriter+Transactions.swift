@@ -6,8 +6,11 @@ extension UnitWriter {
     /// `recon_transactions`, upserted by transaction id: the latest answer's fields win.
     ///
     /// `refund_run_id` (not in the contract) keeps the run that first recorded the transaction
-    /// refunded, through later runs that see the same refund again; a reversed refund clears it, so a
-    /// second refund counts again (`RefundedAmount`).
+    /// refunded, through later runs that see the same refund again and through its reversal;
+    /// `refund_reversed_run_id` the run that recorded the reversal. A refund after a reversal is
+    /// recorded anew (and counts again). Each run that records a refund or a reversal adds a
+    /// `recon_refund_events` row in the same statement, with the money fields as counted: a
+    /// reversal's copied from the refund it reverses (`RefundedAmount`).
     func writeTransactions(_ users: [(userID: String, plan: UnitPlan)], runID: Int64) throws {
         // One original transaction restored on two accounts puts the same transaction id in two users
         // of a batch: the later user's row wins, as it would written one user after the other. Sorted
@@ -98,6 +101,7 @@ extension UnitWriter {
                 quantities, webOrderLineItemIDs, firstRunIDs, lastRunIDs, prices, currencies, storefronts, offerTypes,
                 offerDiscountTypes, transactionReasons, revocationTypes, revocationPercentages, sources, refundRunIDs,
             ],
+            prefix: "WITH written AS (",
             suffix: """
                 ON CONFLICT (transaction_id) DO UPDATE SET
                     original_transaction_id = EXCLUDED.original_transaction_id, product_id = EXCLUDED.product_id,
@@ -112,10 +116,38 @@ extension UnitWriter {
                     offer_type = EXCLUDED.offer_type, offer_discount_type = EXCLUDED.offer_discount_type,
                     transaction_reason = EXCLUDED.transaction_reason, revocation_type = EXCLUDED.revocation_type,
                     revocation_percentage = EXCLUDED.revocation_percentage, source = EXCLUDED.source,
-                    refund_run_id = CASE WHEN EXCLUDED.cancelled_at IS NULL THEN NULL
+                    refund_run_id = CASE WHEN EXCLUDED.cancelled_at IS NULL THEN recon_transactions.refund_run_id
                         WHEN recon_transactions.cancelled_at IS NULL THEN EXCLUDED.refund_run_id
                         ELSE coalesce(recon_transactions.refund_run_id, EXCLUDED.refund_run_id) END,
+                    refund_reversed_run_id = CASE WHEN EXCLUDED.cancelled_at IS NOT NULL THEN NULL
+                        WHEN recon_transactions.cancelled_at IS NOT NULL THEN EXCLUDED.last_run_id
+                        ELSE recon_transactions.refund_reversed_run_id END,
                     updated_at = now()
+                RETURNING transaction_id, cancelled_at, refund_run_id, refund_reversed_run_id, price, currency,
+                    environment, is_upgraded, ownership_type, revocation_type, revocation_percentage)
+                \(Self.refundEventsSQL(runID: runID))
                 """)
+    }
+
+    /// The refund events of the rows `written` returns (a CTE of the upsert): a refund this run recorded
+    /// first, and a reversal this run recorded of a refund an earlier run recorded, its money fields
+    /// copied from that refund's event. A transaction written twice in one run (one original
+    /// transaction restored on two accounts) adds its event once.
+    static func refundEventsSQL(runID: Int64) -> String {
+        """
+        INSERT INTO recon_refund_events (run_id, transaction_id, kind, refund_run_id, price, currency, environment,
+                                         is_upgraded, ownership_type, revocation_type, revocation_percentage)
+        SELECT \(runID), w.transaction_id, 'refund', NULL, w.price, w.currency, w.environment, w.is_upgraded,
+               w.ownership_type, w.revocation_type, w.revocation_percentage
+        FROM written w WHERE w.cancelled_at IS NOT NULL AND w.refund_run_id = \(runID)
+        UNION ALL
+        SELECT \(runID), w.transaction_id, 'reversal', e.run_id, e.price, e.currency, e.environment, e.is_upgraded,
+               e.ownership_type, e.revocation_type, e.revocation_percentage
+        FROM written w
+        JOIN recon_refund_events e
+          ON e.run_id = w.refund_run_id AND e.transaction_id = w.transaction_id AND e.kind = 'refund'
+        WHERE w.refund_reversed_run_id = \(runID)
+        ON CONFLICT DO NOTHING
+        """
     }
 }

@@ -93,7 +93,8 @@ import Testing
                 let view = transaction.view(at: row.signedMs)
                 #expect(payload.expiresDate == transaction.expiresMs.map(WorldUnit.date))
                 #expect(payload.revocationDate == view.cancellationMs.map(WorldUnit.date))
-                #expect((payload.revocationDate != nil) == (row.user.scenario == .storeKit2Refunded))
+                let signedWhileRefunded: Set<WorldScenario> = [.storeKit2Refunded, .storeKit2StaleRefundReversed]
+                #expect((payload.revocationDate != nil) == signedWhileRefunded.contains(row.user.scenario))
             }
         }
     }

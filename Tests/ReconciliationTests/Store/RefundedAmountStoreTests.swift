@@ -118,8 +118,8 @@ import Testing
                 """
                 SELECT currency || ' ' || round(sum(price * coalesce(revocation_percentage, 100) / 100), 3)::numeric
                        || ' ' || count(*) AS s
-                FROM recon_transactions
-                WHERE refund_run_id = (SELECT max(id) FROM recon_runs) AND price IS NOT NULL
+                FROM recon_refund_events
+                WHERE run_id = (SELECT max(id) FROM recon_runs) AND kind = 'refund' AND price IS NOT NULL
                   AND environment = 'production'
                   AND (revocation_type IN ('REFUND_FULL', 'REFUND_PRORATED')
                        OR (revocation_type IS NULL AND revocation_percentage IS NOT NULL))
