@@ -296,6 +296,9 @@ extension WorldUnitBuilder {
             .storeKit2StaleAfterRevoke:
             addStoreKit2Rows(to: &user, rng: &rng)
 
+        case .appleSignedIDLost, .storeKit2AppleSignedIDLost:
+            addSignedAccess(to: &user, rng: &rng)
+
         case .ios6Expired, .ios6InSync:
             let chain: Chain
             let account: Int
