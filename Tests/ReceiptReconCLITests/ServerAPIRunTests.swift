@@ -185,7 +185,9 @@ import Testing
             #expect(corrections.contains("u-retry premium revoke expired"), "\(corrections)")
             #expect(corrections.contains("u-refund premium revoke refund"), "\(corrections)")
             #expect(
-                !corrections.contains { $0.hasPrefix("u-shared ") || $0.hasPrefix("u-forged ") || $0.hasPrefix("u-unknown ") },
+                !corrections.contains {
+                    $0.hasPrefix("u-shared ") || $0.hasPrefix("u-forged ") || $0.hasPrefix("u-unknown ")
+                },
                 "\(corrections)")
             let flags = try Self.strings(db, "SELECT user_id || ' ' || kind AS s FROM recon_flags")
             #expect(

@@ -134,8 +134,10 @@ import Testing
             try World.entitlement(db, "u-alone", "pro", expires: nil)
 
             let result = try ReceiptReconBinary.run(
-                ["run", "--older-than", "0", "--as-of", Self.asOf, "--json", "--max-attempts", "2",
-                 "--max-revoke-ratio", "1"],
+                [
+                    "run", "--older-than", "0", "--as-of", Self.asOf, "--json", "--max-attempts", "2",
+                    "--max-revoke-ratio", "1",
+                ],
                 environment: Rows.environment(database, trusted, apple))
             // An untrusted row is an answer: the night is complete.
             #expect(result.status == 0, "\(result.output)")
@@ -147,7 +149,8 @@ import Testing
             }
             #expect(try World.outcome(db, receiptRow) == "valid")
             let corrections = try World.corrections(db)
-            #expect(corrections == ["u-root premium revoke refund", "u-alone pro revoke no_purchase"], "\(corrections)")
+            #expect(
+                corrections == ["u-root premium revoke refund", "u-alone pro revoke no_purchase"], "\(corrections)")
             let flags = try World.flags(db)
             #expect(flags == ["u-root unverified", "u-root refunded", "u-alone unverified"], "\(flags)")
             #expect(try World.active(db).isEmpty)

@@ -103,7 +103,8 @@ enum StoredRowKey {
             return .decided(Self.answer(row, craftedID(), bundleID: receipt.bundleID, claimed: claimed))
         }
         let voucher: Voucher =
-            receipt.format == .appReceipt ? .appleSignature("its PKCS#7 signature verified to the configured root") : .none
+            receipt.format == .appReceipt
+            ? .appleSignature("its PKCS#7 signature verified to the configured root") : .none
         return .ask(
             Question(ids: ids, environment: hint, bundleID: receipt.bundleID, claimed: claimed, voucher: voucher))
     }
