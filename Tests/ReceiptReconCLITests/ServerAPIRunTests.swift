@@ -131,7 +131,8 @@ import Testing
             api.script(
                 .sandbox, .history, id: "6001",
                 [.history([Transaction(id: "6001", purchased: Self.day(-20), expires: Self.day(10))])])
-            // Known nowhere (unscripted: 4040010 in both).
+            // Known nowhere (4040010 in both), but the receipt is Apple's (its PKCS#7 verified): a permanent
+            // unverified that keeps premium, never invalid (CONTRACT §9).
             try Self.receipt(db, "u-unknown", Self.appReceipt(api, "7001", expires: Self.day(10)))
             try Self.premium(db, "u-unknown", expires: Self.day(10))
             api.script(.production, .history, id: "7001", [.error(4_040_010, status: 404)])
@@ -167,7 +168,7 @@ import Testing
             #expect(
                 try Self.outcomes(db) == [
                     "u-shared valid", "u-grace valid", "u-retry valid", "u-refund valid", "u-sandbox misrouted",
-                    "u-unknown invalid", "u-forged unverified", "u-bundle invalid",
+                    "u-unknown unverified", "u-forged unverified", "u-bundle invalid",
                 ])
             // Both of u-shared's rows were answered by one history request.
             #expect(
@@ -183,11 +184,15 @@ import Testing
             #expect(corrections.contains("u-grace premium extend grace_period"), "\(corrections)")
             #expect(corrections.contains("u-retry premium revoke expired"), "\(corrections)")
             #expect(corrections.contains("u-refund premium revoke refund"), "\(corrections)")
-            #expect(!corrections.contains { $0.hasPrefix("u-shared ") || $0.hasPrefix("u-forged ") }, "\(corrections)")
+            #expect(
+                !corrections.contains {
+                    $0.hasPrefix("u-shared ") || $0.hasPrefix("u-forged ") || $0.hasPrefix("u-unknown ")
+                },
+                "\(corrections)")
             let flags = try Self.strings(db, "SELECT user_id || ' ' || kind AS s FROM recon_flags")
             #expect(
                 flags.isSuperset(of: [
-                    "u-sandbox sandbox_in_production", "u-unknown invalid_receipt", "u-forged unverified",
+                    "u-sandbox sandbox_in_production", "u-unknown unverified", "u-forged unverified",
                     "u-bundle bundle_mismatch",
                 ]), "\(flags)")
             let graceEnd = try db.query("SELECT expires_at FROM entitlements WHERE user_id = 'u-grace' AND active")

@@ -230,7 +230,8 @@ import Testing
     }
 
     /// Without the test root the signature cannot be trusted, but the data is not shown altered: every JWS
-    /// row is a permanent `unverified` and nobody loses access; an unreadable root file is exit 78.
+    /// row is a permanent `unverified`, untrusted: it keeps nothing (only Apple's signature keeps access,
+    /// CONTRACT §5), so what it claims is revoked; an unreadable root file is exit 78.
     @Test func anUntrustedRootLeavesSignedRowsUnverifiedAndABadRootFileIs78() throws {
         let apple = try ScriptedAppleServer()
         let pki = try PKI()
@@ -247,12 +248,12 @@ import Testing
             environment["APPLE_ROOT_CERTIFICATES"] = nil
             let untrusted = try ReceiptReconBinary.run(
                 ["verify-user", "sk-keep", "--as-of", Self.asOf], environment: environment)
-            // Another signer's chain, not altered data: a permanent unverified that keeps the entitlement.
-            // Permanent: an answer, so the user's verification is complete (exit 0).
+            // Another signer's chain, not altered data: a permanent unverified, but not Apple's: it keeps
+            // nothing. Permanent: an answer, so the user's verification is complete (exit 0).
             #expect(untrusted.status == 0, "\(untrusted.output)")
             #expect(untrusted.stdout.contains("outcomes: unverified 1"), "\(untrusted.stdout)")
-            #expect(untrusted.stdout.contains("unverified (permanent)"), "\(untrusted.stdout)")
-            #expect(untrusted.stdout.contains("No correction"), "\(untrusted.stdout)")
+            #expect(untrusted.stdout.contains("unverified (untrusted)"), "\(untrusted.stdout)")
+            #expect(untrusted.stdout.contains("revoke"), "\(untrusted.stdout)")
             #expect(!untrusted.stdout.contains("Try again later"), "\(untrusted.stdout)")
         }
     }

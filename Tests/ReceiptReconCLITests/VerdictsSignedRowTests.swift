@@ -96,11 +96,12 @@ import Testing
 
     // MARK: Case 13: a chain that fails only at its root
 
-    /// A signed row whose chain is sound but ends at a root the run does not trust (a staging database
-    /// seeded under another `--pki-dir`): nobody can ask Apple, and asking again will not change it.
-    /// A permanent `unverified`: `premium`, which it names, is kept; the user's refund, which Apple's
-    /// verifyReceipt answer proves, is revoked all the same.
-    @Test func aSignedRowOfAnotherRootIsPermanentAndHoldsBackNoOtherRevoke() throws {
+    /// A signed row whose chain is sound but ends at a root the run does not trust: anyone can make such a
+    /// chain (a leaf signed by an intermediate, both valid, the signature good), so it proves nothing
+    /// (CONTRACT §5, issue 35). A permanent `unverified` that keeps nothing and holds back nothing: a
+    /// customer whose yearly Apple shows refunded loses `premium` although such a row claims another
+    /// yearly; a customer with nothing but such a row loses what it claims.
+    @Test func aSignedRowOfAnotherRootKeepsNothingAndHoldsBackNothing() throws {
         let apple = try ScriptedAppleServer()
         let trusted = try PKI()
         let other = try PKI()
@@ -114,32 +115,46 @@ import Testing
             let rootRow = try World.row(
                 db, "u-root",
                 other.transaction(
-                    id: "13101", product: "monthly", signed: Self.day(-5), purchased: Self.day(-5),
-                    expires: Self.day(25)))
-            try World.entitlement(db, "u-root", "premium", expires: Self.day(25))
+                    id: "13101", product: "yearly", signed: Self.day(-5), purchased: Self.day(-5),
+                    expires: Self.day(360)))
             let receiptRow = try World.row(db, "u-root", "UkVDRUlQVC1ST09U")
-            try World.entitlement(db, "u-root", "pro", expires: nil)
+            try World.entitlement(db, "u-root", "premium", expires: Self.day(360))
             apple.answer(
                 "UkVDRUlQVC1ST09U",
                 with: .valid([
                     ScriptedAppleServer.Purchase(
-                        product: "lifetime", transactionID: "13201", originalTransactionID: "13201",
-                        purchased: Self.day(-90), cancelled: Self.day(-2))
+                        product: "yearly", transactionID: "13201", originalTransactionID: "13201",
+                        purchased: Self.day(-20), expires: Self.day(345), cancelled: Self.day(-2))
                 ]))
+            let aloneRow = try World.row(
+                db, "u-alone",
+                other.transaction(
+                    id: "13301", product: "lifetime", type: "Non-Consumable", signed: Self.day(-5),
+                    purchased: Self.day(-5)))
+            try World.entitlement(db, "u-alone", "pro", expires: nil)
 
-            let result = try Self.run(Rows.environment(database, trusted, apple))
+            let result = try ReceiptReconBinary.run(
+                [
+                    "run", "--older-than", "0", "--as-of", Self.asOf, "--json", "--max-attempts", "2",
+                    "--max-revoke-ratio", "1",
+                ],
+                environment: Rows.environment(database, trusted, apple))
+            // An untrusted row is an answer: the night is complete.
             #expect(result.status == 0, "\(result.output)")
-            let root = try #require(try World.result(db, rootRow))
-            #expect(root.outcome == "unverified", "\(root)")
-            #expect(root.detail.contains("permanent") && !root.detail.contains("transient"), "\(root.detail)")
+            for row in [rootRow, aloneRow] {
+                let root = try #require(try World.result(db, row))
+                #expect(root.outcome == "unverified", "\(root)")
+                #expect(root.detail.contains("does not chain to the configured root"), "\(root.detail)")
+                #expect(root.detail.contains("keeps nothing") && !root.detail.contains("transient"), "\(root.detail)")
+            }
             #expect(try World.outcome(db, receiptRow) == "valid")
             let corrections = try World.corrections(db)
-            #expect(corrections == ["u-root pro revoke refund"], "\(corrections)")
+            #expect(
+                corrections == ["u-root premium revoke refund", "u-alone pro revoke no_purchase"], "\(corrections)")
             let flags = try World.flags(db)
-            #expect(flags.isSuperset(of: ["u-root unverified", "u-root refunded"]), "\(flags)")
-            #expect(!flags.contains("u-root invalid_receipt"), "\(flags)")
-            #expect(try World.active(db) == ["u-root premium"])
-            #expect(World.same(try World.activeUntil(db, "u-root", "premium"), Self.day(25)))
+            #expect(flags == ["u-root unverified", "u-root refunded", "u-alone unverified"], "\(flags)")
+            #expect(try World.active(db).isEmpty)
+            #expect(apple.received.count == 1, "only the receipt goes to verifyReceipt")
         }
     }
 
@@ -223,7 +238,9 @@ import Testing
             #expect(transient.stdout.contains("unverified 1"), "\(transient.stdout)")
             #expect(transient.stdout.contains("transient"), "\(transient.stdout)")
             #expect(!transient.stdout.contains("permanent"), "\(transient.stdout)")
-            #expect(try World.active(db) == ["u-root premium", "u-busy premium"])
+            // The untrusted row keeps nothing (issue 35); the transient one holds the busy user's back.
+            #expect(permanent.stdout.contains("keep nothing"), "\(permanent.stdout)")
+            #expect(try World.active(db) == ["u-busy premium"])
         }
     }
 }

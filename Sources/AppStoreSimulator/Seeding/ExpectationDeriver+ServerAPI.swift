@@ -9,7 +9,10 @@ import AppStoreReceipts
 /// ids (a JWS's `transactionId`, read even when its signature fails; an app receipt's in-app
 /// `transaction_id`s; an iOS 6 receipt's `transaction-id`) are looked up in the row's environment
 /// first, then once in the other. Ids neither environment finds are found after all when a history
-/// fetched for the same user lists them (a fresh database has no `recon_transactions` to consult).
+/// fetched for the same user lists them (a fresh database has no `recon_transactions` to consult); else
+/// they are absent (`invalid`), unless Apple signed the row (an app receipt, a JWS whose signature
+/// verifies): Apple's signature proves the purchase, a permanent `unverified` holding what the row names.
+/// A row whose signature fails holds nothing when Apple gives no verdict (only Apple's word keeps access).
 ///
 /// A found row is `valid` (or `misrouted`) with the account's history and renewal state at `asOf`:
 /// the facts `AppleAnswerer` gives for a receipt of the account issued at `asOf`, so both backends read
@@ -22,7 +25,11 @@ extension ExpectationDeriver {
         /// Look these ids up with `bid`, first in `hint` (else the database's environment). `products`:
         /// what the row names, which a permanent `unverified` holds. `account`: a row that names no id
         /// (an app receipt with no purchase) is `valid` in its account's environment with nothing in it.
-        case ask(ids: [String], bundleID: String, hint: AppStoreEnvironment?, products: Set<String>, account: Int)
+        /// `signed`: whether Apple's signature verifies on the row (true), fails (false), or there is none
+        /// to check (nil, an iOS 6 receipt).
+        case ask(
+            ids: [String], bundleID: String, hint: AppStoreEnvironment?, products: Set<String>, account: Int,
+            signed: Bool?)
     }
 
     /// How one id's lookup ended, after at most one hop.
@@ -45,7 +52,7 @@ extension ExpectationDeriver {
 
         // Every id asked about, in row order; then the histories the found ones fetched.
         var lookups: [String: IDLookup] = [:]
-        for case .ask(let ids, let bundleID, let hint, _, _) in readings {
+        for case .ask(let ids, let bundleID, let hint, _, _, _) in readings {
             for id in ids where lookups[id] == nil {
                 lookups[id] = look(up: id, bundleID: bundleID, hint: hint, lookup: lookup, assumptions: assumptions)
             }
@@ -64,17 +71,19 @@ extension ExpectationDeriver {
                 }
             }) {
                 lookups[id] = .found(unit: history.unit, slot: history.slot, environment: history.environment)
-            } else {
-                lookups[id] = .invalid  // unknown to Apple: both environments, and no history holds it
-            }
+            }  // else unknown to Apple: both environments, and no history holds it (ruled per row below)
         }
 
         return readings.map { reading in
             switch reading {
             case .decided(let outcome):
                 return outcome
-            case .ask(let ids, _, _, let products, let account):
-                let results = ids.map { lookups[$0]! }
+            case .ask(let ids, _, _, let products, let account, let signed):
+                // Absent, unless Apple's signature on the row proves the purchase.
+                let results = ids.map { lookups[$0]! }.map { result -> IDLookup in
+                    if case .notFound = result { return signed == true ? .permanent : .invalid }
+                    return result
+                }
                 if results.contains(where: { if case .invalid = $0 { true } else { false } }) {
                     return .invalid(flag: "invalid_receipt")
                 }
@@ -82,7 +91,7 @@ extension ExpectationDeriver {
                     return .unverified(.transient)
                 }
                 if results.contains(where: { if case .permanent = $0 { true } else { false } }) {
-                    return .unverified(.permanent(products: products))
+                    return .unverified(.permanent(products: signed == false ? [] : products))
                 }
                 guard case .found(let foundUnit, let slot, let environment)? = results.first else {
                     // Nothing bought, so nothing to ask: the receipt (its signature verified) proves no purchase.
@@ -102,7 +111,7 @@ extension ExpectationDeriver {
     /// What the client reads from `slot` before any request.
     static func reading(of slot: Int, in unit: WorldUnit, assumptions: RunAssumptions) -> StoredRowReading {
         func ask(
-            _ account: Int, ids: [String], products: [String], hint: AppStoreEnvironment?
+            _ account: Int, ids: [String], products: [String], hint: AppStoreEnvironment?, signed: Bool? = nil
         ) -> StoredRowReading {
             let owner = unit.accounts[account]
             if let accepted = assumptions.bundleIDs, !accepted.contains(owner.bundleID) {
@@ -111,7 +120,9 @@ extension ExpectationDeriver {
             if ids.contains(where: { $0.isEmpty || !$0.utf8.allSatisfy { $0 >= 48 && $0 <= 57 } }) {
                 return .decided(.invalid(flag: "invalid_receipt"))
             }
-            return .ask(ids: ids, bundleID: owner.bundleID, hint: hint, products: Set(products), account: account)
+            return .ask(
+                ids: ids, bundleID: owner.bundleID, hint: hint, products: Set(products), account: account,
+                signed: signed)
         }
         switch unit.receipts[slot] {
         case .empty, .notBase64, .garbage:
@@ -122,7 +133,7 @@ extension ExpectationDeriver {
             let purchases = unit.accounts[account].transactions(purchasedBy: created)
             return ask(
                 account, ids: purchases.map(\.transactionID), products: purchases.map(\.productID),
-                hint: unit.accounts[account].environment)
+                hint: unit.accounts[account].environment, signed: true)
         case .transaction(let account, let id):
             let owner = unit.accounts[account]
             return ask(
@@ -132,11 +143,12 @@ extension ExpectationDeriver {
             return ask(
                 account, ids: [unit.craftedTransactionID(account: account)], products: [WorldCatalog.premiumYearly.id],
                 hint: unit.accounts[account].environment == .sandbox ? .sandbox : nil)
-        case .signedTransaction(let account, let id, _, _):
+        case .signedTransaction(let account, let id, _, let tampered):
             // Its payload's transactionId, whether or not the signature verifies: Apple's answer decides.
             let owner = unit.accounts[account]
             return ask(
-                account, ids: [id], products: [owner.transaction(withID: id)!.productID], hint: owner.environment)
+                account, ids: [id], products: [owner.transaction(withID: id)!.productID], hint: owner.environment,
+                signed: !tampered)
         }
     }
 

@@ -136,6 +136,16 @@ public enum WorldScenario: String, Sendable, Hashable, CaseIterable {
     /// the row (active). Apple's answer now has no revocation and outranks the older JWS: nothing to
     /// correct, nothing flagged, on both backends.
     case storeKit2StaleRefundReversed
+    // Issue 35, point 1: only Apple's signature keeps access.
+    /// An app receipt of a pro purchase, its PKCS#7 signed by Apple; the Server API has lost the purchase's
+    /// id (4040010 in both environments, no history lists it). Row active. verifyReceipt answers the receipt:
+    /// nothing to correct. Server API: Apple's signature proves the purchase, a permanent `unverified` (flag
+    /// `unverified`) that keeps pro: nothing to correct.
+    case appleSignedIDLost
+    /// The same for a StoreKit 2 row: the JWS of a pro purchase, verified to the configured roots, whose id
+    /// the Server API has lost. verifyReceipt backend: valid as of its `signedDate`, nothing to correct.
+    /// Server API: a permanent `unverified` that keeps pro.
+    case storeKit2AppleSignedIDLost
 
     /// Whether the user's rows are StoreKit 2 signed transactions rather than receipts.
     public var isStoreKit2: Bool { rawValue.hasPrefix("storeKit2") }
@@ -239,6 +249,7 @@ public enum WorldScenario: String, Sendable, Hashable, CaseIterable {
         case .storeKit2OtherBundle: 0.1
         case .storeKit2StaleAfterRevoke: 0.1
         case .storeKit2StaleRefundReversed: 0.1
+        case .appleSignedIDLost, .storeKit2AppleSignedIDLost: 0.1
         case .sharedTransactionOwner, .sharedTransactionRestored: 0
         }
     }
@@ -275,6 +286,7 @@ public enum WorldScenario: String, Sendable, Hashable, CaseIterable {
         case .storeKit2StaleAfterRevoke: return ([], ["refunded"])
         case .deletedAccount: return ([], ["unverified"])
         case .deletedAccountLifetime: return (["premium:revoke"], ["refunded", "unverified"])
+        case .appleSignedIDLost, .storeKit2AppleSignedIDLost: return ([], ["unverified"])
         default: return intended
         }
     }
@@ -288,7 +300,8 @@ public enum WorldScenario: String, Sendable, Hashable, CaseIterable {
             .seasonPassExpiredInactiveRow, .coinsOnly, .severalReceipts, .emptyReceiptNoRow, .ios6InSync,
             .otherSourceOnly, .noReceiptInactiveRow, .otherSourceBesideReceipts, .storeKit2Active,
             .storeKit2ExpiredSince, .storeKit2RowLonger, .knownIDNotFound, .storeKit2StaleAfterRevoke,
-            .storeKit2StaleRefundReversed:
+            .storeKit2StaleRefundReversed,
+            .appleSignedIDLost, .storeKit2AppleSignedIDLost:
             return ([], [])
         case .missedRenewal, .gracePeriod, .upgradedToYearly, .ios6MissedRenewal, .twoChainsLapsedAndGrace,
             .twoChainsActiveAndGrace:

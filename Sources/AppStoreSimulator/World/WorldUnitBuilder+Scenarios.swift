@@ -298,6 +298,8 @@ extension WorldUnitBuilder {
 
         case .storeKit2StaleRefundReversed:
             addStaleRefundReversedRows(to: &user, rng: &rng)
+        case .appleSignedIDLost, .storeKit2AppleSignedIDLost:
+            addSignedAccess(to: &user, rng: &rng)
 
         case .ios6Expired, .ios6InSync:
             let chain: Chain

@@ -45,6 +45,11 @@ enum UserReport {
                 "Note: asking Apple again will not verify the permanent one(s); the entitlements they name are "
                     + "kept, everything else is corrected.")
         }
+        if unverdicted.contains(where: { $0.kind == .untrusted }) {
+            lines.append(
+                "Note: no signature of Apple's verified on the untrusted one(s): they keep nothing and hold back "
+                    + "nothing (if they are Apple's, check APPLE_ROOT_CERTIFICATES).")
+        }
         return lines.joined(separator: "\n") + "\n"
     }
 

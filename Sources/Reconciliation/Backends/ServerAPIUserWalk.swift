@@ -240,7 +240,7 @@ struct ServerAPIUserWalk: AppleExchange {
             case .ask(let question):
                 // A stopped run leaves rows it never asked about out of the answer.
                 guard question.ids.allSatisfy({ resolved[$0] != nil }) else { continue }
-                answers.append(answer(row, question, question.ids.map { final($0, resolved[$0]!) }))
+                answers.append(answer(row, question, question.ids.map { final($0, resolved[$0]!, question) }))
             }
         }
         return .finish(AppleUserAnswer(receipts: answers))
@@ -248,8 +248,9 @@ struct ServerAPIUserWalk: AppleExchange {
 
     /// What a "not found" id proves once every history of the user is in: found if a history holds it
     /// (asked about first, answered by a later row's history), an Apple hiccup if Apple answered for it
-    /// before, else absent.
-    private func final(_ id: String, _ resolution: Resolution) -> Resolution {
+    /// before or if Apple signed the row naming it (CONTRACT §9: Apple's signature proves the purchase
+    /// existed; Apple says 4040010 can happen, rarely, for ids that returned data before), else absent.
+    private func final(_ id: String, _ resolution: Resolution, _ question: StoredRowKey.Question) -> Resolution {
         guard case .notFound(let detail, let code) = resolution else { return resolution }
         if let history = held[id] { return .found(history) }
         if user.knownTransactionIDs.contains(id) {
@@ -258,12 +259,19 @@ struct ServerAPIUserWalk: AppleExchange {
                 "transaction \(id) is not found by the App Store Server API now (\(detail)), but Apple answered "
                     + "for it in an earlier run", code: code)
         }
+        if case .appleSignature(let what) = question.voucher {
+            return .unverified(
+                .permanent,
+                "transaction \(id) is not found by the App Store Server API in either environment (\(detail)), but "
+                    + "Apple signed the row naming it (\(what))", code: code)
+        }
         return .notFound(
             "transaction \(id) is unknown to the App Store Server API in both environments (\(detail))", code: code)
     }
 
-    /// A row: `invalid` if any id proves it altered, else `unverified` (transient before permanent) if
-    /// any id has no verdict, else its histories' outcome with their purchases and renewal state.
+    /// A row: `invalid` if any id proves it altered, else `unverified` (transient before permanent; a
+    /// permanent one of a row whose signature failed is `untrusted`) if any id has no verdict, else its
+    /// histories' outcome with their purchases and renewal state.
     private func answer(_ row: Int, _ question: StoredRowKey.Question, _ resolutions: [Resolution]) -> ReceiptAnswer {
         var invalid: (detail: String, code: Int?)?
         var transient: (detail: String, code: Int?)?
@@ -273,7 +281,9 @@ struct ServerAPIUserWalk: AppleExchange {
             switch resolution {
             case .notFound(let detail, let code), .invalid(let detail, let code): invalid = invalid ?? (detail, code)
             case .unverified(.transient, let detail, let code): transient = transient ?? (detail, code)
-            case .unverified(.permanent, let detail, let code): permanent = permanent ?? (detail, code)
+            // Apple's permanent answers; whether the row keeps what it names is the row's signature's to say.
+            case .unverified(.permanent, let detail, let code), .unverified(.untrusted, let detail, let code):
+                permanent = permanent ?? (detail, code)
             case .found(let index): if !used.contains(index) { used.append(index) }
             }
         }
@@ -284,6 +294,11 @@ struct ServerAPIUserWalk: AppleExchange {
                 outcome: .invalid, outcomeFlag: .invalidReceipt, detail: invalid.detail, errorCode: invalid.code)
         } else if let transient {
             classification = .unverified(.transient, detail: transient.detail, errorCode: transient.code)
+        } else if let permanent, question.voucher == .failedSignature {
+            // Apple gives no verdict and the row's own claims are nobody's word: they keep nothing (CONTRACT §5).
+            classification = .unverified(
+                .untrusted, detail: permanent.detail + "; the row's own signature did not verify",
+                errorCode: permanent.code)
         } else if let permanent {
             classification = .unverified(.permanent, detail: permanent.detail, errorCode: permanent.code)
         } else {

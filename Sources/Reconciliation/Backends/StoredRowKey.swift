@@ -17,6 +17,22 @@ enum StoredRowKey {
         /// What the row itself claims: never counted, but they name the entitlements the row is about
         /// when Apple gives no verdict (`UserReceipt.purchases`).
         var claimed: [Purchase]
+        /// What vouches for the row's own content before Apple is asked: whether Apple's signature makes
+        /// an id Apple cannot find a lost record rather than an absent purchase (CONTRACT §9, "What proves
+        /// a purchase absent"), and whether its claims are kept when Apple gives no verdict (§5).
+        var voucher: Voucher
+    }
+
+    /// Whose signature the row's content carries.
+    enum Voucher: Hashable {
+        /// Apple's, verified locally: an app receipt's PKCS#7 to the configured root, a JWS to the configured
+        /// roots. The text names it in a detail.
+        case appleSignature(String)
+        /// A signature that did not verify (a JWS whose chain, root or signature failed): its claims are
+        /// nobody's word, so they keep nothing.
+        case failedSignature
+        /// No signature to check (an iOS 6 transaction receipt): Apple's answer alone decides.
+        case none
     }
 
     case ask(Question)
@@ -86,7 +102,11 @@ enum StoredRowKey {
         if ids.contains(where: { !ServerAPIClient.isWellFormedID($0) }) {
             return .decided(Self.answer(row, craftedID(), bundleID: receipt.bundleID, claimed: claimed))
         }
-        return .ask(Question(ids: ids, environment: hint, bundleID: receipt.bundleID, claimed: claimed))
+        let voucher: Voucher =
+            receipt.format == .appReceipt
+            ? .appleSignature("its PKCS#7 signature verified to the configured root") : .none
+        return .ask(
+            Question(ids: ids, environment: hint, bundleID: receipt.bundleID, claimed: claimed, voucher: voucher))
     }
 
     /// A JWS row: asked about by its `transactionId` unless it names another app, is not signed data at
@@ -106,9 +126,11 @@ enum StoredRowKey {
         guard ServerAPIClient.isWellFormedID(id) else {
             return .decided(Self.answer(row, craftedID(), bundleID: answer.bundleID, claimed: claimed))
         }
+        let verified = [.valid, .misrouted].contains(answer.receipt.classification.outcome)
         return .ask(
             Question(
-                ids: [id], environment: claimed.first?.environment, bundleID: answer.bundleID, claimed: claimed))
+                ids: [id], environment: claimed.first?.environment, bundleID: answer.bundleID, claimed: claimed,
+                voucher: verified ? .appleSignature("its JWS verified to the configured roots") : .failedSignature))
     }
 
     static func craftedID() -> ReceiptClassification {

@@ -8,7 +8,8 @@ extension ReceiptOutcomeRule {
     /// as a receipt, decided by the signature instead of Apple's status.
     ///
     /// - a chain that fails only at its root (signed by a chain no configured root issued): `unverified`,
-    ///   permanent (never a revoke: the data is not shown altered, and asking again cannot change it);
+    ///   `untrusted` (asking again cannot change it; anyone can make such a chain, so it proves nothing:
+    ///   it keeps nothing and holds back nothing, CONTRACT §5);
     /// - signature, chain or format fails otherwise (a forged or altered JWS, Xcode data): `invalid`,
     ///   `invalid_receipt`;
     /// - valid, bundle id not accepted: `invalid`, `bundle_mismatch` (`bundleIDRule`);
@@ -21,7 +22,7 @@ extension ReceiptOutcomeRule {
         let format = evidence.format.map { "\($0)" } ?? "signed data"
         if case .untrustedRoot(let roots) = verification.failure {
             let failure = SignedDataFailure.untrustedRoot(roots)
-            return .unverified(.permanent, detail: "\(format) not verified: \(failure)")
+            return .unverified(.untrusted, detail: "\(format) not verified: \(failure)")
         }
         if let failure = verification.failure {
             return ReceiptClassification(

@@ -10,7 +10,8 @@ public enum ReceiptStanding: String, Hashable, Sendable, CaseIterable, CustomStr
     case invalidReceipt = "invalid_receipt"
     /// `invalid` because the bundle id is not accepted.
     case bundleMismatch = "bundle_mismatch"
-    /// `unverified` and transient: no verdict, contributes nothing.
+    /// `unverified` and transient (no verdict), or untrusted (data nothing Apple signed vouches for):
+    /// contributes nothing, keeps nothing.
     case unverified
     /// `unverified` and permanent: no verdict, but the entitlements it names are not taken away.
     case permanentlyUnverified = "permanently_unverified"

@@ -18,7 +18,7 @@ extension UserDecision.Verified {
 
     /// Receipts left `unverified` that asking again will not change (flagged, counted apart).
     public var permanentlyUnverifiedReceipts: Int {
-        receipts.count { $0.classification.unverified == .permanent }
+        receipts.count { $0.classification.unverified?.isPermanent == true }
     }
 
     /// Per receipt flagged `unknown_product`, the product ids `products` lacks: what the unknown-products

@@ -10,7 +10,8 @@ public struct UserReceipt: Hashable, Sendable {
     /// mismatch) Apple's purchases. For other `invalid` or `unverified` rows the backend may pass what the
     /// row itself claims (a receipt decoded locally, an unbelieved signed payload, what the job last
     /// recorded): those never count, but they name the entitlements the row was about, so a revoke says
-    /// `invalid_receipt` rather than `no_purchase` and a permanent `unverified` keeps them.
+    /// `invalid_receipt` rather than `no_purchase` and a permanent `unverified` keeps them (an `untrusted`
+    /// one does not: nothing Apple signed vouches for them).
     public var purchases: [Purchase]
     /// Renewal state of the row's subscription chains (grace periods); used only when the row counts.
     public var renewals: [SubscriptionRenewal]
@@ -45,7 +46,8 @@ public struct UserReceipt: Hashable, Sendable {
         case .valid: .counted
         case .misrouted: sandboxPolicy == .flag || isSandboxTester ? .counted : .misroutedNotCounted
         case .invalid: classification.isBundleMismatch ? .bundleMismatch : .invalidReceipt
-        case .unverified: classification.unverified == .permanent ? .permanentlyUnverified : .unverified
+        case .unverified:
+            classification.unverified?.keepsNamedEntitlements == true ? .permanentlyUnverified : .unverified
         }
     }
 }

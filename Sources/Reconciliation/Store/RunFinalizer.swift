@@ -146,20 +146,22 @@ public struct RunFinalizer {
         return figures
     }
 
-    /// The run's `unverified` results that are permanent (`recon_results.detail` ends with the permanent
-    /// explanation), and of those the ones whose receipt no earlier run found permanently unverified:
+    /// The run's `unverified` results that are permanent (`recon_results.detail` ends with a permanent
+    /// kind's explanation), and of those the ones whose receipt no earlier run found permanently unverified:
     /// what the summary reports the night they first appear.
     func permanentlyUnverified(runID: Int64) throws -> (all: Int, new: Int) {
-        let suffix = "(\(UnverifiedKind.permanent.explanation))"
+        let suffixes = UnverifiedKind.permanentSuffixes
         let row = try connection.query(
             """
             SELECT count(*) AS n,
                    count(*) FILTER (WHERE NOT EXISTS (
                        SELECT 1 FROM recon_results p
                        WHERE p.receipt_id = r.receipt_id AND p.run_id < r.run_id AND p.outcome = 'unverified'
-                         AND right(p.detail, length(\(suffix))) = \(suffix))) AS new
+                         AND EXISTS (SELECT 1 FROM unnest(\(suffixes)::text[]) AS s(x)
+                                     WHERE right(p.detail, length(s.x)) = s.x))) AS new
             FROM recon_results r
-            WHERE r.run_id = \(runID) AND r.outcome = 'unverified' AND right(r.detail, length(\(suffix))) = \(suffix)
+            WHERE r.run_id = \(runID) AND r.outcome = 'unverified'
+              AND EXISTS (SELECT 1 FROM unnest(\(suffixes)::text[]) AS s(x) WHERE right(r.detail, length(s.x)) = s.x)
             """
         ).first!
         return (try row.decode("n"), try row.decode("new"))

@@ -37,7 +37,7 @@ public struct RunRows {
             let detail: String = try row.decode("detail") ?? ""
             return ReconciliationEngine.UnverdictedRow(
                 receiptID: try row.decode("receipt_id"),
-                kind: detail.hasSuffix("(\(UnverifiedKind.permanent.explanation))") ? .permanent : .transient,
+                kind: UnverifiedKind(detail: detail),
                 detail: detail)
         }
     }

@@ -12,7 +12,9 @@ import Testing
     static let world = SimulatedWorld(users: 2000, seed: 5, asOf: testAsOf, includesStoreKit2Users: true)
 
     /// The receipt scenarios whose expectation differs between the backends (docs/simulator.md).
-    static let receiptScenariosThatDiffer: Set<WorldScenario> = [.deletedAccount, .deletedAccountLifetime]
+    static let receiptScenariosThatDiffer: Set<WorldScenario> = [
+        .deletedAccount, .deletedAccountLifetime, .appleSignedIDLost,
+    ]
 
     @Test func receiptUsersExpectTheSameUnderBothBackendsSaveDeletedAccountsAndStoreKit2UsersDiffer() {
         let verifyReceipt = ExpectationDeriver.derive(world: Self.world)
@@ -41,7 +43,7 @@ import Testing
             scenarios
                 == [
                     .storeKit2RowLonger, .storeKit2Tampered, .storeKit2StaleAfterRevoke, .deletedAccount,
-                    .deletedAccountLifetime,
+                    .deletedAccountLifetime, .appleSignedIDLost, .storeKit2AppleSignedIDLost,
                 ])
         for correction in Set(serverAPI.corrections).subtracting(verifyReceipt.corrections) {
             #expect(scenarioByUser[correction.userID] == .storeKit2RowLonger, "\(correction)")
