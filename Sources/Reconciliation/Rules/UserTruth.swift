@@ -36,7 +36,8 @@ public struct UserTruth: Hashable, Sendable {
     ///   `misrouted` ones under `--sandbox-policy flag` or for a sandbox tester (`UserReceipt.standing`).
     ///   Unknown products and consumables grant nothing; nor does a purchase made after `asOf`.
     /// - Revocations: a revoked purchase counts as never purchased unless it is upgraded; an upgraded
-    ///   purchase grants nothing by itself. A revocation after `asOf` has not happened yet.
+    ///   purchase grants nothing by itself. A revocation or an upgrade after `asOf` has not happened yet
+    ///   (`UpgradeInstant`).
     /// - `auto_renewable`: active while any chain is active (its latest end after `asOf`) or in its billing
     ///   grace period (a renewal state that speaks for `asOf`); the expiry is the latest of those ends.
     /// - `non_consumable`: active, never expires. `non_renewing`: `purchase_date + duration`.
@@ -47,7 +48,7 @@ public struct UserTruth: Hashable, Sendable {
     ///   - catalog: `products`.
     ///   - sandboxPolicy: `--sandbox-policy`.
     ///   - isSandboxTester: whether the user is in `sandbox_testers`.
-    ///   - asOf: `--as-of`, the instant everything is judged at.
+    ///   - asOf: the user's instant of judgement (`JudgementInstant`): everything is judged at it.
     public static func compute(
         receipts: [UserReceipt],
         catalog: ProductCatalog,
@@ -102,9 +103,11 @@ public struct UserTruth: Hashable, Sendable {
         }
 
         var byEntitlement = [[EntitlementTransaction]](repeating: [], count: slots.count)
-        for (purchase, receiptID) in zip(counted, countedReceipt) {
+        let upgrades = UpgradeInstant.of(counted)
+        for ((purchase, receiptID), upgradedAt) in zip(zip(counted, countedReceipt), upgrades) {
             guard let product = catalog[purchase.productID], let entitlement = product.entitlement,
-                let transaction = EntitlementTransaction(purchase, product: product, asOf: asOf, receiptID: receiptID)
+                let transaction = EntitlementTransaction(
+                    purchase, product: product, asOf: asOf, upgradedAt: upgradedAt, receiptID: receiptID)
             else { continue }
             byEntitlement[slot(of: entitlement)].append(transaction)
         }
