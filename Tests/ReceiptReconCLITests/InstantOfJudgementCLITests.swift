@@ -132,7 +132,7 @@ import Testing
                             signed: Self.hours(-3))
                     ])
                 ])
-            let pending = "SELECT user_id || ' ' || (handled_run_id IS NOT NULL)::text AS s FROM recon_notification_users"
+            let pending: PostgresQuery = "SELECT user_id || ' ' || (handled_run_id IS NOT NULL)::text AS s FROM recon_notification_users"
 
             // Judged an hour after the lapse, against answers Apple signs now: its renewal state does not
             // speak for that instant, so the lapse may be a grace period and nothing is revoked.

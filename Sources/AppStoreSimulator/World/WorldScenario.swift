@@ -130,6 +130,11 @@ public enum WorldScenario: String, Sendable, Hashable, CaseIterable {
     /// `signedDate`). verifyReceipt backend: the JWS is older than the app's last word, no grant, nothing.
     /// Server API backend: Apple's history shows the refund: nothing to correct, flag `refunded`.
     case storeKit2StaleAfterRevoke
+    // One instant per judgement (issue 35, point 2).
+    /// A monthly subscriber the night reaches hours after its `--as-of`; the customer upgraded to the
+    /// yearly plan in between, and Apple's answers say so. At `--as-of` the upgrade had not happened:
+    /// the monthly period grants to its expiry, the row's. Nothing to correct, on both backends.
+    case upgradedDuringNight
 
     /// Whether the user's rows are StoreKit 2 signed transactions rather than receipts.
     public var isStoreKit2: Bool { rawValue.hasPrefix("storeKit2") }
@@ -232,6 +237,7 @@ public enum WorldScenario: String, Sendable, Hashable, CaseIterable {
         case .storeKit2Lifetime: 0.6
         case .storeKit2OtherBundle: 0.1
         case .storeKit2StaleAfterRevoke: 0.1
+        case .upgradedDuringNight: 0.1
         case .sharedTransactionOwner, .sharedTransactionRestored: 0
         }
     }
@@ -280,7 +286,8 @@ public enum WorldScenario: String, Sendable, Hashable, CaseIterable {
             .subscriptionDowngradePending, .subscriptionExpiredInactiveRow, .proActive, .seasonPassActive,
             .seasonPassExpiredInactiveRow, .coinsOnly, .severalReceipts, .emptyReceiptNoRow, .ios6InSync,
             .otherSourceOnly, .noReceiptInactiveRow, .otherSourceBesideReceipts, .storeKit2Active,
-            .storeKit2ExpiredSince, .storeKit2RowLonger, .knownIDNotFound, .storeKit2StaleAfterRevoke:
+            .storeKit2ExpiredSince, .storeKit2RowLonger, .knownIDNotFound, .storeKit2StaleAfterRevoke,
+            .upgradedDuringNight:
             return ([], [])
         case .missedRenewal, .gracePeriod, .upgradedToYearly, .ios6MissedRenewal, .twoChainsLapsedAndGrace,
             .twoChainsActiveAndGrace:
