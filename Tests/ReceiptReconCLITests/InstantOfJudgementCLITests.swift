@@ -81,7 +81,11 @@ import Testing
             api.script(.production, .history, id: "30101", [.history([lapsed])])
             api.script(
                 .production, .statuses, id: "30101",
-                [.statuses([ServerAPIScriptStatus(status: 2, transaction: lapsed, autoRenew: false, renewalSigned: answered)])])
+                [
+                    .statuses([
+                        ServerAPIScriptStatus(status: 2, transaction: lapsed, autoRenew: false, renewalSigned: answered)
+                    ])
+                ])
             // Its renewal failed three days ago; it is in its billing grace period for three more days.
             let grace = Transaction(id: "30201", purchased: Self.day(-33), expires: Self.day(-3), signed: answered)
             try World.row(db, "u-grace", api.sign(grace))
@@ -132,7 +136,8 @@ import Testing
                             signed: Self.hours(-3))
                     ])
                 ])
-            let pending: PostgresQuery = "SELECT user_id || ' ' || (handled_run_id IS NOT NULL)::text AS s FROM recon_notification_users"
+            let pending: PostgresQuery =
+                "SELECT user_id || ' ' || (handled_run_id IS NOT NULL)::text AS s FROM recon_notification_users"
 
             // Judged an hour after the lapse, against answers Apple signs now: its renewal state does not
             // speak for that instant, so the lapse may be a grace period and nothing is revoked.

@@ -12,7 +12,8 @@ enum RunScopeSettings {
     /// nil: a live night, each user judged at the instant Apple answered about them.
     static let asOf = Setting<Date?>(
         option: OptionSpec(
-            "as-of", .value(placeholder: "T"), "judge every user at instant T (ISO 8601); default: each user when Apple answers",
+            "as-of", .value(placeholder: "T"),
+            "judge every user at instant T (ISO 8601); default: each user when Apple answers",
             default: "live"),
         default: nil, record: "asOf", parse: { parse, text throws(OptionError) in try parse.instant("as-of", text) })
 

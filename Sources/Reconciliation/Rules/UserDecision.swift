@@ -40,7 +40,9 @@ public enum UserDecision {
         /// sweep may wait for them (`UnitWriter`). An answer worth asking again is not, nor a lapse Apple's
         /// renewal state did not speak for (it may be a grace period: a later night asks again). A user
         /// whose rows were not all answered is never written.
-        public var conclusive: Bool { !truth.hasUnverifiedReceipt && !truth.entitlements.contains(where: \.lapseUnconfirmed) }
+        public var conclusive: Bool {
+            !truth.hasUnverifiedReceipt && !truth.entitlements.contains(where: \.lapseUnconfirmed)
+        }
 
         public var unverifiedReceipts: Int { receipts.count { $0.outcome == .unverified } }
         public var appleStatuses: [Int?] { results.map(\.appleStatus) }

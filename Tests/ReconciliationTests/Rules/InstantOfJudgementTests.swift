@@ -138,7 +138,8 @@ struct InstantOfJudgementTests {
         // says billing retry without grace.
         var lapsed = W.subscription("1", bought: -30, expires: 1)
         lapsed.evidenceDate = W.day(2)
-        let receipt = W.receipt([lapsed], renewal: [SubscriptionRenewal(originalTransactionID: "1000", evidenceDate: W.day(2))])
+        let receipt = W.receipt(
+            [lapsed], renewal: [SubscriptionRenewal(originalTransactionID: "1000", evidenceDate: W.day(2))])
         let instant = JudgementInstant.of([receipt], asOf: nil, decidedAt: W.asOf)
         let truth = try #require(
             UserTruth.compute(
