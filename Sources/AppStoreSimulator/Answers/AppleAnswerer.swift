@@ -38,6 +38,7 @@ public struct AppleAnswerer: Sendable {
             return .bare(21003)
         case .app(let unitIndex, let accountSlot, let created):
             let owner = unit(unitIndex).accounts[accountSlot]
+            let asOf = owner.answeredAt(worldAsOf: world.asOfMs)
             if let refusal = refusal(
                 for: owner, endpoint: endpoint, password: password, subscribed: owner.hasAutoRenewables(by: asOf))
             {
@@ -66,6 +67,7 @@ public struct AppleAnswerer: Sendable {
 
         case .transaction(let unitIndex, let accountSlot, let id):
             let owner = unit(unitIndex).accounts[accountSlot]
+            let asOf = owner.answeredAt(worldAsOf: world.asOfMs)
             let transaction = owner.transaction(withID: id)!
             let isSubscription = WorldCatalog.product(transaction.productID)?.kind == .autoRenewable
             if let refusal = refusal(for: owner, endpoint: endpoint, password: password, subscribed: isSubscription) {

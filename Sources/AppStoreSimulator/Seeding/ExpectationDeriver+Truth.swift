@@ -17,6 +17,8 @@ extension ExpectationDeriver {
     ///   counting as its chain's end.
     /// - non-consumable: any purchase not revoked; non-renewing: purchase + duration; consumable: nothing.
     /// - A revoked purchase counts as never purchased; an upgraded one grants nothing itself.
+    /// - Apple may answer after `asOf` (a user a night reaches hours in): a purchase, a revocation or an
+    ///   upgrade dated after `asOf` has not happened yet.
     ///
     /// - Parameter signed: the transactions of counting StoreKit 2 rows, each as it was at its
     ///   `signedDate`; they count like answered ones, with no renewal info (so no grace period).
@@ -40,7 +42,8 @@ extension ExpectationDeriver {
         var nonConsumable = Set<String>()
         var nonRenewing: [String: Int64] = [:]
         for view in transactions {
-            guard !view.isUpgraded, view.cancellationMs == nil,
+            // An upgrade is dated by its cancellation (`WorldTransaction.view`), as Apple dates it.
+            guard view.transaction.purchaseMs <= asOf, (view.cancellationMs ?? .max) > asOf,
                 let product = WorldCatalog.tableProduct(view.transaction.productID),
                 let entitlement = product.entitlement
             else { continue }

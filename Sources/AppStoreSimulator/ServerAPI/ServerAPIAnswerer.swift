@@ -85,7 +85,7 @@ struct ServerAPIAnswerer: Sendable {
         -> ServerAPIReply
     {
         let owner = unit.accounts[slot]
-        var transactions = owner.transactions(purchasedBy: world.asOfMs)
+        var transactions = owner.transactions(purchasedBy: owner.answeredAt(worldAsOf: world.asOfMs))
         // "Recently modified" order: purchase time here (a refund does not reorder the world's history).
         transactions.sort { ($0.purchaseMs, $0.transactionID) < ($1.purchaseMs, $1.transactionID) }
         switch queryValue("sort") {
@@ -115,7 +115,7 @@ struct ServerAPIAnswerer: Sendable {
 
     private func statuses(unit: WorldUnit, slot: Int) -> ServerAPIReply {
         let owner = unit.accounts[slot]
-        let asOf = world.asOfMs
+        let asOf = owner.answeredAt(worldAsOf: world.asOfMs)
         let subscriptions = owner.transactions(purchasedBy: asOf).filter {
             WorldCatalog.product($0.productID)?.kind == .autoRenewable
         }
@@ -166,7 +166,8 @@ struct ServerAPIAnswerer: Sendable {
         let slot = owner.slot
         return signer.signed(transaction.transactionID) {
             owner.transactionPayload(
-                transaction, seenAt: world.asOfMs, signedMs: world.asOfMs,
+                transaction, seenAt: owner.answeredAt(worldAsOf: world.asOfMs),
+                signedMs: owner.answeredAt(worldAsOf: world.asOfMs),
                 appTransactionID: unit.appTransactionID(account: slot))
         }
     }

@@ -53,6 +53,13 @@ public struct WorldAccount: Sendable, Hashable {
     /// cases, you might get this error for transaction IDs that previously returned data"). The history
     /// fetched with any other id of the account still lists them; verifyReceipt is not affected.
     public var idsTheServerAPILoses: Set<String> = []
+    /// How long after the world's `asOf` Apple answers about this account: a user a night reaches hours
+    /// after its start (the run's `--as-of`). Apple's answers show the account as it is then, events
+    /// after `asOf` included; 0 for every account but those of `upgradedDuringNight`.
+    public var answeredAfterAsOfMs: Int64 = 0
+
+    /// The instant Apple answers about this account at, in a world living at `asOf`.
+    public func answeredAt(worldAsOf asOf: Int64) -> Int64 { asOf + answeredAfterAsOfMs }
 
     /// The transactions purchased at or before `instant`, in purchase order.
     public func transactions(purchasedBy instant: Int64) -> [WorldTransaction] {

@@ -146,6 +146,11 @@ public enum WorldScenario: String, Sendable, Hashable, CaseIterable {
     /// the Server API has lost. verifyReceipt backend: valid as of its `signedDate`, nothing to correct.
     /// Server API: a permanent `unverified` that keeps pro.
     case storeKit2AppleSignedIDLost
+    // One instant per judgement (issue 35, point 2).
+    /// A monthly subscriber the night reaches hours after its `--as-of`; the customer upgraded to the
+    /// yearly plan in between, and Apple's answers say so. At `--as-of` the upgrade had not happened:
+    /// the monthly period grants to its expiry, the row's. Nothing to correct, on both backends.
+    case upgradedDuringNight
 
     /// Whether the user's rows are StoreKit 2 signed transactions rather than receipts.
     public var isStoreKit2: Bool { rawValue.hasPrefix("storeKit2") }
@@ -250,6 +255,7 @@ public enum WorldScenario: String, Sendable, Hashable, CaseIterable {
         case .storeKit2StaleAfterRevoke: 0.1
         case .storeKit2StaleRefundReversed: 0.1
         case .appleSignedIDLost, .storeKit2AppleSignedIDLost: 0.1
+        case .upgradedDuringNight: 0.1
         case .sharedTransactionOwner, .sharedTransactionRestored: 0
         }
     }
@@ -301,7 +307,7 @@ public enum WorldScenario: String, Sendable, Hashable, CaseIterable {
             .otherSourceOnly, .noReceiptInactiveRow, .otherSourceBesideReceipts, .storeKit2Active,
             .storeKit2ExpiredSince, .storeKit2RowLonger, .knownIDNotFound, .storeKit2StaleAfterRevoke,
             .storeKit2StaleRefundReversed,
-            .appleSignedIDLost, .storeKit2AppleSignedIDLost:
+            .appleSignedIDLost, .storeKit2AppleSignedIDLost, .upgradedDuringNight:
             return ([], [])
         case .missedRenewal, .gracePeriod, .upgradedToYearly, .ios6MissedRenewal, .twoChainsLapsedAndGrace,
             .twoChainsActiveAndGrace:

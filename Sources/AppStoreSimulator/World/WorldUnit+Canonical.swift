@@ -20,6 +20,7 @@ extension WorldUnit {
                     + "\(account.originalApplicationVersion) downloaded=\(account.appDownloadMs) standing=\(account.standing)"
                     + (account.idsTheServerAPILoses.isEmpty
                         ? "" : " server-api-loses=\(account.idsTheServerAPILoses.sorted())")
+                    + (account.answeredAfterAsOfMs == 0 ? "" : " answered-after=\(account.answeredAfterAsOfMs)")
             )
             for transaction in account.transactions {
                 lines.append("  transaction \(transaction)")

@@ -291,6 +291,9 @@ extension WorldUnitBuilder {
             .twoChainsActiveAndGrace, .craftedTransactionID:
             addAppleReadings(to: &user, rng: &rng)
 
+        case .upgradedDuringNight:
+            addUpgradeDuringNight(to: &user, rng: &rng)
+
         case .storeKit2Active, .storeKit2NotGranted, .storeKit2ExpiredSince, .storeKit2RowLonger, .storeKit2Refunded,
             .storeKit2Tampered, .storeKit2OtherEnvironment, .storeKit2Lifetime, .storeKit2OtherBundle,
             .storeKit2StaleAfterRevoke:

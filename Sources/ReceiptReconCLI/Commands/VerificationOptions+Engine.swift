@@ -37,7 +37,7 @@ extension VerificationOptions {
                         userAgent: userAgent),
                     verifier: signedData),
                 context: context, signedData: signedData,
-                receiptSignatures: try configuration.receiptSignatureVerifier(), asOf: asOf ?? Date(),
+                receiptSignatures: try configuration.receiptSignatureVerifier(), asOf: asOf,
                 defaultBundleID: configuration.bundleIDs.first ?? "")
             return (backend, driver, requests)
         }

@@ -3,9 +3,9 @@ import Reconciliation
 
 extension VerificationOptions {
     /// What the engine acts on, and the record of what the run was asked (`recon_runs.options`), from
-    /// these options and the configuration, with `--as-of` defaulting to now.
+    /// these options and the configuration. Without `--as-of` the night is live: each user is judged when
+    /// Apple answered about them, and the record keeps no `asOf` (`recon_runs.as_of` is the start).
     func run(_ configuration: Configuration) -> (options: RunOptions, request: RunRequest) {
-        let asOf = asOf ?? Date()
         var options = RunOptions(asOf: asOf)
         options.dryRun = dryRun
         options.concurrency = concurrency

@@ -9,10 +9,12 @@ enum RunScopeSettings {
         option: OptionSpec("dry-run", .flag, "compute and record everything, change no entitlement"),
         default: false, record: "dryRun", parse: { _, _ in true })
 
-    /// nil: now, as the run starts.
+    /// nil: a live night, each user judged at the instant Apple answered about them.
     static let asOf = Setting<Date?>(
         option: OptionSpec(
-            "as-of", .value(placeholder: "T"), "the instant against which expiry is judged (ISO 8601)", default: "now"),
+            "as-of", .value(placeholder: "T"),
+            "judge every user at instant T (ISO 8601); default: each user when Apple answers",
+            default: "live"),
         default: nil, record: "asOf", parse: { parse, text throws(OptionError) in try parse.instant("as-of", text) })
 
     /// `run` only: seconds; receipts verified more recently are skipped.

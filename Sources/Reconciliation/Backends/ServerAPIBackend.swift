@@ -20,13 +20,14 @@ public final class ServerAPIBackend: AppleBackend {
     private let signedData: SignedDataVerifier
     /// App receipts' PKCS#7 signatures, checked before any request (Apple never sees the receipt here).
     private let receiptSignatures: ReceiptSignatureVerifier
-    private let asOf: Date
+    /// `--as-of`; nil in a live night, where each user is judged when Apple answered about them.
+    private let asOf: Date?
     /// The bundle id asked about when a row names none (`bid` is required).
     let defaultBundleID: String
 
     public init(
         client: ServerAPIClient, context: ReceiptOutcomeContext, signedData: SignedDataVerifier,
-        receiptSignatures: ReceiptSignatureVerifier, asOf: Date, defaultBundleID: String
+        receiptSignatures: ReceiptSignatureVerifier, asOf: Date?, defaultBundleID: String
     ) {
         self.client = client
         self.context = context
@@ -70,11 +71,13 @@ public final class ServerAPIBackend: AppleBackend {
             detail: "App Store Server API: \(transactions) transaction(s) in \(environment)")
     }
 
-    /// Whether the subscription statuses are worth asking for: Apple's answer speaks for `--as-of` (a
-    /// status is Apple's state now, CONTRACT §9 "As of"), and a subscription ended recently enough to be in
-    /// billing retry or its grace period (then only the status tells access from a lapse).
+    /// Whether the subscription statuses are worth asking for: Apple's answer speaks for the user's instant
+    /// of judgement (a status is Apple's state now, CONTRACT §9 "As of"; in a live night the instant is
+    /// the answer's own, so it always does), and a subscription ended recently enough to be in billing
+    /// retry or its grace period (then only the status tells access from a lapse).
     func needsStatuses(_ purchases: [Purchase]) -> Bool {
         let answered = purchases.lazy.compactMap(\.evidenceDate).max() ?? Date()
+        let asOf = self.asOf ?? answered
         guard abs(answered.timeIntervalSince(asOf)) <= SubscriptionRenewal.currentStateWindow else { return false }
         var latest: [String: Date] = [:]
         for purchase in purchases where purchase.revocationHappened(by: asOf) == nil {

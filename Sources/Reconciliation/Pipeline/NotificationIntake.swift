@@ -61,10 +61,17 @@ struct NotificationIntake {
         _ walks: [NotificationHistoryWalk], _ window: Int, _ each: (NotificationHistoryRead) throws -> Bool
     ) throws -> Void
 
+    /// The end of the history a run reads: its instant (`--as-of`, else its start), but never past the
+    /// present, less `settle`. Apple answers a future `endDate` as now, so a cursor moved to a future
+    /// `--as-of` would skip, on the nights after, what happened between now and then.
+    static func end(asOf: Date, now: Date) -> Date {
+        min(asOf, now).addingTimeInterval(-settle)
+    }
+
     /// Reads every app's history into `store`; `walk` drives the reads.
-    func read(store: NotificationStore, walk: Walker) throws -> Outcome {
+    func read(store: NotificationStore, walk: Walker, now: Date = Date()) throws -> Outcome {
         var outcome = Outcome()
-        let end = options.asOf.addingTimeInterval(-Self.settle)
+        let end = Self.end(asOf: options.nightInstant, now: now)
         for bundleID in source.bundleIDs {
             let key = NotificationCursorKey(
                 shardCount: options.shardCount, environment: source.environment, bundleID: bundleID)

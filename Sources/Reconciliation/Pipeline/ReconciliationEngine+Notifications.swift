@@ -57,7 +57,7 @@ extension ReconciliationEngine {
         while true {
             do {
                 counts = try night.queue.fill(
-                    asOf: options.asOf, sweepDays: night.selection.sweepDays, olderThanCutoff: olderThanCutoff,
+                    asOf: options.nightInstant, sweepDays: night.selection.sweepDays, olderThanCutoff: olderThanCutoff,
                     dryRunNotified: outcome.dryRunNotified)
                 break
             } catch let error as PostgresError where error.isConnectionFailure {

@@ -40,7 +40,7 @@ extension ReconciliationEngine {
         summary.runID = runID
         summary.kind = kind
         summary.dryRun = options.dryRun
-        summary.asOf = options.asOf
+        summary.asOf = options.nightInstant
         summary.shard = kind == .nightly ? options.shard : "user"
         summary.startedAt = Date()
         summary.backend = request.backend

@@ -102,7 +102,8 @@ public final class ReconciliationEngine: Sendable {
             .info, "run.started",
             [
                 "run_id": String(runID), "shard": options.shard, "dry_run": String(options.dryRun),
-                "as_of": ISO8601DateFormatter().string(from: options.asOf),
+                "as_of": ISO8601DateFormatter().string(from: options.nightInstant),
+                "live": String(options.asOf == nil),
                 "backend": request.backend ?? "verify-receipt", "environment": options.environment.rawValue,
                 "bundle_check": request.bundleCheck,
                 "rate": request.rateText ?? "unknown", "rate_basis": request.rateBasis ?? "default",

@@ -17,6 +17,7 @@ public struct EntitlementTransaction: Hashable, Sendable {
     /// When Apple took it back, as of `--as-of` (a later revocation has not happened yet): refunded,
     /// revoked from Family Sharing, or (with `isUpgraded`) replaced by an upgrade.
     public var revocationDate: Date?
+    /// Replaced by an upgrade by `--as-of` (an upgrade after it has not happened yet, `UpgradeInstant`).
     public var isUpgraded: Bool
     /// The revocation ended Family Sharing of the purchase (`family_revoke`), not a refund.
     public var isFamilyRevocation: Bool
@@ -60,14 +61,18 @@ public struct EntitlementTransaction: Hashable, Sendable {
 
     /// A purchase read through `products` at `asOf`; nil when the product is unknown, has no
     /// entitlement, or is a consumable ("Transactions whose product is unknown or consumable grant
-    /// nothing"), and for a purchase made after `asOf` (CONTRACT §9, "As of").
-    public init?(_ purchase: Purchase, catalog: ProductCatalog, asOf: Date, receiptID: Int64? = nil) {
+    /// nothing"), and for a purchase made after `asOf` (CONTRACT §9, "As of"). `upgradedAt`: when the
+    /// purchase was upgraded away from (`UpgradeInstant`); an upgrade after `asOf` has not happened yet,
+    /// one Apple did not date counts at any instant.
+    public init?(
+        _ purchase: Purchase, catalog: ProductCatalog, asOf: Date, upgradedAt: Date? = nil, receiptID: Int64? = nil
+    ) {
         guard let product = catalog[purchase.productID] else { return nil }
-        self.init(purchase, product: product, asOf: asOf, receiptID: receiptID)
+        self.init(purchase, product: product, asOf: asOf, upgradedAt: upgradedAt, receiptID: receiptID)
     }
 
-    /// `init?(_:catalog:asOf:receiptID:)` with the purchase's product already looked up.
-    init?(_ purchase: Purchase, product: Product, asOf: Date, receiptID: Int64? = nil) {
+    /// `init?(_:catalog:asOf:upgradedAt:receiptID:)` with the purchase's product already looked up.
+    init?(_ purchase: Purchase, product: Product, asOf: Date, upgradedAt: Date? = nil, receiptID: Int64? = nil) {
         guard product.kind != .consumable, product.entitlement != nil else { return nil }
         let fields = purchase.fields
         if let purchased = fields.purchaseDate, purchased > asOf { return nil }
@@ -94,7 +99,7 @@ public struct EntitlementTransaction: Hashable, Sendable {
             purchaseDate: fields.purchaseDate,
             accessEnd: accessEnd,
             revocationDate: purchase.revocationHappened(by: asOf)?.date,
-            isUpgraded: fields.isUpgraded ?? false,
+            isUpgraded: fields.isUpgraded == true && (upgradedAt.map { $0 <= asOf } ?? true),
             isFamilyRevocation: purchase.isFamilyRevocation,
             source: fields.source,
             evidenceDate: fields.evidenceDate,

@@ -13,9 +13,10 @@ public enum UserDecision {
     public struct Settings: Hashable, Sendable {
         public var catalog: ProductCatalog
         public var sandboxPolicy: SandboxPolicy
-        public var asOf: Date
+        /// `--as-of`; nil in a live night (`JudgementInstant`).
+        public var asOf: Date?
 
-        public init(catalog: ProductCatalog, sandboxPolicy: SandboxPolicy, asOf: Date) {
+        public init(catalog: ProductCatalog, sandboxPolicy: SandboxPolicy, asOf: Date?) {
             self.catalog = catalog
             self.sandboxPolicy = sandboxPolicy
             self.asOf = asOf
@@ -34,10 +35,14 @@ public enum UserDecision {
         /// which needs every user of the run.
         public let sharedScan: [(receiptID: Int64, originalTransactionID: String)]
 
-        /// Apple's answer leaves no row transiently `unverified`: the user was verified whole, so the
-        /// notifications naming them are handled and the sweep may wait for them (`UnitWriter`). An
-        /// answer worth asking again is not. (A user whose rows were not all answered is never written.)
-        public var conclusive: Bool { !truth.hasUnverifiedReceipt }
+        /// Apple's answer leaves no row transiently `unverified` and no lapse unconfirmed: the user's
+        /// change was acted on or shown to need none, so the notifications naming them are handled and the
+        /// sweep may wait for them (`UnitWriter`). An answer worth asking again is not, nor a lapse Apple's
+        /// renewal state did not speak for (it may be a grace period: a later night asks again). A user
+        /// whose rows were not all answered is never written.
+        public var conclusive: Bool {
+            !truth.hasUnverifiedReceipt && !truth.entitlements.contains(where: \.lapseUnconfirmed)
+        }
 
         public var unverifiedReceipts: Int { receipts.count { $0.outcome == .unverified } }
         public var appleStatuses: [Int?] { results.map(\.appleStatus) }
@@ -47,11 +52,13 @@ public enum UserDecision {
     /// - Parameters:
     ///   - answers: what the backend said about the user's rows.
     ///   - isSandboxTester: the user is in `sandbox_testers` (misrouted receipts then count).
+    ///   - decidedAt: now; the instant of judgement of a live night's user no Apple answer dates.
     public static func decide(
         userID: String,
         answers: [ReceiptAnswer],
         isSandboxTester: Bool,
-        settings: Settings
+        settings: Settings,
+        decidedAt: Date = Date()
     ) -> Verified {
         let receipts = answers.map(\.receipt)
         let results = answers.map { answer in
@@ -62,10 +69,11 @@ public enum UserDecision {
                 detail: answer.receipt.classification.detail, bundleID: answer.bundleID)
         }
         let (transactions, shared) = transactionRows(receipts)
+        let asOf = JudgementInstant.of(receipts, asOf: settings.asOf, decidedAt: decidedAt)
         let truth = UserTruth.compute(
             receipts: receipts, catalog: settings.catalog, sandboxPolicy: settings.sandboxPolicy,
-            isSandboxTester: isSandboxTester, asOf: settings.asOf)
-        let flags = FlagRule.receiptFlags(receipts, catalog: settings.catalog, asOf: settings.asOf)
+            isSandboxTester: isSandboxTester, asOf: asOf)
+        let flags = FlagRule.receiptFlags(receipts, catalog: settings.catalog, asOf: asOf)
         return Verified(
             userID: userID, receipts: receipts, results: results, transactions: transactions, receiptFlags: flags,
             truth: truth, sharedScan: shared)

@@ -37,7 +37,8 @@ public struct UserTruth: Hashable, Sendable {
     ///   Unknown products and consumables grant nothing; nor does a purchase made after `asOf`. A purchase
     ///   several rows report stands as the freshest report says (`Purchase.merged`, by `evidenceDate`).
     /// - Revocations: a revoked purchase counts as never purchased unless it is upgraded; an upgraded
-    ///   purchase grants nothing by itself. A revocation after `asOf` has not happened yet.
+    ///   purchase grants nothing by itself. A revocation or an upgrade after `asOf` has not happened yet
+    ///   (`UpgradeInstant`).
     /// - `auto_renewable`: active while any chain is active (its latest end after `asOf`) or in its billing
     ///   grace period (a renewal state that speaks for `asOf`); the expiry is the latest of those ends.
     /// - `non_consumable`: active, never expires. `non_renewing`: `purchase_date + duration`.
@@ -48,7 +49,7 @@ public struct UserTruth: Hashable, Sendable {
     ///   - catalog: `products`.
     ///   - sandboxPolicy: `--sandbox-policy`.
     ///   - isSandboxTester: whether the user is in `sandbox_testers`.
-    ///   - asOf: `--as-of`, the instant everything is judged at.
+    ///   - asOf: the user's instant of judgement (`JudgementInstant`): everything is judged at it.
     public static func compute(
         receipts: [UserReceipt],
         catalog: ProductCatalog,
@@ -105,9 +106,11 @@ public struct UserTruth: Hashable, Sendable {
         }
 
         var byEntitlement = [[EntitlementTransaction]](repeating: [], count: slots.count)
-        for (purchase, receiptID) in zip(counted, countedReceipt) {
+        let upgrades = UpgradeInstant.of(counted)
+        for ((purchase, receiptID), upgradedAt) in zip(zip(counted, countedReceipt), upgrades) {
             guard let product = catalog[purchase.productID], let entitlement = product.entitlement,
-                let transaction = EntitlementTransaction(purchase, product: product, asOf: asOf, receiptID: receiptID)
+                let transaction = EntitlementTransaction(
+                    purchase, product: product, asOf: asOf, upgradedAt: upgradedAt, receiptID: receiptID)
             else { continue }
             byEntitlement[slot(of: entitlement)].append(transaction)
         }

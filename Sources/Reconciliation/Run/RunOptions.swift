@@ -5,8 +5,12 @@ import Foundation
 /// was asked besides, for `recon_runs.options` and the log, is its `RunRequest`.
 public struct RunOptions: Sendable, Equatable {
     public var dryRun = false
-    /// The instant against which expiry is judged.
-    public var asOf: Date
+    /// `--as-of`: the instant every user is judged at; nil, a live night: each user is judged at the instant
+    /// Apple answered about them (`JudgementInstant`, CONTRACT §9 "As of").
+    public var asOf: Date?
+    /// When the run started: what a live night records as its `as_of`, and the one instant of the night's
+    /// selection (the sweep's overdue cutoff, the end of the notification history read).
+    public var startedAt: Date
     /// Most requests in flight; the writers' queue is sized from it.
     public var concurrency = 8
     /// Seconds; receipts verified more recently than now minus this are not selected (`run` only).
@@ -42,7 +46,13 @@ public struct RunOptions: Sendable, Equatable {
         }
     }
 
-    public init(asOf: Date) { self.asOf = asOf }
+    public init(asOf: Date?, startedAt: Date = Date()) {
+        self.asOf = asOf
+        self.startedAt = startedAt
+    }
+
+    /// The run's one instant where it needs one: `--as-of`, else its start (`recon_runs.as_of`).
+    public var nightInstant: Date { asOf ?? startedAt }
 
     public var shard: String { "\(shardIndex)/\(shardCount)" }
 }

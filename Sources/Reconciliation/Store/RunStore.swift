@@ -84,7 +84,7 @@ public struct RunStore {
             let id: Int64 = try connection.query(
                 """
                 INSERT INTO recon_runs (kind, status, dry_run, as_of, options, shard, subject_user_id, host, pid)
-                VALUES (\(kind.rawValue), 'running', \(options.dryRun), \(options.asOf), \(PostgresJSON(optionsJSON)),
+                VALUES (\(kind.rawValue), 'running', \(options.dryRun), \(options.nightInstant), \(PostgresJSON(optionsJSON)),
                         \(options.shard), \(subjectUserID), \(ProcessInfo.processInfo.hostName), \(Int(getpid())))
                 RETURNING id
                 """

@@ -1,0 +1,178 @@
+import AppStoreReceipts
+import Foundation
+import Postgres
+import TestSupport
+import Testing
+
+/// One instant per judgement (issue 35, point 2; CONTRACT §9 "As of"), through the built binary against
+/// a scripted App Store Server API and a real database: an upgrade after `--as-of` has not happened; a
+/// live night judges each user when Apple answered about them (the scripted Apple signs its answers two
+/// hours after the run starts: a virtual clock for a night longer than an hour); a notification whose
+/// change was not acted on stays pending; a future `--as-of` never moves the cursor past the present.
+@Suite struct InstantOfJudgementCLITests {
+    typealias World = VerdictWorld
+    typealias Transaction = ServerAPIScriptTransaction
+    static func day(_ offset: Double) -> Date { World.day(offset) }
+    static func hours(_ offset: Double) -> Date { World.now.addingTimeInterval(offset * 3600) }
+
+    /// `run --backend server-api --json` without `--as-of` (a live night) unless `asOf` is given.
+    static func run(
+        _ database: TestDatabase, _ api: ScriptedServerAPI, asOf: Date? = nil, _ extra: [String] = []
+    ) throws -> (result: ReceiptReconBinary.Result, summary: [String: Any]) {
+        let asOfArguments = asOf.map { ["--as-of", World.iso($0)] } ?? []
+        let result = try ReceiptReconBinary.run(
+            ["run", "--backend", "server-api", "--older-than", "0", "--json", "--max-attempts", "2"] + asOfArguments
+                + extra,
+            environment: api.environment.merging(["DATABASE_URL": database.conninfo, "APPLE_BUNDLE_IDS": "com.example"])
+            { $1 })
+        let summary = (try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8))) as? [String: Any] ?? [:]
+        return (result, summary)
+    }
+
+    @Test func anUpgradeAfterAsOfHasNotHappenedAndThePayingSubscriberKeepsAccess() throws {
+        let api = try World.server()
+        try TestDatabase.with { database in
+            let db = try database.connect()
+            try World.seedProducts(db)
+            let asOf = Self.day(-20)
+            // A monthly period running over --as-of, upgraded to the yearly plan five days after it: Apple
+            // dates the upgrade on the monthly period (revocationDate beside isUpgraded) and the yearly
+            // period continues the chain from then.
+            let monthly = Transaction(
+                id: "20101", purchased: Self.day(-35), expires: Self.day(-5), revoked: Self.day(-15), upgraded: true,
+                revocationType: nil)
+            let yearly = Transaction(
+                id: "20102", originalID: "20101", product: "yearly", purchased: Self.day(-15), expires: Self.day(350))
+            try World.row(db, "u-upgraded-later", api.sign(monthly))
+            try World.entitlement(db, "u-upgraded-later", "premium", expires: Self.day(-5))
+            api.script(.production, .history, id: "20101", [.history([monthly, yearly])])
+            // The control: upgraded before --as-of, the yearly period carries the access.
+            let earlier = Transaction(
+                id: "20201", purchased: Self.day(-35), expires: Self.day(-5), revoked: Self.day(-25), upgraded: true,
+                revocationType: nil)
+            let earlierYearly = Transaction(
+                id: "20202", originalID: "20201", product: "yearly", purchased: Self.day(-25), expires: Self.day(340))
+            try World.row(db, "u-upgraded-before", api.sign(earlier))
+            try World.entitlement(db, "u-upgraded-before", "premium", expires: Self.day(-5))
+            api.script(.production, .history, id: "20201", [.history([earlier, earlierYearly])])
+
+            let (result, _) = try Self.run(database, api, asOf: asOf)
+            #expect(result.status == 0, "\(result.output)")
+            #expect(try World.corrections(db) == ["u-upgraded-before premium extend renewal"])
+            #expect(try World.active(db) == ["u-upgraded-later premium", "u-upgraded-before premium"])
+            #expect(World.same(try World.activeUntil(db, "u-upgraded-later", "premium"), Self.day(-5)))
+            // Nothing about the upgrade is a refund.
+            #expect(try World.flags(db).isEmpty)
+        }
+    }
+
+    @Test func aLiveNightJudgesAUserAnsweredHoursAfterItsStartWhenAppleAnswered() throws {
+        let api = try World.server()
+        try TestDatabase.with { database in
+            let db = try database.connect()
+            try World.seedProducts(db)
+            // Apple answers about both users two hours into the night: its answers are signed then.
+            let answered = Self.hours(2)
+            // Lapsed a day before (auto-renew off): Apple's statuses say expired.
+            let lapsed = Transaction(
+                id: "30101", purchased: Self.day(-31), expires: Self.day(-1), signed: answered)
+            try World.row(db, "u-lapsed", api.sign(lapsed))
+            try World.entitlement(db, "u-lapsed", "premium", expires: Self.day(-1))
+            api.script(.production, .history, id: "30101", [.history([lapsed])])
+            api.script(
+                .production, .statuses, id: "30101",
+                [
+                    .statuses([
+                        ServerAPIScriptStatus(status: 2, transaction: lapsed, autoRenew: false, renewalSigned: answered)
+                    ])
+                ])
+            // Its renewal failed three days ago; it is in its billing grace period for three more days.
+            let grace = Transaction(id: "30201", purchased: Self.day(-33), expires: Self.day(-3), signed: answered)
+            try World.row(db, "u-grace", api.sign(grace))
+            try World.entitlement(db, "u-grace", "premium", expires: Self.day(-3))
+            api.script(.production, .history, id: "30201", [.history([grace])])
+            api.script(
+                .production, .statuses, id: "30201",
+                [
+                    .statuses([
+                        ServerAPIScriptStatus(
+                            status: 4, transaction: grace, gracePeriodExpires: Self.day(3), renewalSigned: answered)
+                    ])
+                ])
+
+            let (result, summary) = try Self.run(database, api)
+            #expect(result.status == 0, "\(result.output)")
+            #expect(
+                try World.corrections(db) == [
+                    "u-lapsed premium revoke expired", "u-grace premium extend grace_period",
+                ], "\(summary)")
+            #expect(World.same(try World.activeUntil(db, "u-grace", "premium"), Self.day(3)))
+            let asked = Set(api.receivedAboutPurchases.filter { $0.endpoint == .statuses }.map(\.id))
+            #expect(asked == ["30101", "30201"], "\(api.received.map(\.path))")
+            // The run records no --as-of: it was live.
+            #expect(
+                try World.strings(db, "SELECT coalesce(options->>'asOf', 'live') AS s FROM recon_runs") == ["live"])
+        }
+    }
+
+    @Test func aNotificationWhoseLapseWasNotActedOnStaysPendingUntilANightActsOnIt() throws {
+        let api = try World.server()
+        try TestDatabase.with { database in
+            let db = try database.connect()
+            try World.seedProducts(db)
+            let expired = Transaction(id: "40101", purchased: Self.hours(-3 - 30 * 24), expires: Self.hours(-3))
+            try World.row(db, "u-expired", api.sign(expired))
+            try World.entitlement(db, "u-expired", "premium", expires: Self.hours(-3))
+            api.script(.production, .history, id: "40101", [.history([expired])])
+            api.script(
+                .production, .statuses, id: "40101",
+                [.statuses([ServerAPIScriptStatus(status: 2, transaction: expired, autoRenew: false)])])
+            api.scriptEveryID(
+                .production, .notifications,
+                [
+                    .notifications([
+                        ServerAPIScriptNotification(
+                            uuid: "n-expired", type: "EXPIRED", subtype: "VOLUNTARY", transaction: expired,
+                            signed: Self.hours(-3))
+                    ])
+                ])
+            let pending: PostgresQuery =
+                "SELECT user_id || ' ' || (handled_run_id IS NOT NULL)::text AS s FROM recon_notification_users"
+
+            // Judged an hour after the lapse, against answers Apple signs now: its renewal state does not
+            // speak for that instant, so the lapse may be a grace period and nothing is revoked.
+            let first = try Self.run(database, api, asOf: Self.hours(-2))
+            #expect(first.result.status == 0, "\(first.result.output)")
+            #expect(try World.corrections(db).isEmpty)
+            #expect(try World.strings(db, pending) == ["u-expired false"], "not acted on: still pending")
+
+            // The next night, live, takes the user for its notification and acts on Apple's state.
+            let second = try Self.run(database, api)
+            #expect(second.result.status == 0, "\(second.result.output)")
+            #expect((second.summary["usersByReason"] as? [String: Int])?["notified"] == 1, "\(second.summary)")
+            #expect(try World.corrections(db) == ["u-expired premium revoke expired"])
+            #expect(try World.strings(db, pending) == ["u-expired true"])
+        }
+    }
+
+    @Test func aFutureAsOfNeverMovesTheCursorPastThePresent() throws {
+        let api = try World.server()
+        try TestDatabase.with { database in
+            let db = try database.connect()
+            try World.seedProducts(db)
+            let bought = Transaction(id: "50101", product: "lifetime", type: "Non-Consumable", purchased: Self.day(-9))
+            try World.row(db, "u-pro", api.sign(bought))
+            try World.entitlement(db, "u-pro", "pro", expires: nil)
+            api.script(.production, .history, id: "50101", [.history([bought])])
+
+            let (result, _) = try Self.run(database, api, asOf: Self.day(2))
+            #expect(result.status == 0, "\(result.output)")
+            let cursor = try #require(
+                try db.query("SELECT read_through FROM recon_notification_cursor").first?.decode(
+                    "read_through", as: Date.self))
+            #expect(cursor <= Date(), "the cursor \(cursor) is past the present")
+            let asked = api.received.compactMap(\.notificationSpan)
+            #expect(!asked.isEmpty && asked.allSatisfy { $0.upperBound <= Date() }, "\(asked)")
+        }
+    }
+}
