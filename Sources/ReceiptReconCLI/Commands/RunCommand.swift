@@ -36,6 +36,7 @@ struct RunCommand: Command {
         }
         options = try VerificationOptions(arguments, environment: environment)
         configuration = try Configuration.load(arguments, environment: environment, needsApple: true)
+        try configuration.requireAppAppleIDs(readsNotifications: !options.noNotifications)
         progressLogInterval = try ProgressDisplay.logInterval(SettingResolver(arguments, environment: environment))
     }
 
