@@ -70,12 +70,44 @@ import Testing
 
             #expect(try Night.strings(db, "SELECT notification_uuid AS s FROM recon_notifications") == ["n-genuine"])
             #expect(try Night.strings(db, "SELECT DISTINCT user_id AS s FROM recon_notification_users") == ["u03"])
-            #expect(try Night.strings(db, "SELECT notification_uuid AS s FROM notifications_unmatched").isEmpty)
+            let export = try ReceiptReconBinary.run(
+                [
+                    "export", "notifications_unmatched", "--from", Night.text(Night.day(-1)), "--to",
+                    Night.text(Night.day(1)),
+                ], environment: ["DATABASE_URL": database.conninfo])
+            #expect(export.status == 0, "\(export.output)")
+            #expect(
+                export.stdout.split(separator: "\r\n").count == 1, "only the header: \(export.stdout)")
             // Apple's own history stands: nobody lost access on another app's word.
             #expect(try Night.corrections(db).isEmpty)
             #expect(
                 try Night.strings(db, "SELECT user_id AS s FROM entitlements WHERE active ORDER BY user_id")
                     == ["u01", "u02", "u03"])
+        }
+    }
+
+    /// The types Apple's library names since 2026-05 (`NotificationTypeV2`: METADATA_UPDATE, MIGRATION,
+    /// PRICE_CHANGE) are known: stored like any other, never logged or counted as unknown.
+    @Test func applesNewestNotificationTypesAreKnown() throws {
+        try Night.world(3) { database, db, api in
+            #expect(try Night.run(database, api, asOf: Night.hoursAgo(4)).result.status == 0)
+            let types = ["METADATA_UPDATE", "MIGRATION", "PRICE_CHANGE"]
+            let records = types.enumerated().map { index, type in
+                Notification(
+                    uuid: "n-\(type)", type: type,
+                    transaction: Transaction(
+                        id: Night.transaction(index + 1), purchased: Night.day(-10), expires: Night.day(20)),
+                    signed: Night.hoursAgo(3))
+            }
+            api.scriptEveryID(.production, .notifications, [.notifications(records)])
+            let night = try Night.run(database, api, asOf: Night.hoursAgo(2))
+            #expect(night.result.status == 0, "\(night.result.output)")
+            let figures = Night.notifications(night.summary)
+            #expect(figures["stored"] as? Int == 3, "\(figures)")
+            #expect((figures["unknownTypes"] as? [String: Int] ?? [:]).isEmpty, "\(figures)")
+            #expect(!night.result.stderr.contains("event=notification.unknown_type"), "\(night.result.stderr)")
+            #expect(
+                try Night.strings(db, "SELECT notification_type AS s FROM recon_notifications ORDER BY 1") == types)
         }
     }
 
