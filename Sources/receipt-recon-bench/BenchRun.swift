@@ -64,7 +64,8 @@ final class BenchRun {
         let activeBefore = activeSeconds(conninfo(cluster))
         let (job, wall, jobPeak) = try runJob(
             databaseURL: conninfo(cluster), simulatorPort: simulator.port, bundleIDs: bundleIDs,
-            appAppleIDs: seeded.expected?.appAppleIDs ?? [:], stderrFile: workDirectory + "/job.stderr", pkiDirectory: pkiDirectory)
+            appAppleIDs: seeded.expected?.appAppleIDs ?? [:], stderrFile: workDirectory + "/job.stderr",
+            pkiDirectory: pkiDirectory)
         let summary = JobSummary(stdout: job.stdoutText)
         let simulatorStats: SimulatorProcess.Stats?
         do {

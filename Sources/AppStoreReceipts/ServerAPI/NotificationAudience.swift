@@ -69,7 +69,8 @@ public struct NotificationAudience: Sendable, Hashable {
             return environmentRefusal(info.environment, what: field)
         case .transaction(let transaction):
             if transaction.bundleID != bundleID {
-                return .invalidAppIdentifier("\(field) for bundle id \(Self.shown(transaction.bundleID)), not \(bundleID)")
+                return .invalidAppIdentifier(
+                    "\(field) for bundle id \(Self.shown(transaction.bundleID)), not \(bundleID)")
             }
             return environmentRefusal(transaction.environment, what: field)
         case .appTransaction(let app):
@@ -87,11 +88,13 @@ public struct NotificationAudience: Sendable, Hashable {
         guard environment == .production else { return nil }
         guard let expected = appAppleIDs[bundleID] else {
             return .invalidAppIdentifier(
-                "no Apple ID is configured for \(bundleID) (APPLE_APP_APPLE_IDS): a production notification cannot be checked")
+                "no Apple ID is configured for \(bundleID) (APPLE_APP_APPLE_IDS): a production notification cannot be checked"
+            )
         }
         guard signed == expected else {
             return .invalidAppIdentifier(
-                "\(what) for app Apple ID \(signed.map(String.init) ?? "(none)"), not \(bundleID)'s \(expected) (APPLE_APP_APPLE_IDS)")
+                "\(what) for app Apple ID \(signed.map(String.init) ?? "(none)"), not \(bundleID)'s \(expected) (APPLE_APP_APPLE_IDS)"
+            )
         }
         return nil
     }
@@ -99,7 +102,8 @@ public struct NotificationAudience: Sendable, Hashable {
     private func environmentRefusal(_ signed: SignedEnvironment?, what: String) -> Refusal? {
         guard let signed, signed.appStoreEnvironment == environment else {
             return .invalidEnvironment(
-                "\(what) signed for \(signed.map { SignedDataFailure.shown($0.rawValue, limit: 20) } ?? "no environment"), asked in \(environment.appleValue)")
+                "\(what) signed for \(signed.map { SignedDataFailure.shown($0.rawValue, limit: 20) } ?? "no environment"), asked in \(environment.appleValue)"
+            )
         }
         return nil
     }

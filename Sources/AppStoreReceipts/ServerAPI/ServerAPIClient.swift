@@ -107,7 +107,8 @@ public final class ServerAPIClient: Sendable {
             return .failure(RejectedNotification(detail: "signed notification rejected: \(failure)"))
         }
         guard case .notification(let notification)? = verification.payload else {
-            return .failure(RejectedNotification(detail: "signed data in the notification history is not a notification"))
+            return .failure(
+                RejectedNotification(detail: "signed data in the notification history is not a notification"))
         }
         let nested = verification.nested.map { (field: $0.field, payload: $0.verification.payload) }
         if let refusal = audience.refusal(of: notification, nested: nested) {

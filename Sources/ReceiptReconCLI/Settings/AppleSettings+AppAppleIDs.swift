@@ -15,7 +15,8 @@ extension AppleSettings {
             "APPLE_APP_APPLE_IDS",
             "each app's Apple ID as bundle_id=apple_id pairs, comma-separated; checked against production "
                 + "notifications' appAppleId; required for server-api production nights (--app-apple-id)",
-            refusal: .mustBe("comma-separated bundle_id=apple_id pairs (App Store Connect > App Information > Apple ID)")),
+            refusal: .mustBe(
+                "comma-separated bundle_id=apple_id pairs (App Store Connect > App Information > Apple ID)")),
         default: [:], documented: "none (server-api production: required)",
         parse: { parsers, text throws(OptionError) in
             try pairs(text.split(separator: ",").map(String.init), parsers)

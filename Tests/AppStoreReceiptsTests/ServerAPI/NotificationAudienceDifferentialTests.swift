@@ -99,7 +99,8 @@ import Testing
 
     static let cases: [Case] = [
         // Controls: the same data with the right values.
-        Case(name: "control: production, right app and Apple ID", jws: notification(data()), environment: .production,
+        Case(
+            name: "control: production, right app and Apple ID", jws: notification(data()), environment: .production,
             apple: .accepted),
         Case(
             name: "control: the second accepted app with its own Apple ID",
@@ -110,7 +111,8 @@ import Testing
             name: "control: sandbox without appAppleId (not checked in the sandbox)",
             jws: notification(
                 data(
-                    ["environment": "Sandbox", "appAppleId": NSNull()], transaction: transaction(environment: "Sandbox"),
+                    ["environment": "Sandbox", "appAppleId": NSNull()],
+                    transaction: transaction(environment: "Sandbox"),
                     renewal: renewalInfo(environment: "Sandbox"))),
             environment: .sandbox, apple: .accepted),
         Case(
