@@ -12,6 +12,8 @@ public struct Configuration: Sendable {
     public var sharedSecret: Secret?
     /// Accepted bundle ids; empty means no check.
     public var bundleIDs: [String]
+    /// Each app's Apple ID by bundle id (`APPLE_APP_APPLE_IDS`), for production notifications.
+    public var appAppleIDs: [String: Int64] = [:]
     public var productionURL: URL
     public var sandboxURL: URL
     /// Which App Store environment this database serves.
@@ -60,6 +62,7 @@ public struct Configuration: Sendable {
 
         configuration.sharedSecret = try settings.value(AppleSettings.sharedSecret)?.read()
         configuration.bundleIDs = try settings.value(AppleSettings.bundleIDs)
+        configuration.appAppleIDs = try settings.value(AppleSettings.appAppleIDs)
         configuration.productionURL = try settings.value(AppleSettings.productionURL)
         configuration.sandboxURL = try settings.value(AppleSettings.sandboxURL)
         configuration.rootCertificateFiles = try settings.value(AppleSettings.rootCertificates)

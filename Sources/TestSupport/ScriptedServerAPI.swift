@@ -194,9 +194,11 @@ public final class ScriptedServerAPI: Sendable {
         URL(string: "http://\(server.authority)/\(environment)")!
     }
 
-    /// The environment for the built binary: this server as both hosts, its key, and its root trusted.
+    /// The environment for the built binary: this server as both hosts, its key, its root trusted, and
+    /// the Apple ID its notifications carry for `com.example`.
     public var environment: [String: String] {
         [
+            "APPLE_APP_APPLE_IDS": "com.example=\(ServerAPIScriptNotification.scriptedAppAppleID)",
             "APPLE_SERVER_API_URL_PRODUCTION": baseURL(.production).absoluteString,
             "APPLE_SERVER_API_URL_SANDBOX": baseURL(.sandbox).absoluteString,
             "APPLE_API_KEY_FILE": keyFile, "APPLE_API_KEY_ID": keyID, "APPLE_API_ISSUER_ID": issuerID,

@@ -1,3 +1,4 @@
+import AppStoreSimulator
 import Foundation
 
 /// What `simulator seed --pki-dir DIR` wrote: the throwaway root the job must trust and the App Store
@@ -22,9 +23,12 @@ public struct SeededPKI: Sendable {
     }
 
     /// The environment of a `--backend server-api` run against a simulator serving at `base`
-    /// (`http://127.0.0.1:PORT`): the backend, the key, and both environments' URLs.
+    /// (`http://127.0.0.1:PORT`): the backend, the key, both environments' URLs, and the simulated apps'
+    /// Apple IDs.
     public func serverAPIEnvironment(base: String) throws -> [String: String] {
         [
+            "APPLE_APP_APPLE_IDS": WorldCatalog.appAppleIDs.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+                .joined(separator: ","),
             "RECON_BACKEND": "server-api",
             "APPLE_API_KEY_FILE": keyFile.path,
             "APPLE_API_KEY_ID": try text("api-key-id"),

@@ -14,6 +14,10 @@ public struct ServerAPIScriptNotification: Sendable {
     public var deliveryFailed: Bool
     /// The payload was changed after it was signed: never to be believed.
     public var forged: Bool
+    /// `data.bundleId`; nil: the transaction's, else `com.example`.
+    public var bundleID: String?
+    /// `data.appAppleId`; nil: none sent.
+    public var appAppleID: Int64? = Self.scriptedAppAppleID
 
     public init(
         uuid: String, type: String, subtype: String? = nil, transaction: ServerAPIScriptTransaction?,
@@ -28,12 +32,16 @@ public struct ServerAPIScriptNotification: Sendable {
         self.forged = forged
     }
 
+    /// The `appAppleId` scripted notifications carry unless told otherwise (`ScriptedServerAPI.environment`
+    /// configures it for `com.example`).
+    public static let scriptedAppAppleID: Int64 = 1234
+
     /// The record as a page lists it: `signedPayload` and `sendAttempts`.
     func record(_ chain: SigningChain, host: String) -> String {
         var data = [
-            "\"environment\":\"\(host)\"", "\"bundleId\":\"\(transaction?.bundleID ?? "com.example")\"",
-            "\"appAppleId\":1234",
+            "\"environment\":\"\(host)\"", "\"bundleId\":\"\(bundleID ?? transaction?.bundleID ?? "com.example")\"",
         ]
+        if let appAppleID { data.append("\"appAppleId\":\(appAppleID)") }
         if let transaction { data.append("\"signedTransactionInfo\":\"\(transaction.jws(chain, host: host))\"") }
         var payload = [
             "\"notificationType\":\"\(type)\"", "\"notificationUUID\":\"\(uuid)\"", "\"version\":\"2.0\"",

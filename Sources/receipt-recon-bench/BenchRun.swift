@@ -64,7 +64,8 @@ final class BenchRun {
         let activeBefore = activeSeconds(conninfo(cluster))
         let (job, wall, jobPeak) = try runJob(
             databaseURL: conninfo(cluster), simulatorPort: simulator.port, bundleIDs: bundleIDs,
-            stderrFile: workDirectory + "/job.stderr", pkiDirectory: pkiDirectory)
+            appAppleIDs: seeded.expected?.appAppleIDs ?? [:], stderrFile: workDirectory + "/job.stderr",
+            pkiDirectory: pkiDirectory)
         let summary = JobSummary(stdout: job.stdoutText)
         let simulatorStats: SimulatorProcess.Stats?
         do {
@@ -105,6 +106,8 @@ final class BenchRun {
     /// many corrections a correct run makes.
     struct ExpectedFile {
         var bundleIDs: [String]
+        /// `app_apple_ids`: what a production Server API night is given as `APPLE_APP_APPLE_IDS`.
+        var appAppleIDs: [String: Int64] = [:]
         var corrections: Int
         /// An incremental world's `changed_users` and `missed_changes`.
         var changes: (changedUsers: Int, missedChanges: Int)? = nil
@@ -150,6 +153,7 @@ final class BenchRun {
         defer { try? handle.close() }
         let marker = Array(#""action": "#.utf8)
         var bundleIDs: [String]?
+        var appAppleIDs: [String: Int64]?
         var changes: (changedUsers: Int, missedChanges: Int)?
         var corrections = 0
         var carry: [UInt8] = []
@@ -164,6 +168,15 @@ final class BenchRun {
                 bundleIDs =
                     (try? JSONSerialization.jsonObject(with: Data(value.utf8), options: .fragmentsAllowed)) as? [String]
                     ?? []
+            }
+            if appAppleIDs == nil,
+                let line = String(decoding: bytes.prefix(65_536), as: UTF8.self)
+                    .split(separator: "\n").first(where: { $0.contains(#""app_apple_ids": "#) })
+            {
+                let value = line.drop { $0 != ":" }.dropFirst().trimmingCharacters(in: .whitespaces)
+                    .trimmingCharacters(in: CharacterSet(charactersIn: ","))
+                let object = (try? JSONSerialization.jsonObject(with: Data(value.utf8))) as? [String: Any] ?? [:]
+                appAppleIDs = object.compactMapValues { ($0 as? NSNumber)?.int64Value }
             }
             if changes == nil,
                 let line = String(decoding: bytes.prefix(65_536), as: UTF8.self)
@@ -183,7 +196,8 @@ final class BenchRun {
             // A marker split across two chunks: keep the tail that could start one.
             carry = Array(bytes.suffix(from: max(index, bytes.count - marker.count + 1)))
         }
-        return ExpectedFile(bundleIDs: bundleIDs ?? [], corrections: corrections, changes: changes)
+        return ExpectedFile(
+            bundleIDs: bundleIDs ?? [], appAppleIDs: appAppleIDs ?? [:], corrections: corrections, changes: changes)
     }
 
     /// `--pki-dir` for seed and serve under `--backend server-api`: the same world on both sides; seeding
@@ -223,6 +237,7 @@ final class BenchRun {
         databaseURL: String,
         simulatorPort: UInt16,
         bundleIDs: [String],
+        appAppleIDs: [String: Int64],
         stderrFile: String,
         pkiDirectory: String
     ) throws -> (ChildProcess.Result, Double, PeakMemoryWatch.Peak) {
@@ -251,6 +266,8 @@ final class BenchRun {
             environment["APPLE_SERVER_API_URL_PRODUCTION"] = "http://127.0.0.1:\(simulatorPort)/production"
             environment["APPLE_SERVER_API_URL_SANDBOX"] = "http://127.0.0.1:\(simulatorPort)/sandbox"
             environment["APPLE_ROOT_CERTIFICATES"] = pkiDirectory + "/apple-root.der"
+            environment["APPLE_APP_APPLE_IDS"] = appAppleIDs.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+                .joined(separator: ",")
         }
         progress("run started: receipt-recon " + arguments.joined(separator: " "))
 

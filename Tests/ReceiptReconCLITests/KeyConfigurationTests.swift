@@ -137,8 +137,10 @@ import Testing
         let apple = try ScriptedAppleServer()
         try TestDatabase.with { database in
             let serverAPI = try Self.run(
-                api.environment.merging(["DATABASE_URL": database.conninfo, "APPLE_BUNDLE_IDS": "com.example,com.two"])
-                { $1 })
+                api.environment.merging([
+                    "DATABASE_URL": database.conninfo, "APPLE_BUNDLE_IDS": "com.example,com.two",
+                    "APPLE_APP_APPLE_IDS": "com.example=1234,com.two=5678",
+                ]) { $1 })
             #expect(serverAPI.status == 0, "\(serverAPI.output)")
             let started = try #require(
                 serverAPI.stderr.split(separator: "\n").first { $0.contains("event=run.started") })

@@ -60,6 +60,10 @@ import Testing
             let arguments =
                 ["run", "--older-than", "0", "--as-of", Self.asOf, "--rate", "2000", "--concurrency", "32"]
                 + bundleIDs.flatMap { ["--bundle-id", $0] }
+                // The expected file names each app's Apple ID, which a production Server API night needs.
+                + (expected["app_apple_ids"] as? [String: Int] ?? [:]).sorted { $0.key < $1.key }.flatMap {
+                    ["--app-apple-id", "\($0.key)=\($0.value)"]
+                }
                 + (storeKit2
                     ? ["--apple-root-certificate", pkiDirectory.appendingPathComponent("apple-root.der").path] : [])
             var environment = [

@@ -1,4 +1,5 @@
 import AppStoreReceipts
+import AppStoreSimulator
 import Foundation
 import Glibc
 import Postgres
@@ -209,7 +210,10 @@ import Testing
                 anchors: [TrustAnchor(root)], acceptedBundleIDs: ["com.example.recon"], environment: .production))
         return driver.resultNow(
             of: client.notificationHistory(
-                bundleID: "com.example.recon", environment: .production, from: start, to: end)
+                bundleID: "com.example.recon",
+                audience: NotificationAudience(
+                    acceptedBundleIDs: ["com.example.recon"], appAppleIDs: WorldCatalog.appAppleIDs,
+                    environment: .production), from: start, to: end)
         ).result
     }
 }

@@ -78,9 +78,13 @@ enum VerdictWorld {
         try ReceiptReconBinary.run(
             ["run", "--backend", "server-api", "--older-than", "0", "--as-of", asOf, "--json", "--max-attempts", "2"]
                 + extra,
-            environment: api.environment.merging(["DATABASE_URL": database.conninfo, "APPLE_BUNDLE_IDS": bundleIDs]) {
-                $1
-            })
+            environment: api.environment.merging([
+                "DATABASE_URL": database.conninfo, "APPLE_BUNDLE_IDS": bundleIDs,
+                // Every app the run asks about has an Apple ID; the scripted notifications carry com.example's.
+                "APPLE_APP_APPLE_IDS": bundleIDs.split(separator: ",").map {
+                    "\($0)=\(ServerAPIScriptNotification.scriptedAppAppleID)"
+                }.joined(separator: ","),
+            ]) { $1 })
     }
 
     static func strings(_ db: PostgresConnection, _ sql: PostgresQuery) throws -> Set<String> {

@@ -2,7 +2,8 @@ import Foundation
 
 /// Get Notification History over one time span, as an exchange (research/server-api.md §9): the
 /// same body (`startDate`, `endDate`) on every page, `paginationToken` from the second page on, every
-/// record's `signedPayload` and its nested signed data verified before it is believed. What each
+/// record's `signedPayload` and its nested signed data verified, and for the app and environment
+/// `audience` names, before it is believed. What each
 /// answer means:
 ///
 /// - a page: its records; a record that cannot be believed is kept apart (`rejected`), never fatal;
@@ -16,7 +17,8 @@ public struct NotificationHistoryWalk: AppleExchange {
 
     private let client: ServerAPIClient
     private let bundleID: String
-    private let environment: AppStoreEnvironment
+    private let audience: NotificationAudience
+    private var environment: AppStoreEnvironment { audience.environment }
     private let purpose: RequestPurpose
     /// The request body, the same for every page.
     private let body: Data
@@ -27,12 +29,12 @@ public struct NotificationHistoryWalk: AppleExchange {
     private var call: ServerAPICall?
 
     init(
-        client: ServerAPIClient, bundleID: String, environment: AppStoreEnvironment, from start: Date, to end: Date,
+        client: ServerAPIClient, bundleID: String, audience: NotificationAudience, from start: Date, to end: Date,
         purpose: RequestPurpose
     ) {
         self.client = client
         self.bundleID = bundleID
-        self.environment = environment
+        self.audience = audience
         self.purpose = purpose
         body = Data(#"{"startDate":\#(Self.milliseconds(start)),"endDate":\#(Self.milliseconds(end))}"#.utf8)
     }
@@ -92,9 +94,9 @@ public struct NotificationHistoryWalk: AppleExchange {
                 batch.rejected.append(RejectedNotification(detail: "a record without signedPayload"))
                 continue
             }
-            switch client.notification(jws, environment: environment) {
-            case .failure(let error):
-                batch.rejected.append(RejectedNotification(detail: error.detail))
+            switch client.notification(jws, for: audience) {
+            case .failure(let rejected):
+                batch.rejected.append(rejected)
             case .success(var verified):
                 verified.deliveryFailed =
                     !record.sendAttemptResults.isEmpty && !record.sendAttemptResults.contains("SUCCESS")

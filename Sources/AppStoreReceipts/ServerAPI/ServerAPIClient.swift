@@ -86,36 +86,33 @@ public final class ServerAPIClient: Sendable {
             client: self, id: id, bundleID: bundleID, environment: environment, purpose: purpose)
     }
 
-    /// Get Notification History over [`start`, `end`) in `environment`, every page (see
-    /// `NotificationHistoryWalk`); `bundleID` is the app the JWT names.
+    /// Get Notification History over [`start`, `end`) in `audience.environment`, every page (see
+    /// `NotificationHistoryWalk`); `bundleID` is the app the JWT names, `audience` whom a record must be
+    /// for to be believed.
     public func notificationHistory(
-        bundleID: String, environment: AppStoreEnvironment, from start: Date, to end: Date,
+        bundleID: String, audience: NotificationAudience, from start: Date, to end: Date,
         purpose: RequestPurpose = .ask
     ) -> NotificationHistoryWalk {
         NotificationHistoryWalk(
-            client: self, bundleID: bundleID, environment: environment, from: start, to: end, purpose: purpose)
+            client: self, bundleID: bundleID, audience: audience, from: start, to: end, purpose: purpose)
     }
 
-    /// A notification of an answer with its nested signed data, verified, and signed for the
-    /// environment that answered.
-    func notification(_ jws: String, environment: AppStoreEnvironment) -> Result<
-        VerifiedNotification, SignedAnswerError
+    /// A notification with its nested signed data, believed as Apple's `verify_and_decode_notification`
+    /// and the verifiers of its nested data would believe it (`NotificationAudience`), or why not.
+    public func notification(_ jws: String, for audience: NotificationAudience) -> Result<
+        VerifiedNotification, RejectedNotification
     > {
         let verification = verifier.verify(Array(jws.utf8))
         if let failure = verification.failure {
-            return .failure(SignedAnswerError(detail: "signed notification rejected: \(failure)"))
+            return .failure(RejectedNotification(detail: "signed notification rejected: \(failure)"))
         }
         guard case .notification(let notification)? = verification.payload else {
-            return .failure(SignedAnswerError(detail: "signed data in the notification history is not a notification"))
-        }
-        guard let signed = notification.environment else {
             return .failure(
-                SignedAnswerError(detail: "signed notification rejected: \(SignedDataFailure.missingEnvironment)"))
+                RejectedNotification(detail: "signed data in the notification history is not a notification"))
         }
-        if signed.appStoreEnvironment != environment {
-            return .failure(
-                SignedAnswerError(
-                    detail: "the \(environment) host answered with a notification signed for \(signed.rawValue)"))
+        let nested = verification.nested.map { (field: $0.field, payload: $0.verification.payload) }
+        if let refusal = audience.refusal(of: notification, nested: nested) {
+            return .failure(RejectedNotification(detail: "signed notification refused: \(refusal)"))
         }
         var verified = VerifiedNotification(notification: notification, deliveryFailed: false)
         for nested in verification.nested {

@@ -1,7 +1,8 @@
 import Foundation
 
 /// One App Store Server Notification from Get Notification History, believed: its signature, chain
-/// and nested signed data verified, and signed for the environment that answered.
+/// and nested signed data verified, and for an app and the environment it was asked for
+/// (`NotificationAudience`).
 public struct VerifiedNotification: Sendable {
     public var notification: SignedNotification
     /// `data.signedTransactionInfo`, verified in turn, when the notification carries one.
@@ -17,10 +18,12 @@ public struct VerifiedNotification: Sendable {
     }
 }
 
-/// A notification that cannot be believed (its signature, chain or nested data fails, or it is
-/// signed for another environment): counted and logged, never acted on.
-public struct RejectedNotification: Sendable {
+/// A notification that cannot be believed (its signature, chain or nested data fails, or it is for
+/// another app or environment): counted and logged, never acted on.
+public struct RejectedNotification: Error, Sendable {
     public var detail: String
+
+    public init(detail: String) { self.detail = detail }
 }
 
 /// The notifications of one time span as far as they could be read.

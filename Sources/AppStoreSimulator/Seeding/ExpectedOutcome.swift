@@ -140,6 +140,11 @@ extension ExpectedOutcome {
         text +=
             "  \"bundle_ids\": "
             + (assumptions.bundleIDs.map { "[" + $0.map(quoted).joined(separator: ", ") + "]" } ?? "null") + ",\n"
+        // Every app's Apple ID, which a production Server API night checks notifications against.
+        text +=
+            "  \"app_apple_ids\": {"
+            + WorldCatalog.appAppleIDs.sorted { $0.key < $1.key }.map { "\(quoted($0.key)): \($0.value)" }
+            .joined(separator: ", ") + "},\n"
         text += "  \"sandbox_policy\": \(quoted(assumptions.sandboxPolicy.rawValue)),\n"
         // Stated only for the Server API: a verify-receipt file stays what it always was.
         if assumptions.backend != .verifyReceipt {
@@ -197,6 +202,11 @@ extension ExpectedOutcome {
         ]
         if assumptions.environment != .production { parts.append("--environment \(assumptions.environment.rawValue)") }
         for bundle in assumptions.bundleIDs ?? [] { parts.append("--bundle-id \(bundle)") }
+        if assumptions.backend == .serverAPI, assumptions.environment == .production {
+            for bundle in assumptions.bundleIDs ?? [] {
+                if let id = WorldCatalog.appAppleIDs[bundle] { parts.append("--app-apple-id \(bundle)=\(id)") }
+            }
+        }
         if assumptions.sandboxPolicy != .revoke {
             parts.append("--sandbox-policy \(assumptions.sandboxPolicy.rawValue)")
         }

@@ -15,6 +15,9 @@ public enum WorldCatalog {
     /// App Store ids of the two apps (`app_item_id`; 0 in the sandbox).
     static let appItemID: Int64 = 1_450_637_621
     static let cloneItemID: Int64 = 1_450_637_699
+    /// Each app's Apple ID by bundle id (`APPLE_APP_APPLE_IDS`): what its production notifications
+    /// carry as `appAppleId`.
+    public static let appAppleIDs: [String: Int64] = [appBundleID: appItemID, cloneBundleID: cloneItemID]
     /// `subscription_group_identifier` of the premium group.
     public static let premiumGroupID = "20514853"
 

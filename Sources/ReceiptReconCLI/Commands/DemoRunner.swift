@@ -99,7 +99,7 @@ struct DemoRunner {
                     verifier: signedData),
                 context: context, signedData: signedData,
                 receiptSignatures: ReceiptSignatureVerifier(roots: [signingChain.root]), asOf: asOf,
-                defaultBundleID: WorldCatalog.appBundleID)
+                defaultBundleID: WorldCatalog.appBundleID, appAppleIDs: WorldCatalog.appAppleIDs)
             : VerifyReceiptBackend(
                 client: VerifyReceiptClient(
                     configuration: VerifyReceiptClient.Configuration(

@@ -38,6 +38,7 @@ struct RunCommand: Command {
         }
         options = try VerificationOptions(arguments, environment: environment)
         configuration = try Configuration.load(arguments, environment: environment, needsApple: true)
+        try configuration.requireAppAppleIDs(readsNotifications: !options.noNotifications)
         progressLogInterval = try ProgressDisplay.logInterval(SettingResolver(arguments, environment: environment))
     }
 

@@ -38,7 +38,7 @@ extension VerificationOptions {
                     verifier: signedData),
                 context: context, signedData: signedData,
                 receiptSignatures: try configuration.receiptSignatureVerifier(), asOf: asOf,
-                defaultBundleID: configuration.bundleIDs.first ?? "")
+                defaultBundleID: configuration.bundleIDs.first ?? "", appAppleIDs: configuration.appAppleIDs)
             return (backend, driver, requests)
         }
         let client = VerifyReceiptClient(

@@ -99,6 +99,16 @@ extension Setting where Value == [String] {
 }
 
 extension Setting {
+    /// The same setting with every value of its repeatable flag read at once by `parse`
+    /// (`--app-apple-id`, whose values make one map).
+    func readingEveryFlag(
+        _ parse: @escaping @Sendable (ValueParsers, [String]) throws(OptionError) -> Value
+    ) -> Setting {
+        var setting = self
+        setting.readFlag = parse
+        return setting
+    }
+
     /// The same setting with its flag read by `parse`: for a flag that says where the value is rather
     /// than what it is (`--shared-secret-file`).
     func readingFlag(_ parse: @escaping @Sendable (ValueParsers, String) throws(OptionError) -> Value) -> Setting {

@@ -31,14 +31,16 @@ enum SettingsTable {
 
     /// Every command that asks Apple.
     static let apple: [any SettingDeclaration] = [
-        AppleSettings.sharedSecret, AppleSettings.bundleIDs, AppleSettings.productionURL, AppleSettings.sandboxURL,
-        AppleSettings.environment, AppleSettings.rootCertificates, BackendSettings.backend, BackendSettings.keyFile,
+        AppleSettings.sharedSecret, AppleSettings.bundleIDs, AppleSettings.appAppleIDs, AppleSettings.productionURL,
+        AppleSettings.sandboxURL, AppleSettings.environment, AppleSettings.rootCertificates, BackendSettings.backend,
+        BackendSettings.keyFile,
         BackendSettings.keyID, BackendSettings.issuerID, BackendSettings.productionURL, BackendSettings.sandboxURL,
     ]
 
     /// The settings that have an environment variable, in the order of the help's CONFIGURATION section.
     static let variables: [any SettingDeclaration] = [
-        DatabaseSettings.url, AppleSettings.sharedSecret, AppleSettings.bundleIDs, AppleSettings.productionURL,
+        DatabaseSettings.url, AppleSettings.sharedSecret, AppleSettings.bundleIDs, AppleSettings.appAppleIDs,
+        AppleSettings.productionURL,
         AppleSettings.sandboxURL, AppleSettings.environment, AppleSettings.rootCertificates,
         AppleRequestSettings.httpClient, DatabaseSettings.reconnectWindow, AppleRequestSettings.maxAnswerBytes,
         AppleRequestSettings.maxRetryWait, BackendSettings.backend, BackendSettings.keyFile, BackendSettings.keyID,

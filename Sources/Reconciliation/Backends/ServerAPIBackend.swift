@@ -24,11 +24,15 @@ public final class ServerAPIBackend: AppleBackend {
     private let asOf: Date?
     /// The bundle id asked about when a row names none (`bid` is required).
     let defaultBundleID: String
+    /// `APPLE_APP_APPLE_IDS`, for the notification history.
+    let appAppleIDs: [String: Int64]
 
     public init(
         client: ServerAPIClient, context: ReceiptOutcomeContext, signedData: SignedDataVerifier,
-        receiptSignatures: ReceiptSignatureVerifier, asOf: Date?, defaultBundleID: String
+        receiptSignatures: ReceiptSignatureVerifier, asOf: Date?, defaultBundleID: String,
+        appAppleIDs: [String: Int64] = [:]
     ) {
+        self.appAppleIDs = appAppleIDs
         self.client = client
         self.context = context
         self.signedData = signedData
@@ -48,7 +52,7 @@ public final class ServerAPIBackend: AppleBackend {
     public var notificationHistory: NotificationHistorySource? {
         NotificationHistorySource(
             client: client, defaultBundleID: defaultBundleID, otherBundleIDs: context.acceptedBundleIDs.sorted(),
-            environment: context.servedEnvironment)
+            environment: context.servedEnvironment, appAppleIDs: appAppleIDs)
     }
 
     /// A found history's outcome: `bundle_mismatch` for another app, `misrouted` when found only in the

@@ -33,16 +33,30 @@ public struct NotificationHistorySource: Sendable {
     /// The default app first (a refusal of the key for it stops the run), then the others.
     let bundleIDs: [String]
     let environment: AppStoreEnvironment
+    /// `APPLE_APP_APPLE_IDS`: what a production notification's `appAppleId` must be, per app.
+    let appAppleIDs: [String: Int64]
 
     public init(
-        client: ServerAPIClient, defaultBundleID: String, otherBundleIDs: [String], environment: AppStoreEnvironment
+        client: ServerAPIClient, defaultBundleID: String, otherBundleIDs: [String], environment: AppStoreEnvironment,
+        appAppleIDs: [String: Int64] = [:]
     ) {
         self.client = client
         bundleIDs = [defaultBundleID] + otherBundleIDs.filter { $0 != defaultBundleID }
         self.environment = environment
+        self.appAppleIDs = appAppleIDs
     }
 
     var defaultBundleID: String { bundleIDs[0] }
+
+    /// Whom a record must be for (`NotificationAudience`): one of these apps, in this environment.
+    var audience: NotificationAudience {
+        NotificationAudience(acceptedBundleIDs: Set(bundleIDs), appAppleIDs: appAppleIDs, environment: environment)
+    }
+
+    /// The apps whose production notifications cannot be checked, having no Apple ID configured.
+    var appsWithoutAppleID: [String] {
+        environment == .production ? bundleIDs.filter { appAppleIDs[$0] == nil } : []
+    }
 }
 
 /// What Apple says about one user's rows.

@@ -72,6 +72,13 @@ struct NotificationIntake {
     func read(store: NotificationStore, walk: Walker, now: Date = Date()) throws -> Outcome {
         var outcome = Outcome()
         let end = Self.end(asOf: options.nightInstant, now: now)
+        // Apple's verifier cannot be made for a production app without its Apple ID: nothing it reads
+        // could be believed.
+        if let missing = source.appsWithoutAppleID.first {
+            outcome.configuration =
+                "APPLE_APP_APPLE_IDS has no Apple ID for \(missing): production notifications are checked against it"
+            return outcome
+        }
         for bundleID in source.bundleIDs {
             let key = NotificationCursorKey(
                 shardCount: options.shardCount, environment: source.environment, bundleID: bundleID)
@@ -123,7 +130,7 @@ struct NotificationIntake {
         }
         let walks = pieces.map {
             source.client.notificationHistory(
-                bundleID: key.bundleID, environment: key.environment, from: $0.start, to: $0.end)
+                bundleID: key.bundleID, audience: source.audience, from: $0.start, to: $0.end)
         }
         var index = 0
         try walk(walks, Self.parallelPieces) { read in

@@ -7,7 +7,8 @@ public struct NotificationFigures: Sendable, Codable, Equatable {
     public var read = 0
     /// Of those, the ones the job had not stored before.
     public var stored = 0
-    /// Records that failed verification, or carried no UUID or signed date: never believed, never acted on.
+    /// Records that failed verification or that Apple's verifier refuses (another app, Apple ID or
+    /// environment), or carried no UUID or signed date: never believed, never acted on.
     public var rejected = 0
     /// New notifications of a transaction no stored row holds (the `notifications_unmatched` export).
     public var unmatched = 0

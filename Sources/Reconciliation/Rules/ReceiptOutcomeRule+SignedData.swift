@@ -12,6 +12,7 @@ extension ReceiptOutcomeRule {
     ///   it keeps nothing and holds back nothing, CONTRACT §5);
     /// - signature, chain or format fails otherwise (a forged or altered JWS, Xcode data): `invalid`,
     ///   `invalid_receipt`;
+    /// - valid, no bundle id or no environment: refused as Apple refuses it (`signedIdentityRefusal`);
     /// - valid, bundle id not accepted: `invalid`, `bundle_mismatch` (`bundleIDRule`);
     /// - valid, signed for the other environment: `misrouted`, `sandbox_in_production` or
     ///   `production_in_sandbox`;
@@ -28,6 +29,7 @@ extension ReceiptOutcomeRule {
             return ReceiptClassification(
                 outcome: .invalid, outcomeFlag: .invalidReceipt, detail: "\(format) rejected: \(failure)")
         }
+        if let refusal = signedIdentityRefusal(evidence, context: context, format: format) { return refusal }
         let environment = evidence.environment?.appStoreEnvironment
         if let mismatch = bundleIDRule(evidence.bundleID, accepted: context.acceptedBundleIDs) {
             return ReceiptClassification(

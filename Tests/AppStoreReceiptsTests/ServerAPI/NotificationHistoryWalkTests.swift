@@ -54,7 +54,11 @@ import Testing
         NotificationHistoryRead?, AppleTraffic
     ) {
         let outcome = rig.start(
-            client.notificationHistory(bundleID: "com.example.app", environment: .production, from: start, to: end))
+            client.notificationHistory(
+                bundleID: "com.example.app",
+                audience: NotificationAudience(
+                    acceptedBundleIDs: ["com.example.app"], appAppleIDs: ["com.example.app": 1234],
+                    environment: .production), from: start, to: end))
         rig.clock.advance(by: .seconds(10))
         return (outcome.value, outcome.recorded)
     }

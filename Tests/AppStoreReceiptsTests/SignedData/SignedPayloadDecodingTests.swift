@@ -217,14 +217,36 @@ import Testing
         #expect(payload.environment == nil, "the first part present answers, even without the field")
         #expect(payload.appAppleID == nil)
 
-        let appFirst = try SignedPayloadSamples.decode(
+        // Apple's verify_and_decode_notification reads externalPurchaseToken before appData.
+        let tokenFirst = try SignedPayloadSamples.decode(
             #"""
             {"notificationType":"TEST","externalPurchaseToken":{"externalPurchaseId":"SANDBOX_1"},
              "appData":{"environment":"Production","bundleId":"app","appAppleId":3}}
             """#)
-        #expect(appFirst.environment == .production)
-        #expect(appFirst.bundleID == "app")
-        #expect(appFirst.appAppleID == 3)
+        #expect(tokenFirst.environment == .sandbox)
+        #expect(tokenFirst.bundleID == nil)
+        #expect(tokenFirst.appAppleID == nil)
+
+        let appOnly = try SignedPayloadSamples.decode(
+            #"{"notificationType":"TEST","appData":{"environment":"Production","bundleId":"app","appAppleId":3}}"#)
+        #expect(appOnly.environment == .production)
+        #expect(appOnly.bundleID == "app")
+        #expect(appOnly.appAppleID == 3)
+    }
+
+    /// Apple's library: Sandbox when `externalPurchaseId` starts with `SANDBOX`, else Production, a
+    /// token without an id included (`verify_and_decode_notification`).
+    @Test(arguments: [
+        (#"{"externalPurchaseId":"SANDBOX_b2158121"}"#, SignedEnvironment.sandbox),
+        (#"{"externalPurchaseId":"SANDBOXb2158121"}"#, .sandbox),
+        (#"{"externalPurchaseId":"b2158121-SANDBOX"}"#, .production),
+        (#"{"externalPurchaseId":"sandbox_1"}"#, .production),
+        (#"{"bundleId":"com.example"}"#, .production),
+    ])
+    func externalPurchaseTokenEnvironmentAsApple(token: String, environment: SignedEnvironment) throws {
+        let payload = try SignedPayloadSamples.decode(
+            #"{"notificationType":"EXTERNAL_PURCHASE_TOKEN","externalPurchaseToken":"# + token + "}")
+        #expect(payload.environment == environment)
     }
 
     @Test(arguments: [

@@ -63,6 +63,9 @@ import Testing
         let json = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         #expect(json["as_of"] as? String == "2026-11-22T03:00:00Z")
         #expect(json["bundle_ids"] as? [String] == [WorldCatalog.appBundleID])
+        #expect(
+            json["app_apple_ids"] as? [String: Int]
+                == [WorldCatalog.appBundleID: 1_450_637_621, WorldCatalog.cloneBundleID: 1_450_637_699])
         #expect(json["environment"] as? String == "production")
         #expect(json["sandbox_policy"] as? String == "revoke")
         let corrections = try #require(json["corrections"] as? [[String: Any]])

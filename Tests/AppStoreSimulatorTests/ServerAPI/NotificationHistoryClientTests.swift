@@ -26,7 +26,11 @@ import Testing
             verifier: SignedDataVerifier(anchors: [TrustAnchor(Fixture.chain.root)]))
         return driver.resultNow(
             of: client.notificationHistory(
-                bundleID: WorldCatalog.appBundleID, environment: environment, from: start, to: end)
+                bundleID: WorldCatalog.appBundleID,
+                // The simulator's notifications carry its apps' Apple IDs: Apple's checks hold.
+                audience: NotificationAudience(
+                    acceptedBundleIDs: [WorldCatalog.appBundleID], appAppleIDs: WorldCatalog.appAppleIDs,
+                    environment: environment), from: start, to: end)
         ).result
     }
 

@@ -26,14 +26,17 @@ extension SignedNotification {
         public static let externalPurchaseToken = NotificationType(rawValue: "EXTERNAL_PURCHASE_TOKEN")
         public static let oneTimeCharge = NotificationType(rawValue: "ONE_TIME_CHARGE")
         public static let rescindConsent = NotificationType(rawValue: "RESCIND_CONSENT")
+        public static let metadataUpdate = NotificationType(rawValue: "METADATA_UPDATE")
+        public static let migration = NotificationType(rawValue: "MIGRATION")
+        public static let priceChange = NotificationType(rawValue: "PRICE_CHANGE")
 
-        /// The types Apple documents (research/server-api.md §9): any other is new to this build, kept and
-        /// logged, never fatal.
+        /// The types Apple documents, as Apple's library names them (`NotificationTypeV2`, 2026-05): any
+        /// other is new to this build, kept and logged, never fatal.
         public static let documented: Set<NotificationType> = [
             .subscribed, .didChangeRenewalPref, .didChangeRenewalStatus, .offerRedeemed, .didRenew, .expired,
             .didFailToRenew, .gracePeriodExpired, .priceIncrease, .refund, .refundDeclined, .refundReversed,
             .consumptionRequest, .renewalExtended, .renewalExtension, .revoke, .test, .externalPurchaseToken,
-            .oneTimeCharge, .rescindConsent,
+            .oneTimeCharge, .rescindConsent, .metadataUpdate, .migration, .priceChange,
         ]
     }
 

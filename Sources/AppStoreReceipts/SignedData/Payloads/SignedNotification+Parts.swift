@@ -114,10 +114,11 @@ extension SignedNotification {
             )
         }
 
-        /// The token carries no `environment`: Apple's library reads Sandbox from a `SANDBOX_`
-        /// prefix of `externalPurchaseId` and Production otherwise; nil without an id.
-        public var environment: SignedEnvironment? {
-            externalPurchaseID.map { $0.hasPrefix("SANDBOX_") ? .sandbox : .production }
+        /// The token carries no `environment`: Apple's library (`verify_and_decode_notification`) reads
+        /// Sandbox when `externalPurchaseId` starts with `SANDBOX`, and Production otherwise, a token
+        /// without an id included.
+        public var environment: SignedEnvironment {
+            externalPurchaseID?.hasPrefix("SANDBOX") == true ? .sandbox : .production
         }
     }
 

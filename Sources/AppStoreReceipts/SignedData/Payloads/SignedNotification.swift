@@ -49,29 +49,30 @@ public struct SignedNotification: Hashable, Sendable {
     }
 
     /// The environment, bundle id and app Apple id a verifier checks, from the first part present
-    /// in Apple's library's order: `data`, `summary`, `appData`, `externalPurchaseToken`. The first
-    /// part present answers all three, even with a field missing: a notification has one part.
+    /// in the order of Apple's `SignedDataVerifier.verify_and_decode_notification`: `data`, `summary`,
+    /// `externalPurchaseToken`, `appData`. The first part present answers all three, even with a
+    /// field missing: a notification has one part.
     public var environment: SignedEnvironment? {
         if let data { return data.environment }
         if let summary { return summary.environment }
-        if let appData { return appData.environment }
-        return externalPurchaseToken?.environment
+        if let externalPurchaseToken { return externalPurchaseToken.environment }
+        return appData?.environment
     }
 
     /// See `environment`.
     public var bundleID: String? {
         if let data { return data.bundleID }
         if let summary { return summary.bundleID }
-        if let appData { return appData.bundleID }
-        return externalPurchaseToken?.bundleID
+        if let externalPurchaseToken { return externalPurchaseToken.bundleID }
+        return appData?.bundleID
     }
 
     /// See `environment`. A production verifier requires it (research/server-api.md §5 step 8).
     public var appAppleID: Int64? {
         if let data { return data.appAppleID }
         if let summary { return summary.appAppleID }
-        if let appData { return appData.appAppleID }
-        return externalPurchaseToken?.appAppleID
+        if let externalPurchaseToken { return externalPurchaseToken.appAppleID }
+        return appData?.appAppleID
     }
 
     /// The nested JWS to verify and decode, in the order `inspect` prints them, each with the
