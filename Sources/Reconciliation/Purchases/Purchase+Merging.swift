@@ -2,25 +2,27 @@ import Foundation
 
 extension Purchase {
     /// One purchase from two reports of it by the user's rows (CONTRACT §9, "Signed rows"): the report
-    /// that speaks for the later instant (`isFresher(than:)`) says whether the purchase stands, so its
+    /// that speaks for the later instant (`outranks(_:)`) says whether the purchase stands, so its
     /// view of the revocation (present or absent), the expiry and the upgrade wins; a field only the
     /// other report carries (a price, a storefront, a refund's percentage) is taken from it.
     ///
     /// Why not "present beats absent": a stale StoreKit 2 row signed while a refund stood still carries
-    /// `revocationDate` after Apple reversed the refund; Apple's fresh answer without one must win.
+    /// `revocationDate` after Apple reversed the refund; Apple's fresh answer without one must win. Two
+    /// reports of the same instant (two answers of this run) that disagree are not a reversal: the one
+    /// carrying the revocation wins, since a report can omit what Apple knows but not invent a refund.
     ///
     /// - Parameters:
-    ///   - first: the report that wins a tie (the caller's order: the newer row's).
+    ///   - first: the report that wins any other tie (the caller's order: the newer row's).
     ///   - second: the other report of the same transaction.
     public static func merged(_ first: Purchase, _ second: Purchase) -> Purchase {
-        second.isFresher(than: first) ? second.merging(first) : first.merging(second)
+        second.outranks(first) ? second.merging(first) : first.merging(second)
     }
 
-    /// Whether this report speaks for a later instant than `other`. A report without an instant of its
-    /// own is taken as of when the job received it: Apple's answer in this run (verifyReceipt, the
-    /// Server API) as now, a stored row's signed data as older than anything dated.
-    public func isFresher(than other: Purchase) -> Bool {
-        freshness > other.freshness
+    /// Whether this report, rather than `other`, says whether the purchase stands: it speaks for a later
+    /// instant, or for the same one and carries a revocation `other` lacks.
+    public func outranks(_ other: Purchase) -> Bool {
+        if freshness != other.freshness { return freshness > other.freshness }
+        return fields.revocation != nil && other.fields.revocation == nil
     }
 
     /// Whether this report and `other` agree on whether the purchase stands: the same revocation date
@@ -30,6 +32,9 @@ extension Purchase {
             && (fields.isUpgraded ?? false) == (other.fields.isUpgraded ?? false)
     }
 
+    /// The instant this report speaks for. A report without an instant of its own is taken as of when
+    /// the job received it: Apple's answer in this run (verifyReceipt, the Server API) as now, a stored
+    /// row's signed data as older than anything dated.
     private var freshness: Date {
         fields.evidenceDate ?? (fields.source == .signedRow ? .distantPast : .distantFuture)
     }

@@ -31,7 +31,7 @@ public enum FlagRule {
             for purchase in receipt.purchases {
                 guard let id = purchase.transactionID else { continue }
                 if purchase.revocation != nil { revokedSomewhere.insert(id) }
-                if let kept = freshest[id], !purchase.isFresher(than: kept) { continue }
+                if let kept = freshest[id], !purchase.outranks(kept) { continue }
                 freshest[id] = purchase
             }
         }

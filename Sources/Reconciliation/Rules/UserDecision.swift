@@ -92,7 +92,7 @@ public enum UserDecision {
     /// Apple's purchases as `recon_transactions` rows, and the pairs of the shared scan. Only
     /// `valid` and `misrouted` receipts carry Apple's truth; first occurrence wins, in order, for
     /// both (a renewal reported by two receipts of the user is one purchase), unless a later report
-    /// is fresher and says otherwise whether the purchase stands (`Purchase.merged`): then the row is
+    /// outranks it and says otherwise whether the purchase stands (`Purchase.merged`): then the row is
     /// the fresher one's, so a refund a stale signed row still carries is not recorded as standing.
     static func transactionRows(_ receipts: [UserReceipt])
         -> (rows: [TransactionRecord], shared: [(receiptID: Int64, originalTransactionID: String)])
@@ -120,7 +120,7 @@ public enum UserDecision {
                 }
                 if let position = seenTransactions.position(inserting: id) {
                     let kept = reports[position]
-                    guard purchase.isFresher(than: kept), !purchase.standsAs(kept) else { continue }
+                    guard purchase.outranks(kept), !purchase.standsAs(kept) else { continue }
                     reports[position] = Purchase.merged(purchase, kept)
                     rows[position] = record(reports[position].fields, reports[position].refundPercentage, receipt)
                     continue

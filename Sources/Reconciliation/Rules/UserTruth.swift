@@ -94,7 +94,7 @@ public struct UserTruth: Hashable, Sendable {
                 if let earlier = countedPosition[id] {
                     // One purchase reported by two rows of the user: the fresher report says whether it
                     // stands (`Purchase.merged`), and its row is the one the evidence names.
-                    if purchase.isFresher(than: counted[earlier]) { countedReceipt[earlier] = receipt.receiptID }
+                    if purchase.outranks(counted[earlier]) { countedReceipt[earlier] = receipt.receiptID }
                     counted[earlier] = Purchase.merged(counted[earlier], purchase)
                 } else {
                     countedPosition[id] = counted.count

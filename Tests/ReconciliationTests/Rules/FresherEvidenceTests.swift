@@ -83,9 +83,17 @@ import Testing
             first: report(.signedRow, at: nil), second: report(.signedRow, at: -30, refunded: -31),
             stands: "refunded -31d"),
         Case(
-            name: "a tie goes to the first report (the newer row's)",
+            name: "of two reports of one instant, the one carrying the refund wins (no reversal between them)",
             first: report(.signedRow, at: -3), second: report(.signedRow, at: -3, refunded: -4),
-            stands: "stands"),
+            stands: "refunded -4d"),
+        Case(
+            name: "two answers of this run: the refund either carries stands",
+            first: report(.verifyReceipt, at: nil), second: report(.verifyReceipt, at: nil, refunded: -1),
+            stands: "refunded -1d"),
+        Case(
+            name: "otherwise a tie goes to the first report (the newer row's)",
+            first: report(.serverAPI, at: 0, expires: 30), second: report(.serverAPI, at: 0, expires: 20),
+            stands: "expires +30d"),
     ]
 
     @Test(arguments: cases)
