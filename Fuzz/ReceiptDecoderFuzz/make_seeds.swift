@@ -6,9 +6,9 @@ import Foundation
 
 @_cdecl("LLVMFuzzerInitialize")
 public func receiptDecoderFuzzInitialize(_ argc: UnsafeMutableRawPointer?, _ argv: UnsafeMutableRawPointer?) -> CInt {
-    guard let directory = ProcessInfo.processInfo.environment["RECEIPT_FUZZ_WRITE_SEEDS"] else { return 0 }
+    guard let directory = getenv("RECEIPT_FUZZ_WRITE_SEEDS") else { return 0 }
     do {
-        try MakeSeeds.write(to: URL(fileURLWithPath: directory))
+        try MakeSeeds.write(to: URL(fileURLWithPath: String(cString: directory)))
     } catch {
         print("cannot write the seeds: \(error)")
         exit(1)
