@@ -85,7 +85,9 @@ let package = Package(
         // against a throwaway cluster. Depending on `receipt-recon` only makes SwiftPM build it alongside.
         .executableTarget(
             name: "receipt-recon-bench",
-            dependencies: ["receipt-recon", "Postgres", "ChildProcess", "CommandLineOptions", "CivilTime"],
+            dependencies: [
+                "receipt-recon", "Postgres", "ChildProcess", "CommandLineOptions", "CivilTime", "AppStoreReceipts",
+            ],
             swiftSettings: strict
         ),
 

@@ -3,12 +3,14 @@
 #
 #   Fuzz/run-json-parser-fuzz.sh [RUNS] [extra libFuzzer flags...]
 #
-# Not part of `swift build` / `swift test`: it compiles Sources/AppStoreReceipts together with
-# Fuzz/JSONParserFuzz/fuzz_entry.swift straight with swiftc, seeds a corpus from the conformance
+# Not part of `swift build` / `swift test` (`.ci/fuzz-smoke` runs it briefly): it compiles
+# Sources/AppStoreReceipts together with Fuzz/JSONParserFuzz/fuzz_entry.swift straight with swiftc
+# (Fuzz/fuzz-build.sh), seeds a corpus from the conformance
 # responses and a few hand-written documents, and runs RUNS inputs (default 500,000). Build
 # products go to Fuzz/.build, the corpus to fuzz-corpus/ (both ignored by git); crashing inputs
 # are saved to Fuzz/.build/json-artifacts/.
-# Env: RECON_CONFORMANCE_DIR (default ../shared/conformance beside the repository).
+# Env: RECON_CONFORMANCE_DIR (default ../shared/conformance beside the repository); FUZZ_CORPUS_DIR
+# (default fuzz-corpus/NAME).
 set -euo pipefail
 
 runs="${1:-500000}"
@@ -17,32 +19,23 @@ shift || true
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/.." && pwd)"
 build="$here/.build"
-corpus="$root/fuzz-corpus/json-parser"
+corpus="${FUZZ_CORPUS_DIR:-$root/fuzz-corpus/json-parser}"
 seeds="$build/json-seeds"
 artifacts="$build/json-artifacts"
 conformance="${RECON_CONFORMANCE_DIR:-$root/../shared/conformance}"
 mkdir -p "$build" "$corpus" "$seeds" "$artifacts"
 
-mapfile -t sources < <(find "$root/Sources/AppStoreReceipts" -name '*.swift' | sort)
-# The module imports CivilTime (built first, instrumented like the rest) and CLibCurl (a module map).
-civil="$build/civil-time-fuzz"
-mkdir -p "$civil"
-
-echo "== building fuzzer (swiftc -sanitize=fuzzer,address)"
-swiftc -sanitize=fuzzer,address -parse-as-library -O -g -swift-version 6 \
-    -module-name CivilTime -emit-module -emit-module-path "$civil/CivilTime.swiftmodule" \
-    -emit-library -static -o "$civil/libCivilTime.a" "$root"/Sources/CivilTime/*.swift
-swiftc -sanitize=fuzzer,address -parse-as-library -O -g -swift-version 6 \
-    -module-name JSONParserFuzz -package-name receipt_recon \
-    -I "$civil" -L "$civil" -lCivilTime -I "$root/Sources/CLibCurl" \
-    "${sources[@]}" "$here/JSONParserFuzz/fuzz_entry.swift" \
-    -o "$build/json-parser-fuzz" 2>&1 | { grep -v 'Cannot export local symbol' || true; }
+# shellcheck source=Fuzz/fuzz-build.sh
+source "$here/fuzz-build.sh"
+build_fuzzer JSONParserFuzz "$build/json-parser-fuzz" "$here/JSONParserFuzz/fuzz_entry.swift"
 
 echo "== seeding $seeds"
 printf '%s' '{"status":0,"receipt":{"bid":"b","transaction_id":"7","expires_date":"1550386188000"},"auto_renew_status":0}' > "$seeds/ios6.json"
 printf '%s' '{"status":"21007","is-retryable":"1","latest_receipt_info":{"transaction_id":1e3,"quantity":"1.0"}}' > "$seeds/lenient.json"
 printf '%s' '{"s":"\"\\\/\b\f\n\r\t\u00e9\ud83d\ude00","n":[-0,1.5e-3,12345678901234567890123],"o":{"a":1,"a":2},"e":[],"z":null}' > "$seeds/escapes.json"
 printf '%s' '[[[[[[[[[[{"a":[true,false,null]}]]]]]]]]]]' > "$seeds/nested.json"
+colliding_keys_json 900 > "$seeds/colliding-keys.json"
+printf '{"a":%s,"a":%s}' "$(colliding_keys_json 100)" "$(colliding_keys_json 100)" > "$seeds/colliding-duplicates.json"
 if [ -d "$conformance/responses" ]; then
     find "$conformance/responses" -name '*.json' -exec cp {} "$seeds/" \;
     echo "conformance responses: $(find "$conformance/responses" -name '*.json' | wc -l)"

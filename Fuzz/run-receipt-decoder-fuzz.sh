@@ -3,13 +3,14 @@
 #
 #   Fuzz/run-receipt-decoder-fuzz.sh [RUNS] [extra libFuzzer flags...]
 #
-# Not part of `swift build` / `swift test`: it compiles Sources/AppStoreReceipts/LocalReceipt
-# (over the CivilTime module) together with Fuzz/ReceiptDecoderFuzz/fuzz_entry.swift straight
-# with swiftc, seeds a corpus from the conformance receipts (base64 text and decoded DER) and
+# Not part of `swift build` / `swift test` (`.ci/fuzz-smoke` runs it briefly): it compiles
+# Sources/AppStoreReceipts (over the CivilTime module and OpenSSL's libcrypto) together with
+# Fuzz/ReceiptDecoderFuzz/*.swift straight with swiftc (Fuzz/fuzz-build.sh), seeds a corpus from the conformance receipts (base64 text and decoded DER) and
 # from encoder output, and runs RUNS inputs (default 1,000,000). Build products go to
 # Fuzz/.build, the corpus to fuzz-corpus/ (both ignored by git); crashing inputs are saved to
 # Fuzz/.build/artifacts/.
-# Env: RECON_CONFORMANCE_DIR (default ../shared/conformance beside the repository).
+# Env: RECON_CONFORMANCE_DIR (default ../shared/conformance beside the repository); FUZZ_CORPUS_DIR
+# (default fuzz-corpus/NAME).
 set -euo pipefail
 
 runs="${1:-1000000}"
@@ -18,39 +19,24 @@ shift || true
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/.." && pwd)"
 build="$here/.build"
-corpus="$root/fuzz-corpus/receipt-decoder"
+corpus="${FUZZ_CORPUS_DIR:-$root/fuzz-corpus/receipt-decoder}"
 seeds="$build/seeds"
 artifacts="$build/artifacts"
 conformance="${RECON_CONFORMANCE_DIR:-$root/../shared/conformance}"
 mkdir -p "$build" "$corpus" "$seeds" "$artifacts"
 
-sources=("$root"/Sources/AppStoreReceipts/LocalReceipt/*.swift)
-# The decoder imports the CivilTime module: built first, once instrumented for the fuzzer and once plain.
-civil_sources=("$root"/Sources/CivilTime/*.swift)
-civil_fuzz="$build/civil-time-fuzz"
-civil_plain="$build/civil-time"
-mkdir -p "$civil_fuzz" "$civil_plain"
-
-echo "== building fuzzer (swiftc -sanitize=fuzzer,address)"
-swiftc -sanitize=fuzzer,address -parse-as-library -O -g -swift-version 6 \
-    -module-name CivilTime -emit-module -emit-module-path "$civil_fuzz/CivilTime.swiftmodule" \
-    -emit-library -static -o "$civil_fuzz/libCivilTime.a" "${civil_sources[@]}"
-swiftc -sanitize=fuzzer,address -parse-as-library -O -g -swift-version 6 \
-    -module-name ReceiptDecoderFuzz -I "$civil_fuzz" -L "$civil_fuzz" -lCivilTime \
-    "${sources[@]}" "$here/ReceiptDecoderFuzz/fuzz_entry.swift" \
-    -o "$build/receipt-decoder-fuzz" 2>&1 | { grep -v 'Cannot export local symbol' || true; }
-
-echo "== building seed generator"
-swiftc -O -swift-version 6 -parse-as-library \
-    -module-name CivilTime -emit-module -emit-module-path "$civil_plain/CivilTime.swiftmodule" \
-    -emit-library -static -o "$civil_plain/libCivilTime.a" "${civil_sources[@]}"
-swiftc -O -swift-version 6 -parse-as-library -module-name ReceiptDecoderSeeds \
-    -I "$civil_plain" -L "$civil_plain" -lCivilTime \
-    "${sources[@]}" "$here/ReceiptDecoderFuzz/make_seeds.swift" \
-    -o "$build/make-seeds"
+# shellcheck source=Fuzz/fuzz-build.sh
+source "$here/fuzz-build.sh"
+build_fuzzer ReceiptDecoderFuzz "$build/receipt-decoder-fuzz" \
+    "$here/ReceiptDecoderFuzz/fuzz_entry.swift" "$here/ReceiptDecoderFuzz/make_seeds.swift"
 
 echo "== seeding $seeds"
-"$build/make-seeds" "$seeds"
+# The fuzzer writes the encoder-made seeds itself (make_seeds.swift) when asked, then exits.
+# It exits from within libFuzzer's start-up, with objects still live: not leaks worth a report.
+RECEIPT_FUZZ_WRITE_SEEDS="$seeds" SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=0 "$build/receipt-decoder-fuzz"
+# An iOS 6 receipt's plist and a JSON document with the colliding-key pattern (issue 35).
+colliding_keys_json 450 > "$seeds/colliding-keys.json"
+colliding_keys_json 300 | tr ':,' '=;' | sed 's/}$/;}/' > "$seeds/colliding-keys.ios6.txt"
 if [ -d "$conformance/receipts" ]; then
     for file in "$conformance"/receipts/*.b64; do
         name="$(basename "$file" .b64)"

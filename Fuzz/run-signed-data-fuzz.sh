@@ -4,13 +4,14 @@
 #
 #   Fuzz/run-signed-data-fuzz.sh [RUNS] [extra libFuzzer flags...]
 #
-# Not part of `swift build` / `swift test`: it compiles Sources/AppStoreReceipts (over the
-# CivilTime module and OpenSSL's libcrypto) together with Fuzz/SignedDataFuzz/fuzz_entry.swift
-# straight with swiftc, seeds a corpus from the conformance signed data, certificates and
+# Not part of `swift build` / `swift test` (`.ci/fuzz-smoke` runs it briefly): it compiles
+# Sources/AppStoreReceipts (over the CivilTime module and OpenSSL's libcrypto) together with
+# Fuzz/SignedDataFuzz/fuzz_entry.swift straight with swiftc (Fuzz/fuzz-build.sh), seeds a corpus from the conformance signed data, certificates and
 # models and a few hand-written documents, and runs RUNS inputs (default 1,000,000). Build
 # products go to Fuzz/.build, the corpus to fuzz-corpus/ (both ignored by git); crashing inputs
 # are saved to Fuzz/.build/signed-artifacts/.
-# Env: RECON_CONFORMANCE_DIR (default ../shared/conformance beside the repository).
+# Env: RECON_CONFORMANCE_DIR (default ../shared/conformance beside the repository); FUZZ_CORPUS_DIR
+# (default fuzz-corpus/NAME).
 set -euo pipefail
 
 runs="${1:-1000000}"
@@ -19,30 +20,15 @@ shift || true
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/.." && pwd)"
 build="$here/.build"
-corpus="$root/fuzz-corpus/signed-data"
+corpus="${FUZZ_CORPUS_DIR:-$root/fuzz-corpus/signed-data}"
 seeds="$build/signed-seeds"
 artifacts="$build/signed-artifacts"
 conformance="${RECON_CONFORMANCE_DIR:-$root/../shared/conformance}"
 mkdir -p "$build" "$corpus" "$seeds" "$artifacts"
 
-mapfile -t sources < <(find "$root/Sources/AppStoreReceipts" -name '*.swift' | sort)
-# The module imports CivilTime (built first, instrumented like the rest), and CLibCurl and
-# CLibCrypto (module maps; only libcrypto is called, so only it is linked).
-civil="$build/civil-time-fuzz"
-mkdir -p "$civil"
-
-echo "== building fuzzer (swiftc -sanitize=fuzzer,address)"
-swiftc -sanitize=fuzzer,address -parse-as-library -O -g -swift-version 6 \
-    -module-name CivilTime -emit-module -emit-module-path "$civil/CivilTime.swiftmodule" \
-    -emit-library -static -o "$civil/libCivilTime.a" "$root"/Sources/CivilTime/*.swift
-# In the same module as the sources, so the internal CompactJWS, Base64URL and
-# CertificateChainVerifier are reachable; the package name makes `package` symbols visible too.
-swiftc -sanitize=fuzzer,address -parse-as-library -O -g -swift-version 6 \
-    -module-name SignedDataFuzz -package-name receipt_recon \
-    -I "$civil" -L "$civil" -lCivilTime -I "$root/Sources/CLibCurl" \
-    -I "$root/Sources/CLibCrypto" -lcrypto \
-    "${sources[@]}" "$here/SignedDataFuzz/fuzz_entry.swift" \
-    -o "$build/signed-data-fuzz" 2>&1 | { grep -v 'Cannot export local symbol' || true; }
+# shellcheck source=Fuzz/fuzz-build.sh
+source "$here/fuzz-build.sh"
+build_fuzzer SignedDataFuzz "$build/signed-data-fuzz" "$here/SignedDataFuzz/fuzz_entry.swift"
 
 echo "== seeding $seeds"
 b64url() { base64 -w0 | tr '+/' '-_' | tr -d '='; }
@@ -58,6 +44,7 @@ printf '%s' '{"notificationType":"DID_RENEW","subtype":"BILLING_RECOVERY","notif
 printf '%s' '{"notificationType":"RESCIND_CONSENT","signedDate":1700000000000,"appData":{"appAppleId":"1234","bundleId":"com.example.recon","environment":"Sandbox","signedAppTransactionInfo":"a.b.c"}}' > "$seeds/rescind.json"
 printf '%s' '{"notificationType":"RENEWAL_EXTENSION","summary":{"requestIdentifier":"r","environment":"Production","appAppleId":1,"bundleId":"com.example.recon","productId":"p","storefrontCountryCodes":["USA","FRA",1],"failedCount":0,"succeededCount":1e3}}' > "$seeds/summary.json"
 printf '%s' '{"originalTransactionId":"1","autoRenewStatus":1,"environment":"Xcode","signedDate":1697680122257.447,"renewalPrice":9990,"currency":"USD"}' > "$seeds/renewal.json"
+colliding_keys_json 450 > "$seeds/colliding-keys.json"
 printf '%s' '{"receiptType":"LocalTesting","bundleId":"com.example.recon","receiptCreationDate":-62135769600000,"originalPurchaseDate":"1700000000000"}' > "$seeds/app-transaction.json"
 if [ -d "$conformance/server-api" ]; then
     api="$conformance/server-api"

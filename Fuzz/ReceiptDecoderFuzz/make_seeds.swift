@@ -1,13 +1,25 @@
-// Writes encoder-made seed inputs for the receipt decoder fuzzer into the directory given as
-// the first argument. Compiled with the decoder sources by Fuzz/run-receipt-decoder-fuzz.sh.
+// Writes encoder-made seed inputs for the receipt decoder fuzzer into a directory. Compiled into
+// the fuzzer by Fuzz/run-receipt-decoder-fuzz.sh, which runs it once with RECEIPT_FUZZ_WRITE_SEEDS
+// naming the directory: the fuzzer then writes the seeds and exits instead of fuzzing (one build of
+// the module, not a second uninstrumented one for a seed generator).
 import Foundation
 
-@main
+@_cdecl("LLVMFuzzerInitialize")
+public func receiptDecoderFuzzInitialize(_ argc: UnsafeMutableRawPointer?, _ argv: UnsafeMutableRawPointer?) -> CInt {
+    guard let directory = getenv("RECEIPT_FUZZ_WRITE_SEEDS") else { return 0 }
+    do {
+        try MakeSeeds.write(to: URL(fileURLWithPath: String(cString: directory)))
+    } catch {
+        print("cannot write the seeds: \(error)")
+        exit(1)
+    }
+    exit(0)
+}
+
 enum MakeSeeds {
     static func date(_ seconds: Double) -> Date { Date(timeIntervalSince1970: seconds) }
 
-    static func main() throws {
-        let directory = URL(fileURLWithPath: CommandLine.arguments[1])
+    static func write(to directory: URL) throws {
 
         let purchases = [
             LocalReceipt.InAppPurchase(

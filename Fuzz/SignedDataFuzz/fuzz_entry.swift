@@ -10,8 +10,8 @@
 // segment of a JWS. Nothing may trap; ASan and libFuzzer's limits catch overreads, leaks and
 // runaway allocation. On top, the invariants `inspect` and the logs rely on: a failure is one
 // non-empty line of at most 200 characters that never echoes the data (no run of 16 bytes
-// copied from the input, apart from Apple's field names, this run's configuration, and a bundle
-// id or environment a trusted chain signed, which is named bounded), a verification without failure has a payload, the instant checked and
+// copied from the input, apart from Apple's field names (taken from the payload models), this run's
+// configuration, and a bundle id or environment a trusted chain signed, which is named bounded), a verification without failure has a payload, the instant checked and
 // a chain of three, and data the trusted chain signed properly is never refused for its chain or
 // signature unless the instant checked lies outside the chain's validity.
 import Foundation
@@ -238,11 +238,42 @@ enum SignedDataFuzz {
         for (_, nested) in verification.nested { check(nested, &input) }
     }
 
-    /// What a description may name although the input holds it too: Apple's field names and this
-    /// run's configuration (the accepted bundle id).
-    static let vocabulary = [
-        "signedAppTransactionInfo", "signedTransactionInfo", "signedRenewalInfo", "signedPayload", bundleID,
-    ]
+    /// What a description may name although the input holds it too: Apple's field names, the
+    /// notification body's own name, and this run's configuration (the accepted bundle id). Longest
+    /// first, so that a name is blanked before a shorter one inside it.
+    static let vocabulary = (appleFieldNames + ["signedPayload", bundleID]).sorted { $0.count > $1.count }
+
+    /// Apple's field names as the payload models read them: every key `inspect` prints for a payload
+    /// of each kind that has every part. Taken from the models, so a field they learn is known here
+    /// without a list to keep in step.
+    static let appleFieldNames: [String] = {
+        let everyPart = Array(
+            (#"{"data":{"signedTransactionInfo":"a","signedRenewalInfo":"a"},"summary":{},"#
+                + #""externalPurchaseToken":{},"appData":{"signedAppTransactionInfo":"a"}}"#).utf8)
+        var names: Set<String> = []
+        for format in SignedDataFormat.allCases {
+            guard let payload = try? SignedPayload.decode(everyPart, as: format) else {
+                fatalError("a payload with every part does not decode as \(format)")
+            }
+            collectKeys(payload.inspectObject(nested: { _ in .null }), into: &names)
+        }
+        require(names.contains("receiptCreationDate"), "the models' field names were not found")
+        return Array(names)
+    }()
+
+    static func collectKeys(_ json: InspectJSON, into names: inout Set<String>) {
+        switch json {
+        case .object(let members):
+            for member in members {
+                names.insert(member.key)
+                collectKeys(member.value, into: &names)
+            }
+        case .array(let elements):
+            for element in elements { collectKeys(element, into: &names) }
+        default:
+            break
+        }
+    }
 
     /// The values from the data a failure names: only a bundle id or environment that a trusted
     /// chain signed (the operator needs to see which app or environment the data is for), shown

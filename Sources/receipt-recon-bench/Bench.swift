@@ -15,6 +15,11 @@ enum Bench {
             FileHandle.standardOutput.write(Data(BenchOptions.help.utf8))
             return 0
         }
+        if options.jsonKeys {
+            let report = JSONKeysBench.run()
+            FileHandle.standardOutput.write(Data(report.text.utf8))
+            return report.missing.isEmpty ? 0 : BenchError.Kind.measurement.rawValue
+        }
         do {
             let jobBinary = try JobExecutable.locate(override: options.jobBinary)
             let registry = ChildRegistry()

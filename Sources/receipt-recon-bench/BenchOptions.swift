@@ -40,6 +40,8 @@ struct BenchOptions: Sendable, Equatable {
     var maxRequestsPerHour: Int?
     /// Leave the cluster (and the bench's files) in place for inspection.
     var keep = false
+    /// Measure the JSON parser on colliding against random keys instead of a night (`JSONKeysBench`).
+    var jsonKeys = false
     var wantsHelp = false
 
     static let options: [OptionSpec] = [
@@ -84,6 +86,9 @@ struct BenchOptions: Sendable, Equatable {
         OptionSpec(
             "job-binary", .value(placeholder: "PATH"), "the receipt-recon to measure",
             default: "receipt-recon beside this executable"),
+        OptionSpec(
+            "json-keys", .flag,
+            "measure only the JSON parser: 256 KiB objects of colliding against random keys, in this process"),
         OptionSpec("keep", .flag, "keep the cluster and the bench's files; print how to stop and remove them"),
     ]
 
@@ -180,6 +185,7 @@ struct BenchOptions: Sendable, Equatable {
         jobArguments = parsed.all("job-arg")
         jobBinary = try read.nonEmpty("job-binary", "a path")
         keep = parsed.has("keep")
+        jsonKeys = parsed.has("json-keys")
     }
 
     init() {}

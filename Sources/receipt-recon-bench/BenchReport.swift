@@ -172,12 +172,15 @@ struct BenchReport: Sendable {
     /// The lines for stdout.
     var text: String { lines.map { "\($0.key)=\($0.value)\n" }.joined() }
 
-    private mutating func add(_ key: String, _ value: String?) {
+    /// A report to fill by hand (`--json-keys`).
+    init() {}
+
+    mutating func add(_ key: String, _ value: String?) {
         guard let value else { return }
         lines.append((key, value))
     }
 
-    private mutating func miss(_ key: String, _ reason: String) {
+    mutating func miss(_ key: String, _ reason: String) {
         missing.append((key, reason))
     }
 

@@ -10,8 +10,8 @@ import Synchronization
 /// Verifying a real chain costs a few hundred microseconds (three certificates parsed, two RSA
 /// signatures); Apple signs every receipt of months with one leaf, so a verified chain is kept
 /// (32 entries), keyed by the exact DER of the leaf and intermediate, and its verdict reused only
-/// while the instant checked lies inside every certificate's validity: the verdict a full check
-/// would reach. Its key checks signatures whatever the instant, since it is read from those exact bytes.
+/// while the instant checked lies inside every certificate's validity (`CertificateValidity`, the rule
+/// the fresh check applies too): the verdict a full check would reach. Its key checks signatures whatever the instant, since it is read from those exact bytes.
 ///
 /// Threading: `Sendable`; the cache sits behind a `Mutex`, and no OpenSSL call happens while holding it.
 final class ReceiptChainVerifier: Sendable {
@@ -158,19 +158,17 @@ final class ReceiptChainVerifier: Sendable {
         let key: ReceiptSignerKey
         /// Leaf, intermediate, root.
         let certificates: [X509Certificate]
-        let validFrom: Date
-        let validUntil: Date
+        let validity: CertificateValidity
 
         init(leafDER: [UInt8], intermediateDER: [UInt8], key: ReceiptSignerKey, certificates: [X509Certificate]) {
             self.leafDER = leafDER
             self.intermediateDER = intermediateDER
             self.key = key
             self.certificates = certificates
-            validFrom = certificates.map(\.notBefore).max() ?? .distantFuture
-            validUntil = certificates.map(\.notAfter).min() ?? .distantPast
+            validity = CertificateValidity(certificates)
         }
 
-        func covers(_ instant: Date) -> Bool { validFrom <= instant && instant <= validUntil }
+        func covers(_ instant: Date) -> Bool { validity.covers(instant) }
 
         func isChain(of signed: ReceiptSignedData) -> Bool {
             sameBytes(leafDER[...], signed.signer.der) && sameBytes(intermediateDER[...], signed.intermediate.der)

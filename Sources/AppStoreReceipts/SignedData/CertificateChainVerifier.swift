@@ -11,8 +11,8 @@ import Synchronization
 ///
 /// Verifying a real Apple chain costs two P-384 signatures and three certificate parses, far more
 /// than a signed transaction's own check; Apple reuses one leaf for months, so a verified chain is kept, keyed by the exact `x5c`
-/// text, and reused only while the instant checked lies inside every certificate's validity: the
-/// verdict is then the one a full check would reach.
+/// text, and reused only while the instant checked lies inside every certificate's validity: fresh
+/// and cached checks both apply `CertificateValidity`, so the verdict is the one a full check reaches.
 ///
 /// Threading: `verify` is called from any thread; the cache sits behind a `Mutex`, and no OpenSSL
 /// call happens while holding it. The stores are only read after `init`.
@@ -126,7 +126,7 @@ final class CertificateChainVerifier: Sendable {
     private static func leafChainsToIntermediate(leaf: X509Certificate, intermediate: X509Certificate, at instant: Date)
         -> Bool
     {
-        guard [leaf, intermediate].allSatisfy({ $0.notBefore <= instant && instant <= $0.notAfter }),
+        guard CertificateValidity([leaf, intermediate]).covers(instant),
             let issuerKey = X509_get0_pubkey(intermediate.pointer)
         else { return false }
         OpenSSLError.clear()
@@ -170,17 +170,15 @@ struct VerifiedChain: Sendable {
     /// Leaf, intermediate, root.
     let certificates: [X509Certificate]
     /// The instants at which every certificate is valid: where the verdict may be reused.
-    let validFrom: Date
-    let validUntil: Date
+    let validity: CertificateValidity
 
     init(leafKey: ES256Key, certificates: [X509Certificate]) {
         self.leafKey = leafKey
         self.certificates = certificates
-        validFrom = certificates.map(\.notBefore).max() ?? .distantFuture
-        validUntil = certificates.map(\.notAfter).min() ?? .distantPast
+        validity = CertificateValidity(certificates)
     }
 
-    func covers(_ instant: Date) -> Bool { validFrom <= instant && instant <= validUntil }
+    func covers(_ instant: Date) -> Bool { validity.covers(instant) }
 }
 
 /// The chain one header's certificates verified to, kept with the header (`JWSHeaderCache`).
@@ -236,7 +234,9 @@ final class TrustStore: @unchecked Sendable {
     }
 
     /// The anchor `leaf` and `intermediate` chain to at `instant`, or OpenSSL's error code (-1: a
-    /// chain other than leaf → intermediate → anchor).
+    /// chain other than leaf → intermediate → anchor). OpenSSL builds and checks the chain without
+    /// looking at time; the chain's validity at `instant` is then `CertificateValidity`'s, the rule the
+    /// callers' caches apply too.
     func chain(leaf: X509Certificate, intermediate: X509Certificate, at instant: Date) -> Outcome {
         OpenSSLError.clear()
         defer { OpenSSLError.clear() }
@@ -248,13 +248,18 @@ final class TrustStore: @unchecked Sendable {
         _ = recon_sk_X509_push(untrusted, intermediate.pointer)
         guard X509_STORE_CTX_init(context, store, leaf.pointer, untrusted) == 1 else { return .failure(-1) }
         let parameters = X509_STORE_CTX_get0_param(context)
-        X509_VERIFY_PARAM_set_time(parameters, time_t(instant.timeIntervalSince1970.rounded(.down)))
-        if strict { X509_VERIFY_PARAM_set_flags(parameters, UInt(X509_V_FLAG_X509_STRICT)) }
+        // No X509_VERIFY_PARAM_set_time: a set time overrides NO_CHECK_TIME.
+        let flags = X509_V_FLAG_NO_CHECK_TIME | (strict ? X509_V_FLAG_X509_STRICT : 0)
+        X509_VERIFY_PARAM_set_flags(parameters, UInt(flags))
         guard X509_verify_cert(context) == 1 else { return .failure(X509_STORE_CTX_get_error(context)) }
         guard let chain = X509_STORE_CTX_get0_chain(context), recon_sk_X509_num(chain) == 3,
             recon_sk_X509_value(chain, 1) == intermediate.pointer,
             let root = anchors.first(where: { $0.certificate.pointer == recon_sk_X509_value(chain, 2) })
         else { return .failure(-1) }
-        return .success(root.certificate)
+        switch CertificateValidity([leaf, intermediate, root.certificate]).problem(at: instant) {
+        case nil: return .success(root.certificate)
+        case .notYetValid: return .failure(X509_V_ERR_CERT_NOT_YET_VALID)
+        case .expired: return .failure(X509_V_ERR_CERT_HAS_EXPIRED)
+        }
     }
 }

@@ -68,8 +68,8 @@ package final class X509Certificate: @unchecked Sendable {
         return X509_get_ext_by_OBJ(pointer, object, -1) >= 0
     }
 
-    /// Whether `instant` lies within the certificate's validity (both ends included).
-    package func isValid(at instant: Date) -> Bool { notBefore <= instant && instant <= notAfter }
+    /// Whether `instant` lies within the certificate's validity (`CertificateValidity`: both ends included).
+    package func isValid(at instant: Date) -> Bool { CertificateValidity([self]).covers(instant) }
 
     /// SHA-256 of the DER encoding.
     package var sha256: [UInt8] {

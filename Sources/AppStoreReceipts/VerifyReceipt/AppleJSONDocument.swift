@@ -21,6 +21,9 @@ final class AppleJSONDocument: Sendable {
         }
 
         var kind: Kind
+        /// Objects: their member table holds `keyedFingerprint`s, not `fingerprint`s (see
+        /// `AppleJSONParser.leaveObject`). Beside `kind`, so the node stays sixteen bytes.
+        var keyedTable = false
         private var storedStart: UInt32 = 0
         private var storedCount: UInt32 = 0
         private var storedSpan: UInt32 = 0
@@ -126,9 +129,24 @@ final class AppleJSONDocument: Sendable {
         Int(truncatingIfNeeded: (UInt64(fingerprint) &* 0x9E37_79B9_7F4A_7C15) >> 32) & (size - 1)
     }
 
+    /// The fingerprint a member table of `table` (an object's node) holds for a key.
+    static func fingerprint(_ utf8: UnsafeRawBufferPointer, in table: Node) -> UInt32 {
+        table.keyedTable ? keyedFingerprint(utf8) : fingerprint(utf8)
+    }
+
+    /// The whole key through Swift's `Hasher` (SipHash, seeded afresh in every process): what no
+    /// input can be made to collide on, for the tables whose keys collided on `fingerprint`.
+    /// Several times the cost of `fingerprint`, so not for every object.
+    static func keyedFingerprint(_ utf8: UnsafeRawBufferPointer) -> UInt32 {
+        var hasher = Hasher()
+        hasher.combine(bytes: utf8)
+        return UInt32(truncatingIfNeeded: hasher.finalize())
+    }
+
     /// A cheap summary of a key (its length and first and last eight bytes): equal keys have
     /// equal fingerprints and different keys rarely do, so a lookup compares integers and
-    /// compares bytes only on a match.
+    /// compares bytes only on a match. Keys made to share length and ends share it too: the
+    /// parser then moves their object to `keyedFingerprint`.
     static func fingerprint(_ utf8: UnsafeRawBufferPointer) -> UInt32 {
         let count = utf8.count
         var head: UInt64 = 0

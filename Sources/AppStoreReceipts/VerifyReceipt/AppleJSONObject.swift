@@ -1,7 +1,8 @@
 /// A JSON object of an `AppleJSONDocument`: its members in document order, duplicates kept.
 ///
 /// Lookups go through the object's member table, built by the parser: a hash table over key
-/// fingerprints, so that reading a field (or learning it is absent, which is most of Apple's
+/// fingerprints (`AppleJSONDocument.fingerprint`, or `keyedFingerprint` for keys made to collide),
+/// so that reading a field (or learning it is absent, which is most of Apple's
 /// optional fields) costs one or two integer comparisons and one `memcmp`, not a walk over
 /// the two dozen members of a transaction.
 struct AppleJSONObject: Equatable, Sendable {
@@ -50,12 +51,12 @@ struct AppleJSONObject: Equatable, Sendable {
     }
 
     private func valueIndex(utf8 key: UnsafeRawBufferPointer) -> Int? {
-        let fingerprint = AppleJSONDocument.fingerprint(key)
         let table = document.tape[index]
         guard table.count > 0 else { return nil }
+        let fingerprint = AppleJSONDocument.fingerprint(key, in: table)
         return document.members.withUnsafeBufferPointer { members in
-            // Linear probing: a key's slots follow its first one in insertion (document)
-            // order, so with duplicate keys the first is found first.
+            // Linear probing; a table holds each name once, its first member's (duplicates are
+            // left out of it), so with duplicate keys the first is found.
             var slot = AppleJSONDocument.slot(fingerprint, size: table.count)
             while true {
                 let member = members[table.start + slot]

@@ -30,6 +30,9 @@ struct AppleJSONParser {
     private var members: [AppleJSONDocument.Member] = []
     /// Members of the objects being read, innermost last; moved to `members` when an object ends.
     private var openMembers: [AppleJSONDocument.Member] = []
+    /// Slots the member tables' probes stepped past, and keys compared byte for byte: the work of
+    /// building the tables and finding duplicate names, which stays linear in the members.
+    private(set) var tableSteps = 0
     /// Decoded strings that had escapes; appended to the document's text after the input.
     var decoded: [UInt8] = []
 
@@ -51,6 +54,13 @@ struct AppleJSONParser {
     static func parse(_ input: [UInt8], rejectingDuplicateKeys: Bool = false) throws(AppleJSONSyntaxError)
         -> AppleJSONValue
     {
+        try parseCountingSteps(input, rejectingDuplicateKeys: rejectingDuplicateKeys).value
+    }
+
+    /// `parse`, and its `tableSteps`.
+    static func parseCountingSteps(_ input: [UInt8], rejectingDuplicateKeys: Bool = false)
+        throws(AppleJSONSyntaxError) -> (value: AppleJSONValue, tableSteps: Int)
+    {
         guard input.count < AppleJSONDocument.maximumTextCount else {
             throw AppleJSONSyntaxError(reason: .tooLarge, offset: AppleJSONDocument.maximumTextCount)
         }
@@ -59,14 +69,14 @@ struct AppleJSONParser {
             Result { () throws(AppleJSONSyntaxError) in
                 var parser = AppleJSONParser(bytes, rejectingDuplicateKeys: rejectingDuplicateKeys)
                 try parser.document()
-                return (parser.tape, parser.members, parser.decoded)
+                return (parser.tape, parser.members, parser.decoded, parser.tableSteps)
             }
         }
-        let (tape, members, decoded) = try parsed.get()
+        let (tape, members, decoded, tableSteps) = try parsed.get()
         // Only when there is something to add: appending, even nothing, copies `text` while the
         // caller still holds `input`.
         if !decoded.isEmpty { text.append(contentsOf: decoded) }
-        return AppleJSONDocument(text: text, tape: tape, members: members).root
+        return (AppleJSONDocument(text: text, tape: tape, members: members).root, tableSteps)
     }
 
     // MARK: - Grammar
@@ -165,29 +175,63 @@ struct AppleJSONParser {
         tape[header].span = tape.count - header - 1
     }
 
-    /// Builds the object's member table from its members (the top of `openMembers`). A repeated
-    /// name lies on the probe path of its first occurrence, so rejecting it costs nothing more than
-    /// building the table.
+    /// Builds the object's member table from its members (the top of `openMembers`), each name
+    /// once: a repeated name lies on the probe path of its first occurrence, where it is found and
+    /// refused, or left out of the table (the first counts; `members` still lists every one).
+    ///
+    /// Linear for any keys. The cheap fingerprints of keys made to share length and ends are all
+    /// equal, and their probes would grow with the square of the members (a 256 KiB payload took
+    /// half a second). Past a budget of probes no honest object comes near, the table is built again
+    /// over `keyedFingerprint`, which no input can aim at.
     private mutating func leaveObject(_ header: Int, firstMember: Int) throws(AppleJSONSyntaxError) {
         let count = openMembers.count - firstMember
         let size = count == 0 ? 0 : max(4, (2 * count).nextPowerOf2)
         let start = members.count
         members.append(contentsOf: repeatElement(.empty, count: size))
-        for member in openMembers[firstMember...] {
-            var slot = AppleJSONDocument.slot(member.fingerprint, size: size)
-            while members[start + slot].key >= 0 {
-                let other = members[start + slot]
-                if rejectingDuplicateKeys, other.fingerprint == member.fingerprint, sameKey(other.key, member.key) {
-                    throw AppleJSONSyntaxError(reason: .duplicateKey, offset: tape[member.key].start)
+        if try !fillTable(start: start, size: size, firstMember: firstMember, budget: 4 * count + 16) {
+            for slot in start..<(start + size) { members[slot] = .empty }
+            for position in firstMember..<openMembers.count {
+                let fingerprint = keyBytes(tape[openMembers[position].key]) {
+                    AppleJSONDocument.keyedFingerprint(UnsafeRawBufferPointer($0))
                 }
-                slot = (slot + 1) & (size - 1)
+                openMembers[position].fingerprint = fingerprint
             }
-            members[start + slot] = member
+            _ = try fillTable(start: start, size: size, firstMember: firstMember, budget: .max)
+            tape[header].keyedTable = true
         }
         openMembers.removeSubrange(firstMember...)
         tape[header].start = start
         tape[header].count = size
         leaveContainer(header)
+    }
+
+    /// Puts the members from `firstMember` into the empty table at `start`; false, leaving it half
+    /// filled, when the probes step past more than `budget` slots.
+    private mutating func fillTable(start: Int, size: Int, firstMember: Int, budget: Int)
+        throws(AppleJSONSyntaxError) -> Bool
+    {
+        var steps = 0
+        defer { tableSteps += steps }
+        nextMember: for member in openMembers[firstMember...] {
+            var slot = AppleJSONDocument.slot(member.fingerprint, size: size)
+            while members[start + slot].key >= 0 {
+                let other = members[start + slot]
+                if other.fingerprint == member.fingerprint {
+                    steps += 1
+                    if sameKey(other.key, member.key) {
+                        guard !rejectingDuplicateKeys else {
+                            throw AppleJSONSyntaxError(reason: .duplicateKey, offset: tape[member.key].start)
+                        }
+                        continue nextMember
+                    }
+                }
+                steps += 1
+                guard steps <= budget else { return false }
+                slot = (slot + 1) & (size - 1)
+            }
+            members[start + slot] = member
+        }
+        return true
     }
 
     /// Whether the keys at tape positions `first` and `second` are the same text (each in the
