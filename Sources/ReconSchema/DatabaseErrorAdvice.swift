@@ -20,7 +20,8 @@ public enum DatabaseErrorAdvice {
 
     public static func kind(of error: PostgresError) -> Kind? {
         guard error.kind == .server, let state = error.sqlState else { return nil }
-        if state == "42501" { return .permission }
+        // 3F000: no schema on the search path to create in, which for migrate means a role without one.
+        if state == "42501" || state == "3F000" { return .permission }
         return shapeStates.contains(state) ? .schemaShape : nil
     }
 
@@ -42,10 +43,27 @@ public enum DatabaseErrorAdvice {
 
     static func permissionAdvice(_ error: PostgresError) -> String {
         let role = error.role ?? "the job's role"
+        if error.sqlState == "3F000" || error.message.hasPrefix("must be owner of ") {
+            return "only the owner of the job's schema and tables may migrate: run 'receipt-recon migrate' as "
+                + "that role (recon_owner in docs/integration.md, \"Roles and privileges\")"
+        }
+        if error.message.hasPrefix("new row violates row-level security policy"),
+            let table = error.message.split(separator: "\"").dropFirst().first
+        {
+            return "a row-level security policy on \(table) refuses the job's rows: as its owner, add a policy "
+                + "that lets role \(role) write them (CREATE POLICY … ON \(table) TO \(role)), or disable row-level "
+                + "security on it"
+        }
         if let (kind, object) = deniedObject(error.message),
             let grant = JobPrivileges.grant(kind: kind, object: object, role: role)
         {
-            return "as the owner of \(object), run: \(grant) (docs/integration.md, \"Roles and privileges\")"
+            // The job's statements create nothing, so a schema they are refused needs USAGE; but the
+            // statement may have run as a view's or trigger function's owner, which the error does not say.
+            let whose =
+                kind == "schema"
+                ? " (or to the owner of the view or SECURITY DEFINER trigger function that names \(object): "
+                    + "'receipt-recon migrate --check' names which role lacks it)" : ""
+            return "as the owner of \(object), run: \(grant)\(whose) (docs/integration.md, \"Roles and privileges\")"
         }
         return "grant role \(role) the privileges docs/integration.md lists (\"Roles and privileges\")"
     }

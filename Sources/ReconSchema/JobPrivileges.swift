@@ -26,6 +26,21 @@ public enum JobPrivileges {
         ("recon_refund_events", ["SELECT", "INSERT"]),
     ]
 
+    /// What the job's statements do with `table`, for the GRANT script's comment.
+    public static func why(_ table: String) -> String {
+        let privileges = tables.first { $0.table == table }?.privileges ?? []
+        let note: String? =
+            switch table {
+            case "entitlements": "SELECT … FOR UPDATE locks a user's rows, INSERT … ON CONFLICT DO UPDATE grants"
+            case "recon_request_budget": "each shard leases its share of Apple's request budget"
+            case "recon_notifications", "recon_notification_cursor", "recon_notification_users":
+                "the App Store Server API's notification history"
+            case "recon_run_queue": "users queued for the next night"
+            default: nil
+            }
+        return privileges.joined(separator: ", ") + (note.map { ": \($0)" } ?? "")
+    }
+
     /// The sequences behind the `bigserial` ids the job inserts (nextval needs USAGE).
     public static let sequences = ["recon_runs_id_seq", "recon_flags_id_seq", "recon_corrections_id_seq"]
 

@@ -9,8 +9,11 @@ public struct TestRole: Sendable {
     public let conninfo: String
 
     /// Creates a role (no privileges of its own), runs `body`, then drops the role.
-    public static func with<T>(in database: TestDatabase, _ body: (TestRole) throws -> T) throws -> T {
-        let name = database.name + "_job"
+    /// - Parameter suffix: tells a test's roles apart (`_job`, `_owner`).
+    public static func with<T>(in database: TestDatabase, suffix: String = "_job", _ body: (TestRole) throws -> T)
+        throws -> T
+    {
+        let name = database.name + suffix
         let admin = try database.connect()
         try admin.execute(PostgresQuery(unsafeSQL: "CREATE ROLE \(name) LOGIN"))
         defer {

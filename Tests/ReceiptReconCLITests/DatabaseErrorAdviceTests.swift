@@ -26,8 +26,9 @@ import Testing
         ("permission denied for table invoices", "grant role recon_job the privileges docs/integration.md lists"),
         (
             "new row violates row-level security policy for table \"entitlements\"",
-            "grant role recon_job the privileges docs/integration.md lists"
+            "a row-level security policy on entitlements refuses the job's rows"
         ),
+        ("must be owner of table recon_runs", "run 'receipt-recon migrate' as that role (recon_owner"),
     ])
     func aMissingPrivilegeIs77NamingTheGrant(message: String, advice: String) {
         let error = Self.server("42501", message)
@@ -38,6 +39,21 @@ import Testing
     @Test func aRoleNameThatIsNotAPlainIdentifierIsQuoted() {
         let error = Self.server("42501", "permission denied for table receipts", role: "Job \"Nightly\"")
         #expect(DatabaseErrorAdvice.describe(error).contains(#"GRANT SELECT ON receipts TO "Job ""Nightly""""#))
+    }
+
+    /// Only migrate creates; a 3F000 (no schema to create in) is a role that may not, never a 70.
+    @Test func noSchemaToCreateInIs77NamingTheOwner() {
+        let error = Self.server("3F000", "no schema has been selected to create in")
+        #expect(ExitCode.forDatabase(error) == .noPermission)
+        #expect(DatabaseErrorAdvice.describe(error).contains("run 'receipt-recon migrate' as that role"))
+    }
+
+    /// A schema refused to a job's statement lacks USAGE, for the session's role or for an owner the
+    /// error does not name: the advice says both.
+    @Test func aSchemaRefusedToTheJobNamesUsageAndTheOwnersItMayBe() {
+        let advice = DatabaseErrorAdvice.describe(Self.server("42501", "permission denied for schema app"))
+        #expect(advice.contains("GRANT USAGE ON SCHEMA app TO recon_job"))
+        #expect(advice.contains("SECURITY DEFINER trigger function"))
     }
 
     @Test(arguments: ["42703", "42883", "42P01", "42P10", "42804", "0A000"])

@@ -21,14 +21,18 @@ struct MigrateCommand: Command {
             --create-app-tables says to create them: an app's data is mapped onto the contract's names, \
             not copied into new tables (docs/integration.md#mapping-an-existing-schema-a-walk). \
             --check also reads what run and verify-user would refuse to start on: a products.kind none of \
-            the four (NULL included), and an empty receipts beside active app_store entitlements.
+            the four (NULL included), an empty receipts beside active app_store entitlements, and a missing \
+            privilege. migrate itself needs CREATE on the schema and ownership of the job's tables: run it as \
+            their owner (recon_owner in docs/integration.md); as a role without them it exits 77 naming who can.
             """,
         options: [
             OptionSpec(
                 "check", .flag,
                 "change nothing: compare the application tables with what the job needs, check every "
                     + "products.kind and that receipts is not empty beside active app_store entitlements, and "
-                    + "list pending migrations; exit 0 when the job can run, 78 naming each problem"),
+                    + "list pending migrations, and test every privilege the job's statements need, for this role "
+                    + "and for the owners of the views and trigger functions it writes through; exit 0 when the job "
+                    + "can run, 78 naming each problem, 77 printing every missing privilege as one GRANT script"),
             OptionSpec(
                 "create-app-tables", .flag,
                 "create the missing application tables (empty) even though the search path holds other "
@@ -71,6 +75,10 @@ struct MigrateCommand: Command {
                     + "(\(misfits.count) problem\(misfits.count == 1 ? "" : "s") above); map your tables onto "
                     + "them as \(ApplicationSchemaRule.mappingGuide) shows, then run 'receipt-recon migrate --check'")
         }
+        // The nightly role cannot migrate, by design: say so and who can, before the first DDL fails.
+        if let refusal = try MigrationRights.read(on: connection).refusal(pending: readiness.pending.count) {
+            throw CommandError(.noPermission, "migrate changed nothing: " + refusal)
+        }
         if readiness.createsApplicationTables, let missing = readiness.missingBesideOtherTables {
             guard createAppTables else { throw CommandError(.configuration, "migrate changed nothing: " + missing) }
             console.print(
@@ -83,7 +91,14 @@ struct MigrateCommand: Command {
                     + "search path (\(readiness.searchPathDescription)) does not reach it: migrating the first schema "
                     + "of the path")
         }
-        let report = try Migrator().apply(on: connection)
+        let report: Migrator.Report
+        do {
+            report = try Migrator().apply(on: connection)
+        } catch let error as PostgresError where DatabaseErrorAdvice.kind(of: error) == .permission {
+            // A right lost between the look and the DDL: read again, to name the right way out.
+            let refusal = try? MigrationRights.read(on: connection).refusal(pending: readiness.pending.count)
+            throw CommandError(.noPermission, "\(error.description); " + (refusal ?? DatabaseErrorAdvice.describe(error)))
+        }
         if report.applied.isEmpty {
             console.print(
                 "Schema is up to date: \(report.alreadyApplied.count) migrations already applied, none pending.")
@@ -107,7 +122,10 @@ struct MigrateCommand: Command {
     private func check(_ readiness: SchemaReadiness, on connection: PostgresConnection, _ console: Console) throws
         -> ExitCode
     {
-        let refusals = try rowRefusals(readiness, on: connection)
+        // Rows are read only with every privilege held: a view's owner short of one would end the check
+        // at the first read, before the script that says so.
+        let privileges = try PrivilegeWalk.read(on: connection)
+        let refusals = privileges.missing.isEmpty ? try rowRefusals(readiness, on: connection) : []
         console.print("role \(readiness.role), search path: \(readiness.searchPathDescription)")
         for name in ApplicationSchemaRule.tableNames {
             let found = readiness.relations[name].map { "\($0.qualifiedName) (\($0.kind.rawValue))" } ?? "not found"
@@ -125,6 +143,7 @@ struct MigrateCommand: Command {
             console.print(
                 "warning: migrations this build does not know: \(readiness.unknownToThisBuild.joined(separator: ", "))")
         }
+        printPrivileges(privileges, console)
 
         let misfits = readiness.applicationProblems.filter { readiness.relations[$0.table] != nil }
         if !misfits.isEmpty {
@@ -138,8 +157,32 @@ struct MigrateCommand: Command {
         if let reason = readiness.notReady(applicationTables: true) {
             throw reason
         }
-        console.print("ready: the job's tables are migrated and the application tables have what it needs")
+        if !privileges.missing.isEmpty {
+            let count = GrantScript.merged(privileges.missing).count
+            throw CommandError(
+                .noPermission,
+                "the job's roles lack \(count) privilege\(count == 1 ? "" : "s") its statements need: run the GRANT "
+                    + "script above as the owner of each object (or a superuser), then 'receipt-recon migrate --check' "
+                    + "again (docs/integration.md, \"Roles and privileges\")")
+        }
+        console.print(
+            "ready: the job's tables are migrated, the application tables have what it needs, and its roles hold "
+                + "every privilege its statements need")
         return .success
+    }
+
+    /// The privileges checked, and the missing ones as one script (stdout, so it can be saved and run).
+    private func printPrivileges(_ walk: PrivilegeWalk, _ console: Console) {
+        let checked = walk.needs.count
+        let roles = walk.roles.joined(separator: ", ")
+        for note in walk.notes { console.print("note: \(note)") }
+        let missing = walk.missing
+        guard !missing.isEmpty else {
+            console.print("privileges: all held (\(checked) checked, for \(roles.isEmpty ? "no role" : roles))")
+            return
+        }
+        console.print("privileges: \(GrantScript.merged(missing).count) of \(checked) missing (roles checked: \(roles))")
+        console.print(GrantScript.script(missing))
     }
 
     /// What `run` would refuse in the application tables' rows, where the tables have the columns to

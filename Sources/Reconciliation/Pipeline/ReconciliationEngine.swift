@@ -71,9 +71,11 @@ public final class ReconciliationEngine: Sendable {
 
     /// Refuses to run against a database this build has not migrated, whose application tables do not
     /// have the shape the job needs, or whose `products` gives a product a kind the job does not know
-    /// (exit 78 with the way out), before the run's row exists and before any request to Apple.
+    /// (exit 78 with the way out), or whose roles lack a privilege the job's statements need (exit 77
+    /// with every missing GRANT), before the run's row exists and before any request to Apple.
     static func requireMigrated(_ connection: PostgresConnection) throws {
         try SchemaReadiness.require(on: connection, applicationTables: true)
+        try PrivilegeWalk.require(on: connection)
         try ProductKindCheck.require(on: connection)
     }
 
