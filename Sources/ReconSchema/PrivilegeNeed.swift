@@ -28,7 +28,9 @@ public struct PrivilegeNeed: Sendable, Equatable {
     }
 
     /// PostgreSQL's usual order, so merged needs print the same way every time.
-    static let order = ["SELECT", "INSERT", "UPDATE", "DELETE", "TRUNCATE", "REFERENCES", "TRIGGER", "USAGE", "CREATE", "EXECUTE"]
+    static let order = [
+        "SELECT", "INSERT", "UPDATE", "DELETE", "TRUNCATE", "REFERENCES", "TRIGGER", "USAGE", "CREATE", "EXECUTE",
+    ]
 
     static func ordered(_ privileges: some Sequence<String>) -> [String] {
         Set(privileges).sorted { (order.firstIndex(of: $0) ?? order.count) < (order.firstIndex(of: $1) ?? order.count) }
@@ -49,7 +51,9 @@ public enum GrantScript {
     public static func merged(_ needs: [PrivilegeNeed]) -> [PrivilegeNeed] {
         var merged: [PrivilegeNeed] = []
         for need in needs {
-            if let i = merged.firstIndex(where: { $0.role == need.role && $0.kind == need.kind && $0.object == need.object }) {
+            if let i = merged.firstIndex(where: {
+                $0.role == need.role && $0.kind == need.kind && $0.object == need.object
+            }) {
                 merged[i].privileges = PrivilegeNeed.ordered(merged[i].privileges + need.privileges)
             } else {
                 var first = need

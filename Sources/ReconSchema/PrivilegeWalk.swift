@@ -19,7 +19,13 @@ public struct PrivilegeWalk: Sendable {
     /// The missing part of each need, for `GrantScript`.
     public var missing: [PrivilegeNeed] {
         needs.compactMap { entry in
-            entry.missing.isEmpty ? nil : { var need = entry.need; need.privileges = entry.missing; return need }()
+            entry.missing.isEmpty
+                ? nil
+                : {
+                    var need = entry.need
+                    need.privileges = entry.missing
+                    return need
+                }()
         }
     }
 

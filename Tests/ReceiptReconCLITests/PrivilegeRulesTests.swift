@@ -37,9 +37,13 @@ import Testing
             [Access(schema: "new", name: "until", privileges: ["SELECT"])]
         ),
         ("-- UPDATE t SET a = 1\nRAISE NOTICE 'DELETE FROM t'; /* INSERT INTO t */ RETURN NULL", []),
-        ("SELECT 1 FOR UPDATE; INSERT INTO x SELECT * FROM y", [
-            Access(schema: nil, name: "x", privileges: ["INSERT"]), Access(schema: nil, name: "y", privileges: ["SELECT"]),
-        ]),
+        (
+            "SELECT 1 FOR UPDATE; INSERT INTO x SELECT * FROM y",
+            [
+                Access(schema: nil, name: "x", privileges: ["INSERT"]),
+                Access(schema: nil, name: "y", privileges: ["SELECT"]),
+            ]
+        ),
     ])
     func aBodyScanFindsWhatEachStatementUses(source: String, expected: [Access]) {
         let scan = FunctionBodyScan(source)
@@ -57,9 +61,12 @@ import Testing
 
     @Test func theScriptMergesARolesNeedsOnOneObjectAndSaysWhy() {
         let needs = [
-            PrivilegeNeed(role: "recon_job", kind: .table, object: "recon.entitlements", privileges: ["UPDATE"], reason: "a"),
-            PrivilegeNeed(role: "recon_owner", kind: .table, object: "public.features", privileges: ["UPDATE"], reason: "b"),
-            PrivilegeNeed(role: "recon_job", kind: .table, object: "recon.entitlements", privileges: ["SELECT"], reason: "c"),
+            PrivilegeNeed(
+                role: "recon_job", kind: .table, object: "recon.entitlements", privileges: ["UPDATE"], reason: "a"),
+            PrivilegeNeed(
+                role: "recon_owner", kind: .table, object: "public.features", privileges: ["UPDATE"], reason: "b"),
+            PrivilegeNeed(
+                role: "recon_job", kind: .table, object: "recon.entitlements", privileges: ["SELECT"], reason: "c"),
             PrivilegeNeed(role: "Job X", kind: .sequence, object: "recon.s", privileges: ["USAGE"], reason: "d"),
         ]
         let lines = GrantScript.script(needs).split(separator: "\n").map(String.init)

@@ -97,7 +97,8 @@ struct MigrateCommand: Command {
         } catch let error as PostgresError where DatabaseErrorAdvice.kind(of: error) == .permission {
             // A right lost between the look and the DDL: read again, to name the right way out.
             let refusal = try? MigrationRights.read(on: connection).refusal(pending: readiness.pending.count)
-            throw CommandError(.noPermission, "\(error.description); " + (refusal ?? DatabaseErrorAdvice.describe(error)))
+            throw CommandError(
+                .noPermission, "\(error.description); " + (refusal ?? DatabaseErrorAdvice.describe(error)))
         }
         if report.applied.isEmpty {
             console.print(
@@ -181,7 +182,8 @@ struct MigrateCommand: Command {
             console.print("privileges: all held (\(checked) checked, for \(roles.isEmpty ? "no role" : roles))")
             return
         }
-        console.print("privileges: \(GrantScript.merged(missing).count) of \(checked) missing (roles checked: \(roles))")
+        console.print(
+            "privileges: \(GrantScript.merged(missing).count) of \(checked) missing (roles checked: \(roles))")
         console.print(GrantScript.script(missing))
     }
 
