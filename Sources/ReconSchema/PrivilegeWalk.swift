@@ -3,7 +3,7 @@ import Postgres
 /// Every privilege the job's statements need in this database, for every role PostgreSQL checks, and
 /// whether each is held: read from the catalogue, changing nothing.
 ///
-/// How PostgreSQL 15 checks them (each verified by `PrivilegeCheckTests`):
+/// How PostgreSQL 15 checks them (each case is exercised against a real server by `PrivilegeCheckTests`):
 /// - the session's role needs what `JobPrivileges` lists on each relation the job names;
 /// - a view's tables are checked against the view's owner (its reader, for `security_invoker`); the
 ///   functions a view calls against the view's reader, and a `nextval` default against whoever inserts;

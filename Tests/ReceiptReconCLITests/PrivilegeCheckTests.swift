@@ -149,6 +149,50 @@ import Testing
         }
     }
 
+    /// A `security_invoker` view is checked against its reader, the job's role: its table, the
+    /// sequence of the table's `nextval` default (taken by whoever inserts), and a function another
+    /// view calls (EXECUTE, checked against the view's reader). After the script a night writes
+    /// through it.
+    @Test func anInvokersViewItsDefaultsAndAViewsFunctionAreCheckedAgainstTheJobsRole() throws {
+        let apple = try ScriptedAppleServer()
+        try TestDatabase.with { database in
+            try RunCommandTests.seed(database, apple)
+            let admin = try database.connect()
+            try TestRole.with(in: database) { job in
+                try admin.executeScript(
+                    """
+                    ALTER TABLE entitlements RENAME TO app_entitlements;
+                    ALTER TABLE app_entitlements ADD COLUMN id bigserial;
+                    CREATE VIEW entitlements WITH (security_invoker = true) AS
+                        SELECT user_id, entitlement, active, expires_at, product_id, original_transaction_id, source,
+                               updated_at
+                        FROM app_entitlements;
+                    ALTER TABLE sandbox_testers RENAME TO app_testers;
+                    CREATE FUNCTION tester_id(t text) RETURNS text LANGUAGE sql IMMUTABLE AS 'SELECT t';
+                    REVOKE EXECUTE ON FUNCTION tester_id(text) FROM PUBLIC;
+                    CREATE VIEW sandbox_testers AS SELECT tester_id(user_id) AS user_id FROM app_testers;
+                    """)
+                try job.grantJobPrivileges(on: admin)
+                let first = try Self.check(job)
+                #expect(first.status == 77, "\(first.output)")
+                #expect(
+                    Set(Self.grants(first.stdout)) == [
+                        "GRANT SELECT, INSERT, UPDATE ON TABLE public.app_entitlements TO \(job.name);",
+                        "GRANT USAGE ON SEQUENCE public.app_entitlements_id_seq TO \(job.name);",
+                        "GRANT EXECUTE ON FUNCTION public.tester_id(text) TO \(job.name);",
+                    ], "\(first.stdout)")
+
+                try admin.executeScript(Self.script(first.stdout))
+                #expect(try Self.check(job).status == 0)
+                let night = try ReceiptReconBinary.run(
+                    ["run", "--older-than", "0", "--as-of", RunCommandTests.asOf, "--max-attempts", "1"],
+                    environment: apple.environment.merging(["DATABASE_URL": job.conninfo]) { $1 })
+                #expect(night.status != 77, "\(night.output)")
+                #expect(!apple.received.isEmpty)
+            }
+        }
+    }
+
     /// A missing privilege stops `run` before its run row and before any request to Apple.
     @Test func aRunMissingAPrivilegeExits77BeforeAnyAppleRequest() throws {
         let apple = try ScriptedAppleServer()
