@@ -53,6 +53,8 @@ public struct PrivilegeWalk: Sendable {
         var owner: String
         var qualified: String
         var invoker: Bool
+        /// Row-level security applies to roles other than the owner (to the owner too when forced).
+        var rowSecurity: Bool
         var isTable: Bool { kind == "r" || kind == "p" }
     }
 
@@ -94,6 +96,11 @@ public struct PrivilegeWalk: Sendable {
                         role: visit.role, kind: .table, object: relation.qualified,
                         privileges: PrivilegeNeed.ordered(visit.privileges), reason: visit.reason), missing
                 ))
+            if relation.rowSecurity, visit.role == session {
+                walk.notes.append(
+                    "row-level security is on for \(relation.qualified): whether its policies let \(session) read and "
+                        + "write the job's rows is not checked")
+            }
             if relation.kind == "v" {
                 queue += try viewVisits(visit, relation, on: connection, extra: &extra)
             } else if relation.isTable, !visit.privileges.isDisjoint(with: writes) {
@@ -123,14 +130,15 @@ public struct PrivilegeWalk: Sendable {
                    quote_ident(n.nspname) || '.' || quote_ident(c.relname) AS qualified,
                    coalesce((SELECT lower(o.option_value) IN ('true', 'on', '1', 'yes')
                              FROM pg_options_to_table(c.reloptions) o WHERE o.option_name = 'security_invoker'),
-                            false) AS invoker
+                            false) AS invoker,
+                   c.relrowsecurity AND (c.relforcerowsecurity OR NOT pg_has_role(c.relowner, 'USAGE')) AS row_security
             FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
             WHERE c.oid = (\(oid))::oid
             """
         ).first.map {
             Relation(
                 kind: try $0.decode("kind"), owner: try $0.decode("owner"), qualified: try $0.decode("qualified"),
-                invoker: try $0.decode("invoker"))
+                invoker: try $0.decode("invoker"), rowSecurity: try $0.decode("row_security"))
         }
     }
 

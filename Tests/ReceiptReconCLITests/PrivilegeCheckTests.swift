@@ -193,6 +193,22 @@ import Testing
         }
     }
 
+    /// Row-level security is no privilege a catalogue can test: said, not judged.
+    @Test func rowLevelSecurityOnAJobTableIsNoted() throws {
+        try TestDatabase.with { database in
+            let admin = try database.connect()
+            try TestRole.with(in: database) { role in
+                try role.grantJobPrivileges(on: admin)
+                try admin.execute("ALTER TABLE recon_results ENABLE ROW LEVEL SECURITY")
+                let result = try Self.check(role)
+                #expect(result.status == 0, "\(result.output)")
+                #expect(
+                    result.stdout.contains("note: row-level security is on for public.recon_results"),
+                    "\(result.stdout)")
+            }
+        }
+    }
+
     /// A missing privilege stops `run` before its run row and before any request to Apple.
     @Test func aRunMissingAPrivilegeExits77BeforeAnyAppleRequest() throws {
         let apple = try ScriptedAppleServer()
