@@ -30,7 +30,7 @@ struct MigrateCommand: Command {
                 "check", .flag,
                 "change nothing: compare the application tables with what the job needs, check every "
                     + "products.kind and that receipts is not empty beside active app_store entitlements, and "
-                    + "list pending migrations, and test every privilege the job's statements need, for this role "
+                    + "list pending migrations; test every privilege the job's statements need, for this role "
                     + "and for the owners of the views and trigger functions it writes through; exit 0 when the job "
                     + "can run, 78 naming each problem, 77 printing every missing privilege as one GRANT script"),
             OptionSpec(
