@@ -232,6 +232,28 @@ import Testing
         }
     }
 
+    /// `revert` writes entitlements as a night does: the same test, before its run row.
+    @Test func aRevertMissingAPrivilegeExits77BeforeItsRow() throws {
+        let apple = try ScriptedAppleServer()
+        try TestDatabase.with { database in
+            try RunCommandTests.seed(database, apple)
+            let night = try RunCommandTests.run(database, apple)
+            let admin = try database.connect()
+            let runID: Int64 = try admin.query("SELECT max(id) AS id FROM recon_runs").first!.decode("id")
+            try TestRole.with(in: database) { role in
+                try role.grantJobPrivileges(on: admin, except: ("recon_corrections_id_seq", "USAGE"))
+                let result = try ReceiptReconBinary.run(
+                    ["revert", "--run", String(runID)], environment: ["DATABASE_URL": role.conninfo])
+                #expect(result.status == 77, "\(night.output)\n\(result.output)")
+                #expect(
+                    result.stderr.contains("GRANT USAGE ON SEQUENCE public.recon_corrections_id_seq TO \(role.name);"),
+                    "\(result.stderr)")
+                let runs: Int = try admin.query("SELECT count(*) AS n FROM recon_runs").first!.decode("n")
+                #expect(runs == 1)
+            }
+        }
+    }
+
     /// `migrate` as the nightly role: 77 naming who can migrate, changing nothing; never 70.
     @Test func migrateAsTheJobRoleIs77WithTheWayOut() throws {
         try TestDatabase.with { database in

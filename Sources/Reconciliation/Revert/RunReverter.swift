@@ -30,6 +30,8 @@ public struct RunReverter: Sendable {
     public func revert(runID: Int64, dryRun: Bool) throws -> RevertResult {
         let connection = try PostgresConnection(conninfo: databaseURL, applicationName: "receipt-recon revert")
         try SchemaReadiness.require(on: connection, applicationTables: true)
+        // Its writes fire the same triggers as a night's: every privilege is tested before the first.
+        try PrivilegeWalk.require(on: connection)
         let store = RevertStore(connection: connection)
         guard let found = try store.target(runID) else { throw RevertRefusal.noSuchRun(runID) }
         if found.kind == .revert { throw RevertRefusal.revert(runID, of: found.revertsRunID) }
