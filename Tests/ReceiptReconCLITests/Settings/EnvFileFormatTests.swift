@@ -90,6 +90,15 @@ import Testing
         }
     }
 
+    /// The file the docs tell operators to start from, read alike, naming the documented nightly role.
+    @Test func theExampleEnvFileIsReadAlikeAndNamesTheJobRole() throws {
+        let text = try DeployDocuments.text("cron/env.example")
+        let ours = try #require(try? Self.swiftReading(text).get())
+        #expect(try Self.wrapperReading(text).get() == ours)
+        let user = ours["DATABASE_URL"]?.split(separator: " ").first { $0.hasPrefix("user=") }
+        #expect(user == "user=recon_job", "\(ours["DATABASE_URL"] ?? "no DATABASE_URL")")
+    }
+
     @Test func refusalsNameTheLineAndNeverTheValue() throws {
         for line in ["SECRET='hunter2", "SECRET=\"hunter2", "SECRET='hunter2' x", "SECRET=hun\\ter2"] {
             let refusal = try #require(Self.swiftReading("A=1\n# c\n\(line)\n").refusal)
