@@ -2,7 +2,8 @@
 # Nightly wrapper for cron and systemd: reads the env file (as data, never as shell), checks that the
 # paths it needs are usable, takes a flock as a second guard (the job's own PostgreSQL advisory lock is
 # the first), runs the job with a metrics file and a JSON summary, keeps one dated log per day, and ends
-# with one line saying what the exit code means and whether a human is needed. Extra arguments go to
+# with one line saying what the exit code means, the run's reason when it did not succeed (read from
+# its JSON), and whether a human is needed. Extra arguments go to
 # `receipt-recon run` (e.g. --shard 0/4).
 #
 # Its own exit codes, beside the job's: 72 the binary is missing or not executable, 73 a log directory,
@@ -94,6 +95,56 @@ read_env_file() {
     done <"$file"
 }
 
+# The top-level "reason" of the one JSON object `run --json` printed (every exit but 0 and 64 has one:
+# the abort reason, or why the run never started), on one line and at most 1000 bytes, cut before a
+# UTF-8 character rather than inside it; nothing when there is none. awk, not a JSON tool: every cron
+# host has awk.
+json_reason() {
+    awk '
+        function hex(text,    value, k) {
+            value = 0
+            for (k = 1; k <= length(text); k++) value = value * 16 + index("0123456789abcdef", tolower(substr(text, k, 1))) - 1
+            return value
+        }
+        { text = text $0 "\n" }
+        END {
+            n = length(text); depth = 0; key = ""; i = 1
+            while (i <= n) {
+                c = substr(text, i, 1)
+                if (c == "{" || c == "[") depth++
+                else if (c == "}" || c == "]") depth--
+                if (c != "\"") { i++; continue }
+                value = ""; i++
+                while (i <= n) {
+                    c = substr(text, i, 1)
+                    if (c == "\"") { i++; break }
+                    if (c == "\\") {
+                        e = substr(text, i + 1, 1); i += 2
+                        if (e == "u") { code = hex(substr(text, i, 4)); i += 4; value = value (code >= 32 && code < 127 ? sprintf("%c", code) : " ") }
+                        else if (e ~ /[bfnrt]/) value = value " "
+                        else value = value e
+                        continue
+                    }
+                    value = value c; i++
+                }
+                if (depth != 1) continue
+                while (substr(text, i, 1) ~ /[ \t\r\n]/) i++
+                if (substr(text, i, 1) == ":") { key = value; continue }
+                if (key == "reason") {
+                    gsub(/[\001-\037\177]/, " ", value)
+                    if (length(value) > 1000) {
+                        value = substr(value, 1, 1000)
+                        while (value ~ /[\200-\277]$/) value = substr(value, 1, length(value) - 1)
+                        sub(/[\300-\377]$/, "", value)
+                        value = value "..."
+                    }
+                    print value
+                    exit
+                }
+            }
+        }'
+}
+
 env_error() {
     refuse 78 "env file $1 line $2: $3; nothing was run" "fix the env file (format: docs/operations.md, Env file)"
 }
@@ -144,13 +195,18 @@ metrics_dir=$(dirname -- "$metrics_file")
     || refuse 73 "lock file $lock_file not writable; nothing was run" \
         "make it writable by the job's user, or remove it (or set RECEIPT_RECON_LOCK_DIR)"
 
+reason=""
 if flock -n 9; then
     echo "$(stamp) starting: $bin run $*" >>"$log"
-    "$bin" run --json --metrics-file "$metrics_file" "$@" >>"$log" 2>&1
+    # stdout (the JSON summary) apart from the logs, so that the verdict can carry the run's reason.
+    summary=$("$bin" run --json --metrics-file "$metrics_file" "$@" 2>>"$log")
     status=$?
+    if [ -n "$summary" ]; then printf '%s\n' "$summary" >>"$log"; fi
+    if [ "$status" -ne 0 ]; then reason=$(printf '%s\n' "$summary" | json_reason); fi
 else
     echo "$(stamp) another wrapper holds $lock_file" >>"$log"
     status=75
+    reason="another wrapper holds $lock_file"
 fi
 
 case "$status" in
@@ -158,14 +214,14 @@ case "$status" in
     1) meaning="completed; some receipts stayed transiently unverified and are retried tomorrow"; human="no, unless it repeats" ;;
     64) meaning="usage error in the cron line or wrapper arguments"; human="YES: fix the command" ;;
     65) meaning="data error"; human="YES: read the log" ;;
-    69) meaning="database or Apple unavailable, or a circuit breaker stopped the run (nothing taken away unjudged)"; human="YES: read abort_reason in the log" ;;
+    69) meaning="database or Apple unavailable, or a circuit breaker stopped the run (nothing taken away unjudged)"; human="YES: rerun once Apple or the database answers; a breaker: fix what the reason names (docs/operations.md, Circuit breakers)" ;;
     70) meaning="internal error"; human="YES: read the log and report it" ;;
     75) meaning="another run holds the lock, or the run was interrupted; nothing more was done"; human="no, unless it repeats" ;;
     77) meaning="the database refused the job's role a permission"; human="YES: grant what the log names, see docs/integration.md" ;;
     78) meaning="configuration error (shared secret or API key rejected by Apple, 21004/21000/401, bad settings, schema not migrated, products mapping refused)"; human="YES: check the env file and the log" ;;
     *) meaning="unexpected exit status"; human="YES: read the log" ;;
 esac
-verdict "$status" "$meaning" "$human"
+verdict "$status" "$meaning${reason:+; reason: $reason}" "$human"
 
 find "$log_dir" -name 'receipt-recon-*.log' -mtime +"$keep_days" -delete 2>/dev/null || true
 exit "$status"

@@ -15,7 +15,7 @@ public enum ReceiptRecon {
     /// Runs the command line `arguments` (without the program name) and returns the exit code.
     public static func main(arguments: [String], environment: [String: String]) -> Int32 {
         let console = Console()
-        var parsed: (command: any Command.Type, arguments: ParsedArguments)?
+        var parsed: Parsed?
         do {
             return try dispatch(arguments, environment: environment, console: console, parsed: &parsed).rawValue
         } catch {
@@ -24,7 +24,7 @@ public enum ReceiptRecon {
             // A command whose arguments were understood still owes stdout what it promised (`--json`).
             if let parsed,
                 let output = parsed.command.failureOutput(
-                    failure, arguments: parsed.arguments, environment: environment)
+                    failure, arguments: parsed.arguments, environment: parsed.environment)
             {
                 console.print(output)
             }
@@ -32,10 +32,14 @@ public enum ReceiptRecon {
         }
     }
 
+    /// A command whose arguments were understood, and the environment it reads (`--env-file`'s beneath
+    /// the process's once the file was read).
+    typealias Parsed = (command: any Command.Type, arguments: ParsedArguments, environment: [String: String])
+
     /// - Parameter parsed: set once the command's arguments are parsed.
     static func dispatch(
-        _ arguments: [String], environment: [String: String], console: Console,
-        parsed: inout (command: any Command.Type, arguments: ParsedArguments)?
+        _ arguments: [String], environment processEnvironment: [String: String], console: Console,
+        parsed: inout Parsed?
     ) throws -> ExitCode {
         guard let first = arguments.first else {
             console.error(topLevelHelp)
@@ -75,13 +79,17 @@ public enum ReceiptRecon {
             console.write(type.spec.helpText)
             return .success
         }
-        parsed = (type, arguments)
+        parsed = (type, arguments, processEnvironment)
         let command: any Command
         do {
+            let environment = try EnvFile.environment(arguments, over: processEnvironment)
+            parsed = (type, arguments, environment)
+            EnvFile.exportLibpqVariables(environment, process: processEnvironment)
             command = try type.init(arguments, environment: environment)
         } catch {
             type.initializationFailed(
-                CommandFailure(error), arguments: arguments, environment: environment, console: console)
+                CommandFailure(error), arguments: arguments, environment: parsed?.environment ?? processEnvironment,
+                console: console)
             throw error
         }
         return try command.run(console)

@@ -45,9 +45,12 @@ import Testing
 
     static let standIn = """
         #!/bin/bash
-        # Records its arguments and environment NUL-separated, then exits as told.
+        # Records its arguments and environment NUL-separated, prints what it is told (the run's JSON), a
+        # line on stderr, then exits as told.
         printf '%s\\0' "$@" > "$STANDIN_DIR/received.args"
         env -0 > "$STANDIN_DIR/received.env"
+        if [ -n "${STANDIN_STDOUT:-}" ]; then printf '%s\\n' "$STANDIN_STDOUT"; fi
+        echo "time=2026-11-29T03:15:00Z level=info event=stand-in" >&2
         exit "${STANDIN_EXIT:-0}"
         """
 
@@ -85,7 +88,7 @@ import Testing
 
     @Test(arguments: [
         (Int32(0), "completed", "no"), (1, "some receipts stayed transiently unverified", "no, unless it repeats"),
-        (64, "usage error", "YES: fix the command"), (69, "circuit breaker", "YES: read abort_reason"),
+        (64, "usage error", "YES: fix the command"), (69, "circuit breaker", "YES: rerun once Apple"),
         (70, "internal error", "YES: read the log and report it"),
         (75, "another run holds the lock", "no, unless it repeats"),
         (77, "permission", "YES: grant what the log names, see docs/integration.md"),
@@ -108,6 +111,43 @@ import Testing
         let log = try FileManager.default.contentsOfDirectory(atPath: install.path("logs"))
         #expect(log.count == 1)
         #expect(try String(contentsOfFile: install.path("logs/\(log[0])"), encoding: .utf8).contains(line))
+    }
+
+    /// The line cron mails carries the run's reason, the top-level `reason` of its JSON (not a nested
+    /// one), on one line; the JSON and the logs stay in the dated log.
+    @Test(arguments: [
+        (Int32(69), "breaker tripped: 31 of 100 users (0.31) would lose access, above --max-revoke-ratio 0.20"),
+        (77, "permission denied for table entitlements: GRANT SELECT, INSERT, UPDATE ON entitlements TO recon_job"),
+        (78, "APPLE_APP_APPLE_IDS has no Apple ID for com.example.app"),
+    ])
+    func theVerdictCarriesTheRunsReason(code: Int32, reason: String) throws {
+        var install = try Self.install()
+        defer { try? FileManager.default.removeItem(at: install.directory) }
+        let escaped = reason.replacingOccurrences(of: "/", with: "\\/")
+        install.environment["STANDIN_STDOUT"] =
+            "{\"corrections\":{\"reason\":\"nested\"},\"exitCode\":\(code),\"flags\":[{\"reason\":\"x\"}],"
+            + "\"reason\":\"\(escaped)\\nsecond line\",\"status\":\"failed\"}"
+        let result = try install.wrapper(exit: code)
+        #expect(result.status == code)
+        let line = Self.verdict(result)
+        #expect(line.contains("receipt-recon exit \(code): "), "\(line)")
+        #expect(line.contains("; reason: \(reason) second line; needs a human: YES"), "\(line)")
+        #expect(result.stdoutText.split(separator: "\n").count == 1, "one line: \(result.stdoutText)")
+        let logs = try FileManager.default.contentsOfDirectory(atPath: install.path("logs"))
+        let log = try String(contentsOfFile: install.path("logs/\(logs[0])"), encoding: .utf8)
+        #expect(log.contains("\"status\":\"failed\""), "the JSON is in the log")
+        #expect(log.contains("event=stand-in"), "the logs are in the log")
+    }
+
+    /// A night that succeeded, or printed no JSON, says no reason.
+    @Test func noReasonWithoutOne() throws {
+        var install = try Self.install()
+        defer { try? FileManager.default.removeItem(at: install.directory) }
+        install.environment["STANDIN_STDOUT"] = "{\"reason\":null,\"status\":\"completed\"}"
+        #expect(!Self.verdict(try install.wrapper(exit: 0)).contains("reason"))
+        install.environment["STANDIN_STDOUT"] = nil
+        let usage = Self.verdict(try install.wrapper(exit: 64))
+        #expect(usage.contains("receipt-recon exit 64: usage error") && !usage.contains("reason:"), "\(usage)")
     }
 
     /// Paths the job cannot use: the job never runs, a human is needed, and the code is neither 75

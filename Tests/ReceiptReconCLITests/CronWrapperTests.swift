@@ -47,6 +47,39 @@ import Testing
             ])
     }
 
+    /// The night's mail says why: the run's own reason (here the unreachable database, from its JSON),
+    /// not a pointer to the log.
+    @Test func aFailedNightsLineCarriesTheRunsReason() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cron-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(
+            at: directory.appendingPathComponent("logs"), withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let port = try LoopbackSocket.freePort()
+        let envFile = directory.appendingPathComponent("env")
+        try "DATABASE_URL=\"host=127.0.0.1 port=\(port) dbname=shop user=recon_job connect_timeout=5\"\n"
+            .write(to: envFile, atomically: true, encoding: .utf8)
+        let environment = [
+            "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
+            "RECEIPT_RECON_ENV": envFile.path,
+            "RECEIPT_RECON_BIN": ReceiptReconBinary.url.path,
+            "RECEIPT_RECON_LOG_DIR": directory.appendingPathComponent("logs").path,
+            "RECEIPT_RECON_LOCK_FILE": directory.appendingPathComponent("lock").path,
+            "RECEIPT_RECON_METRICS_FILE": directory.appendingPathComponent("receipt_recon.prom").path,
+        ]
+        let result = try ChildProcess.run("/bin/bash", [Self.wrapper], environment: environment, timeout: 120)
+        #expect(result.status == 69, "\(result.stdoutText)\(result.stderrText)")
+        let line = result.stdoutText.split(separator: "\n").last.map(String.init) ?? ""
+        // The reason the binary itself gave, in its JSON object in the log.
+        let logs = try FileManager.default.contentsOfDirectory(atPath: directory.appendingPathComponent("logs").path)
+        let log = try String(contentsOf: directory.appendingPathComponent("logs/\(logs[0])"), encoding: .utf8)
+        let json = try #require(log.split(separator: "\n").last { $0.hasPrefix("{") }, "\(log)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+        let reason = try #require(object["reason"] as? String)
+        #expect(line.contains("receipt-recon exit 69: "), "\(line)")
+        #expect(line.contains("; reason: \(reason); needs a human: YES"), "\(line)")
+        #expect(reason.contains("127.0.0.1") || reason.contains("\(port)"), "names what was unreachable: \(reason)")
+    }
+
     @Test func aCleanNightAndAHeldLockAreReportedInOneLine() throws {
         // 400 users: every world holds one user of each rare drift, which in a smaller world would
         // (rightly) trip the revoke breaker.

@@ -12,7 +12,11 @@ import Testing
     static let path = CronWrapperTests.wrapper.replacingOccurrences(
         of: "receipt-recon-nightly.sh", with: "kubernetes-cronjob.yaml")
 
-    static func load() throws -> Object {
+    /// The Job that migrates as the schema's owner, once per release.
+    static let migrateJobPath = path.replacingOccurrences(
+        of: "kubernetes-cronjob.yaml", with: "kubernetes-migrate-job.yaml")
+
+    static func load(_ path: String = path) throws -> Object {
         let script = "import json, sys, yaml; print(json.dumps(yaml.safe_load(open(sys.argv[1]))))"
         let result = try ChildProcess.run("/usr/bin/python3", ["-c", script, path], timeout: 60)
         try #require(result.status == 0, "python3-yaml could not read it: \(result.stderrText)")
@@ -88,7 +92,25 @@ import Testing
         #expect(Self.object(failJob, "onExitCodes")?["containerName"] == nil, "migrate's 77 and 78 fail the Job too")
         #expect(rules.allSatisfy { (Self.object($0, "onExitCodes")?["values"] as? [Int])?.contains(1) != true })
         #expect(try Self.pod()["restartPolicy"] as? String == "Never", "podFailurePolicy needs it")
-        #expect(job["activeDeadlineSeconds"] as? Int ?? 0 > 0)
+    }
+
+    /// Each shard its own failure budget: no budget shared by the shards, and a failed shard never
+    /// stops the others (maxFailedIndexes is reached only when every shard has failed).
+    @Test func eachShardHasItsOwnFailureBudget() throws {
+        let job = try Self.job()
+        let shards = try #require(job["completions"] as? Int)
+        #expect(job["backoffLimit"] == nil, "a backoffLimit is shared by every shard")
+        let perIndex = try #require(job["backoffLimitPerIndex"] as? Int)
+        #expect(perIndex >= 1, "a transient failure is retried")
+        #expect(job["maxFailedIndexes"] as? Int == shards - 1)
+    }
+
+    /// The Job's deadline outlasts a night that waited out the default budget (read from the binary),
+    /// with half an hour at least to finish.
+    @Test func theDeadlineOutlastsTheDefaultBudget() throws {
+        let deadline = try #require(try Self.job()["activeDeadlineSeconds"] as? Int)
+        let budget = try SystemdUnitTests.defaultBudgetSeconds()
+        #expect(Double(deadline) >= budget + 1800, "activeDeadlineSeconds \(deadline), budget \(budget) s")
     }
 
     /// The run's script as the container runs it, around a stand-in `receipt-recon` exiting with `code`.
@@ -221,17 +243,85 @@ import Testing
         #expect(mode == 0o400)
     }
 
-    @Test func migrationsRunFirstWithTheSameImage() throws {
+    /// Every command a container of the nightly pod runs: its args, or its script.
+    static func commands(_ container: Object) -> String {
+        ((container["command"] as? [String] ?? []) + (container["args"] as? [String] ?? [])).joined(separator: " ")
+    }
+
+    /// The nightly pods run as the job's role, which cannot migrate: none of them runs `migrate` (but
+    /// for `--check`); the migrate Job runs it with the same image from the owner's own Secret.
+    @Test func theNightlyPodsNeverMigrateTheOwnersJobDoes() throws {
         let pod = try Self.pod()
-        let first = try #require(Self.containers(pod, "initContainers").first)
-        #expect(first["args"] as? [String] == ["migrate"])
-        #expect(first["restartPolicy"] == nil, "an init container that must finish before the run")
-        #expect(first["image"] as? String == (try Self.container("receipt-recon"))["image"] as? String)
+        for container in Self.containers(pod) + Self.containers(pod, "initContainers") {
+            let text = Self.commands(container)
+            let migrates = text.range(of: #"(^|[\s"])migrate(?![\w-])(?!\s+--check)"#, options: .regularExpression)
+            #expect(migrates == nil, "\(container["name"] ?? "?") migrates: \(text)")
+        }
+        let migrateJob = try Self.load(Self.migrateJobPath)
+        #expect(migrateJob["kind"] as? String == "Job")
+        let migratePod = try #require(Self.object(migrateJob, "spec", "template", "spec"))
+        let migrate = try #require(Self.containers(migratePod).first)
+        #expect(migrate["args"] as? [String] == ["migrate"])
+        #expect(migrate["image"] as? String == (try Self.container("receipt-recon"))["image"] as? String)
+        func secrets(_ container: Object) -> [String] {
+            (container["envFrom"] as? [Object] ?? []).compactMap { Self.object($0, "secretRef")?["name"] as? String }
+        }
+        let ownerSecrets = secrets(migrate)
+        let jobSecrets = secrets(try Self.container("receipt-recon"))
+        #expect(!ownerSecrets.isEmpty && !jobSecrets.isEmpty)
+        #expect(Set(ownerSecrets).isDisjoint(with: jobSecrets), "the owner's credentials are not the pods'")
+
+        // The documented Secrets name the documented roles.
+        func documentedUser(_ file: String, _ secret: String) throws -> String? {
+            let text = try String(contentsOfFile: file, encoding: .utf8)
+            let start = try #require(text.range(of: "kubectl create secret generic \(secret)"), "\(file): \(secret)")
+            let url = try #require(text[start.upperBound...].range(of: "DATABASE_URL='"))
+            let conninfo = text[url.upperBound...].prefix { $0 != "'" }
+            return conninfo.split(separator: " ").first { $0.hasPrefix("user=") }.map { String($0.dropFirst(5)) }
+        }
+        #expect(try documentedUser(Self.path, jobSecrets[0]) == "recon_job")
+        #expect(try documentedUser(Self.migrateJobPath, ownerSecrets[0]) == "recon_owner")
+    }
+
+    /// The metrics sidecar is the first container to start, so nothing that fails before the run (the
+    /// key's container) or the run's own refusal keeps it from pushing.
+    @Test func theSidecarStartsBeforeAnythingThatCanFail() throws {
+        let first = try #require(Self.containers(try Self.pod(), "initContainers").first)
+        #expect(first["name"] as? String == "push-metrics")
+        #expect(first["restartPolicy"] as? String == "Always")
+    }
+
+    /// A key Secret created under another key name: the key's container fails with 78 (which fails the
+    /// Job at once) and says which keys the Secret holds, instead of a failed `install` retried.
+    @Test func aKeyUnderTheWrongNameIsAConfigurationErrorNamingWhatIsThere() throws {
+        let copy = try Self.container("apple-key")
+        #expect(copy["terminationMessagePolicy"] as? String == "FallbackToLogsOnError")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("k8s-key-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try Data("-----BEGIN PRIVATE KEY-----\nsecret\n".utf8).write(
+            to: directory.appendingPathComponent("SubscriptionKey_ABC123DEFG.p8"))
+        let expected = try #require(Self.environment(copy)["KEY_SOURCE"]).split(separator: "/").last.map(String.init)
+        let result = try ChildProcess.run(
+            "/bin/sh", ["-c", try Self.script(copy)],
+            environment: [
+                "PATH": "/usr/bin:/bin", "KEY_SOURCE": directory.appendingPathComponent(expected ?? "?").path,
+                "APPLE_API_KEY_FILE": directory.appendingPathComponent("copied.p8").path,
+            ], timeout: 30)
+        #expect(result.status == 78)
+        #expect(result.stderrText.contains("has no key \(expected ?? "?")"), "\(result.stderrText)")
+        #expect(result.stderrText.contains("SubscriptionKey_ABC123DEFG.p8"), "names what it holds")
+        #expect(!result.stderrText.contains("secret\n") && !result.stderrText.contains("BEGIN"), "never the key")
+        let rules = try #require(Self.object(try Self.job(), "podFailurePolicy")?["rules"] as? [Object])
+        let failJob = rules.filter { $0["action"] as? String == "FailJob" }
+        #expect(failJob.contains { (Self.object($0, "onExitCodes")?["values"] as? [Int])?.contains(78) == true })
+        #expect(failJob.allSatisfy { Self.object($0, "onExitCodes")?["containerName"] == nil }, "any container's 78")
     }
 
     @Test func everyImageIsPinnedByDigestAndEveryContainerIsBoundedAndUnprivileged() throws {
         let pod = try Self.pod()
-        let all = Self.containers(pod) + Self.containers(pod, "initContainers")
+        let migratePod = try #require(Self.object(try Self.load(Self.migrateJobPath), "spec", "template", "spec"))
+        let all = Self.containers(pod) + Self.containers(pod, "initContainers") + Self.containers(migratePod)
         #expect(all.count == 4)
         for container in all {
             let name = container["name"] as? String ?? "?"
@@ -244,11 +334,13 @@ import Testing
             #expect(security["allowPrivilegeEscalation"] as? Bool == false, "\(name)")
             #expect(Self.object(security, "capabilities")?["drop"] as? [String] == ["ALL"], "\(name)")
         }
-        let security = try #require(Self.object(pod, "securityContext"))
-        #expect(security["runAsNonRoot"] as? Bool == true)
-        #expect(security["runAsUser"] as? Int == 10001)
-        #expect(Self.object(security, "seccompProfile")?["type"] as? String == "RuntimeDefault")
-        #expect(pod["automountServiceAccountToken"] as? Bool == false)
+        for pod in [pod, migratePod] {
+            let security = try #require(Self.object(pod, "securityContext"))
+            #expect(security["runAsNonRoot"] as? Bool == true)
+            #expect(security["runAsUser"] as? Int == 10001)
+            #expect(Self.object(security, "seccompProfile")?["type"] as? String == "RuntimeDefault")
+            #expect(pod["automountServiceAccountToken"] as? Bool == false)
+        }
     }
 
     /// As many pods as shards, and the shard count the run is given is the Job's.

@@ -11,6 +11,8 @@ public struct CommandSpec: Sendable {
     /// A paragraph or two for the command's own help.
     public let discussion: String
     public let options: [OptionSpec]
+    /// The command's own options and those every command takes (`--env-file`).
+    public var acceptedOptions: [OptionSpec] { options + [EnvFile.option] }
     /// Environment variables the command reads (shown under CONFIGURATION).
     public let environment: [String]
     /// The exit codes this command can end with.
@@ -20,7 +22,8 @@ public struct CommandSpec: Sendable {
     /// - Throws: a usage error (64) naming the bad argument.
     func parse(_ arguments: [String]) throws(CommandError) -> ParsedArguments {
         do throws(OptionError) {
-            return try ParsedArguments(program: "receipt-recon", command: name, arguments: arguments, options: options)
+            return try ParsedArguments(
+                program: "receipt-recon", command: name, arguments: arguments, options: acceptedOptions)
         } catch {
             throw CommandError(usage: error)
         }
@@ -38,7 +41,7 @@ public struct CommandSpec: Sendable {
         }
         sections.append(ExitCode.helpSection(exitCodes))
         return HelpText(
-            usage: "receipt-recon \(usage)", paragraphs: [summary, discussion], options: options,
+            usage: "receipt-recon \(usage)", paragraphs: [summary, discussion], options: acceptedOptions,
             sections: sections
         ).text
     }
