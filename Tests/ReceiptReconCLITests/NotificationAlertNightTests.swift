@@ -53,7 +53,9 @@ import Testing
             #expect(secondFile.value("consecutive_nights", ["condition": "notifications_incomplete"]) == 1)
             #expect(secondFile.value("consecutive_nights", ["condition": "notifications_undelivered"]) == 1)
 
-            // The next night reads the history whole; the webhook missed u02's refund too.
+            // The next night reads the history whole; the webhook missed u02's refund too. It starts with no
+            // file, as a pod's fresh volume does: the nights running come from the database.
+            try FileManager.default.removeItem(atPath: path)
             var missedAgain = Night.refund(api, 2, hoursAgo: 1.5, uuid: "n-refund-u02")
             missedAgain.deliveryFailed = true
             api.scriptEveryID(.production, .notifications, [.notifications([missedAgain])])
