@@ -7,9 +7,15 @@ import Testing
 struct NightStreaksTests {
     typealias Condition = NightStreaks.Condition
 
+    /// One night of a table row, named briefly in the test's arguments.
+    struct Night: CustomStringConvertible {
+        let summary: RunSummary
+        let description: String
+    }
+
     /// A nightly run that ran to the end, with `conditions` and none of the others.
     static func night(_ conditions: Set<Condition>, status: RunStatus = .completed, readHistory: Bool = true)
-        -> RunSummary
+        -> Night
     {
         var summary = ReportFixtures.summary()
         summary.status = status
@@ -23,7 +29,8 @@ struct NightStreaksTests {
         if conditions.contains(.notificationsIncomplete) { figures.incomplete = "a page failed" }
         if conditions.contains(.notificationsUndelivered) { figures.deliveryFailed = 3 }
         summary.notifications = figures
-        return summary
+        let named = [status.rawValue] + conditions.map(\.rawValue).sorted() + (readHistory ? [] : ["no history read"])
+        return Night(summary: summary, description: named.joined(separator: " "))
     }
 
     @Test(arguments: [
@@ -48,25 +55,25 @@ struct NightStreaksTests {
         ),
         ([night([.notificationsIncomplete]), night([.notificationsUndelivered])], .notificationsIncomplete, 1),
         ([night([.notificationsIncomplete]), night([.notificationsUndelivered])], .notificationsUndelivered, 0),
-        ([RunSummary](), .budgetSpent, 0),
+        ([Night](), .budgetSpent, 0),
     ])
-    func countsTheNightsRunning(_ nights: [RunSummary], _ condition: Condition, _ expected: Int) {
-        #expect(NightStreaks(newestFirst: nights).nights[condition] == expected)
+    func countsTheNightsRunning(_ nights: [Night], _ condition: Condition, _ expected: Int) {
+        #expect(NightStreaks(newestFirst: nights.map(\.summary)).nights[condition] == expected)
     }
 
     @Test func aDryRunOrANightWithoutNotificationsIsPassedOver() {
-        var dry = Self.night([])
+        var dry = Self.night([]).summary
         dry.dryRun = true
-        var withoutHistory = Self.night([])
+        var withoutHistory = Self.night([]).summary
         withoutHistory.notifications = nil
-        let nights = [dry, withoutHistory, Self.night([.notificationsUndelivered, .budgetSpent])]
+        let nights = [dry, withoutHistory, Self.night([.notificationsUndelivered, .budgetSpent]).summary]
         let streaks = NightStreaks(newestFirst: nights)
         #expect(streaks.nights[.notificationsUndelivered] == 1)
         #expect(streaks.nights[.budgetSpent] == 0, "a night without notifications is still a night")
     }
 
     @Test func theFileCarriesTheStreaksAndARunWithoutTheDatabaseKeepsThem() throws {
-        var end = PrometheusMetricsTests.end(Self.night([]), .success)
+        var end = PrometheusMetricsTests.end(Self.night([]).summary, .success)
         end.streaks = NightStreaks([.budgetSpent: 3, .notificationsUndelivered: 2])
         let written = PrometheusMetricsTests.file(end)
         let families = try PrometheusMetricsTests.parse(written)
@@ -84,7 +91,7 @@ struct NightStreaksTests {
         #expect(PrometheusMetricsTests.value(carried, "consecutive_nights", ["condition": "budget_spent"]) == 3)
 
         // A dry run neither writes streaks of its own nor drops the nightly run's.
-        var dry = PrometheusMetricsTests.end(Self.night([.budgetSpent]), .success)
+        var dry = PrometheusMetricsTests.end(Self.night([.budgetSpent]).summary, .success)
         dry.dryRun = true
         dry.streaks = NightStreaks([.budgetSpent: 9])
         let afterDry = try PrometheusMetricsTests.parse(PrometheusMetricsTests.file(dry, previous: written))
@@ -94,7 +101,7 @@ struct NightStreaksTests {
                 == nil)
 
         // A night that could count replaces them.
-        var next = PrometheusMetricsTests.end(Self.night([]), .success)
+        var next = PrometheusMetricsTests.end(Self.night([]).summary, .success)
         next.streaks = NightStreaks([:])
         let replaced = try PrometheusMetricsTests.parse(PrometheusMetricsTests.file(next, previous: written))
         #expect(PrometheusMetricsTests.value(replaced, "consecutive_nights", ["condition": "budget_spent"]) == 0)
