@@ -26,6 +26,9 @@ public enum PrometheusMetrics {
         public var backend: String
         /// The run's figures; nil when no run row existed.
         public var summary: RunSummary?
+        /// The shard's streaks, this night included, as the database holds them; nil when it could not be
+        /// asked (a run that is not a dry run then carries the file's forward).
+        public var streaks: NightStreaks?
 
         /// A run that had a row: its summary's status and figures. `finishedAt` stands in for the end the
         /// summary lacks (a run an error ended).
@@ -96,7 +99,7 @@ public enum PrometheusMetrics {
             if family.name == lastSuccessName {
                 if shard != end.shard || end.dryRun { samples.append(sample) }
             } else if let kind = sample.label("dry_run"), ["true", "false"].contains(kind),
-                shard != end.shard || kind != dryRun
+                shard != end.shard || kind != dryRun || (family.name == streaksName && end.streaks == nil)
             {
                 samples.append(sample)
             }
@@ -118,6 +121,7 @@ public enum PrometheusMetrics {
 
     static let prefix = "receipt_recon_"
     static let lastSuccessName = "last_success_timestamp_seconds"
+    static let streaksName = "consecutive_nights"
 
     struct Family {
         let name: String
@@ -195,6 +199,12 @@ public enum PrometheusMetrics {
         Family(
             name: "last_run_budget_spent",
             help: "1 when the last run stopped because the night's Apple request budget was spent."),
+        Family(
+            name: streaksName,
+            help:
+                "Nightly runs in a row, newest first, that had the condition (budget_spent, transiently_unverified, "
+                + "notifications_incomplete, notifications_undelivered); runs that did not run to the end, and for "
+                + "the notification conditions runs that read no history, are passed over."),
     ]
 
     static func family(of name: String) -> Family? {
@@ -219,6 +229,11 @@ public enum PrometheusMetrics {
         add("last_run_exit_code", String(end.exitCode.rawValue))
         for status in statuses {
             add("last_run_status", [("status", status)], status == end.status ? "1" : "0")
+        }
+        if let streaks = end.streaks, !end.dryRun {
+            for condition in NightStreaks.Condition.allCases {
+                add(streaksName, [("condition", condition.rawValue)], String(streaks.nights[condition] ?? 0))
+            }
         }
         guard let summary = end.summary else { return samples }
 
@@ -267,12 +282,15 @@ public enum PrometheusMetrics {
         for (reason, count) in (summary.usersLeftByReason ?? [:]).sorted(by: { $0.key < $1.key }) {
             add("last_run_users_left_by_reason", [("reason", reason)], String(count))
         }
-        if let budget = summary.budget {
-            // A breaker, failure or signal that came while a spent budget drained ended the run, not the budget.
-            let ended = budget.spentEndpoint != nil && summary.status == .completed
-            add("last_run_budget_spent", ended ? "1" : "0")
-        }
+        if let ended = budgetEndedTheRun(summary) { add("last_run_budget_spent", ended ? "1" : "0") }
         return samples
+    }
+
+    /// Whether the night's request budget ended `summary`'s run; nil when the run kept no budget.
+    static func budgetEndedTheRun(_ summary: RunSummary) -> Bool? {
+        guard let budget = summary.budget else { return nil }
+        // A breaker, failure or signal that came while a spent budget drained ended the run, not the budget.
+        return budget.spentEndpoint != nil && summary.status == .completed
     }
 
     static func seconds(_ date: Date) -> String { number(date.timeIntervalSince1970) }

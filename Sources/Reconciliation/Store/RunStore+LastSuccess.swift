@@ -28,4 +28,21 @@ extension RunStore {
             """
         ).first?.decode("per_user")
     }
+
+    /// The streaks of `shard`'s last nights (`NightStreaks`), from the summaries of its last nightly runs
+    /// that were not dry runs and ran to the end, newest first. One that no longer decodes is skipped.
+    public func nightStreaks(shard: String) throws -> NightStreaks {
+        let summaries = try connection.query(
+            """
+            SELECT summary FROM recon_runs
+            WHERE kind = 'nightly' AND NOT dry_run AND shard = \(shard) AND status IN ('completed', 'partial')
+              AND summary IS NOT NULL
+            ORDER BY id DESC LIMIT \(NightStreaks.window)
+            """
+        ).compactMap { row -> RunSummary? in
+            guard let text: PostgresJSON = try row.decode("summary") else { return nil }
+            return try? JSONDecoder.sorted.decode(RunSummary.self, from: Data(text.text.utf8))
+        }
+        return NightStreaks(newestFirst: summaries)
+    }
 }
