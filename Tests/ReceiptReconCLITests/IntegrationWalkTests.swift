@@ -161,7 +161,7 @@ import Testing
         // The uuid keys got bigint ids, one each, which the job's results refer to.
         let keyed: Int = try shop.query(
             """
-            SELECT count(DISTINCT s.receipt_id)::int AS n FROM recon.recon_receipt_state s
+            SELECT count(DISTINCT s.receipt_id)::int AS n FROM recon.recon_results s
             JOIN recon.receipt_keys k ON k.id = s.receipt_id JOIN iap_receipts r ON r.receipt_id = k.key
             """
         ).first!.decode("n")

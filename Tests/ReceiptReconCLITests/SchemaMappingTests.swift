@@ -63,7 +63,13 @@ import Testing
 
     /// Each refusal: the line it names (nil: the file as a whole) and words of its message.
     @Test(arguments: [
-        (replacing("kind = product_type\n", ""), nil as Int?, "no default kind"),
+        (
+            replacing("kind = product_type\n", "").replacingOccurrences(
+                of: "[kinds]\nsubscription = auto_renewable\nlifetime = non_consumable\n", with: ""),
+            nil as Int?, "there is no default kind"
+        ),
+        (replacing("kind = product_type\n", ""), nil, "names no 'kind = COLUMN'"),
+        (replacing("table = public.products", "table = products"), 8, "write it with its schema (public.products)"),
         (replacing("lifetime = non_consumable", "lifetime = forever"), 17, "a kind is one of"),
         (replacing("[kinds]\nsubscription = auto_renewable\nlifetime = non_consumable\n", ""), 11, "no [kinds]"),
         (replacing("user_id_type = bigint\nreceipt_data", "user_id_type = int8\nreceipt_data"), 24, "bigint, integer"),

@@ -113,6 +113,14 @@ private struct SectionReader {
     func table(_ section: String) throws(MappingFileError) -> SchemaMapping.TableName {
         let (value, line) = entry(section, "table")!
         let parts = try identifiers(value, line: line, max: 2)
+        // The SQL runs as the owner, whose search path is the job's schema (the admin part sets it): an
+        // unqualified name would be looked up there, not where the app's table is.
+        guard parts.count == 2 else {
+            throw MappingFileError(
+                line: line,
+                "[\(section)] table = \(value): write it with its schema (public.\(value)); the printed SQL "
+                    + "runs with the job's schema first on the search path")
+        }
         return SchemaMapping.TableName(schema: parts.count == 2 ? parts[0] : nil, name: parts.last!)
     }
 
