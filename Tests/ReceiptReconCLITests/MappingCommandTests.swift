@@ -104,29 +104,37 @@ import Testing
                     broken.stdout.contains("problem: mapping: trigger grants_to_recon on \"public\".\"grants\" is missing"),
                     "\(broken.stdout)")
                 #expect(broken.stdout.contains("--part schema"), "\(broken.stdout)")
-
-                // A seed here would write the app's tables: refused, with the way out; a staging schema works.
-                let world = ["--users", "20", "--seed", "1", "--as-of", "2026-11-22T03:00:00Z"]
-                let seed = try ReceiptReconBinary.run(["simulator", "seed"] + world, environment: superuser)
-                #expect(seed.status == 78, "\(seed.output)")
-                #expect(seed.stderr.contains("--schema NAME"), "\(seed.stderr)")
-                #expect(seed.stderr.contains("recon.products"), "\(seed.stderr)")
-                let staged = try ReceiptReconBinary.run(
-                    ["simulator", "seed", "--schema", "sim"] + world, environment: superuser)
-                #expect(staged.status == 0, "\(staged.output)")
-                let counts = try database.connect().query(
-                    """
-                    SELECT (SELECT count(*) FROM sim.receipts)::int AS receipts,
-                           (SELECT count(*) FROM sim.products)::int AS products,
-                           (SELECT count(*) FROM pg_class WHERE relnamespace = 'sim'::regnamespace AND relkind = 'r')::int AS tables,
-                           (SELECT count(*) FROM recon.receipts)::int AS mapped
-                    """
-                ).first!
-                #expect(try counts.decode("receipts", as: Int.self) > 0)
-                #expect(try counts.decode("products", as: Int.self) > 0)
-                #expect(try counts.decode("tables", as: Int.self) == 4, "only the contract's application tables")
-                #expect(try counts.decode("mapped", as: Int.self) == 1, "the app's table untouched")
             }
+        }
+    }
+
+    /// `simulator seed` on a database whose `products` is a view over the app's own table: refused, 78,
+    /// naming the view and `--schema`, nothing written; `--schema sim` seeds the contract's four tables
+    /// there and nothing else, leaving the app's tables as they were.
+    @Test func seedKeepsOutOfAMappedDatabaseAndSeedsAStagingSchema() throws {
+        try TestDatabase.with { database in
+            let db = try database.connect()
+            try MappingCheckTests.mistakenProductsView(db)
+            let environment = ["DATABASE_URL": database.conninfo]
+            let world = ["--users", "20", "--seed", "1", "--as-of", "2026-11-22T03:00:00Z"]
+            let seed = try ReceiptReconBinary.run(["simulator", "seed"] + world, environment: environment)
+            #expect(seed.status == 78, "\(seed.output)")
+            #expect(seed.stderr.contains("products here is the view public.products"), "\(seed.stderr)")
+            #expect(seed.stderr.contains("--schema NAME"), "\(seed.stderr)")
+            func count(_ table: String) throws -> Int {
+                try db.query(PostgresQuery(unsafeSQL: "SELECT count(*)::int AS n FROM \(table)")).first!.decode("n")
+            }
+            #expect(try count("receipts") == 0 && count("entitlements") == 0 && count("app_plans") == 4)
+
+            let staged = try ReceiptReconBinary.run(
+                ["simulator", "seed", "--schema", "sim"] + world, environment: environment)
+            #expect(staged.status == 0, "\(staged.output)")
+            #expect(try count("sim.receipts") > 0 && count("sim.products") > 0 && count("sim.entitlements") > 0)
+            let tables: [String] = try db.query(
+                "SELECT relname::text AS t FROM pg_class WHERE relnamespace = 'sim'::regnamespace AND relkind = 'r' ORDER BY 1"
+            ).map { try $0.decode("t") }
+            #expect(tables == ["entitlements", "products", "receipts", "sandbox_testers"])
+            #expect(try count("receipts") == 0 && count("entitlements") == 0 && count("app_plans") == 4)
         }
     }
 }
