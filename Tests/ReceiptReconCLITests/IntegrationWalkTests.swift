@@ -232,7 +232,9 @@ import Testing
         #expect(synced)
         // A receipt the app stores later gets an id of its own at once, and keeps it.
         try shop.execute("INSERT INTO iap_receipts (account_id, payload) VALUES (1006, 'V0FMSy0xMDA2')")
-        let ids = try shop.query("SELECT id FROM recon.receipts ORDER BY id").map { try $0.decode("id", as: Int64.self) }
+        let ids = try shop.query("SELECT id FROM recon.receipts ORDER BY id").map {
+            try $0.decode("id", as: Int64.self)
+        }
         #expect(ids.count == 4 && Set(ids).count == 4, "\(ids)")
     }
 }

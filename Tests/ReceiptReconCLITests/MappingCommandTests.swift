@@ -101,7 +101,8 @@ import Testing
                     ["migrate", "--check", "--mapping", url.path], environment: ["DATABASE_URL": job.conninfo])
                 #expect(broken.status == 78, "\(broken.output)")
                 #expect(
-                    broken.stdout.contains("problem: mapping: trigger grants_to_recon on \"public\".\"grants\" is missing"),
+                    broken.stdout.contains(
+                        "problem: mapping: trigger grants_to_recon on \"public\".\"grants\" is missing"),
                     "\(broken.stdout)")
                 #expect(broken.stdout.contains("--part schema"), "\(broken.stdout)")
             }

@@ -101,7 +101,9 @@ import Testing
             with: "[product_kinds]\ncom.example.monthly = auto_renewable")
         let sql = MappingSQL.text(try SchemaMapping.parse(text), parts: [.schema])
         // No column to translate: a product the file does not list reads as NULL, never a default.
-        #expect(sql.contains("(CASE p.\"sku\" WHEN 'com.example.monthly' THEN 'auto_renewable' ELSE NULL END)::text AS kind"))
+        #expect(
+            sql.contains(
+                "(CASE p.\"sku\" WHEN 'com.example.monthly' THEN 'auto_renewable' ELSE NULL END)::text AS kind"))
     }
 
     @Test func namesAreQuotedAndFoldedAsPostgreSQLDoes() throws {

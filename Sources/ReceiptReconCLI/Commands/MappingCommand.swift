@@ -10,7 +10,8 @@ struct MappingCommand: Command {
     static let spec = CommandSpec(
         name: "mapping",
         usage: "mapping FILE [--part admin|schema|grants]...",
-        summary: "Print the views, sync triggers and GRANTs that map your own tables onto the job's, from a mapping file.",
+        summary:
+            "Print the views, sync triggers and GRANTs that map your own tables onto the job's, from a mapping file.",
         discussion: """
             FILE says which of your tables and columns are the contract's products, receipts, entitlements and \
             sandbox_testers, the kind of each product (no default: a kind the file does not state reads as NULL, \
@@ -64,7 +65,8 @@ struct MappingCommand: Command {
     static func load(_ path: String) throws(CommandError) -> SchemaMapping {
         guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8)
         else {
-            throw .configuration("cannot read the mapping file '\(path)': check that it exists, is readable and is UTF-8")
+            throw .configuration(
+                "cannot read the mapping file '\(path)': check that it exists, is readable and is UTF-8")
         }
         do {
             return try SchemaMapping.parse(text)

@@ -126,7 +126,8 @@ struct MigrateCommand: Command {
             console.print("\(name): \(found)")
         }
         for problem in readiness.applicationProblems + refusals.map(\.problem) { console.print("problem: \(problem)") }
-        let mappingProblems = try mapping.map { try MappingCheck.problems($0.mapping, file: $0.file, on: connection) } ?? []
+        let mappingProblems =
+            try mapping.map { try MappingCheck.problems($0.mapping, file: $0.file, on: connection) } ?? []
         for problem in mappingProblems { console.print("problem: \(problem)") }
         let total = Migrator().migrations.count
         let applied = total - readiness.pending.count

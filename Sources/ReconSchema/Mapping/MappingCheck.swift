@@ -10,8 +10,10 @@ public enum MappingCheck {
         var items: [(String, [String], String?)] = [
             (inSchema("products"), ["v"], nil), (inSchema("receipts"), ["v"], nil),
             (inSchema("sandbox_testers"), ["v"], nil), (inSchema("entitlements"), ["r", "p"], "entitlements_to_app"),
-            (MappingSQL.quoted(mapping.entitlements.table), ["r", "p"],
-             mapping.entitlements.table.name + "_to_" + mapping.schema),
+            (
+                MappingSQL.quoted(mapping.entitlements.table), ["r", "p"],
+                mapping.entitlements.table.name + "_to_" + mapping.schema
+            ),
         ]
         if mapping.receipts.idType.needsKeyTable {
             items.append((inSchema("receipt_keys"), ["r"], nil))
@@ -41,7 +43,8 @@ public enum MappingCheck {
             let kind: String = try row.decode("kind")
             guard kinds.contains(kind) else {
                 problems.append(
-                    "mapping: \(relation) is not a \(kinds == ["v"] ? "view" : "table") as the mapping makes it: \(fix)")
+                    "mapping: \(relation) is not a \(kinds == ["v"] ? "view" : "table") as the mapping makes it: \(fix)"
+                )
                 continue
             }
             if let trigger {

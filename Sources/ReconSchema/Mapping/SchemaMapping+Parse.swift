@@ -45,20 +45,26 @@ extension SchemaMapping {
             let line = raw.trimmingWhitespace()
             if line.isEmpty || line.hasPrefix("#") { continue }
             if line.hasPrefix("[") {
-                guard line.hasSuffix("]") else { throw MappingFileError(line: lineNumber, "a section header ends with ']'") }
+                guard line.hasSuffix("]") else {
+                    throw MappingFileError(line: lineNumber, "a section header ends with ']'")
+                }
                 let name = String(line.dropFirst().dropLast()).trimmingWhitespace()
                 guard sectionKeys[name] != nil || kindSections.contains(name) else {
-                    let known = (["job", "products", "kinds", "product_kinds", "receipts", "entitlements", "sandbox_testers"])
+                    let known =
+                        (["job", "products", "kinds", "product_kinds", "receipts", "entitlements", "sandbox_testers"])
                     throw MappingFileError(
                         line: lineNumber, "unknown section [\(name)]; sections: \(known.joined(separator: ", "))")
                 }
-                guard sections[name] == nil else { throw MappingFileError(line: lineNumber, "section [\(name)] given twice") }
+                guard sections[name] == nil else {
+                    throw MappingFileError(line: lineNumber, "section [\(name)] given twice")
+                }
                 sections[name] = []
                 current = name
                 continue
             }
             guard let section = current else {
-                throw MappingFileError(line: lineNumber, "'\(line)' is outside any section: start with a [section] header")
+                throw MappingFileError(
+                    line: lineNumber, "'\(line)' is outside any section: start with a [section] header")
             }
             guard let equals = line.firstIndex(of: "=") else {
                 throw MappingFileError(line: lineNumber, "expected 'key = value' in [\(section)], found '\(line)'")
@@ -195,7 +201,8 @@ private struct SectionReader {
             table: try table("receipts"), id: try requiredColumn("receipts", "id"),
             idType: try choice("receipts", "id_type", default: .bigint),
             userID: try requiredColumn("receipts", "user_id"), userIDType: try userIDType("receipts"),
-            receiptData: try requiredColumn("receipts", "receipt_data"), createdAt: try column("receipts", "created_at"))
+            receiptData: try requiredColumn("receipts", "receipt_data"), createdAt: try column("receipts", "created_at")
+        )
 
         let source = try column("entitlements", "source")
         let appStoreWord = entry("entitlements", "source_app_store")
@@ -254,7 +261,9 @@ private struct SectionReader {
                     name.append(rest[index])
                     index = rest.index(after: index)
                 }
-                guard closed, !name.isEmpty else { throw MappingFileError(line: line, "unclosed or empty quoted name in '\(text)'") }
+                guard closed, !name.isEmpty else {
+                    throw MappingFileError(line: line, "unclosed or empty quoted name in '\(text)'")
+                }
                 parts.append(name)
                 rest = rest[index...]
             } else {
@@ -274,7 +283,8 @@ private struct SectionReader {
             if rest.isEmpty { break }
             guard rest.first == ".", parts.count < max else {
                 throw MappingFileError(
-                    line: line, max == 1 ? "'\(text)' is not one column name" : "'\(text)' is not a table name (schema.table)")
+                    line: line,
+                    max == 1 ? "'\(text)' is not one column name" : "'\(text)' is not a table name (schema.table)")
             }
             rest = rest.dropFirst()
         }
