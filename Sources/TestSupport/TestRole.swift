@@ -8,9 +8,12 @@ public struct TestRole: Sendable {
     /// The test database's conninfo, logging in as this role.
     public let conninfo: String
 
-    /// Creates a role (no privileges of its own), runs `body`, then drops the role.
-    public static func with<T>(in database: TestDatabase, _ body: (TestRole) throws -> T) throws -> T {
-        let name = database.name + "_job"
+    /// Creates a role (no privileges of its own), runs `body`, then drops the role. `suffix` names a second
+    /// role of the same test apart from the first.
+    public static func with<T>(in database: TestDatabase, suffix: String = "job", _ body: (TestRole) throws -> T)
+        throws -> T
+    {
+        let name = database.name + "_" + suffix
         let admin = try database.connect()
         try admin.execute(PostgresQuery(unsafeSQL: "CREATE ROLE \(name) LOGIN"))
         defer {
