@@ -9,7 +9,7 @@ public enum ReceiptRecon {
     static let commands: [any Command.Type] = [
         MigrateCommand.self, RunCommand.self, VerifyUserCommand.self, ExportCommand.self, ReportCommand.self,
         RevertCommand.self, DemoCommand.self, InspectCommand.self, SimulatorSeedCommand.self,
-        SimulatorServeCommand.self,
+        SimulatorServeCommand.self, MappingCommand.self,
     ]
 
     /// Runs the command line `arguments` (without the program name) and returns the exit code.
@@ -96,7 +96,9 @@ public enum ReceiptRecon {
     }
 
     static var commandNames: [String] {
-        ["migrate", "run", "verify-user", "export", "report", "revert", "demo", "inspect", "simulator"]
+        [
+            "migrate", "mapping", "run", "verify-user", "export", "report", "revert", "demo", "inspect", "simulator",
+        ]
     }
 
     static var topLevelHelp: String {
@@ -109,6 +111,7 @@ public enum ReceiptRecon {
         ]
         let summaries: [(String, String)] = [
             ("migrate", MigrateCommand.spec.summary),
+            ("mapping", MappingCommand.spec.summary),
             ("run", RunCommand.spec.summary),
             ("verify-user", VerifyUserCommand.spec.summary),
             ("export", ExportCommand.spec.summary),

@@ -5,7 +5,7 @@ import Testing
 /// The command line as cron and operators meet it: help, version, usage errors and exit codes.
 @Suite struct CommandLineTests {
     static let commands = [
-        "migrate", "run", "verify-user", "export", "report", "revert", "demo", "inspect", "simulator",
+        "migrate", "mapping", "run", "verify-user", "export", "report", "revert", "demo", "inspect", "simulator",
     ]
 
     @Test func topLevelHelpListsEveryCommandAndExitCode() throws {
@@ -26,8 +26,8 @@ import Testing
     }
 
     @Test(arguments: [
-        "migrate", "run", "verify-user", "export", "report", "revert", "demo", "inspect", "simulator seed",
-        "simulator serve",
+        "migrate", "mapping", "run", "verify-user", "export", "report", "revert", "demo", "inspect",
+        "simulator seed", "simulator serve",
     ])
     func everyCommandHasHelpWithItsExitCodes(command: String) throws {
         let result = try ReceiptReconBinary.run(command.split(separator: " ").map(String.init) + ["--help"])

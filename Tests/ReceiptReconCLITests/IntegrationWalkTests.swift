@@ -5,9 +5,10 @@ import TestSupport
 import Testing
 
 /// docs/integration.md as a newcomer follows it: every `sh` block, in order, each with `bash -e`, on a
-/// throwaway cluster that starts as the doc's example app (bigint user ids, tables of its own names),
-/// through to a first dry run and its report, as the roles the doc creates. Then, past the doc, the
-/// real run as the nightly role: its corrections reach the app's own table through the sync.
+/// throwaway cluster that starts as the doc's example app (bigint user ids, a uuid receipt key, tables of
+/// its own names), through the mapping file and the SQL `receipt-recon mapping` prints from it, to a first
+/// dry run and its report, as the roles the doc creates. Then, past the doc, the real run as the nightly
+/// role: its corrections reach the app's own table through the generated sync triggers.
 @Suite struct IntegrationWalkTests {
     static let document = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -132,9 +133,17 @@ import Testing
         // Step 1 saw the app's own products table and said what it lacks.
         #expect(outputs[1].contains("problem: products.product_id: missing"), "\(outputs[1])")
         #expect(outputs[1].contains("migrate --check: exit 78"), "\(outputs[1])")
-        // The nightly role's check passed; the dry run printed its summary and the report the same run.
-        let check = try #require(blocks.firstIndex { $0.contains("user=recon_job' receipt-recon migrate --check") })
+        // Before the GRANTs, the nightly role's check said what it lacks, as GRANTs to it, exit 77.
+        let lacking = try #require(blocks.firstIndex { $0.contains("user=recon_job' receipt-recon migrate --check") })
+        #expect(outputs[lacking].contains("migrate --check: exit 77"), "\(outputs[lacking])")
+        #expect(outputs[lacking].contains("GRANT USAGE ON SCHEMA"), "\(outputs[lacking])")
+        #expect(outputs[lacking].contains("TO recon_job"), "\(outputs[lacking])")
+        // After them it passed, the mapping's views, tables and triggers found; the dry run printed its
+        // summary and the report the same run.
+        let check = try #require(blocks.lastIndex { $0.contains("user=recon_job' receipt-recon migrate --check") })
+        #expect(check > lacking)
         #expect(outputs[check].contains("ready:"), "\(outputs[check])")
+        #expect(!outputs[check].contains("problem:"), "\(outputs[check])")
         let dryRun = try #require(blocks.firstIndex { $0.contains("receipt-recon run --dry-run") })
         #expect(outputs[dryRun].contains("Run 1 (nightly"), "\(outputs[dryRun])")
         let oneUser = try #require(blocks.firstIndex { $0.contains("receipt-recon verify-user 1001 --dry-run") })
@@ -149,6 +158,14 @@ import Testing
         let expected: Set<String> = ["1001 pro grant", "1002 premium revoke"]
         #expect(try corrections(applied: false) == expected)
         #expect(try corrections(applied: true).isEmpty)
+        // The uuid keys got bigint ids, one each, which the job's results refer to.
+        let keyed: Int = try shop.query(
+            """
+            SELECT count(DISTINCT s.receipt_id)::int AS n FROM recon.recon_results s
+            JOIN recon.receipt_keys k ON k.id = s.receipt_id JOIN iap_receipts r ON r.receipt_id = k.key
+            """
+        ).first!.decode("n")
+        #expect(keyed == 3)
         func features() throws -> [String] {
             try shop.query(
                 "SELECT account_id || '/' || feature || '=' || enabled || '/' || granted_by AS f FROM account_features ORDER BY 1"
@@ -213,5 +230,11 @@ import Testing
             "SELECT active FROM recon.entitlements WHERE user_id = '1002' AND entitlement = 'premium'"
         ).first!.decode("active")
         #expect(synced)
+        // A receipt the app stores later gets an id of its own at once, and keeps it.
+        try shop.execute("INSERT INTO iap_receipts (account_id, payload) VALUES (1006, 'V0FMSy0xMDA2')")
+        let ids = try shop.query("SELECT id FROM recon.receipts ORDER BY id").map {
+            try $0.decode("id", as: Int64.self)
+        }
+        #expect(ids.count == 4 && Set(ids).count == 4, "\(ids)")
     }
 }

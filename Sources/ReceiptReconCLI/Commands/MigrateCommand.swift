@@ -8,7 +8,7 @@ import Reconciliation
 struct MigrateCommand: Command {
     static let spec = CommandSpec(
         name: "migrate",
-        usage: "migrate [--check | --create-app-tables] [--database-url URL]",
+        usage: "migrate [--check [--mapping FILE] | --create-app-tables] [--database-url URL]",
         summary: "Create or update the job's tables: apply pending SQL/NNNN_*.sql migrations in order.",
         discussion: """
             Each migration runs once, in its own transaction, and is recorded in recon_schema_migrations. \
@@ -38,6 +38,10 @@ struct MigrateCommand: Command {
                 "create the missing application tables (empty) even though the search path holds other "
                     + "tables; for an app that has none of them yet, not for one whose data is in tables of "
                     + "its own (map those instead)"),
+            OptionSpec(
+                "mapping", .value(placeholder: "FILE"),
+                "with --check: also check that the views, tables and sync triggers FILE maps are there "
+                    + "('receipt-recon mapping FILE', docs/mapping.md)"),
         ] + Configuration.databaseOptions,
         environment: ["DATABASE_URL"],
         exitCodes: [.success, .usage, .unavailable, .internalError, .noPermission, .configuration]
@@ -46,6 +50,8 @@ struct MigrateCommand: Command {
     let configuration: Configuration
     let checkOnly: Bool
     let createAppTables: Bool
+    /// `--mapping FILE`: the mapping `--check` also checks, and its file's name for the advice.
+    let mapping: (file: String, mapping: SchemaMapping)?
 
     init(_ arguments: ParsedArguments, environment: [String: String]) throws(CommandError) {
         guard arguments.positionals.isEmpty else {
@@ -55,6 +61,12 @@ struct MigrateCommand: Command {
         createAppTables = arguments.has("create-app-tables")
         if checkOnly, createAppTables {
             throw .usage("--check changes nothing; --create-app-tables creates: give one", command: "migrate")
+        }
+        if let file = arguments.value("mapping") {
+            guard checkOnly else { throw .usage("--mapping goes with --check", command: "migrate") }
+            mapping = (file, try MappingCommand.load(file))
+        } else {
+            mapping = nil
         }
         configuration = try Configuration.load(arguments, environment: environment, needsApple: false)
     }
@@ -133,6 +145,9 @@ struct MigrateCommand: Command {
             console.print("\(name): \(found)")
         }
         for problem in readiness.applicationProblems + refusals.map(\.problem) { console.print("problem: \(problem)") }
+        let mappingProblems =
+            try mapping.map { try MappingCheck.problems($0.mapping, file: $0.file, on: connection) } ?? []
+        for problem in mappingProblems { console.print("problem: \(problem)") }
         let total = Migrator().migrations.count
         let applied = total - readiness.pending.count
         console.print(
@@ -155,6 +170,12 @@ struct MigrateCommand: Command {
                     + "\(ApplicationSchemaRule.mappingGuide) shows; migrate changes nothing until they fit")
         }
         if let refusal = refusals.first { throw SchemaNotReady(.applicationRows, refusal.reason) }
+        if !mappingProblems.isEmpty {
+            throw CommandError(
+                .configuration,
+                "the database does not hold what \(mapping!.file) maps (\(mappingProblems.count) problem"
+                    + "\(mappingProblems.count == 1 ? "" : "s") above)")
+        }
         if let reason = readiness.notReady(applicationTables: true) {
             throw reason
         }

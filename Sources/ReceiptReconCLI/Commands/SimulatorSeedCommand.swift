@@ -11,7 +11,8 @@ struct SimulatorSeedCommand: Command {
     static let spec = CommandSpec(
         name: "simulator seed",
         usage:
-            "simulator seed --database-url URL --users N --seed S --as-of T --expected FILE [--pki-dir DIR [--new-pki]]",
+            "simulator seed --database-url URL --users N --seed S --as-of T --expected FILE [--pki-dir DIR [--new-pki]] "
+            + "[--schema NAME]",
         summary: "Seed products, receipts and entitlements that drifted from the simulated App Store in known ways.",
         discussion: """
             Migrates the database if needed, then fills the app's empty tables (products, receipts, entitlements, \
@@ -37,7 +38,12 @@ struct SimulatorSeedCommand: Command {
             --changed-since before --as-of (its recon_runs, recon_receipt_state, recon_user_state, \
             recon_transactions and recon_notification_cursor rows are seeded too), F of them changed at Apple \
             since, the app having missed the notifications of --missed-fraction of those; FILE then expects \
-            'run --backend server-api' without --older-than to correct exactly the missed users.
+            'run --backend server-api' without --older-than to correct exactly the missed users. \
+            With --schema NAME, only the four contract-shaped application tables are created, in schema NAME \
+            (created if missing), and seeded there: a staging copy of the world to fill one's own tables from, \
+            and rehearse one's own mapping against (docs/simulator.md, "Rehearsing your own mapping"). \
+            A database whose products is a view (one mapped onto an app's own tables) is refused without \
+            --schema: seeding writes the contract's tables, never an app's.
             """,
         options: simulatorWorldOptions + [
             OptionSpec(
@@ -56,6 +62,10 @@ struct SimulatorSeedCommand: Command {
                 "pki-dir", .value(placeholder: "DIR"),
                 "sign StoreKit 2 users with the throwaway chain in DIR, minted there if DIR has none (staging only)"),
             OptionSpec("new-pki", .flag, "with --pki-dir: mint a new chain and API key, replacing those in DIR"),
+            OptionSpec(
+                "schema", .value(placeholder: "NAME"),
+                "create the contract's four application tables in schema NAME and seed them there, nothing else "
+                    + "(a staging copy to rehearse a mapping against)"),
         ] + Configuration.databaseOptions,
         environment: ["DATABASE_URL"],
         exitCodes: [.success, .usage, .dataError, .unavailable, .internalError, .noPermission, .configuration]
@@ -67,6 +77,8 @@ struct SimulatorSeedCommand: Command {
     let configuration: Configuration
     /// `--new-pki`: mint afresh even when `--pki-dir` holds a chain and key.
     let newPKI: Bool
+    /// `--schema NAME`: seed contract-shaped tables of their own there, without the job's tables.
+    let stagingSchema: String?
 
     init(_ arguments: ParsedArguments, environment: [String: String]) throws(CommandError) {
         guard arguments.positionals.isEmpty else {
@@ -100,6 +112,15 @@ struct SimulatorSeedCommand: Command {
                 command: "simulator seed")
         }
         newPKI = arguments.has("new-pki")
+        stagingSchema = arguments.value("schema")
+        if stagingSchema != nil, world.incremental != nil {
+            throw .usage(
+                "--schema seeds the application tables only; --changed-fraction also seeds the job's tables",
+                command: "simulator seed")
+        }
+        if let name = stagingSchema, name.isEmpty {
+            throw .usage("--schema needs a schema name", command: "simulator seed")
+        }
         if newPKI, world.pkiDirectory == nil {
             throw .usage("--new-pki needs --pki-dir", command: "simulator seed")
         }
@@ -123,7 +144,12 @@ struct SimulatorSeedCommand: Command {
         let connection = try PostgresConnection(
             conninfo: configuration.databaseURL, statementTimeout: nil,
             applicationName: "receipt-recon simulator seed")
-        _ = try Migrator().apply(on: connection)
+        if let stagingSchema {
+            try StagingSchema.prepare(stagingSchema, on: connection)
+        } else {
+            try StagingSchema.refuseMappedTables(on: connection)
+            _ = try Migrator().apply(on: connection)
+        }
         let started = ContinuousClock.now
         let summary: WorldSeeder.Summary
         do {
