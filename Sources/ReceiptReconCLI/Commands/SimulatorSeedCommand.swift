@@ -58,7 +58,19 @@ struct SimulatorSeedCommand: Command {
             OptionSpec("new-pki", .flag, "with --pki-dir: mint a new chain and API key, replacing those in DIR"),
         ] + Configuration.databaseOptions,
         environment: ["DATABASE_URL"],
-        exitCodes: [.success, .usage, .dataError, .unavailable, .internalError, .noPermission, .configuration]
+        exits: [
+            .success: "seeded; the expected file written when --expected was given",
+            .usage: DatabaseCommandExit.usage,
+            .dataError:
+                "the app's tables are not empty (seed a fresh database), or the expected file or the signing chain "
+                + "cannot be written",
+            .unavailable: DatabaseCommandExit.unavailable,
+            .internalError: DatabaseCommandExit.internalError,
+            .noPermission: DatabaseCommandExit.noPermission,
+            .configuration:
+                DatabaseCommandExit.configuration + "; a --pki-dir holding only some of its files, or files it "
+                + "cannot read",
+        ]
     )
 
     let world: WorldParameters
