@@ -47,7 +47,8 @@ public struct ServerAPISettings: Sendable {
         if let fileKeyID = ServerAPIKeyIdentifiers.keyID(inFileName: keyFile), fileKeyID != keyID {
             warnings.append(
                 .keyIDDiffersFromFileName(
-                    setting: key.keyID?.source ?? "APPLE_API_KEY_ID", keyID: keyID, file: keyFile, fileKeyID: fileKeyID))
+                    setting: key.keyID?.source ?? "APPLE_API_KEY_ID", keyID: keyID, file: keyFile, fileKeyID: fileKeyID)
+            )
         }
         return settings
     }

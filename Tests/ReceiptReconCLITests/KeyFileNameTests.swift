@@ -22,8 +22,10 @@ import Testing
         ]) { $1 }
         environment["APPLE_API_KEY_FILE"] = keyFile
         return try ReceiptReconBinary.run(
-            ["run", "--backend", "server-api", "--older-than", "0", "--as-of", ServerAPIRunTests.asOf,
-             "--max-attempts", "2"],
+            [
+                "run", "--backend", "server-api", "--older-than", "0", "--as-of", ServerAPIRunTests.asOf,
+                "--max-attempts", "2",
+            ],
             environment: environment)
     }
 

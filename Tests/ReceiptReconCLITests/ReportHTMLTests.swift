@@ -138,7 +138,8 @@ struct ReportHTMLTests {
             }
 
             // The chart: four runs; the dry and the refused ones marked, not in the trend.
-            let list = try ReceiptReconBinary.run(["report", "--list", "--json"], environment: ["DATABASE_URL": database.conninfo])
+            let list = try ReceiptReconBinary.run(
+                ["report", "--list", "--json"], environment: ["DATABASE_URL": database.conninfo])
             let runs = try #require(try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [[String: Any]])
             let statusOf = Dictionary(uniqueKeysWithValues: runs.map { ($0["runID"] as? Int ?? 0, $0) })
             let refusedID = try #require(refused.summary["runID"] as? Int)
@@ -147,7 +148,8 @@ struct ReportHTMLTests {
             #expect(page.markLabels == ["dry", refusedStatus], "\(page.markLabels)")
             #expect(page.trendPoints == 2, "the first night and the last")
             let dryID = try #require(dry.summary["runID"] as? Int)
-            #expect(page.bars.contains { $0.hasPrefix("run \(dryID) (dry run, not a night): verified") }, "\(page.bars)")
+            #expect(
+                page.bars.contains { $0.hasPrefix("run \(dryID) (dry run, not a night): verified") }, "\(page.bars)")
             #expect(page.bars.contains { $0.hasPrefix("run \(refusedID) (\(refusedStatus), not a night): ") })
             #expect(page.bars.contains { $0.hasPrefix("run \(runID): verified") })
         }

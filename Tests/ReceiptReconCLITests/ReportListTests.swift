@@ -138,9 +138,11 @@ import Testing
             let afterPartial = try ReceiptReconBinary.run(["report", "--last", "--json"], environment: environment)
             let partialObject = try JSONSerialization.jsonObject(with: Data(afterPartial.stdout.utf8)) as? [String: Any]
             #expect(partialObject?["runID"] as? Int == Int(partial))
-            let partialLine = try ReceiptReconBinary.run(["report", "--list", "--limit", "1"], environment: environment)
+            let partialLine = try ReceiptReconBinary.run(
+                ["report", "--list", "--limit", "1"], environment: environment)
             #expect(
-                partialLine.stdout.contains("partial") && partialLine.stdout.contains(" 1  3 receipts stayed unverified"),
+                partialLine.stdout.contains("partial")
+                    && partialLine.stdout.contains(" 1  3 receipts stayed unverified"),
                 "exit 1 and why: \(partialLine.stdout)")
             // A dry run after it is not chosen; --run still reports it.
             let later = try Self.insertRun(db, status: "completed", corrections: 1, dryRun: true)

@@ -255,7 +255,8 @@ import Testing
                 ]) { $1 })
             #expect(result.status == 78, "\(result.output)")
             #expect(api.received.contains { $0.token?.bid == "com.exmaple" })
-            let line = try #require(result.stderr.split(separator: "\n").last { $0.contains("HTTP 401") }, "\(result.stderr)")
+            let line = try #require(
+                result.stderr.split(separator: "\n").last { $0.contains("HTTP 401") }, "\(result.stderr)")
             #expect(line.contains("bundle id com.exmaple") && line.contains("bid"), "\(line)")
             for suspect in ["APPLE_BUNDLE_IDS", "API key file", "APPLE_API_KEY_ID", "APPLE_API_ISSUER_ID"] {
                 #expect(line.contains(suspect), "\(suspect) is not named: \(line)")

@@ -135,7 +135,9 @@ enum SimulatorHelp {
                     ]),
                 ExitCode.helpSection(
                     [.success, .usage],
-                    meanings: [.success: "this help was printed", .usage: "no subcommand, or one other than seed and serve"]),
+                    meanings: [
+                        .success: "this help was printed", .usage: "no subcommand, or one other than seed and serve",
+                    ]),
             ])
         return help.text
             + "\nRun 'receipt-recon simulator seed --help' or 'receipt-recon simulator serve --help' for its options "

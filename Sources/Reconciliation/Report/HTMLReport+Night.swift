@@ -62,7 +62,8 @@ extension HTMLReport {
             let environment = key?.environment ?? .production
             let cap =
                 environment == .sandbox
-                ? budget.sandboxMaxRequestsPerHour ?? SandboxLimits.requestsPerHour(production: budget.maxRequestsPerHour)
+                ? budget.sandboxMaxRequestsPerHour
+                    ?? SandboxLimits.requestsPerHour(production: budget.maxRequestsPerHour)
                 : budget.maxRequestsPerHour
             let spent = budget.spentEndpoint == name ? " (spent)" : ""
             return [

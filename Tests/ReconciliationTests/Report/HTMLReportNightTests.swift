@@ -17,7 +17,9 @@ import Testing
         summary.notifications = figures
         var budget = BudgetFigures(maxRequestsPerHour: 500)
         budget.sandboxMaxRequestsPerHour = 40
-        budget.grantedByEndpoint = ["transaction_history": 500, "notification_history": 3, "sandbox/transaction_history": 2]
+        budget.grantedByEndpoint = [
+            "transaction_history": 500, "notification_history": 3, "sandbox/transaction_history": 2,
+        ]
         budget.spentEndpoint = "transaction_history"
         budget.usersLeft = 12
         summary.budget = budget
@@ -51,11 +53,13 @@ import Testing
         }
     }
 
-    @Test(arguments: [
-        (RunStatus.completed, false, nil), (.partial, false, nil), (.completed, true, "dry run"), (.partial, true, "dry run"),
-        (.aborted, false, "aborted"), (.failed, false, "failed"), (.interrupted, false, "interrupted"),
-        (.running, false, "running"),
-    ] as [(RunStatus, Bool, String?)])
+    @Test(
+        arguments: [
+            (RunStatus.completed, false, nil), (.partial, false, nil), (.completed, true, "dry run"),
+            (.partial, true, "dry run"),
+            (.aborted, false, "aborted"), (.failed, false, "failed"), (.interrupted, false, "interrupted"),
+            (.running, false, "running"),
+        ] as [(RunStatus, Bool, String?)])
     func aRunIsANightWhenItRanToTheEndForReal(status: RunStatus, dryRun: Bool, mark: String?) {
         var run = ReportFixtures.summary()
         (run.status, run.dryRun) = (status, dryRun)
@@ -63,8 +67,10 @@ import Testing
     }
 
     @Test func theChartMarksDryAndFailedRunsAndLeavesThemOutOfTheTrend() throws {
-        let history = [(1, RunStatus.completed, false), (2, .completed, true), (3, .failed, false), (4, .partial, false),
-            (5, .completed, false)].map { id, status, dry in
+        let history = [
+            (1, RunStatus.completed, false), (2, .completed, true), (3, .failed, false), (4, .partial, false),
+            (5, .completed, false),
+        ].map { id, status, dry in
             var run = ReportFixtures.summary(runID: Int64(id))
             (run.status, run.dryRun) = (status, dry)
             return run

@@ -67,8 +67,11 @@ import Testing
         #expect(
             RunList.reason(abortReason: nil, status: .partial, transientlyUnverified: 3)
                 == "3 receipts stayed unverified; the next night asks again")
-        #expect(RunList.reason(abortReason: nil, status: .partial, transientlyUnverified: 1)?.hasPrefix("1 receipt ") == true)
+        #expect(
+            RunList.reason(abortReason: nil, status: .partial, transientlyUnverified: 1)?.hasPrefix("1 receipt ")
+                == true)
         #expect(RunList.reason(abortReason: nil, status: .completed, transientlyUnverified: 0) == nil)
-        #expect(RunList.reason(abortReason: "budget spent", status: .completed, transientlyUnverified: 0) == "budget spent")
+        #expect(
+            RunList.reason(abortReason: "budget spent", status: .completed, transientlyUnverified: 0) == "budget spent")
     }
 }
