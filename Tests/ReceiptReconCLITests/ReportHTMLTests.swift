@@ -125,7 +125,8 @@ struct ReportHTMLTests {
             #expect(!granted.isEmpty)
             let budgetRows = try #require(page.tables["Apple request budget"], "\(page.tables.keys)")
             #expect(
-                Set(budgetRows) == Set(granted.map { [$0.key, "production", "\($0.value) / 500"] }), "\(budgetRows)")
+                Set(budgetRows) == Set(granted.map { ["\($0.key) (production)", "\($0.value) / 500"] }), "\(budgetRows)"
+            )
 
             // Users by reason: verified and left, as the summary has them.
             let verified = Night.reasons(night.summary)

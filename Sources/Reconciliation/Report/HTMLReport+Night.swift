@@ -66,8 +66,9 @@ extension HTMLReport {
                     ?? SandboxLimits.requestsPerHour(production: budget.maxRequestsPerHour)
                 : budget.maxRequestsPerHour
             let spent = budget.spentEndpoint == name ? " (spent)" : ""
+            // The environment beside the endpoint, in one cell that wraps: the card stays narrow.
             return [
-                key.map { "\($0.endpoint)" } ?? name, environment.rawValue,
+                "\(key.map { "\($0.endpoint)" } ?? name) (\(environment.rawValue))",
                 "\(budget.grantedByEndpoint[name] ?? 0) / \(cap)\(spent)",
             ]
         }
@@ -81,7 +82,7 @@ extension HTMLReport {
                 " The night's budget for \(spent) was spent"
                 + (budget.usersLeft.map { ": \($0) users left for the next night." } ?? ".")
         }
-        return table("Apple request budget", ["Endpoint", "Environment", "Spent / cap per hour"], rows, note: note)
+        return table("Apple request budget", ["Endpoint (environment)", "Spent / cap"], rows, note: note)
     }
 
     /// Users verified and left for the next night, per reason, in the order the night takes them.
@@ -92,8 +93,8 @@ extension HTMLReport {
         let rows = keys.map { [$0, String(users[$0, default: 0]), String(left[$0, default: 0])] }
         let leftTotal = left.values.reduce(0, +)
         return table(
-            "Users by reason", ["Reason", "Verified", "Left for the next night"], rows,
-            note: leftTotal == 0
-                ? nil : "\(leftTotal) users stay due: the next night takes them again.")
+            "Users by reason", ["Reason", "Verified", "Left"], rows,
+            note: "Left: users the night's queue held and did not verify (\(leftTotal)); they stay due and the "
+                + "next night takes them again.")
     }
 }

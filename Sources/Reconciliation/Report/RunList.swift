@@ -116,8 +116,11 @@ public struct RunList: Sendable, Equatable {
     public static func reason(abortReason: String?, status: RunStatus, transientlyUnverified: Int) -> String? {
         if let abortReason { return abortReason }
         guard status == .partial else { return nil }
-        return "\(transientlyUnverified) receipt\(transientlyUnverified == 1 ? "" : "s") stayed unverified; "
-            + "the next night asks again"
+        // A row whose counts were not written (inserted by hand) still says why it is partial.
+        let receipts =
+            transientlyUnverified > 0
+            ? "\(transientlyUnverified) receipt\(transientlyUnverified == 1 ? "" : "s")" : "some receipts"
+        return "\(receipts) stayed unverified; the next night asks again"
     }
 
     /// `reason` on one line of at most `reasonWidth` characters: cut at a word, with `…` where it was cut.

@@ -37,9 +37,9 @@ import Testing
             "Unmatched (a purchase no stored row holds)3", "Undelivered (the app's webhook never received it)4",
             "Unknown type FUTURE_TYPE (kept)1", "Unknown type <b>ODD</b> (kept)2",
             "Incomplete, left for the next run: a page failed.",
-            "transaction_historyproduction500 / 500 (spent)", "notification_historyproduction3 / 500",
-            "transaction_historysandbox2 / 40", "12 users left for the next night",
-            "Users by reasonReasonVerifiedLeft for the next nightnotified50new10sweep212",
+            "transaction_history (production)500 / 500 (spent)", "notification_history (production)3 / 500",
+            "transaction_history (sandbox)2 / 40", "12 users left for the next night",
+            "Users by reasonReasonVerifiedLeftnotified50new10sweep212",
         ] {
             #expect(text.contains(row), "missing \(row)")
         }

@@ -72,6 +72,9 @@ import Testing
                 == true)
         #expect(RunList.reason(abortReason: nil, status: .completed, transientlyUnverified: 0) == nil)
         #expect(
+            RunList.reason(abortReason: nil, status: .partial, transientlyUnverified: 0)
+                == "some receipts stayed unverified; the next night asks again")
+        #expect(
             RunList.reason(abortReason: "budget spent", status: .completed, transientlyUnverified: 0) == "budget spent")
     }
 }
