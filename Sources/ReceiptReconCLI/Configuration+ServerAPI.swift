@@ -44,6 +44,12 @@ public struct ServerAPISettings: Sendable {
         if let mode = KeySettings.openMode(of: keyFile) {
             warnings.append(.keyFileOpen(path: keyFile, mode: mode))
         }
+        if let fileKeyID = ServerAPIKeyIdentifiers.keyID(inFileName: keyFile), fileKeyID != keyID {
+            warnings.append(
+                .keyIDDiffersFromFileName(
+                    setting: key.keyID?.source ?? "APPLE_API_KEY_ID", keyID: keyID, file: keyFile, fileKeyID: fileKeyID)
+            )
+        }
         return settings
     }
 }

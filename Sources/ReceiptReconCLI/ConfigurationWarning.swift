@@ -5,6 +5,10 @@ import Reconciliation
 public enum ConfigurationWarning: Sendable, Equatable {
     /// The API key file has permission bits for group or others; `mode` in octal, e.g. `0644`.
     case keyFileOpen(path: String, mode: String)
+    /// The key id differs from the one in the key file's name (`SubscriptionKey_<KEYID>.p8`, as App Store
+    /// Connect names the download): legal for a renamed file, else the 401 of the first request.
+    /// `setting` is where the key id came from (`APPLE_API_KEY_ID` or `--api-key-id`).
+    case keyIDDiffersFromFileName(setting: String, keyID: String, file: String, fileKeyID: String)
     /// No bundle ids: receipts of any app are accepted (verify-receipt backend only; server-api needs them).
     case noBundleCheck
 
@@ -18,6 +22,16 @@ public enum ConfigurationWarning: Sendable, Equatable {
                     "file": path, "mode": mode,
                     "message":
                         "the API key file can be read or changed by users other than its owner; fix: chmod 600 \(path)",
+                ])
+        case .keyIDDiffersFromFileName(let setting, let keyID, let file, let fileKeyID):
+            log.log(
+                .warning, "config.api_key_id_differs_from_file",
+                [
+                    "key_id": keyID, "file": file, "file_key_id": fileKeyID,
+                    "message":
+                        "\(setting) is \(keyID) but the key file's name is that of key \(fileKeyID) (App Store "
+                        + "Connect names the file SubscriptionKey_<KEYID>.p8); if Apple answers 401, give the key id "
+                        + "of that file, or the file of key \(keyID); a file renamed on purpose needs nothing",
                 ])
         case .noBundleCheck:
             log.log(

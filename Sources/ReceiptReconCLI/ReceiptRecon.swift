@@ -60,7 +60,7 @@ public enum ReceiptRecon {
         if first == "simulator" {
             guard let sub = rest.first, ["seed", "serve"].contains(sub) else {
                 if rest.first == "--help" || rest.first == "-h" {
-                    console.write(SimulatorSeedCommand.spec.helpText + "\n" + SimulatorServeCommand.spec.helpText)
+                    console.write(SimulatorHelp.text)
                     return .success
                 }
                 throw CommandError.usage(
@@ -119,7 +119,7 @@ public enum ReceiptRecon {
             ("revert", RevertCommand.spec.summary),
             ("demo", DemoCommand.spec.summary),
             ("inspect", InspectCommand.spec.summary),
-            ("simulator", "The local verifyReceipt simulator: 'seed' a drifted database, 'serve' Apple's answers."),
+            ("simulator", SimulatorHelp.summary),
         ]
         lines += HelpText.Section("COMMANDS:", rows: summaries, columnWidth: 12).lines
         let variables = Configuration.variables.map { ($0.name, $0.meaning) }

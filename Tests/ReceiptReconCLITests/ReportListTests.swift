@@ -14,15 +14,23 @@ import Testing
         }
     }
 
-    /// Inserts a finished nightly run row with a summary, as `run` records one.
+    /// A breaker's reason, longer than a list line shows.
+    static let breakerReason =
+        "circuit breaker: 35 of 100 receipts unverified (35.0%), above --max-unverified-ratio 0.10; "
+        + "nothing taken away, nothing more written"
+
+    /// Inserts a finished nightly run row with a summary, as `run` records one: exit 69 with the breaker's
+    /// reason, or exit 1 with 3 receipts unverified for a partial night.
     static func insertRun(_ db: PostgresConnection, status: String, corrections: Int, dryRun: Bool = false) throws
         -> Int64
     {
+        let partial = status == "partial"
         let id: Int64 = try db.query(
             """
-            INSERT INTO recon_runs (kind, status, dry_run, as_of, finished_at, corrections, exit_code, options)
-            VALUES ('nightly', \(status), \(dryRun), now(), now(), \(corrections), 69,
-                    '{"backend": "verify-receipt"}')
+            INSERT INTO recon_runs (kind, status, dry_run, as_of, finished_at, corrections, exit_code, abort_reason,
+                                    unverified, options)
+            VALUES ('nightly', \(status), \(dryRun), now(), now(), \(corrections), \(partial ? 1 : 69),
+                    \(partial ? nil : Self.breakerReason), \(partial ? 3 : 0), '{"backend": "verify-receipt"}')
             RETURNING id
             """
         ).first!.decode("id")
@@ -65,18 +73,25 @@ import Testing
             }
             #expect(lines.count == 7, "\(list.stdout)")
             #expect(
-                lines.first?.joined(separator: " ") == "RUN KIND DRY RUN STATUS BACKEND SHARD STARTED (UTC) CORRECTIONS"
-            )
+                lines.first?.joined(separator: " ")
+                    == "RUN KIND DRY RUN STATUS BACKEND SHARD STARTED (UTC) CORRECTIONS EXIT REASON")
             let byID = Dictionary(uniqueKeysWithValues: lines.dropFirst().map { (String($0[0]), $0.map(String.init)) })
             #expect(lines.dropFirst().map { String($0[0]) } == ["6", "5", "4", "3", "2", "1"], "newest first")
-            // id, kind, dry run, status, backend, shard, started, corrections
+            // id, kind, dry run, status, backend, shard, started, corrections, exit code, reason
             #expect(Array(byID["1"]?[1...5] ?? []) == ["nightly", "no", "completed", "verify-receipt", "0/1"])
             #expect(byID["1"]?[7] == "6")
+            #expect(Array(byID["1"]?.dropFirst(8) ?? []) == ["0", "-"], "a night that ran to the end has no reason")
             #expect(Array(byID["2"]?[1...3] ?? []) == ["nightly", "yes", "completed"])
             #expect(Array(byID["3"]?[1...5] ?? []) == ["user", "no", "completed", "verify-receipt", "user"])
             #expect(byID["4"]?[5] == "1/2")
-            #expect(byID["5"]?[3] == "aborted")
+            #expect(byID["5"]?[3] == "aborted" && byID["5"]?.dropFirst(8).first == "69")
+            // The reason, cut at a word to stay on one line: the start says what happened.
+            let shown = byID["5"].map { $0.dropFirst(9).joined(separator: " ") } ?? ""
+            #expect(shown.hasPrefix("circuit breaker: 35 of 100 receipts unverified"), "\(list.stdout)")
+            #expect(shown.hasSuffix("…") && shown.count <= 60, "\(shown)")
+            #expect(Self.breakerReason.hasPrefix(String(shown.dropLast())))
             #expect(byID["6"]?[3] == "running" && byID["6"]?[4] == "-" && byID["6"]?[7] == "-")
+            #expect(Array(byID["6"]?.dropFirst(8) ?? []) == ["-", "-"], "a run still going has no exit code yet")
             for line in lines.dropFirst() {
                 #expect(ISO8601DateFormatter().date(from: String(line[6])) != nil, "\(line)")
             }
@@ -99,9 +114,13 @@ import Testing
             #expect(first["shard"] as? String == "0/1")
             #expect(first["corrections"] as? Int == 6)
             #expect(first["exitCode"] as? Int == 0)
+            #expect(first["reason"] is NSNull)
+            #expect(array[1]["exitCode"] as? Int == 69)
+            #expect(array[1]["reason"] as? String == Self.breakerReason, "--json gives the whole reason")
             #expect((first["startedAt"] as? String).flatMap(ISO8601DateFormatter().date(from:)) != nil)
             let running = try #require(array.first)
             #expect(running["corrections"] is NSNull && running["backend"] is NSNull && running["finishedAt"] is NSNull)
+            #expect(running["exitCode"] is NSNull && running["reason"] is NSNull)
 
             // --last (and no choice at all): the shard run 4, the newest complete real nightly run.
             for arguments in [["report", "--last"], ["report"]] {
@@ -119,6 +138,12 @@ import Testing
             let afterPartial = try ReceiptReconBinary.run(["report", "--last", "--json"], environment: environment)
             let partialObject = try JSONSerialization.jsonObject(with: Data(afterPartial.stdout.utf8)) as? [String: Any]
             #expect(partialObject?["runID"] as? Int == Int(partial))
+            let partialLine = try ReceiptReconBinary.run(
+                ["report", "--list", "--limit", "1"], environment: environment)
+            #expect(
+                partialLine.stdout.contains("partial")
+                    && partialLine.stdout.contains(" 1  3 receipts stayed unverified"),
+                "exit 1 and why: \(partialLine.stdout)")
             // A dry run after it is not chosen; --run still reports it.
             let later = try Self.insertRun(db, status: "completed", corrections: 1, dryRun: true)
             let afterDry = try ReceiptReconBinary.run(["report", "--last", "--json"], environment: environment)

@@ -240,6 +240,32 @@ import Testing
         }
     }
 
+    /// A typo in APPLE_BUNDLE_IDS makes Apple refuse every token (its `bid` names no app of the key's team):
+    /// the 401's message names that bundle id beside the key's settings, not the key alone.
+    @Test func a401NamesTheTokensBundleIDAmongTheSuspects() throws {
+        let api = try Self.server()
+        api.scriptBundleID("com.exmaple", [.unauthorized])
+        try TestDatabase.with { database in
+            let db = try Self.seedRefund(database, api)
+            let result = try ReceiptReconBinary.run(
+                ["run", "--backend", "server-api", "--older-than", "0", "--as-of", Self.asOf, "--max-attempts", "2"],
+                environment: api.environment.merging([
+                    "DATABASE_URL": database.conninfo, "APPLE_BUNDLE_IDS": "com.exmaple",
+                    "APPLE_APP_APPLE_IDS": "com.exmaple=\(ServerAPIScriptNotification.scriptedAppAppleID)",
+                ]) { $1 })
+            #expect(result.status == 78, "\(result.output)")
+            #expect(api.received.contains { $0.token?.bid == "com.exmaple" })
+            let line = try #require(
+                result.stderr.split(separator: "\n").last { $0.contains("HTTP 401") }, "\(result.stderr)")
+            #expect(line.contains("bundle id com.exmaple") && line.contains("bid"), "\(line)")
+            for suspect in ["APPLE_BUNDLE_IDS", "API key file", "APPLE_API_KEY_ID", "APPLE_API_ISSUER_ID"] {
+                #expect(line.contains(suspect), "\(suspect) is not named: \(line)")
+            }
+            #expect(try Self.strings(db, "SELECT count(*)::text AS s FROM recon_corrections") == ["0"])
+            for line in api.keyLines { #expect(!result.output.contains(line)) }
+        }
+    }
+
     @Test func a429StormRevokesNothing() throws {
         let api = try Self.server()
         api.scriptEverything([.tooManyRequests(retryAfter: .milliseconds(50))])

@@ -104,11 +104,7 @@ struct ServerAPICall: AppleExchange {
                 .finished(.invalidID(detail: "Apple refuses the id's format (errorCode \(code))", errorCode: code)))
         case .unauthorized:
             guard !refreshedToken else {
-                return .finish(
-                    .finished(
-                        .configuration(
-                            detail: "HTTP 401 from the App Store Server API with a fresh token: check the API key "
-                                + "file, APPLE_API_KEY_ID and APPLE_API_ISSUER_ID")))
+                return .finish(.finished(.configuration(detail: Self.unauthorized(bundleID: bundleID))))
             }
             refreshedToken = true
             attempt = 0
@@ -122,6 +118,15 @@ struct ServerAPICall: AppleExchange {
         case .retryOnce(let cause):
             return retry(cause, after: nil, limit: ServerAPIAnswer.boundedAttempts)
         }
+    }
+
+    /// A 401 with a fresh token: Apple refuses the token, and any of its four parts may be why. The bundle
+    /// id (the token's `bid`, not a secret) is named with its value: a typo in it reads like a bad key.
+    static func unauthorized(bundleID: String) -> String {
+        "HTTP 401 from the App Store Server API with a fresh token for bundle id \(bundleID) (the JWT's bid, "
+            + "from APPLE_BUNDLE_IDS or --bundle-id): check that bundle id (the app's, exactly as App Store Connect "
+            + "shows it), the API key file, APPLE_API_KEY_ID and APPLE_API_ISSUER_ID (an In-App Purchase key of "
+            + "that app's team)"
     }
 
     private mutating func retry(_ cause: ServerAPIAnswer.RetryCause, after: Duration?, limit: Int = .max)

@@ -26,5 +26,19 @@ public enum ServerAPIKeyIdentifiers {
         }
     }
 
+    /// The key id App Store Connect put in the name of the file it let one download,
+    /// `SubscriptionKey_<KEYID>.p8`; nil for a file named otherwise (a renamed key is legal).
+    /// - Parameter path: the key file's path; only its last component is read.
+    public static func keyID(inFileName path: String) -> String? {
+        let name = path.split(separator: "/").last.map(String.init) ?? path
+        let prefix = "SubscriptionKey_"
+        let suffix = ".p8"
+        guard name.hasPrefix(prefix), name.hasSuffix(suffix), name.count > prefix.count + suffix.count else {
+            return nil
+        }
+        let keyID = String(name.dropFirst(prefix.count).dropLast(suffix.count))
+        return isKeyID(keyID) ? keyID : nil
+    }
+
     private static func isDigit(_ byte: UInt8) -> Bool { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) }
 }

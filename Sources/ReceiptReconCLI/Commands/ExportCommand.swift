@@ -41,7 +41,15 @@ struct ExportCommand: Command {
                 "corrections and flags: only the rows of run ID (recon_runs.id), dry run or not"),
         ] + Configuration.databaseOptions,
         environment: ["DATABASE_URL"],
-        exitCodes: [.success, .usage, .dataError, .unavailable, .internalError, .noPermission, .configuration]
+        exits: [
+            .success: "the CSV was written (to stdout, or to FILE with its manifest); an empty range is no error",
+            .usage: "usage error (unknown VIEW, bad range, an option the view does not take)",
+            .dataError: "--run ID names no run in recon_runs",
+            .unavailable: DatabaseCommandExit.unavailable,
+            .internalError: "internal error, or FILE cannot be written",
+            .noPermission: DatabaseCommandExit.noPermission,
+            .configuration: DatabaseCommandExit.configuration,
+        ]
     )
 
     let view: String

@@ -20,7 +20,8 @@ struct ReportCommand: Command {
             that finished with status completed or partial (every due user handled; partial: some receipts \
             stayed unverified) and was not a dry run. Runs stopped by a breaker, an error or a signal, runs \
             still going, dry runs, verify-user runs and reverts are reported with --run ID; --list shows them all, \
-            newest first: id, kind, dry run, status, backend, shard, start and corrections. --compare lists \
+            newest first: id, kind, dry run, status, backend, shard, start, corrections, exit code and why it \
+            stopped (cut to one line; --json and --run ID give the whole reason). --compare lists \
             every user whose corrections (entitlement, action, reason; applied or planned) or flag kinds \
             differ between two runs, one line per user with what each run has and the other lacks, then the \
             count: run one backend with --dry-run beside a run of the other, and compare them before switching.
@@ -40,7 +41,17 @@ struct ReportCommand: Command {
                 "user", .value(placeholder: "USER_ID"), "as verify-user USER_ID --explain: " + UserExplanation.help),
         ] + Configuration.databaseOptions,
         environment: ["DATABASE_URL"],
-        exitCodes: [.success, .usage, .dataError, .unavailable, .internalError, .noPermission, .configuration]
+        exits: [
+            .success: "printed (or the HTML page written); two runs that differ are findings, not a failure",
+            .usage: DatabaseCommandExit.usage,
+            .dataError:
+                "no such run, a run without a summary yet (still going), no complete nightly run for --last, a "
+                + "--user the database knows nothing of, or an HTML file that cannot be written",
+            .unavailable: DatabaseCommandExit.unavailable,
+            .internalError: DatabaseCommandExit.internalError,
+            .noPermission: DatabaseCommandExit.noPermission,
+            .configuration: DatabaseCommandExit.configuration,
+        ]
     )
 
     let runID: Int64?

@@ -109,3 +109,38 @@ struct WorldParameters {
         return world
     }
 }
+
+/// `receipt-recon simulator --help`: the simulator's own help, naming its two subcommands, whose own
+/// `--help` give their options and exit codes.
+enum SimulatorHelp {
+    static let summary =
+        "The local App Store simulator: 'seed' a drifted database, 'serve' Apple's answers (verifyReceipt and, "
+        + "with --pki-dir, the App Store Server API)."
+
+    static var text: String {
+        let help = HelpText(
+            usage: "receipt-recon simulator seed|serve [options]",
+            paragraphs: [
+                summary,
+                "For staging rehearsals, tests and benchmarks. Give seed and serve the same world options "
+                    + "(--users or --receipts, --seed, --as-of, --environment, --pki-dir): the same values give the "
+                    + "same world, so a run against 'serve' must produce the corrections 'seed' expects.",
+            ],
+            options: [],
+            sections: [
+                HelpText.Section(
+                    "COMMANDS:",
+                    rows: [
+                        ("seed", SimulatorSeedCommand.spec.summary), ("serve", SimulatorServeCommand.spec.summary),
+                    ]),
+                ExitCode.helpSection(
+                    [.success, .usage],
+                    meanings: [
+                        .success: "this help was printed", .usage: "no subcommand, or one other than seed and serve",
+                    ]),
+            ])
+        return help.text
+            + "\nRun 'receipt-recon simulator seed --help' or 'receipt-recon simulator serve --help' for its options "
+            + "and exit codes.\n"
+    }
+}

@@ -68,7 +68,19 @@ struct SimulatorSeedCommand: Command {
                     + "(a staging copy to rehearse a mapping against)"),
         ] + Configuration.databaseOptions,
         environment: ["DATABASE_URL"],
-        exitCodes: [.success, .usage, .dataError, .unavailable, .internalError, .noPermission, .configuration]
+        exits: [
+            .success: "seeded; the expected file written when --expected was given",
+            .usage: DatabaseCommandExit.usage,
+            .dataError:
+                "the app's tables are not empty (seed a fresh database), or the expected file or the signing chain "
+                + "cannot be written",
+            .unavailable: DatabaseCommandExit.unavailable,
+            .internalError: DatabaseCommandExit.internalError,
+            .noPermission: DatabaseCommandExit.noPermission,
+            .configuration:
+                DatabaseCommandExit.configuration + "; a --pki-dir holding only some of its files, or files it "
+                + "cannot read",
+        ]
     )
 
     let world: WorldParameters

@@ -49,7 +49,15 @@ struct SimulatorServeCommand: Command {
                 "the world of 'simulator seed --pki-dir DIR': with its StoreKit 2 users"),
         ],
         environment: ["APPLE_SHARED_SECRET"],
-        exitCodes: [.success, .usage, .unavailable, .internalError, .configuration]
+        exits: [
+            .success: "served until SIGINT or SIGTERM stopped it",
+            .usage: "usage error (bad flag, bad value, bad date)",
+            .unavailable: "cannot listen on 127.0.0.1:P (the port is taken, or not allowed)",
+            .internalError: "internal error",
+            .configuration:
+                "configuration error: no signing chain in --pki-dir, its files cannot be read, or the shared "
+                + "secret cannot be read",
+        ]
     )
 
     let world: WorldParameters

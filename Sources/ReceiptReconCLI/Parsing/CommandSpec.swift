@@ -17,6 +17,9 @@ public struct CommandSpec: Sendable {
     public let environment: [String]
     /// The exit codes this command can end with.
     public let exitCodes: [ExitCode]
+    /// This command's own meaning of its exit codes; a code without one is shown with the run's meaning
+    /// (`ExitCode.meaning`), which is what `run` and `verify-user` mean by it.
+    public var exitMeanings: [ExitCode: String] = [:]
 
     /// Splits the arguments after the command name against `options`.
     /// - Throws: a usage error (64) naming the bad argument.
@@ -39,7 +42,7 @@ public struct CommandSpec: Sendable {
                     "CONFIGURATION (environment; a flag of the same meaning overrides it):",
                     rows: variables.map { ($0.name, $0.meaning) }))
         }
-        sections.append(ExitCode.helpSection(exitCodes))
+        sections.append(ExitCode.helpSection(exitCodes, meanings: exitMeanings))
         return HelpText(
             usage: "receipt-recon \(usage)", paragraphs: [summary, discussion], options: acceptedOptions,
             sections: sections
@@ -48,8 +51,9 @@ public struct CommandSpec: Sendable {
 }
 
 extension ExitCode {
-    /// `EXIT CODES:` with each code and its meaning.
-    static func helpSection(_ codes: [ExitCode]) -> HelpText.Section {
-        HelpText.Section("EXIT CODES:", rows: codes.map { (String($0.rawValue), $0.meaning) }, columnWidth: 3)
+    /// `EXIT CODES:` with each code and its meaning: the command's own where it has one, else the run's.
+    static func helpSection(_ codes: [ExitCode], meanings: [ExitCode: String] = [:]) -> HelpText.Section {
+        HelpText.Section(
+            "EXIT CODES:", rows: codes.map { (String($0.rawValue), meanings[$0] ?? $0.meaning) }, columnWidth: 3)
     }
 }

@@ -6,7 +6,8 @@ import Foundation
 public enum HTMLReport {
     /// - Parameters:
     ///   - summary: the run reported.
-    ///   - history: recent nightly runs (any order; the chart shows the last 30 by run id).
+    ///   - history: recent nightly runs (any order; the chart shows the last 30 by run id, dry and failed
+    ///     runs marked as no real night).
     public static func render(_ summary: RunSummary, history: [RunSummary]) -> String {
         let exitCode = summary.exitCode
         let (badge, tone) = Self.badge(summary)
@@ -68,6 +69,7 @@ public enum HTMLReport {
                 note: "Refunds earlier runs recorded and counted, reversed by Apple as this run found.")
         }
         body += trafficTables(summary)
+        body += nightTables(summary)
         body += "</section>"
 
         body += "<section><h2>Last \(min(30, history.count)) nightly runs</h2>\(chart(history))</section>"
@@ -236,19 +238,21 @@ public enum HTMLReport {
         let right = 16.0
         let plotWidth = width - left - right
         let slot = plotWidth / Double(runs.count)
+        let marks = runs.map(chartMark)
 
         var svg =
             "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 \(Int(width)) \(Int(height))\" role=\"img\" "
             + "aria-label=\"Verified receipts, corrections and unverified receipts for the last \(runs.count) runs\">"
         svg += "<rect x=\"0\" y=\"0\" width=\"\(Int(width))\" height=\"\(Int(height))\" fill=\"#ffffff\"/>"
+        svg += markBands(marks, top: 44, bottom: 392, left: left, slot: slot)
         let panels = [
             (series: Array(series.prefix(1)), top: 44.0, height: 180.0, title: "Receipts"),
             (series: Array(series.dropFirst()), top: 262.0, height: 130.0, title: "Corrections / unverified"),
         ]
-        for panel in panels {
+        for (index, panel) in panels.enumerated() {
             svg += bars(
                 runs, panel.series, top: panel.top, height: panel.height, left: left, width: plotWidth, slot: slot,
-                title: panel.title)
+                title: panel.title, marks: marks, trend: index == 0)
         }
         // Run ids under the lower panel.
         let baseline = panels[1].top + panels[1].height
@@ -258,6 +262,7 @@ public enum HTMLReport {
                 "<text x=\"\(f(left + slot * (Double(index) + 0.5)))\" y=\"\(f(baseline + 16))\" font-size=\"11\" "
                 + "text-anchor=\"middle\" fill=\"#4a5568\">\(run.runID)</text>"
         }
+        svg += markLabels(marks, y: baseline + 29, left: left, slot: slot)
         svg +=
             "<text x=\"\(f(left + plotWidth / 2))\" y=\"\(f(height - 12))\" font-size=\"12\" text-anchor=\"middle\" "
             + "fill=\"#1d2330\">Run id (oldest left)</text>"
@@ -269,13 +274,15 @@ public enum HTMLReport {
                 "<text x=\"\(f(legendX + 17))\" y=\"22\" font-size=\"12\" fill=\"#1d2330\">\(escape(item.name))</text>"
             legendX += 120
         }
+        svg += markLegend(x: legendX, marked: marks.contains { $0 != nil }, trend: marks.filter { $0 == nil }.count > 1)
         return "<div>" + svg + "</svg></div>"
     }
 
     /// One panel: y ticks and grid on its own scale, a bar per run and series, axes, the y title.
     static func bars(
         _ runs: [RunSummary], _ panelSeries: [(name: String, color: String, value: @Sendable (RunSummary) -> Int)],
-        top: Double, height plotHeight: Double, left: Double, width plotWidth: Double, slot: Double, title: String
+        top: Double, height plotHeight: Double, left: Double, width plotWidth: Double, slot: Double, title: String,
+        marks: [String?], trend: Bool
     ) -> String {
         let largest = runs.flatMap { run in panelSeries.map { $0.value(run) } }.max() ?? 0
         let step = niceStep(Double(max(largest, 1)) / 4)
@@ -296,14 +303,22 @@ public enum HTMLReport {
         let barWidth = min(14, slot * 0.8 / Double(panelSeries.count))
         for (index, run) in runs.enumerated() {
             let groupStart = left + slot * Double(index) + (slot - barWidth * Double(panelSeries.count)) / 2
+            // A dry or failed run's bars are pale, and their tooltip says why: no real night.
+            let mark = marks[index]
             for (position, item) in panelSeries.enumerated() {
                 let value = item.value(run)
                 let barTop = y(Double(value))
                 svg +=
                     "<rect x=\"\(f(groupStart + barWidth * Double(position)))\" y=\"\(f(barTop))\" width=\"\(f(barWidth))\" "
-                    + "height=\"\(f(top + plotHeight - barTop))\" fill=\"\(item.color)\">"
-                    + "<title>run \(run.runID): \(escape(item.name.lowercased())) \(value)</title></rect>"
+                    + "height=\"\(f(top + plotHeight - barTop))\" fill=\"\(item.color)\""
+                    + (mark == nil ? "" : " fill-opacity=\"0.3\" class=\"marked\"") + ">"
+                    + "<title>run \(run.runID)\(mark.map { " (\($0), not a night)" } ?? ""): "
+                    + "\(escape(item.name.lowercased())) \(value)</title></rect>"
             }
+        }
+        if trend {
+            svg += trendLine(
+                runs, marks, value: panelSeries[0].value, left: left, slot: slot, y: { y(Double($0)) })
         }
         svg +=
             "<line x1=\"\(f(left))\" y1=\"\(f(top))\" x2=\"\(f(left))\" y2=\"\(f(top + plotHeight))\" stroke=\"#4a5568\"/>"

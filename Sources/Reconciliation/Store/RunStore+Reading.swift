@@ -52,7 +52,8 @@ extension RunStore {
     public func list(limit: Int) throws -> RunList {
         let rows = try connection.query(
             """
-            SELECT id, kind, dry_run, status, shard, started_at, finished_at, corrections, exit_code,
+            SELECT id, kind, dry_run, status, shard, started_at, finished_at, corrections, exit_code, abort_reason,
+                   greatest(0, unverified - coalesce((summary->>'permanentlyUnverified')::int, 0)) AS transient,
                    options->>'backend' AS backend,
                    coalesce(summary->>'version', options->>'version') AS version
             FROM recon_runs ORDER BY id DESC LIMIT \(limit)
@@ -67,7 +68,10 @@ extension RunStore {
                     shard: kind == .user ? "user" : try row.decode("shard"),
                     startedAt: try row.decode("started_at"), finishedAt: try row.decode("finished_at"),
                     corrections: status == .running ? nil : try row.decode("corrections", as: Int.self),
-                    exitCode: try row.decode("exit_code"))
+                    exitCode: try row.decode("exit_code"),
+                    reason: RunList.reason(
+                        abortReason: try row.decode("abort_reason"), status: status,
+                        transientlyUnverified: try row.decode("transient", as: Int.self)))
             })
     }
 

@@ -87,6 +87,7 @@ import Testing
         let detail = try #require(lookup.configurationDetail, "\(lookup)")
         #expect(detail.contains("401"))
         #expect(detail.contains("APPLE_API_KEY_ID"))
+        #expect(detail.contains("bundle id com.example (the JWT's bid"), "the bid is a suspect too: \(detail)")
         #expect(api.received.count == 2)
         #expect(api.received.allSatisfy { $0.environment == .production }, "a 401 is no reason to hop")
     }

@@ -25,4 +25,21 @@ import Testing
     func issuerIDs(text: String, accepted: Bool) {
         #expect(ServerAPIKeyIdentifiers.isIssuerID(text) == accepted)
     }
+
+    /// The key id in the name App Store Connect gives the download; any other name says nothing.
+    @Test(
+        arguments: [
+            ("/etc/receipt-recon/SubscriptionKey_2X9R4HXF34.p8", "2X9R4HXF34"),
+            ("SubscriptionKey_ABC123DEFG.p8", "ABC123DEFG"),
+            ("/keys/SubscriptionKey_abc123defg.p8", nil),  // not a key id's shape
+            ("/keys/SubscriptionKey_ABC123DEFG (1).p8", nil),  // a browser's second copy
+            ("/keys/SubscriptionKey_ABC123DEFG.p8.bak", nil),
+            ("/keys/AuthKey_ABC123DEFG.p8", nil),  // an App Store Connect API key's name, another kind
+            ("/keys/SubscriptionKey_.p8", nil),
+            ("/keys/api-key.p8", nil), ("/var/run/secrets/recon/SubscriptionKey.p8", nil),
+            ("/SubscriptionKey_ABC123DEFG.p8/key.p8", nil),  // the directory's name is not the file's
+        ] as [(String, String?)])
+    func keyIDInTheFileName(path: String, keyID: String?) {
+        #expect(ServerAPIKeyIdentifiers.keyID(inFileName: path) == keyID)
+    }
 }

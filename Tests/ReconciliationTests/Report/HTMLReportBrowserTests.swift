@@ -17,70 +17,6 @@ struct HTMLReportBrowserTests {
     static let hostileScript = "<script>alert(1)</script>"
     static let hostileImage = "\"><img src=x onerror=alert(2)>"
 
-    /// What a reader sees, read off the DOM Chromium built.
-    struct Page: Decodable {
-        /// Every element's tag name, lowercased.
-        var tags: [String]
-        /// The summary cards: label → value.
-        var cards: [String: String]
-        /// Every table by its heading: rows of cell texts, header row excluded.
-        var tables: [String: [[String]]]
-        /// The chart's bars: the tooltip text of every `rect` that has one.
-        var bars: [String]
-        /// Attributes named on* anywhere.
-        var handlers: [String]
-        /// All visible text.
-        var text: String
-    }
-
-    /// Reads the DOM that `--dump-dom` prints, with Python's HTML parser building a small tree.
-    static let reader = """
-        import json, sys
-        from html.parser import HTMLParser
-        VOID = {"meta", "link", "br", "hr", "img", "input", "source", "col", "area", "base", "wbr", "embed"}
-        class Node:
-            def __init__(self, tag, attrs, parent):
-                self.tag, self.attrs, self.parent, self.children = tag, dict(attrs), parent, []
-            def text(self):
-                return "".join(c if isinstance(c, str) else c.text() for c in self.children)
-            def all(self, tag=None):
-                for c in self.children:
-                    if isinstance(c, Node):
-                        if tag is None or c.tag == tag: yield c
-                        yield from c.all(tag)
-            def classes(self): return (self.attrs.get("class") or "").split()
-        class Builder(HTMLParser):
-            def __init__(self):
-                super().__init__(convert_charrefs=True)
-                self.root = Node("#document", [], None); self.at = self.root
-            def handle_starttag(self, tag, attrs):
-                node = Node(tag, attrs, self.at); self.at.children.append(node)
-                if tag not in VOID: self.at = node
-            def handle_startendtag(self, tag, attrs):
-                self.at.children.append(Node(tag, attrs, self.at))
-            def handle_endtag(self, tag):
-                n = self.at
-                while n is not None and n.tag != tag: n = n.parent
-                if n is not None and n.parent is not None: self.at = n.parent
-            def handle_data(self, data): self.at.children.append(data)
-        b = Builder(); b.feed(sys.stdin.read())
-        nodes = list(b.root.all())
-        cards = {}
-        for tile in (n for n in nodes if "tile" in n.classes()):
-            parts = {c.classes()[0]: c.text() for c in tile.all("div") if c.classes()}
-            cards[parts.get("label", "")] = parts.get("value", "")
-        tables = {}
-        for table in b.root.all("table"):
-            heading = next((h.text() for h in table.parent.all("h2")), "")
-            rows = [[td.text() for td in tr.all("td")] for tr in table.all("tr")]
-            tables[heading] = [r for r in rows if r]
-        bars = [t.text() for r in b.root.all("rect") for t in r.all("title")]
-        handlers = [k for n in nodes for k in n.attrs if k.startswith("on")]
-        body = next(b.root.all("body"))
-        print(json.dumps({"tags": [n.tag for n in nodes], "cards": cards, "tables": tables, "bars": bars,
-                          "handlers": handlers, "text": body.text()}))
-        """
-
     /// The fixture run, with hostile text where the summary carries free text: the abort reason and an
     /// Apple status key (both come back from `recon_runs.summary`, a JSON column anyone with write
     /// access to the database can fill).
@@ -103,6 +39,8 @@ struct HTMLReportBrowserTests {
         return result
     }
 
+    typealias Page = HeadlessChromium.Page
+
     static func withRenderedReport<T>(_ body: (_ page: String, _ directory: String) throws -> T) throws -> T {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("browser-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -115,10 +53,7 @@ struct HTMLReportBrowserTests {
 
     @Test func theBrowserShowsCardsTablesChartAndEscapedText() throws {
         try Self.withRenderedReport { page, directory in
-            let dom = try Self.chromium(["--dump-dom"], page: page, profile: directory + "/profile").stdout
-            let parsed = try ChildProcess.run("/usr/bin/env", ["python3", "-c", Self.reader], stdin: dom, timeout: 60)
-            try #require(parsed.status == 0, "\(parsed.stderrText)")
-            let seen = try JSONDecoder().decode(Page.self, from: parsed.stdout)
+            let seen = try HeadlessChromium.read(page: page, profile: directory + "/profile")
 
             // Nothing runs: no script element, no event handler, no image a hostile string could smuggle in.
             #expect(!seen.tags.contains("script"))
