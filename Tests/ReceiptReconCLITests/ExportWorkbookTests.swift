@@ -1,4 +1,5 @@
 import Foundation
+import Postgres
 import TestSupport
 import Testing
 
@@ -190,7 +191,7 @@ import Testing
 
     @Test(
         arguments: [
-            (["transactions", "--format", "ods"], "--format"),
+            (["transactions", "--from", "2026-11-01", "--to", "2026-12-01", "--format", "ods"], "--format"),
             (["refunds", "--run", "2"], "--run"),
             (["refunds", "--from", "2026-11-01", "--to", "2026-12-01", "--include-dry-runs"], "--include-dry-runs"),
             (["flags", "--from", "2026-11-01", "--to", "2026-12-01", "--environment", "all"], "--environment"),

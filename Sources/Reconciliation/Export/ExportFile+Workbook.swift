@@ -16,7 +16,9 @@ extension ExportFile {
             var sheet = BufferedSink(hashing: false) { try spool.write($0) }
             let tally = try export.streamTallying(from: connection) { try sheet.append($0) }
             try sheet.flush()
-            try withoutActuallyEscaping({ (bytes: [UInt8]) throws in try sink.append(bytes: bytes) }) { write in
+            // The package goes through `sink`, hashed, only while this call lasts.
+            func append(_ bytes: [UInt8]) throws { try sink.append(bytes: bytes) }
+            try withoutActuallyEscaping(append) { write in
                 var zip = ZipWriter(sink: write)
                 for part in XLSXWriter.parts(sheetName: export.view.rawValue) {
                     try zip.add(part.name, Array(part.content.utf8))

@@ -15,7 +15,11 @@ public enum XLSXWriter {
     public static let maxDataRows = 1_048_575
 
     /// Cell styles, indexes into `styles`' cellXfs.
-    enum Style: Int { case plain = 0, date = 1, header = 2 }
+    enum Style: Int {
+        case plain = 0
+        case date = 1
+        case header = 2
+    }
 
     /// The package's parts but the worksheet (`xl/worksheets/sheet1.xml`, written last: it is the large
     /// one), name and content.
