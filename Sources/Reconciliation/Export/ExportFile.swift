@@ -62,7 +62,7 @@ public enum ExportFile {
     }
 
     /// Writes `path` and, beside a regular file, `path.manifest.json`; returns the manifest. A device or
-    /// FIFO (`/dev/null`, a pipe to another program) gets the CSV only: a manifest would be a new file
+    /// FIFO (`/dev/null`, a pipe to another program) gets the export only: a manifest would be a new file
     /// in `/dev`.
     /// - Parameter requestedRun: the run `--run` named, listed in the manifest even when it wrote no row.
     @discardableResult
