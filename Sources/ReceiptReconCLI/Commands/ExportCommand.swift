@@ -11,15 +11,22 @@ struct ExportCommand: Command {
     static let spec = CommandSpec(
         name: "export",
         usage:
-            "export VIEW --from T --to T [--output FILE] [--environment production|sandbox|all] "
-            + "[--include-dry-runs] | export corrections|flags --run ID [--from T --to T] [--output FILE]",
-        summary: "Write a reconciliation CSV for finance: transactions, corrections, flags or notifications_unmatched.",
+            "export VIEW --from T --to T [--output FILE] [--format csv|xlsx] "
+            + "[--environment production|sandbox|all] [--include-dry-runs] "
+            + "| export corrections|flags --run ID [--from T --to T] [--output FILE] [--format csv|xlsx]",
+        summary:
+            "Write a reconciliation CSV or xlsx for finance: transactions, refunds, corrections, flags or "
+            + "notifications_unmatched.",
         discussion: """
-            VIEW is transactions (filtered on purchased_at), corrections or flags (filtered on created_at), or \
-            notifications_unmatched (Apple's notifications about purchases no stored row holds, filtered on \
-            received_at). \
+            Each VIEW's range filters one column: transactions on purchased_at (when bought); refunds on \
+            cancelled_at (when Apple says the refund happened, whenever the purchase was: the transaction's \
+            columns, then refund_run_id, refund_recorded_at and refunded_amount); corrections and flags on \
+            created_at (when the run wrote the row); notifications_unmatched on received_at (Apple's \
+            notifications about purchases no stored row holds). \
             The range is half-open [from, to) in UTC; T is YYYY-MM-DD or an ISO 8601 instant. RFC 4180 CSV, \
-            UTF-8, CRLF, stable order. Corrections and flags leave out dry runs unless --include-dry-runs; \
+            UTF-8, CRLF, stable order; --format xlsx writes a workbook instead whose ids are text (a \
+            spreadsheet opening the CSV keeps 15 digits of a 16-digit transaction id), instants dates in \
+            UTC and prices numbers. Corrections and flags leave out dry runs unless --include-dry-runs; \
             --run ID exports one run (a dry run too), the range then optional. With --output, \
             FILE.manifest.json records rows, sha256, the runs included and the dry runs left out.
             """,
@@ -27,11 +34,15 @@ struct ExportCommand: Command {
             OptionSpec("from", .value(placeholder: "T"), "start of the range, inclusive (required without --run)"),
             OptionSpec("to", .value(placeholder: "T"), "end of the range, exclusive (required without --run)"),
             OptionSpec(
-                "output", .value(placeholder: "FILE"), "write the CSV to FILE and a manifest beside it",
+                "output", .value(placeholder: "FILE"), "write the export to FILE and a manifest beside it",
                 default: "stdout"),
             OptionSpec(
+                "format", .value(placeholder: "csv|xlsx"),
+                "csv (CONTRACT §8) or an xlsx workbook that keeps 16-digit ids, dates and numbers as they are",
+                default: "csv"),
+            OptionSpec(
                 "environment", .value(placeholder: "production|sandbox|all"),
-                "transactions only: which App Store environment's rows", default: "production"),
+                "transactions and refunds: which App Store environment's rows", default: "production"),
             OptionSpec(
                 "include-dry-runs", .flag,
                 "corrections and flags: keep the rows of dry runs (never applied) beside the real runs'",
@@ -57,6 +68,7 @@ struct ExportCommand: Command {
     let to: Date?
     let output: String?
     let environment: String
+    let format: ReconciliationExport.Format
     let runs: ReconciliationExport.Runs
     let configuration: Configuration
 
@@ -73,10 +85,10 @@ struct ExportCommand: Command {
         }
         let runID = try arguments.read.integer("run", in: 1...Int.max).map(Int64.init)
         let includeDryRuns = arguments.has("include-dry-runs")
-        if view == "transactions" || view == "notifications_unmatched", runID != nil || includeDryRuns {
+        if view != "corrections", view != "flags", runID != nil || includeDryRuns {
             throw .usage(
                 "\(runID != nil ? "--run" : "--include-dry-runs") applies to the corrections and flags views only "
-                    + "(dry runs write no \(view == "transactions" ? "transactions" : "notifications"))",
+                    + "(dry runs write no \(view == "notifications_unmatched" ? "notifications" : "transactions"))",
                 command: "export")
         }
         if runID != nil, includeDryRuns {
@@ -102,8 +114,14 @@ struct ExportCommand: Command {
         self.to = to
         output = arguments.value("output")
         environment = try arguments.read.choice("environment", ["production", "sandbox", "all"]) ?? "production"
-        if arguments.has("environment"), view != "transactions" {
-            throw .usage("--environment applies to the transactions view only", command: "export")
+        if arguments.has("environment"), view != "transactions", view != "refunds" {
+            throw .usage("--environment applies to the transactions and refunds views only", command: "export")
+        }
+        format = try arguments.read.choice("format", ["csv", "xlsx"]).flatMap(ReconciliationExport.Format.init) ?? .csv
+        if format == .xlsx, output == nil, isatty(STDOUT_FILENO) == 1 {
+            throw .usage(
+                "an xlsx workbook is binary: give --output FILE (or redirect standard output to a file)",
+                command: "export")
         }
         runs = runID.map { .one($0) } ?? (includeDryRuns ? .includingDryRuns : .excludingDryRuns)
         configuration = try Configuration.load(arguments, environment: variables, needsApple: false)
@@ -111,7 +129,8 @@ struct ExportCommand: Command {
 
     func run(_ console: Console) throws -> ExitCode {
         guard let view = ReconciliationExport.View(rawValue: view) else { return .usage }
-        let export = ReconciliationExport(view: view, from: from, to: to, environment: environment, runs: runs)
+        let export = ReconciliationExport(
+            view: view, from: from, to: to, environment: environment, runs: runs, format: format)
         let connection = try PostgresConnection(
             conninfo: configuration.databaseURL, applicationName: "receipt-recon export")
         try SchemaReadiness.require(on: connection, applicationTables: false)
@@ -132,6 +151,13 @@ struct ExportCommand: Command {
             }
         } catch let failure as OutputFile.Failure {
             throw CommandError(.internalError, "export: \(failure.description)")
+        } catch let failure as SpoolFile.Failure {
+            throw CommandError(.internalError, "export: \(failure.description)")
+        } catch is ReconciliationExport.TooManyRowsForASheet, ZipWriter.Failure.tooLarge {
+            throw CommandError(
+                .dataError,
+                "export: the range holds more than \(XLSXWriter.maxDataRows) rows, more than a worksheet holds; "
+                    + "export a narrower --from/--to, or CSV (--format csv)")
         }
         return .success
     }

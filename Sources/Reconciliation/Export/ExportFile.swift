@@ -6,6 +6,8 @@ import Postgres
 public enum ExportFile {
     public struct Manifest: Sendable, Equatable {
         public let view: String
+        /// `"format": "xlsx"` follows `sha256` for a workbook; a CSV's manifest stays CONTRACT §8's.
+        public let format: ReconciliationExport.Format
         /// nil when one run was exported whole (`--run` without a range).
         public let from: Date?
         public let to: Date?
@@ -26,6 +28,7 @@ public enum ExportFile {
                 {"view": "\(view)", "from": \(instant(from)), "to": \(instant(to)), \
                 "generated_at": "\(ExportFile.instant(generatedAt))", "rows": \(rows), "sha256": "\(sha256)"
                 """
+            if format != .csv { text += ", \"format\": \"\(format.rawValue)\"" }
             if let runs {
                 let list = runs.map { "{\"id\": \($0.id), \"dry_run\": \($0.dryRun), \"rows\": \($0.rows)}" }
                 text += ", \"runs\": [" + list.joined(separator: ", ") + "]"
@@ -53,13 +56,13 @@ public enum ExportFile {
         to handle: FileHandle
     ) throws -> Int {
         var buffer = BufferedSink { try handle.write(contentsOf: $0) }
-        let rows = try export.stream(from: connection) { try buffer.append($0) }
+        let rows = try stream(export, from: connection, to: &buffer).rows
         try buffer.flush()
         return rows
     }
 
     /// Writes `path` and, beside a regular file, `path.manifest.json`; returns the manifest. A device or
-    /// FIFO (`/dev/null`, a pipe to another program) gets the CSV only: a manifest would be a new file
+    /// FIFO (`/dev/null`, a pipe to another program) gets the export only: a manifest would be a new file
     /// in `/dev`.
     /// - Parameter requestedRun: the run `--run` named, listed in the manifest even when it wrote no row.
     @discardableResult
@@ -70,11 +73,11 @@ public enum ExportFile {
         let csv = try OutputFile(path)
         defer { csv.discard() }
         var buffer = BufferedSink { try csv.write($0) }
-        var tally = try export.streamTallying(from: connection) { try buffer.append($0) }
+        var tally = try stream(export, from: connection, to: &buffer)
         try buffer.flush()
         if let requestedRun { tally.include(requestedRun) }
         let manifest = Manifest(
-            view: export.view.rawValue, from: export.from, to: export.to, generatedAt: now,
+            view: export.view.rawValue, format: export.format, from: export.from, to: export.to, generatedAt: now,
             rows: tally.rows, sha256: buffer.hasher.hexDigest(),
             runs: export.isPerRun ? tally.runs : nil,
             excludedDryRuns: export.isPerRun ? try export.excludedDryRuns(on: connection) : nil)
@@ -93,14 +96,17 @@ public enum ExportFile {
     }
 }
 
-/// Collects CSV text into ~64 KiB writes and hashes every byte written.
+/// Collects an export's bytes into ~64 KiB writes and hashes every byte written (unless it only
+/// spools a workbook's sheet, which is hashed as part of the package).
 struct BufferedSink {
     let sink: ([UInt8]) throws -> Void
+    let hashing: Bool
     var hasher = SHA256()
     private var pending: [UInt8] = []
 
-    init(sink: @escaping ([UInt8]) throws -> Void) {
+    init(hashing: Bool = true, sink: @escaping ([UInt8]) throws -> Void) {
         self.sink = sink
+        self.hashing = hashing
         pending.reserveCapacity(1 << 16)
     }
 
@@ -109,9 +115,14 @@ struct BufferedSink {
         if pending.count >= 1 << 16 { try flush() }
     }
 
+    mutating func append(bytes: [UInt8]) throws {
+        pending.append(contentsOf: bytes)
+        if pending.count >= 1 << 16 { try flush() }
+    }
+
     mutating func flush() throws {
         guard !pending.isEmpty else { return }
-        hasher.update(pending)
+        if hashing { hasher.update(pending) }
         try sink(pending)
         pending.removeAll(keepingCapacity: true)
     }

@@ -6,11 +6,26 @@ import Postgres
 public struct ReconciliationExport: Sendable {
     public enum View: String, Sendable, CaseIterable {
         case transactions, corrections, flags
+        /// Refunded transactions by when Apple says the refund happened (`cancelled_at`), whenever they
+        /// were bought: `transactions` is by purchase date, so a refund of an earlier month is in no
+        /// file of its own month there.
+        case refunds
         /// Notifications about a transaction no stored row holds: purchases the app never stored.
         case notificationsUnmatched = "notifications_unmatched"
     }
 
     enum Kind { case text, number, boolean, instant }
+
+    /// The file's format: CSV (CONTRACT §8), or an xlsx workbook whose cells keep their type, so a
+    /// spreadsheet keeps 16-digit ids as they are (`XLSXWriter`).
+    public enum Format: String, Sendable, CaseIterable {
+        case csv, xlsx
+    }
+
+    /// More rows than a worksheet holds (`XLSXWriter.maxDataRows`).
+    public struct TooManyRowsForASheet: Error, Equatable {
+        public let limit: Int
+    }
 
     struct Column {
         let name: String
@@ -34,15 +49,16 @@ public struct ReconciliationExport: Sendable {
     /// The half-open range `[from, to)`; both nil only when one run is exported whole.
     public let from: Date?
     public let to: Date?
-    /// `production`, `sandbox` or `all`; transactions only.
+    /// `production`, `sandbox` or `all`; transactions and refunds only.
     public let environment: String
     /// Corrections and flags only: dry runs never write transactions.
     public let runs: Runs
     public let pageSize: Int
+    public let format: Format
 
     public init(
         view: View, from: Date?, to: Date?, environment: String = "production", runs: Runs = .excludingDryRuns,
-        pageSize: Int = 5_000
+        pageSize: Int = 5_000, format: Format = .csv
     ) {
         self.view = view
         self.from = from
@@ -50,7 +66,11 @@ public struct ReconciliationExport: Sendable {
         self.environment = environment
         self.runs = runs
         self.pageSize = pageSize
+        self.format = format
     }
+
+    /// Whether the view holds transactions, filtered by environment.
+    var isTransactional: Bool { view == .transactions || view == .refunds }
 
     /// Whether rows carry a run whose dry-run flag matters (corrections and flags; a dry run stores no
     /// notification).
@@ -62,8 +82,8 @@ public struct ReconciliationExport: Sendable {
             Column(name: name, expression: expression ?? "x.\(name)", kind: kind)
         }
         switch view {
-        case .transactions:
-            return [
+        case .transactions, .refunds:
+            let transaction = [
                 c("transaction_id", .text), c("original_transaction_id", .text), c("user_id", .text),
                 c("product_id", .text), c("product_kind", .text, "p.kind"), c("entitlement", .text, "p.entitlement"),
                 c("environment", .text), c("ownership_type", .text), c("purchased_at", .instant),
@@ -73,6 +93,13 @@ public struct ReconciliationExport: Sendable {
                 c("last_run_id", .number), c("price", .number), c("currency", .text), c("storefront", .text),
                 c("offer_type", .number), c("offer_discount_type", .text), c("transaction_reason", .text),
                 c("revocation_type", .text), c("source", .text), c("revocation_percentage", .number),
+            ]
+            guard view == .refunds else { return transaction }
+            // After the transaction's own: the run that recorded the refund first and when, and the
+            // amount refunded as the runs' refundedAmount counts it (filled in by `refundedAmount(_:)`).
+            return transaction + [
+                c("refund_run_id", .number), c("refund_recorded_at", .instant, "e.recorded_at"),
+                c("refunded_amount", .number, "NULL::text"),
             ]
         case .corrections:
             return [

@@ -12,6 +12,15 @@ extension ReconciliationExport {
                 "recon_transactions x LEFT JOIN products p ON p.product_id = x.product_id", "purchased_at",
                 "transaction_id", "text"
             )
+        case .refunds:
+            // The event of the run that recorded the refund first: (run_id, transaction_id, kind) is its
+            // key, so the join adds no row.
+            return (
+                "recon_transactions x LEFT JOIN products p ON p.product_id = x.product_id "
+                    + "LEFT JOIN recon_refund_events e ON e.run_id = x.refund_run_id "
+                    + "AND e.transaction_id = x.transaction_id AND e.kind = 'refund'",
+                "cancelled_at", "transaction_id", "text"
+            )
         case .corrections:
             // An applied revert undoes a correction at most once (a unique index): the join adds no row.
             return (
@@ -36,7 +45,7 @@ extension ReconciliationExport {
         var conditions: [String] = []
         if let from { conditions.append("x.\(time) >= \(bind(from.postgresBind))") }
         if let to { conditions.append("x.\(time) < \(bind(to.postgresBind))") }
-        if view == .transactions, environment != "all" {
+        if isTransactional, environment != "all" {
             conditions.append("x.environment = \(bind(environment.postgresBind))")
         }
         if view == .notificationsUnmatched {
@@ -65,7 +74,13 @@ extension ReconciliationExport {
     {
         let columns = self.columns
         let source = self.source
-        try write(CSVWriter.header(columns.map(\.name)))
+        switch format {
+        case .csv: try write(CSVWriter.header(columns.map(\.name)))
+        case .xlsx:
+            let instants = Set(columns.indices.filter { columns[$0].kind == .instant })
+            try write(XLSXWriter.sheetStart(header: columns.map(\.name), instantColumns: instants))
+        }
+        let refundedAmountIndex = view == .refunds ? columns.firstIndex { $0.name == "refunded_amount" } : nil
         let select = columns.map { column -> String in
             switch column.kind {
             case .instant:
@@ -112,7 +127,19 @@ extension ReconciliationExport {
                     case .boolean: cells.append(.boolean(value == "t" || value == "true"))
                     }
                 }
-                try write(CSVWriter.row(cells))
+                if let refundedAmountIndex {
+                    let byName = Dictionary(uniqueKeysWithValues: zip(columns.map(\.name), cells))
+                    let amount = RefundedAmount.amount(of: RefundedAmount.refund(cells: byName))
+                    cells[refundedAmountIndex] = amount.map { .number($0.description) } ?? .null
+                }
+                switch format {
+                case .csv: try write(CSVWriter.row(cells))
+                case .xlsx:
+                    guard tally.rows < XLSXWriter.maxDataRows else {
+                        throw TooManyRowsForASheet(limit: XLSXWriter.maxDataRows)
+                    }
+                    try write(XLSXWriter.row(cells, number: tally.rows + 2))
+                }
                 if isPerRun {
                     tally.count(run: try row.decode("tally_run_id"), dryRun: try row.decode("tally_dry_run"))
                 } else {
@@ -122,6 +149,7 @@ extension ReconciliationExport {
             guard rows.count == pageSize, let last = rows.last else { break }
             cursor = (try last.decode("cursor_time", as: String.self), try last.decode("cursor_key", as: String.self))
         }
+        if format == .xlsx { try write(XLSXWriter.sheetEnd) }
         return tally
     }
 
@@ -131,7 +159,7 @@ extension ReconciliationExport {
         guard isPerRun, runs == .excludingDryRuns else { return [] }
         var binds: [PostgresBind] = []
         var conditions = ReconciliationExport(
-            view: view, from: from, to: to, environment: environment, runs: .includingDryRuns
+            view: view, from: from, to: to, environment: environment, runs: .includingDryRuns, format: format
         ).conditions(binds: &binds)
         conditions.append("r.dry_run")
         let sql =
