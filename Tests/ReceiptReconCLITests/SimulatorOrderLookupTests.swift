@@ -9,7 +9,7 @@ import Testing
 /// leads to the user holding it, who is verified.
 @Suite struct SimulatorOrderLookupTests {
     static let asOf = "2026-11-22T03:00:00Z"
-    static let world = ["--users", "40", "--seed", "4", "--as-of", asOf]
+    static let world = ["--users", "150", "--seed", "4", "--as-of", asOf]
 
     @Test func anAccountsOrderIDFindsAndVerifiesItsUser() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pki-\(UUID().uuidString)")
@@ -24,13 +24,17 @@ import Testing
             let db = try database.connect()
             // The first production StoreKit 2 row: its transaction id, and the user holding it.
             var holder: (user: String, id: String)?
-            for row in try db.query("SELECT user_id, receipt_data FROM receipts WHERE receipt_data LIKE 'eyJ%' ORDER BY id")
+            for row in try db.query(
+                "SELECT user_id, receipt_data FROM receipts WHERE receipt_data LIKE 'eyJ%' ORDER BY id")
             {
                 let jws = try row.decode("receipt_data", as: String.self)
                 guard
-                    let payload = SimulatorServerAPICommandTests.base64URL(decoding: String(jws.split(separator: ".")[1]))
-                        .flatMap({ try? JSONSerialization.jsonObject(with: $0) as? [String: Any] }),
-                    payload["environment"] as? String == "Production", let id = payload["transactionId"] as? String
+                    let payload = SimulatorServerAPICommandTests.base64URL(
+                        decoding: String(jws.split(separator: ".")[1])
+                    )
+                    .flatMap({ try? JSONSerialization.jsonObject(with: $0) as? [String: Any] }),
+                    payload["environment"] as? String == "Production",
+                    payload["bundleId"] as? String == "com.example.recon", let id = payload["transactionId"] as? String
                 else { continue }
                 holder = (try row.decode("user_id", as: String.self), id)
                 break

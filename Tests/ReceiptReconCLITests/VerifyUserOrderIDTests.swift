@@ -24,7 +24,8 @@ import Testing
         try ServerAPIRunTests.receipt(db, "u-order", api.sign(subscription))
         try ServerAPIRunTests.receipt(db, "u-order", api.sign(lifetime))
         try ServerAPIRunTests.premium(db, "u-order", expires: day(28))
-        try ServerAPIRunTests.receipt(db, "u-other", api.sign(Transaction(id: "5001", purchased: day(-3), expires: day(27))))
+        try ServerAPIRunTests.receipt(
+            db, "u-other", api.sign(Transaction(id: "5001", purchased: day(-3), expires: day(27))))
         try ServerAPIRunTests.premium(db, "u-other", expires: day(27))
     }
 
@@ -50,7 +51,9 @@ import Testing
         try TestDatabase.with { database in
             let db = try database.connect()
             try Self.seed(db, api)
-            api.script(.production, .orderLookup, id: "MK5TTTVWJH", [.orderLookup(status: 0, [Self.subscription, Self.lifetime])])
+            api.script(
+                .production, .orderLookup, id: "MK5TTTVWJH",
+                [.orderLookup(status: 0, [Self.subscription, Self.lifetime])])
             api.script(.production, .history, id: "4001", [.history([Self.subscription, Self.lifetime])])
 
             let result = try Self.run(database, api, ["--order-id", "MK5TTTVWJH"])
@@ -119,7 +122,9 @@ import Testing
             #expect(result.stdout.contains("product monthly"))
             #expect(result.stdout.contains("purchased \(purchased)"), "\(result.stdout)")
             #expect(result.stdout.contains("Production"))
-            #expect(result.stderr.contains("no stored row holds the 1 transaction(s) of order MNOBODY42"), "\(result.stderr)")
+            #expect(
+                result.stderr.contains("no stored row holds the 1 transaction(s) of order MNOBODY42"),
+                "\(result.stderr)")
             #expect(try Self.runs(db).isEmpty, "nobody was verified")
             #expect(api.received.map(\.endpoint) == [.orderLookup])
         }
@@ -133,7 +138,8 @@ import Testing
             let result = try Self.run(database, api, ["--order-id", "MWRONG123"])  // unscripted: status 1
             #expect(result.status == 65, "\(result.output)")
             #expect(result.stdout.contains("invalid for this app"), "\(result.stdout)")
-            #expect(result.stderr.contains("Apple says order id MWRONG123 is not an order of this app"), "\(result.stderr)")
+            #expect(
+                result.stderr.contains("Apple says order id MWRONG123 is not an order of this app"), "\(result.stderr)")
             #expect(api.received.map(\.environment) == [.production, .sandbox])
             #expect(try Self.runs(db).isEmpty)
         }
@@ -146,7 +152,8 @@ import Testing
             try Self.seed(db, api)
             var forged = Self.lifetime
             forged.forged = true
-            api.script(.production, .orderLookup, id: "MFORGED1", [.orderLookup(status: 0, [Self.subscription, forged])])
+            api.script(
+                .production, .orderLookup, id: "MFORGED1", [.orderLookup(status: 0, [Self.subscription, forged])])
             let before = try RunCommandTests.entitlementsDump(db)
 
             let result = try Self.run(database, api, ["--order-id", "MFORGED1"])
@@ -172,7 +179,8 @@ import Testing
 
             // Without the Server API key there is nothing to ask Apple with.
             let noKey = try Self.run(
-                database, api, ["--order-id", "MK5TTTVWJH"], environment: ["DATABASE_URL": database.conninfo, "APPLE_BUNDLE_IDS": "com.example"])
+                database, api, ["--order-id", "MK5TTTVWJH"],
+                environment: ["DATABASE_URL": database.conninfo, "APPLE_BUNDLE_IDS": "com.example"])
             #expect(noKey.status == 78, "\(noKey.output)")
             #expect(noKey.stderr.contains("APPLE_API_KEY_FILE"), "\(noKey.stderr)")
             #expect(api.received.isEmpty)

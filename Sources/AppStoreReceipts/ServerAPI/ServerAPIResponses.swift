@@ -131,7 +131,8 @@ struct ServerAPIOrderLookupBody: Equatable {
         switch status {
         case 0?:
             return signedTransactions.isEmpty
-                ? .unreadable("order lookup: status 0 (valid) without a signed transaction") : .valid(signedTransactions)
+                ? .unreadable("order lookup: status 0 (valid) without a signed transaction")
+                : .valid(signedTransactions)
         case 1?:
             return .invalid
         case let other?:

@@ -48,7 +48,8 @@ struct OrderLookupReport {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let head = Head(
-            orderId: orderID, lookup: lookup, environment: environment?.rawValue, transactions: transactions.map(Item.init),
+            orderId: orderID, lookup: lookup, environment: environment?.rawValue,
+            transactions: transactions.map(Item.init),
             users: users, usersWithoutRows: vanished)
         let encoded = (try? encoder.encode(head)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
         // The reports are already JSON: spliced in as they are, so each is verify-user's object unchanged.

@@ -59,6 +59,7 @@ extension VerifyUserCommand {
     func verifyOrder(_ orderID: String, engine: ReconciliationEngine, shutdown: ShutdownSignal, console: Console)
         throws -> ExitCode
     {
+        try engine.requireReadyDatabase()
         guard let answer = engine.lookUpOrder(orderID) else {
             throw CommandError.configuration("verify-user --order-id needs --backend server-api")
         }

@@ -8,6 +8,12 @@ import Synchronization
 /// Order ID, and the users whose stored rows hold the order's transactions. Each of them is then
 /// verified by `verifyUser`, as `verify-user USER_ID` does.
 extension ReconciliationEngine {
+    /// Refuses a database this build has not migrated (78 with the way out) before Apple is asked anything,
+    /// as `verify-user USER_ID` does.
+    public func requireReadyDatabase() throws {
+        try Self.requireMigrated(try connect("order lookup"))
+    }
+
     /// Look Up Order ID for `orderID` on the run's driver: its rate per endpoint, the request budget every
     /// shard shares (never waited for, as for `verify-user`), 429's `Retry-After` and the retries. Not a
     /// run: no run row is written for the question itself.

@@ -15,12 +15,18 @@ import Testing
     }
 
     @Test(arguments: [
-        (#"{"status":0,"signedTransactions":["a.b.c","d.e.f"]}"#, ServerAPIOrderLookupBody.Reading.valid(["a.b.c", "d.e.f"])),
+        (
+            #"{"status":0,"signedTransactions":["a.b.c","d.e.f"]}"#,
+            ServerAPIOrderLookupBody.Reading.valid(["a.b.c", "d.e.f"])
+        ),
         (#"{"status":1}"#, .invalid),
         // Apple's own fixture carries transactions beside status 1: the status decides.
         (#"{"status":1,"signedTransactions":["x"]}"#, .invalid),
         (#"{"status":0}"#, .unreadable("order lookup: status 0 (valid) without a signed transaction")),
-        (#"{"status":0,"signedTransactions":[]}"#, .unreadable("order lookup: status 0 (valid) without a signed transaction")),
+        (
+            #"{"status":0,"signedTransactions":[]}"#,
+            .unreadable("order lookup: status 0 (valid) without a signed transaction")
+        ),
         (#"{"status":2}"#, .unreadable("order lookup: status 2, which Apple does not document (0 valid, 1 invalid)")),
         (#"{"signedTransactions":["a.b.c"]}"#, .unreadable("order lookup: the answer has no status")),
     ])
@@ -160,7 +166,8 @@ import Testing
             .production, .orderLookup, id: "MTHROTTLED",
             [
                 .tooManyRequests(retryAfter: .milliseconds(50)),
-                .orderLookup(status: 0, [ScriptedTransaction(id: "706", purchased: Self.day(-1), expires: Self.day(29))]),
+                .orderLookup(
+                    status: 0, [ScriptedTransaction(id: "706", purchased: Self.day(-1), expires: Self.day(29))]),
             ])
         let (result, traffic) = api.client().orderLookupNow("MTHROTTLED")
         guard case .found = result else {
