@@ -83,11 +83,19 @@ extension VerifyUserCommand {
         case .found(let found, let foundIn):
             (transactions, environment) = (found, foundIn)
         }
-        let users = try engine.orderHolders(of: transactions)
+        let holders = try engine.orderHolders(of: transactions)
+        let users = holders.users
         var report = OrderLookupReport(
             orderID: orderID, lookup: .valid, environment: environment, transactions: transactions, users: users)
         guard !users.isEmpty else {
             console.write(options.json ? report.json() + "\n" : report.text)
+            if let searched = holders.searched {
+                console.error(
+                    "receipt-recon: verify-user: no stored row found holding the \(transactions.count) transaction(s) "
+                        + "of order \(orderID) (listed above) in \(searched): verify the customer's user id with "
+                        + "'verify-user USER_ID'; nothing was verified")
+                return .dataError
+            }
             console.error(
                 "receipt-recon: verify-user: no stored row holds the \(transactions.count) transaction(s) of order "
                     + "\(orderID) (listed above): the app never stored the purchase, or stored it under an id this "

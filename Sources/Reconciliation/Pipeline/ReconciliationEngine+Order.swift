@@ -55,10 +55,11 @@ extension ReconciliationEngine {
     /// id, in user id order: the transactions the job recorded from Apple's answers (`recon_transactions`),
     /// or, when none holds them, the receipts stored since the order's earliest original purchase (a day
     /// earlier, for clocks), each read locally for the ids it names: a purchase no run verified yet is
-    /// exactly what a customer writes to support about.
-    public func orderHolders(of transactions: [SignedTransaction]) throws -> [String] {
+    /// exactly what a customer writes to support about. The reading stops after `orderScanLimit` rows
+    /// (`searched` then says how far it went), so an old order costs support seconds, not an hour.
+    public func orderHolders(of transactions: [SignedTransaction]) throws -> OrderHolders {
         let ids = Set(transactions.flatMap { [$0.transactionID, $0.originalTransactionID] }.compactMap { $0 })
-        guard !ids.isEmpty else { return [] }
+        guard !ids.isEmpty else { return OrderHolders(users: []) }
         let connection = try connect("order lookup")
         try Self.requireMigrated(connection)
         let list = ids.sorted()
@@ -69,20 +70,28 @@ extension ReconciliationEngine {
             ORDER BY user_id
             """
         ).map { try $0.decode("user_id", as: String.self) }
-        guard recorded.isEmpty, let serverAPI = backend as? ServerAPIBackend else { return recorded }
+        guard recorded.isEmpty, let serverAPI = backend as? ServerAPIBackend else {
+            return OrderHolders(users: recorded)
+        }
         let earliest = transactions.compactMap { $0.originalPurchaseDate ?? $0.purchaseDate }.min() ?? Date()
         return try Self.storedHolders(
-            of: ids, since: earliest.addingTimeInterval(-86_400), on: connection, namedIDs: serverAPI.namedIDs)
+            of: ids, since: earliest.addingTimeInterval(-86_400), on: connection, limit: Self.orderScanLimit,
+            namedIDs: serverAPI.namedIDs)
     }
 
-    /// The users of the receipts stored since `since` that name one of `ids`, read a page at a time.
+    /// The most stored receipts `orderHolders` reads for one order.
+    static let orderScanLimit = 200_000
+
+    /// The users of the receipts stored since `since` that name one of `ids`, read a page at a time, at
+    /// most `limit` rows.
     static func storedHolders(
-        of ids: Set<String>, since: Date, on connection: PostgresConnection,
+        of ids: Set<String>, since: Date, on connection: PostgresConnection, limit: Int,
         namedIDs: (StoredReceipt) -> Set<String>
-    ) throws -> [String] {
+    ) throws -> OrderHolders {
         var users = Set<String>()
         var last: Int64 = 0
-        while true {
+        var read = 0
+        while read < limit {
             let rows = try connection.query(
                 """
                 SELECT id, user_id, receipt_data FROM receipts
@@ -93,25 +102,26 @@ extension ReconciliationEngine {
                 last = receipt.id
                 if !namedIDs(receipt).isDisjoint(with: ids) { users.insert(try row.decode("user_id")) }
             }
-            if rows.count < 500 { return users.sorted() }
+            read += rows.count
+            if rows.count < 500 { return OrderHolders(users: users.sorted()) }
         }
+        let from = ISO8601DateFormatter().string(from: since)
+        return OrderHolders(
+            users: users.sorted(),
+            searched: "the recorded transactions and the first \(read) receipts stored since \(from) (receipt ids "
+                + "up to \(last)); later ones were not read")
     }
 }
 
-extension ServerAPIBackend {
-    /// The transaction ids `row` names (a JWS's transaction and original transaction id, an app
-    /// receipt's in-app ones), read locally whether or not they are believed: only to find whose row
-    /// holds an order's transaction. Apple's verified answer decides everything else.
-    func namedIDs(_ row: StoredReceipt) -> Set<String> {
-        let purchases: [Purchase]
-        var ids: Set<String> = []
-        switch StoredRowKey.read(row, verifier: signedData, receiptSignatures: receiptSignatures, context: context) {
-        case .ask(let question):
-            purchases = question.claimed
-            ids.formUnion(question.ids)
-        case .decided(let answer):
-            purchases = answer.receipt.purchases
-        }
-        return ids.union(purchases.flatMap { [$0.transactionID, $0.originalTransactionID] }.compactMap { $0 })
+/// Whose stored rows hold an order's transactions.
+public struct OrderHolders: Sendable {
+    /// In user id order.
+    public var users: [String]
+    /// nil when every place a holder can be was searched; else what was.
+    public var searched: String?
+
+    public init(users: [String], searched: String? = nil) {
+        self.users = users
+        self.searched = searched
     }
 }
