@@ -165,6 +165,28 @@ import Testing
         }
     }
 
+    /// The order lookup draws on the hourly budget every shard shares, per endpoint, and never waits.
+    @Test func aSpentOrderLookupBudgetAsksNothingAndSays69() throws {
+        let api = try ServerAPIRunTests.server()
+        try TestDatabase.with { database in
+            let db = try database.connect()
+            try Self.seed(db, api)
+            try db.execute(
+                """
+                INSERT INTO recon_request_budget (endpoint, window_start, granted)
+                SELECT 'order_lookup', date_trunc('hour', now(), 'UTC') + h * interval '1 hour', 10
+                FROM generate_series(0, 1) AS h
+                """)
+            let result = try Self.run(database, api, ["--order-id", "MK5TTTVWJH", "--max-requests-per-hour", "10"])
+            #expect(result.status == 69, "\(result.output)")
+            #expect(
+                result.stderr.contains("--max-requests-per-hour 10 spent for order_lookup")
+                    && result.stderr.contains("the order was not looked up"), "\(result.stderr)")
+            #expect(api.received.isEmpty, "Apple was asked nothing")
+            #expect(try Self.runs(db).isEmpty)
+        }
+    }
+
     @Test func usageAndConfigurationErrors() throws {
         let api = try ServerAPIRunTests.server()
         try TestDatabase.with { database in

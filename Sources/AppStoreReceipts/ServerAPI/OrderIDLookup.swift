@@ -35,6 +35,8 @@ public struct OrderIDLookup: AppleExchange {
     private var invalidIn: [AppStoreEnvironment] = []
     /// What each environment that gave no answer said, for the detail.
     private var failures: [String] = []
+    /// The driver stopped the question (a signal, the hour's budget spent): no hop is asked after it.
+    private var stopped = false
     private var call: ServerAPICall?
 
     init(
@@ -59,6 +61,7 @@ public struct OrderIDLookup: AppleExchange {
 
     public mutating func handle(_ event: ExchangeEvent) -> ExchangeStep<OrderLookupResult> {
         guard var call else { return .finish(.unverified(detail: "order lookup: no request in progress")) }
+        if case .stop = event { stopped = true }
         let step = call.handle(event)
         self.call = call
         return follow(step)
@@ -125,7 +128,7 @@ public struct OrderIDLookup: AppleExchange {
 
     /// The other environment once, else the verdict.
     private mutating func next() -> ExchangeStep<OrderLookupResult> {
-        if mayHop {
+        if mayHop, !stopped {
             mayHop = false
             environment = environment.other
             return ask(.hop)
