@@ -2,7 +2,7 @@ import AppStoreReceipts
 import Foundation
 
 /// The App Store Server API routes: `GET /{production|sandbox}/inApps/v2/history/{id}`,
-/// `/inApps/v1/subscriptions/{id}` and `/inApps/v1/transactions/{id}`, and
+/// `/inApps/v1/subscriptions/{id}`, `/inApps/v1/transactions/{id}` and `/inApps/v1/lookup/{orderId}`, and
 /// `POST /{production|sandbox}/inApps/v1/notifications/history`.
 ///
 /// Each request: the token (401 with no body, as Apple), the endpoint's own rate limit (429 with
@@ -62,14 +62,19 @@ extension AppStoreSimulator {
             return fault == .stall ? response : response.withDelay(delay)
         }
 
-        let reply =
-            endpoint == .notificationHistory
-            ? serverAPI.notificationHistory.answer(
+        let reply: ServerAPIReply
+        switch endpoint {
+        case .notificationHistory:
+            reply = serverAPI.notificationHistory.answer(
                 body: request.body, environment: environment, bundleID: token.bundleID,
                 paginationToken: request.queryValue("paginationToken"))
-            : serverAPI.answerer.answer(
+        case .orderLookup:
+            reply = serverAPI.answerer.orderLookup(id, environment: environment, bundleID: token.bundleID)
+        default:
+            reply = serverAPI.answerer.answer(
                 endpoint, id: id, environment: environment, bundleID: token.bundleID, query: request.query,
                 queryValue: request.queryValue)
+        }
         record(code: reply.errorCode, http: reply.status, delay: delay)
         return HTTPResponse(
             status: reply.status, headers: [("Content-Type", "application/json")], body: reply.body, delay: delay)

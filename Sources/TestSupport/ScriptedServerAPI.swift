@@ -10,12 +10,13 @@ import Synchronization
 /// the script asks for a forgery) and an API key pair: the `.p8` and the chain's root are written to a
 /// temporary directory, because the binary reads both from files. Each request gets the next answer
 /// scripted for its token's `bid`, else for its (environment, endpoint, id), else for its (environment,
-/// endpoint) (the last answer repeats); an unscripted id is unknown (404, 4040010), as Apple answers.
+/// endpoint) (the last answer repeats); an unscripted id is unknown (404, 4040010), and an unscripted
+/// order id invalid (status 1), as Apple answers.
 /// Every request is logged with its bearer token decoded and checked against the key, so tests can
 /// assert what Apple would see.
 public final class ScriptedServerAPI: Sendable {
     public enum Endpoint: String, Sendable {
-        case history, statuses, transactionInfo, notifications
+        case history, statuses, transactionInfo, notifications, orderLookup
     }
 
     public indirect enum Answer: Sendable {
@@ -34,6 +35,8 @@ public final class ScriptedServerAPI: Sendable {
         case raw(status: Int, body: String, headers: [(String, String)] = [])
         /// A Get Notification History page; `paginationToken` when more pages follow.
         case notifications([ServerAPIScriptNotification], paginationToken: String? = nil)
+        /// Look Up Order ID: `status` 0 (valid) with the order's transactions, or 1 (invalid, none).
+        case orderLookup(status: Int, [ServerAPIScriptTransaction])
         /// Another answer, `delay` later.
         case delayed(Duration, Answer)
 
@@ -127,7 +130,7 @@ public final class ScriptedServerAPI: Sendable {
             let scope = "\(received.environment) \(received.endpoint?.rawValue ?? "?")"
             let answer =
                 state.next(["bid " + (received.token?.bid ?? ""), scope + " " + received.id, scope + " *"])
-                ?? (received.endpoint == .notifications ? .notifications([]) : .error(4_040_010, status: 404))
+                ?? Self.unscripted(received.endpoint)
             return Self.response(answer, to: received, chain: chain)
         }
         try server.start()
@@ -136,6 +139,15 @@ public final class ScriptedServerAPI: Sendable {
     deinit {
         server.stop()
         try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// What an unscripted request is answered: Apple's "nothing" for its endpoint.
+    static func unscripted(_ endpoint: Endpoint?) -> Answer {
+        switch endpoint {
+        case .notifications: .notifications([])
+        case .orderLookup: .orderLookup(status: 1, [])
+        default: .error(4_040_010, status: 404)
+        }
     }
 
     /// Scripts the answers to `endpoint` for `id` in `environment`, in order; the last one repeats.
@@ -157,7 +169,7 @@ public final class ScriptedServerAPI: Sendable {
     /// Scripts `answers` for every request anywhere.
     public func scriptEverything(_ answers: [Answer]) {
         for environment in AppStoreEnvironment.allCases {
-            for endpoint in [Endpoint.history, .statuses, .transactionInfo, .notifications] {
+            for endpoint in [Endpoint.history, .statuses, .transactionInfo, .notifications, .orderLookup] {
                 scriptEveryID(environment, endpoint, answers)
             }
         }
@@ -234,7 +246,9 @@ public final class ScriptedServerAPI: Sendable {
             : rest.hasPrefix("inApps/v1/subscriptions/")
                 ? .statuses
                 : rest.hasPrefix("inApps/v1/transactions/")
-                    ? .transactionInfo : rest == "inApps/v1/notifications/history" ? .notifications : nil
+                    ? .transactionInfo
+                    : rest == "inApps/v1/notifications/history"
+                        ? .notifications : rest.hasPrefix("inApps/v1/lookup/") ? .orderLookup : nil
         let authorization = request.headers["Authorization"] ?? ""
         let token =
             authorization.hasPrefix("Bearer ")
@@ -275,6 +289,10 @@ public final class ScriptedServerAPI: Sendable {
             }
             let more = token.map { ",\"hasMore\":true,\"paginationToken\":\"\($0)\"" } ?? ",\"hasMore\":false"
             return .json(Data(("{\"notificationHistory\":[" + items.joined(separator: ",") + "]" + more + "}").utf8))
+        case .orderLookup(let status, let transactions):
+            let signed = transactions.map { "\"" + $0.jws(chain, host: appleEnvironment) + "\"" }
+            let list = signed.isEmpty ? "" : ",\"signedTransactions\":[" + signed.joined(separator: ",") + "]"
+            return .json(Data(("{\"status\":\(status)" + list + "}").utf8))
         case .error(let code, let status):
             return .json(Data("{\"errorCode\":\(code),\"errorMessage\":\"scripted\"}".utf8), status: status)
         case .tooManyRequests(let retryAfter):

@@ -30,6 +30,16 @@ public struct ServerAPIRig: Sendable {
         return (lookup, traffic)
     }
 
+    /// `client.orderLookup(…)`, driven and waited for.
+    public func orderLookupNow(
+        _ orderID: String, bundleID: String = "com.example", acceptedBundleIDs: Set<String> = ["com.example"],
+        environment: AppStoreEnvironment = .production
+    ) -> (result: OrderLookupResult, traffic: AppleTraffic) {
+        driver.resultNow(
+            of: client.orderLookup(
+                orderID, bundleID: bundleID, acceptedBundleIDs: acceptedBundleIDs, environment: environment))
+    }
+
     /// What a signal does to the run's driver.
     public func stop() { driver.stop() }
 }

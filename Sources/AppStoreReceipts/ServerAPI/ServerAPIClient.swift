@@ -59,6 +59,13 @@ public final class ServerAPIClient: Sendable {
         !id.isEmpty && id.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
     }
 
+    /// Whether `id` has the shape of an App Store order id (`MK5TTTVWJH` on the customer's receipt email):
+    /// 1 to 32 ASCII letters and digits. Anything else is never sent.
+    public static func isWellFormedOrderID(_ id: String) -> Bool {
+        (1...32).contains(id.utf8.count)
+            && id.utf8.allSatisfy { (48...57).contains($0) || (65...90).contains($0) || (97...122).contains($0) }
+    }
+
     /// The detail of an id refused before asking; the id itself is not repeated (it may be anything).
     static let malformedIDDetail = "the transaction id is not all decimal digits: not asked"
 
@@ -84,6 +91,18 @@ public final class ServerAPIClient: Sendable {
     ) -> SubscriptionStatusesLookup {
         SubscriptionStatusesLookup(
             client: self, id: id, bundleID: bundleID, environment: environment, purpose: purpose)
+    }
+
+    /// Look Up Order ID for `orderID` (see `OrderIDLookup`): `environment` first, the other once.
+    /// - Parameters:
+    ///   - bundleID: the app the token names; `acceptedBundleIDs`: the apps whose transactions are believed.
+    public func orderLookup(
+        _ orderID: String, bundleID: String, acceptedBundleIDs: Set<String>, environment: AppStoreEnvironment,
+        purpose: RequestPurpose = .ask
+    ) -> OrderIDLookup {
+        OrderIDLookup(
+            client: self, orderID: orderID, bundleID: bundleID, acceptedBundleIDs: acceptedBundleIDs,
+            environment: environment, purpose: purpose)
     }
 
     /// Get Notification History over [`start`, `end`) in `audience.environment`, every page (see

@@ -104,3 +104,41 @@ struct ServerAPIDecodingError: Error, CustomStringConvertible {
         }
     }
 }
+
+/// Look Up Order ID's body (`OrderLookupResponse`): `status` 0 for an order id valid for the app, 1
+/// for one that is not, and the order's signed transactions (none for an invalid id).
+struct ServerAPIOrderLookupBody: Equatable {
+    /// What the body says, before any signature is checked.
+    enum Reading: Equatable {
+        /// Status 0 with the order's signed transactions (Apple promises at least one).
+        case valid([String])
+        /// Status 1: Apple does not know the order id for this app.
+        case invalid
+        /// A status Apple does not document, none, or status 0 without a transaction: no verdict.
+        case unreadable(String)
+    }
+
+    var status: Int?
+    var signedTransactions: [String]
+
+    init(_ body: Data) throws(ServerAPIDecodingError) {
+        let object = try ServerAPIDecodingError.object(body)
+        status = object.appleInt("status")
+        signedTransactions = ServerAPIDecodingError.strings(object["signedTransactions"])
+    }
+
+    var reading: Reading {
+        switch status {
+        case 0?:
+            return signedTransactions.isEmpty
+                ? .unreadable("order lookup: status 0 (valid) without a signed transaction")
+                : .valid(signedTransactions)
+        case 1?:
+            return .invalid
+        case let other?:
+            return .unreadable("order lookup: status \(other), which Apple does not document (0 valid, 1 invalid)")
+        case nil:
+            return .unreadable("order lookup: the answer has no status")
+        }
+    }
+}

@@ -10,6 +10,8 @@ enum ServerAPIRoute: String, Sendable, Hashable, CaseIterable {
     case transactions
     /// `POST /inApps/v1/notifications/history`: Get Notification History (`NotificationHistoryAnswerer`).
     case notificationHistory = "notification_history"
+    /// `GET /inApps/v1/lookup/{orderId}`: Look Up Order ID (`orderLookup`).
+    case orderLookup = "order_lookup"
 }
 
 /// One Server API answer before it becomes HTTP: a status, a JSON body, and the error code it carries.
@@ -73,9 +75,8 @@ struct ServerAPIAnswerer: Sendable {
             return history(unit: unit, slot: slot, query: query, queryValue: queryValue)
         case .subscriptions:
             return statuses(unit: unit, slot: slot)
-        case .notificationHistory:
-            preconditionFailure(
-                "the notification history is NotificationHistoryAnswerer's, routed before any id lookup")
+        case .notificationHistory, .orderLookup:
+            preconditionFailure("the notification history and order lookups are routed before any id lookup")
         }
     }
 
@@ -162,7 +163,7 @@ struct ServerAPIAnswerer: Sendable {
     // MARK: Parts
 
     /// A transaction as Apple signs it at `asOf`, cached by its id (unique in the world).
-    private func signed(_ transaction: WorldTransaction, of owner: WorldAccount, in unit: WorldUnit) -> String {
+    func signed(_ transaction: WorldTransaction, of owner: WorldAccount, in unit: WorldUnit) -> String {
         let slot = owner.slot
         return signer.signed(transaction.transactionID) {
             owner.transactionPayload(

@@ -55,7 +55,7 @@ struct ServerAPIService: Sendable {
     }
 
     /// The endpoint, environment and id of a Server API path
-    /// (`/{production|sandbox}/inApps/{v2/history|v1/subscriptions|v1/transactions}/{id}`, or
+    /// (`/{production|sandbox}/inApps/{v2/history|v1/subscriptions|v1/transactions|v1/lookup}/{id}`, or
     /// `/{production|sandbox}/inApps/v1/notifications/history` with an empty id); nil for others.
     static func route(_ path: String) -> (ServerAPIRoute, AppStoreEnvironment, String)? {
         let parts = path.split(separator: "/", omittingEmptySubsequences: false)
@@ -67,6 +67,7 @@ struct ServerAPIService: Sendable {
         case ("v2", "history"): endpoint = .history
         case ("v1", "subscriptions"): endpoint = .subscriptions
         case ("v1", "transactions"): endpoint = .transactions
+        case ("v1", "lookup"): endpoint = .orderLookup
         case ("v1", "notifications") where parts[5] == "history": return (.notificationHistory, environment, "")
         default: return nil
         }

@@ -129,7 +129,8 @@ struct RunCommand: Command {
 struct VerifyUserCommand: Command {
     static let spec = CommandSpec(
         name: "verify-user",
-        usage: "verify-user USER_ID [options]\n       receipt-recon verify-user USER_ID --explain [--json]",
+        usage: "verify-user USER_ID [options]\n       receipt-recon verify-user --order-id ID [options]"
+            + "\n       receipt-recon verify-user USER_ID --explain [--json]",
         summary: "Re-verify all of one user's receipts now and apply (or, with --dry-run, show) corrections.",
         discussion: """
             Prints the user's entitlements before and after, with the reason for every change. Safe to run \
@@ -137,9 +138,11 @@ struct VerifyUserCommand: Command {
             nothing: it prints the user's last corrections, newest first, and the flags of the last run that \
             judged the user, each with the Apple fact that decided it (the stored receipt, the transaction, \
             Apple's status or errorCode, the refund, the expiry, when Apple signed or sent it) in words support \
-            can read to a customer; it needs only DATABASE_URL. 'report --user USER_ID' prints the same.
+            can read to a customer; it needs only DATABASE_URL. 'report --user USER_ID' prints the same. \
+            \(VerifyUserCommand.orderIDDiscussion)
             """,
-        options: [OptionSpec("explain", .flag, UserExplanation.help)] + VerificationOptions.shared
+        options: [OptionSpec("explain", .flag, UserExplanation.help), VerifyUserCommand.orderIDOption]
+            + VerificationOptions.shared
             + Configuration.databaseOptions + Configuration.appleOptions,
         environment: Configuration.variables.map(\.name).filter { $0 != ProgressDisplay.variable },
         exitCodes: [
@@ -147,13 +150,25 @@ struct VerifyUserCommand: Command {
         ]
     )
 
+    /// Empty with `--order-id`: the users are those holding the order's transactions.
     let userID: String
+    /// `--order-id`: the order id from the customer's App Store receipt email.
+    let orderID: String?
     let options: VerificationOptions
     let configuration: Configuration
     /// `--explain`: read the records, verify nothing.
     let explain: Bool
 
     init(_ arguments: ParsedArguments, environment: [String: String]) throws(CommandError) {
+        orderID = try Self.orderID(arguments)
+        if orderID != nil {
+            userID = ""
+            explain = false
+            options = try VerificationOptions(arguments, environment: environment)
+            configuration = try Configuration.load(arguments, environment: environment, needsApple: true)
+            try Self.requireServerAPI(configuration)
+            return
+        }
         guard arguments.positionals.count == 1, let userID = arguments.positionals.first, !userID.isEmpty else {
             throw .usage(
                 arguments.positionals.isEmpty
@@ -184,29 +199,40 @@ struct VerifyUserCommand: Command {
         configuration.logWarnings()
         let shutdown = ShutdownSignal()
         shutdown.install()
-        let run = options.run(configuration)
-        let apple = try options.apple(configuration, shutdown: shutdown, waitsForBudget: false)
-        let engine = ReconciliationEngine(
-            options: run.options, request: run.request, databaseURL: configuration.databaseURL,
-            backend: apple.backend, driver: apple.driver, budget: apple.budget, shutdown: shutdown)
-        guard let result = try engine.verifyUser(userID) else {
+        let engine = try makeEngine(shutdown: shutdown)
+        if let orderID { return try verifyOrder(orderID, engine: engine, shutdown: shutdown, console: console) }
+        guard let verified = try verification(of: userID, engine: engine) else {
             throw CommandError(
                 .dataError,
                 "verify-user: user '\(userID)' has no receipts and no entitlements; "
                     + "check the user id (it is matched exactly)")
         }
-        if options.json {
-            console.print(
-                UserReport.json(
-                    before: result.before, after: result.after, corrections: result.corrections,
-                    summary: result.outcome.summary))
-        } else {
-            console.write(
-                UserReport.render(
-                    userID: userID, before: result.before, after: result.after,
-                    corrections: result.corrections, unverdicted: result.unverdicted, summary: result.outcome.summary))
-        }
-        return result.outcome.exitCode
+        console.write(verified.output)
+        return verified.exitCode
+    }
+
+    /// The engine `verify-user` verifies with: the configured backend, never waiting for the budget.
+    func makeEngine(shutdown: ShutdownSignal) throws -> ReconciliationEngine {
+        let run = options.run(configuration)
+        let apple = try options.apple(configuration, shutdown: shutdown, waitsForBudget: false)
+        return ReconciliationEngine(
+            options: run.options, request: run.request, databaseURL: configuration.databaseURL,
+            backend: apple.backend, driver: apple.driver, budget: apple.budget, shutdown: shutdown)
+    }
+
+    /// `userID` verified now (a run of its own, under the user's lock), and what `verify-user USER_ID`
+    /// prints for it; nil when the user has no receipts and no entitlements.
+    func verification(of userID: String, engine: ReconciliationEngine) throws -> (output: String, exitCode: ExitCode)? {
+        guard let result = try engine.verifyUser(userID) else { return nil }
+        let output =
+            options.json
+            ? UserReport.json(
+                before: result.before, after: result.after, corrections: result.corrections,
+                summary: result.outcome.summary) + "\n"
+            : UserReport.render(
+                userID: userID, before: result.before, after: result.after,
+                corrections: result.corrections, unverdicted: result.unverdicted, summary: result.outcome.summary)
+        return (output, result.outcome.exitCode)
     }
     static func failureOutput(_ failure: CommandFailure, arguments: ParsedArguments, environment: [String: String])
         -> String?

@@ -17,9 +17,9 @@ import Foundation
 public final class ServerAPIBackend: AppleBackend {
     let client: ServerAPIClient
     let context: ReceiptOutcomeContext
-    private let signedData: SignedDataVerifier
+    let signedData: SignedDataVerifier
     /// App receipts' PKCS#7 signatures, checked before any request (Apple never sees the receipt here).
-    private let receiptSignatures: ReceiptSignatureVerifier
+    let receiptSignatures: ReceiptSignatureVerifier
     /// `--as-of`; nil in a live night, where each user is judged when Apple answered about them.
     private let asOf: Date?
     /// The bundle id asked about when a row names none (`bid` is required).
