@@ -65,15 +65,20 @@ public struct PrivilegeWalk: Sendable {
         let sessionPath: String = try connection.query("SELECT current_setting('search_path') AS path").first!
             .decode("path")
         var queue: [Visit] = []
-        let names = JobPrivileges.tables.map(\.table)
-        let found = try connection.query(
-            """
-            SELECT r.name, c.oid::bigint AS oid
-            FROM unnest(\(names)::text[]) AS r(name) JOIN pg_class c ON c.oid = to_regclass(r.name)
-            """
-        ).reduce(into: [String: Int64]()) { $0[try $1.decode("name")] = try $1.decode("oid") }
+        var extra: [PrivilegeNeed] = []
+        // The tables are found through the role's configured search path, schemas it may not use included:
+        // a role without USAGE on the job's schema is then told that and every other GRANT at once, where
+        // a lookup by the usable path would see no table and ask for nothing.
+        let path = searchPath(sessionPath, user: session)
         for (table, privileges) in JobPrivileges.tables {
-            guard let oid = found[table] else { continue }  // not migrated, or not mapped: said elsewhere
+            guard
+                let (oid, schema) = try resolve(
+                    FunctionBodyScan.Access(schema: nil, name: table, privileges: []), path: path, on: connection)
+            else { continue }  // not migrated, or not mapped: said elsewhere
+            extra.append(
+                PrivilegeNeed(
+                    role: session, kind: .schema, object: schema, privileges: ["USAGE"],
+                    reason: "\(session) runs the job, whose statements name tables of schema \(schema)"))
             let columns = ApplicationSchemaRule.tables.first { $0.name == table }?.columns.map(\.name) ?? []
             queue.append(
                 Visit(
@@ -84,7 +89,6 @@ public struct PrivilegeWalk: Sendable {
 
         var walk = PrivilegeWalk(needs: [], notes: [])
         var seen: Set<String> = []
-        var extra: [PrivilegeNeed] = []
         while !queue.isEmpty {
             let visit = queue.removeFirst()
             let key = "\(visit.role)|\(visit.current)|\(visit.oid)|\(visit.privileges.sorted())"
@@ -162,7 +166,8 @@ public struct PrivilegeWalk: Sendable {
         }
     }
 
-    /// A sequence's, schema's or function's privilege not held.
+    /// A sequence's, schema's or function's privilege not held. Found by catalogue name, not by a regclass cast: a
+    /// cast would need USAGE on the schema, and a role without it must still be told everything it lacks.
     static func missing(_ need: PrivilegeNeed, on connection: PostgresConnection) throws -> [String] {
         try need.privileges.filter { privilege in
             let held: Bool =
@@ -170,18 +175,25 @@ public struct PrivilegeWalk: Sendable {
                 case .sequence:
                     try connection.query(
                         """
-                        SELECT has_sequence_privilege((\(need.role))::name, (\(need.object))::text, 'USAGE')
-                            OR has_sequence_privilege((\(need.role))::name, (\(need.object))::text, 'UPDATE') AS held
+                        SELECT bool_or(has_sequence_privilege((\(need.role))::name, c.oid, 'USAGE')
+                                       OR has_sequence_privilege((\(need.role))::name, c.oid, 'UPDATE')) AS held
+                        FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+                        WHERE quote_ident(n.nspname) || '.' || quote_ident(c.relname) = (\(need.object))::text
                         """
-                    ).first!.decode("held")
+                    ).first!.decode("held") ?? false
                 case .schema:
                     try connection.query(
                         "SELECT has_schema_privilege((\(need.role))::name, (\(need.object))::text::regnamespace, (\(privilege))::text) AS held"
                     ).first!.decode("held")
                 case .function:
                     try connection.query(
-                        "SELECT has_function_privilege((\(need.role))::name, (\(need.object))::text::regprocedure, (\(privilege))::text) AS held"
-                    ).first!.decode("held")
+                        """
+                        SELECT bool_or(has_function_privilege((\(need.role))::name, p.oid, (\(privilege))::text)) AS held
+                        FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+                        WHERE quote_ident(n.nspname) || '.' || quote_ident(p.proname)
+                              || '(' || oidvectortypes(p.proargtypes) || ')' = (\(need.object))::text
+                        """
+                    ).first!.decode("held") ?? false
                 case .table:
                     false
                 }

@@ -138,6 +138,11 @@ import Testing
         #expect(outputs[lacking].contains("migrate --check: exit 77"), "\(outputs[lacking])")
         #expect(outputs[lacking].contains("GRANT USAGE ON SCHEMA"), "\(outputs[lacking])")
         #expect(outputs[lacking].contains("TO recon_job"), "\(outputs[lacking])")
+        // All at once: the tables the night writes, the budget every shard shares and the sequences it
+        // draws ids from are in the one script, not found one failed night at a time.
+        for needed in ["ON TABLE recon.entitlements", "ON TABLE recon.recon_request_budget", "ON SEQUENCE recon."] {
+            #expect(outputs[lacking].contains(needed), "\(needed) missing from:\n\(outputs[lacking])")
+        }
         // After them it passed, the mapping's views, tables and triggers found; the dry run printed its
         // summary and the report the same run.
         let check = try #require(blocks.lastIndex { $0.contains("user=recon_job' receipt-recon migrate --check") })

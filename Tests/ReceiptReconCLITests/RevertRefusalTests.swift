@@ -92,8 +92,10 @@ import Testing
 
             let list = try ReceiptReconBinary.run(["report", "--list"], environment: environment)
             #expect(list.status == 0, "\(list.output)")
+            // Cells hold no space up to CORRECTIONS (the eighth), the exit code and the reason follow it.
             let newest = list.stdout.split(separator: "\n").dropFirst().first?.split(separator: " ").map(String.init)
-            #expect(newest?[0] == "2" && newest?[1] == "revert" && newest?.last == "7", "\(list.stdout)")
+            #expect(newest?[0] == "2" && newest?[1] == "revert" && newest?[7] == "7", "\(list.stdout)")
+            #expect(newest?[8] == "0", "a revert that completed exits 0: \(list.stdout)")
 
             let report = try ReceiptReconBinary.run(["report", "--run", "2"], environment: environment)
             #expect(report.status == 0, "\(report.output)")

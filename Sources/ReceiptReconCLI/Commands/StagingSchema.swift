@@ -21,15 +21,10 @@ enum StagingSchema {
     /// A database whose application tables are views (mapped onto an app's own tables): seeding there would
     /// write into the app's tables, or fail on a view; refused, 78, with the way out.
     static func refuseMappedTables(on connection: PostgresConnection) throws {
+        let relations = try ApplicationSchemaCatalog.relations(applicationTables, on: connection)
         for table in applicationTables {
-            let rows = try connection.query(
-                """
-                SELECT c.relkind::text AS kind, n.nspname::text || '.' || c.relname::text AS name
-                FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-                WHERE c.oid = to_regclass(\(table))
-                """)
-            guard let row = rows.first, try row.decode("kind", as: String.self) == "v" else { continue }
-            let name: String = try row.decode("name")
+            guard let relation = relations[table], relation.kind == .view else { continue }
+            let name = relation.qualifiedName
             throw CommandError(
                 .configuration,
                 "simulator seed writes the contract's tables, and \(table) here is the view \(name): this "

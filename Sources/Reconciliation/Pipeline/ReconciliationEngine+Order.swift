@@ -55,7 +55,7 @@ extension ReconciliationEngine {
     /// id, in user id order: the transactions the job recorded from Apple's answers (`recon_transactions`),
     /// or, when none holds them, the receipts stored since the order's earliest original purchase (a day
     /// earlier, for clocks), each read locally for the ids it names: a purchase no run verified yet is
-    /// exactly what a customer writes to support about. The reading stops after `orderScanLimit` rows
+    /// exactly what a customer writes to support about. The reading stops after `OrderHolders.scanLimit` rows
     /// (`searched` then says how far it went), so an old order costs support seconds, not an hour.
     public func orderHolders(of transactions: [SignedTransaction]) throws -> OrderHolders {
         let ids = Set(transactions.flatMap { [$0.transactionID, $0.originalTransactionID] }.compactMap { $0 })
@@ -63,65 +63,13 @@ extension ReconciliationEngine {
         let connection = try connect("order lookup")
         try Self.requireMigrated(connection)
         let list = ids.sorted()
-        let recorded = try connection.query(
-            """
-            SELECT DISTINCT user_id FROM recon_transactions
-            WHERE transaction_id = ANY(\(list)) OR original_transaction_id = ANY(\(list))
-            ORDER BY user_id
-            """
-        ).map { try $0.decode("user_id", as: String.self) }
+        let recorded = try OrderHolders.recordedUsers(of: list, on: connection)
         guard recorded.isEmpty, let serverAPI = backend as? ServerAPIBackend else {
             return OrderHolders(users: recorded)
         }
         let earliest = transactions.compactMap { $0.originalPurchaseDate ?? $0.purchaseDate }.min() ?? Date()
-        return try Self.storedHolders(
-            of: ids, since: earliest.addingTimeInterval(-86_400), on: connection, limit: Self.orderScanLimit,
+        return try OrderHolders.stored(
+            of: ids, since: earliest.addingTimeInterval(-86_400), on: connection, limit: OrderHolders.scanLimit,
             namedIDs: serverAPI.namedIDs)
-    }
-
-    /// The most stored receipts `orderHolders` reads for one order.
-    static let orderScanLimit = 200_000
-
-    /// The users of the receipts stored since `since` that name one of `ids`, read a page at a time, at
-    /// most `limit` rows.
-    static func storedHolders(
-        of ids: Set<String>, since: Date, on connection: PostgresConnection, limit: Int,
-        namedIDs: (StoredReceipt) -> Set<String>
-    ) throws -> OrderHolders {
-        var users = Set<String>()
-        var last: Int64 = 0
-        var read = 0
-        while read < limit {
-            let rows = try connection.query(
-                """
-                SELECT id, user_id, receipt_data FROM receipts
-                WHERE created_at >= \(since) AND id > \(last) ORDER BY id LIMIT 500
-                """)
-            for row in rows {
-                let receipt = StoredReceipt(id: try row.decode("id"), data: try row.decode("receipt_data"))
-                last = receipt.id
-                if !namedIDs(receipt).isDisjoint(with: ids) { users.insert(try row.decode("user_id")) }
-            }
-            read += rows.count
-            if rows.count < 500 { return OrderHolders(users: users.sorted()) }
-        }
-        let from = ISO8601DateFormatter().string(from: since)
-        return OrderHolders(
-            users: users.sorted(),
-            searched: "the recorded transactions and the first \(read) receipts stored since \(from) (receipt ids "
-                + "up to \(last)); later ones were not read")
-    }
-}
-
-/// Whose stored rows hold an order's transactions.
-public struct OrderHolders: Sendable {
-    /// In user id order.
-    public var users: [String]
-    /// nil when every place a holder can be was searched; else what was.
-    public var searched: String?
-
-    public init(users: [String], searched: String? = nil) {
-        self.users = users
-        self.searched = searched
     }
 }

@@ -18,8 +18,8 @@ import Testing
     }
 
     @Test func everyLimitHasANameThatNamesItBack() {
-        #expect(AppleLimitKey.all.count == 8, "four endpoints in two environments")
-        #expect(Set(AppleLimitKey.all.map(\.description)).count == 8)
+        #expect(AppleLimitKey.all.count == 10, "five endpoints in two environments")
+        #expect(Set(AppleLimitKey.all.map(\.description)).count == 10)
         for key in AppleLimitKey.all { #expect(AppleLimitKey(description: key.description) == key) }
         #expect(AppleLimitKey(.serverAPI(.transactionHistory), .production).description == "transaction_history")
         #expect(AppleLimitKey(.serverAPI(.transactionHistory), .sandbox).description == "sandbox/transaction_history")

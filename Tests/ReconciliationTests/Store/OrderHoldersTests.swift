@@ -25,13 +25,13 @@ import Testing
             let connection = try database.connect()
             let purchase = Date(timeIntervalSince1970: 1_800_000_000)
             try Self.seed(connection, rows: 1_200, holderAt: 1_150, storedAt: purchase.addingTimeInterval(60))
-            let holders = try ReconciliationEngine.storedHolders(
+            let holders = try OrderHolders.stored(
                 of: ["T-order"], since: purchase, on: connection, limit: 10_000, namedIDs: Self.named)
             #expect(holders.users == ["u-1150"])
             #expect(holders.searched == nil)
 
             // Rows stored before the purchase cannot hold it, and are not read.
-            let later = try ReconciliationEngine.storedHolders(
+            let later = try OrderHolders.stored(
                 of: ["T-order"], since: purchase.addingTimeInterval(3600), on: connection, limit: 10_000,
                 namedIDs: Self.named)
             #expect(later.users.isEmpty && later.searched == nil)
@@ -43,7 +43,7 @@ import Testing
             let connection = try database.connect()
             let purchase = Date(timeIntervalSince1970: 1_800_000_000)
             try Self.seed(connection, rows: 1_200, holderAt: 1_150, storedAt: purchase.addingTimeInterval(60))
-            let holders = try ReconciliationEngine.storedHolders(
+            let holders = try OrderHolders.stored(
                 of: ["T-order"], since: purchase, on: connection, limit: 1_000, namedIDs: Self.named)
             #expect(holders.users.isEmpty)
             let searched = try #require(holders.searched)
