@@ -65,6 +65,10 @@ public final class ScriptedAppleServer: Sendable {
         case silence
         /// Another answer, `delay` later.
         case delayed(Duration, Answer)
+        /// Another answer, once `count` requests are held here at the same time: a client that keeps fewer in
+        /// flight never fills the gate, which opens for everyone after 30 s and stays open, the test then
+        /// reading `gateFilled` false. Proves concurrency by arrivals, not by a clock a loaded machine slows.
+        case together(Int, Answer)
 
         /// HTTP 503 with an HTML page, as Apple's front end answers in an outage.
         public static let serviceUnavailable = Answer.http(
@@ -82,6 +86,22 @@ public final class ScriptedAppleServer: Sendable {
         let scripts: Mutex<[String: [Answer]]>
         let byReceipt = Mutex<[String: Answer]>([:])
         let log = Mutex<[Received]>([])
+        /// `.together`'s gate: requests arrived at it, and whether it opened because enough were there.
+        let gate = Mutex<(arrived: Int, filled: Bool, expired: Bool)>((0, false, false))
+
+        /// Holds the calling connection's thread until `count` requests are held together, or 30 s.
+        func holdTogether(_ count: Int) {
+            gate.withLock { gate in
+                gate.arrived += 1
+                if gate.arrived >= count, !gate.expired { gate.filled = true }
+            }
+            let deadline = ContinuousClock.now + .seconds(30)
+            while ContinuousClock.now < deadline {
+                if gate.withLock({ $0.filled || $0.expired }) { return }
+                Thread.sleep(forTimeInterval: 0.005)
+            }
+            gate.withLock { $0.expired = true }
+        }
 
         init(_ scripts: [String: [Answer]]) { self.scripts = Mutex(scripts) }
 
@@ -121,6 +141,10 @@ public final class ScriptedAppleServer: Sendable {
             let body = String(decoding: request.body, as: UTF8.self)
             state.log.withLock { $0.append(Received(endpoint: endpoint, body: body)) }
             let answer = state.answer(to: request.body, at: endpoint)
+            if case .together(let count, let then) = answer {
+                state.holdTogether(count)
+                return Self.response(then, endpoint: endpoint)
+            }
             return Self.response(answer, endpoint: endpoint)
         }
         try server.start()
@@ -149,6 +173,8 @@ public final class ScriptedAppleServer: Sendable {
 
     public var received: [Received] { state.log.withLock { $0 } }
     public var endpoints: [String] { received.map(\.endpoint) }
+    /// Whether a `.together` gate opened because its count of requests was held at once.
+    public var gateFilled: Bool { state.gate.withLock { $0.filled } }
 
     /// A client for this server with fast backoff, so tests spend their time on what they check.
     public func client(
@@ -191,6 +217,8 @@ public final class ScriptedAppleServer: Sendable {
             return .closeWithoutResponse(after: .seconds(20))
         case .delayed(let delay, let answer):
             return response(answer, endpoint: endpoint).delayed(by: delay)
+        case .together(_, let answer):
+            return response(answer, endpoint: endpoint)
         }
     }
 

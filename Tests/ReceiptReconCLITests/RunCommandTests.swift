@@ -414,6 +414,7 @@ extension ScriptedAppleServer.Answer: CustomTestStringConvertible {
         case .valid: "valid"
         case .silence: "silence"
         case .delayed(_, let answer): "delayed \(answer.testDescription)"
+        case .together(let count, let answer): "\(answer.testDescription) once \(count) are held together"
         }
     }
 }

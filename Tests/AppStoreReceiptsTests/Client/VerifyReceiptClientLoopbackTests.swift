@@ -114,8 +114,10 @@ import Testing
 
     @Test(arguments: HTTPTransportKind.allCases)
     func sixtyFourRequestsAreReallyInFlightAtOnce(_ transport: HTTPTransportKind) throws {
-        let apple = try ScriptedAppleServer(production: [.delayed(.milliseconds(600), .status(0))])
-        let client = apple.client(transport: transport, concurrency: 64)
+        // Every answer waits until all 64 requests are held at the server together: only a client that
+        // really keeps 64 in flight gets them answered in time. One attempt each, so no retry can count.
+        let apple = try ScriptedAppleServer(production: [.together(64, .status(0))])
+        let client = apple.client(transport: transport, timeout: .seconds(60), maxAttempts: 1, concurrency: 64)
         let valid = Atomic(0)
         let done = DispatchGroup()
         for _ in 0..<64 {
@@ -126,9 +128,10 @@ import Testing
                 done.leave()
             }
         }
-        #expect(done.wait(timeout: .now() + 30) == .success)
+        #expect(done.wait(timeout: .now() + 120) == .success)
         #expect(valid.load(ordering: .relaxed) == 64)
-        // The server saw all 64 at the same time: not six (URLSession's default cap), not one per core.
+        // The server held all 64 at the same time: not six (URLSession's default cap), not one per core.
+        #expect(apple.gateFilled)
         #expect(apple.server.stats.peakRequestsInFlight == 64)
     }
 }
