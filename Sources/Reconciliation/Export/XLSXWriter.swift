@@ -1,3 +1,5 @@
+import CivilTime
+
 /// SpreadsheetML (ECMA-376, the xlsx format) for a finance export: one worksheet whose cells carry
 /// their type, so a spreadsheet opening it keeps every value as it was.
 ///
@@ -177,22 +179,12 @@ public enum XLSXWriter {
             let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
             (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 60
         else { return nil }
-        let days = daysSinceUnixEpoch(year: year, month: month, day: day) + 25_569
+        let days = Int(CivilDate(year: Int64(year), month: Int64(month), day: Int64(day)).daysSince1970) + 25_569
         // 61 is 1900-03-01 in the 1900 system (it counts a 1900-02-29 that never was).
         guard days >= 61 else { return nil }
         let seconds = hour * 3_600 + minute * 60 + second
         guard seconds > 0 else { return String(days) }
         return String(Double(days * 86_400 + seconds) / 86_400)
-    }
-
-    /// Days from 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's `days_from_civil`).
-    static func daysSinceUnixEpoch(year: Int, month: Int, day: Int) -> Int {
-        let year = month <= 2 ? year - 1 : year
-        let era = (year >= 0 ? year : year - 399) / 400
-        let yearOfEra = year - era * 400
-        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
     }
 
     /// XML text with the characters XML 1.0 cannot hold escaped as SpreadsheetML does (`_xHHHH_`, the
