@@ -95,14 +95,15 @@ public final class UnitWriter {
                 case .stop: break choosing
                 }
             }
-            try writeResults(written, runID: runID, dryRun: dryRun, verifiedAt: verifiedAt)
+            let contexts = Self.contexts(written, runID: runID, dryRun: dryRun, verifiedAt: verifiedAt)
+            try writeResults(written, contexts: contexts, dryRun: dryRun)
             if !dryRun {
-                try writeTransactions(written, runID: runID)
+                try writeTransactions(written, contexts: contexts, runID: runID)
                 try writeVerifiedWhole(whole, runID: runID, verifiedAt: verifiedAt)
             }
-            try writeFlags(written, runID: runID)
-            try writeCorrections(written, runID: runID, dryRun: dryRun)
-            try writeSharedScan(written, runID: runID)
+            try writeFlags(written, contexts: contexts)
+            try writeCorrections(written, contexts: contexts, dryRun: dryRun)
+            try writeSharedScan(written, contexts: contexts)
             return written
         }
     }

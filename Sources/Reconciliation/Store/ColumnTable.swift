@@ -1,0 +1,152 @@
+import Foundation
+import Postgres
+
+/// A job table's columns, declared once: the `INSERT` column list, each column's values, the
+/// `ON CONFLICT … DO UPDATE SET` list and the export's columns are all generated from `columns`, so a
+/// new column is one entry here (plus its migration and the record's field).
+///
+/// The order of `columns` is the export's order (CONTRACT §8 fixes it); the `INSERT` lists the written
+/// columns in the same order. `ColumnTableSchemaTests` checks every table against a migrated database.
+struct ColumnTable<Record>: Sendable {
+    let name: String
+    let columns: [TableColumn<Record>]
+    /// What an `INSERT` that meets an existing row does.
+    let conflict: Conflict
+
+    enum Conflict: Sendable {
+        /// No `ON CONFLICT` clause: a conflict is an error.
+        case none
+        /// `ON CONFLICT DO NOTHING`.
+        case nothing
+        /// `ON CONFLICT (key) DO UPDATE SET …`, each column as its `onConflict` says.
+        case update(key: [String])
+    }
+
+    /// The columns this table's writer fills.
+    var written: [TableColumn<Record>] { columns.filter { $0.values != nil } }
+
+    /// The `ON CONFLICT` clause, generated from the columns' `onConflict`.
+    var conflictClause: String {
+        switch conflict {
+        case .none: return ""
+        case .nothing: return "ON CONFLICT DO NOTHING"
+        case .update(let key):
+            let sets = columns.compactMap { column -> String? in
+                switch column.onConflict {
+                case .kept: return nil
+                case .excluded: return "\(column.name) = EXCLUDED.\(column.name)"
+                case .set(let expression): return "\(column.name) = \(expression)"
+                }
+            }
+            return "ON CONFLICT (\(key.joined(separator: ", "))) DO UPDATE SET " + sets.joined(separator: ", ")
+        }
+    }
+
+    /// Inserts `rows` into the table: one array parameter per written column, then the conflict clause
+    /// and `suffix` (`PostgresConnection.insert(into:columns:prefix:suffix:)`).
+    @discardableResult
+    func insert(_ rows: BatchRows<Record>, on connection: PostgresConnection, prefix: String = "", suffix: String = "")
+        throws -> Int
+    {
+        let clause = [conflictClause, suffix].filter { !$0.isEmpty }.joined(separator: "\n")
+        return try connection.insert(
+            into: name, columns: written.map { $0.values!(rows) }, prefix: prefix, suffix: clause)
+    }
+
+    /// The export's columns (`ReconciliationExport.columns`): every column with an `export`, in order.
+    var exported: [ReconciliationExport.Column] {
+        columns.compactMap { column in
+            column.export.map {
+                ReconciliationExport.Column(
+                    name: column.name, expression: $0.expression ?? "x.\(column.name)", kind: $0.kind)
+            }
+        }
+    }
+}
+
+/// One column of a `ColumnTable`: its name, where its values come from, what an upsert does with it
+/// and how the export shows it.
+struct TableColumn<Record>: Sendable {
+    let name: String
+    /// Builds the column's `INSERT` parameter from a batch's rows; nil for a column the writer leaves
+    /// to its default or to another writer (`id`, `created_at`) or that only an upsert sets.
+    let values: (@Sendable (BatchRows<Record>) -> any PostgresInsertColumn)?
+    let onConflict: OnConflict
+    let export: Export?
+
+    enum OnConflict: Sendable {
+        /// Left as it is: a key, or a value the first write keeps (`first_run_id`).
+        case kept
+        /// `name = EXCLUDED.name`: the latest write wins.
+        case excluded
+        /// `name = expression` (SQL from this program's code).
+        case set(String)
+    }
+
+    /// How the export shows a column: its kind and, when it is not `x.name`, the SQL that reads it.
+    struct Export: Sendable {
+        let kind: ReconciliationExport.Kind
+        let expression: String?
+    }
+
+    /// A column the writer fills with `value` of each row.
+    static func written<Value: PostgresArrayElement>(
+        _ name: String, _ value: @escaping @Sendable (Record, RowContext) -> Value?, onConflict: OnConflict = .excluded,
+        export: ReconciliationExport.Kind? = nil
+    ) -> TableColumn {
+        TableColumn(
+            name: name,
+            values: { rows in
+                var column = PostgresArrayColumn<Value>(name, expectedCount: rows.count)
+                rows.forEachRow { record, context in column.append(value(record, context)) }
+                return column
+            }, onConflict: onConflict, export: export.map { Export(kind: $0, expression: nil) })
+    }
+
+    /// A column of the table the writer does not fill: a default, another writer's, or one an upsert
+    /// sets (`onConflict`).
+    static func unwritten(_ name: String, onConflict: OnConflict = .kept, export: ReconciliationExport.Kind? = nil)
+        -> TableColumn
+    {
+        TableColumn(
+            name: name, values: nil, onConflict: onConflict, export: export.map { Export(kind: $0, expression: nil) })
+    }
+
+    /// An export column that is not the table's: a joined table's or computed (`expression`).
+    static func joined(_ name: String, _ kind: ReconciliationExport.Kind, _ expression: String) -> TableColumn {
+        TableColumn(name: name, values: nil, onConflict: .kept, export: Export(kind: kind, expression: expression))
+    }
+
+    /// Whether the column is the table's own, not a joined table's.
+    var isOwn: Bool { export?.expression == nil }
+}
+
+/// What a row's values come from beside its record: the run, the record's user, the batch's instant.
+struct RowContext {
+    let runID: Int64
+    let userID: String
+    let verifiedAt: Date
+    let dryRun: Bool
+    /// Evidence's encoder, one per batch (`Evidence.storedJSON`).
+    let encoder: JSONEncoder
+}
+
+/// A batch's rows of one table: the records at `positions` of each user's records, with the user's
+/// context.
+struct BatchRows<Record> {
+    let records: [[Record]]
+    let contexts: [RowContext]
+    let positions: [(user: Int, index: Int)]
+
+    var count: Int { positions.count }
+
+    /// Every row in `positions` order. Records and contexts are read in place: a copy of a record
+    /// retains and releases its every string.
+    func forEachRow(_ body: (Record, RowContext) -> Void) {
+        contexts.withUnsafeBufferPointer { contexts in
+            for (user, index) in positions {
+                records[user].withUnsafeBufferPointer { body($0[index], contexts[user]) }
+            }
+        }
+    }
+}
