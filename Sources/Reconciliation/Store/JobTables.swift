@@ -42,11 +42,7 @@ enum JobTables {
     /// `recon_flags`, in the `flags` export's order: a flag already written by the run is left as it is.
     static let flags = ColumnTable<PlannedFlag>(
         name: "recon_flags",
-        columns: [
-            .unwritten("id", export: .number),
-            .written("run_id", { _, row in row.runID }, export: .number),
-            .unwritten("created_at", export: .instant),
-            .written("user_id", { _, row in row.userID }, export: .text),
+        columns: perRunRow() + [
             .written("receipt_id", { f, _ in f.receiptID }, export: .number),
             .written("kind", { f, _ in f.kind.rawValue }, export: .text),
             .written("detail", { f, _ in f.detail }, export: .text),
@@ -58,11 +54,7 @@ enum JobTables {
     /// are written by `RevertStore`).
     static let corrections = ColumnTable<PlannedCorrection>(
         name: "recon_corrections",
-        columns: [
-            .unwritten("id", export: .number),
-            .written("run_id", { _, row in row.runID }, export: .number),
-            .unwritten("created_at", export: .instant),
-            .written("user_id", { _, row in row.userID }, export: .text),
+        columns: perRunRow() + [
             .written("entitlement", { c, _ in c.entitlement }, export: .text),
             .written("action", { c, _ in c.action.rawValue }, export: .text),
             .written("reason", { c, _ in c.reason.rawValue }, export: .text),
@@ -80,6 +72,17 @@ enum JobTables {
             .written("evidence", { c, row in c.evidence?.storedJSON(row.encoder) }),
         ],
         conflict: .none)
+
+    /// The first columns of a per-run row a batch adds (flags, corrections), as their exports begin: the
+    /// row's id, its run, when it was written and its user.
+    private static func perRunRow<Record>() -> [TableColumn<Record>] {
+        [
+            .unwritten("id", export: .number),
+            .written("run_id", { _, row in row.runID }, export: .number),
+            .unwritten("created_at", export: .instant),
+            .written("user_id", { _, row in row.userID }, export: .text),
+        ]
+    }
 
     /// `recon_run_transactions`: the scratch rows of the run's `shared_transaction` scan.
     static let runTransactions = ColumnTable<(receiptID: Int64, originalTransactionID: String)>(
