@@ -106,7 +106,7 @@ extension UnitWriter {
     func writeCorrections(_ users: [(userID: String, plan: UnitPlan)], runID: Int64, dryRun: Bool) throws {
         let all = Self.recordIndices(users, \.corrections.count)
         guard !all.isEmpty else { return }
-        func correction(_ at: RecordIndex) -> PlannedCorrection { users[at.user].plan.corrections[at.index] }
+        func correction(_ at: RecordIndex) -> CorrectionRecord { users[at.user].plan.corrections[at.index] }
         var runIDs = PostgresArrayColumn<Int64>("run_id", expectedCount: all.count)
         var userIDs = PostgresArrayColumn<String>("user_id", expectedCount: all.count)
         var entitlements = PostgresArrayColumn<String>("entitlement", expectedCount: all.count)
