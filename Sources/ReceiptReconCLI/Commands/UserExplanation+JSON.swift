@@ -82,7 +82,7 @@ extension UserExplanation {
             try container.encode(record.originalTransactionID, forKey: .originalTransactionID)
             try container.encodeIfPresent(correction.revertedRunID, forKey: .revertedRunID)
             try container.encode(EvidenceText.correction(correction), forKey: .explanation)
-            try container.encode(correction.evidence, forKey: .evidence)
+            try container.encode(record.evidence, forKey: .evidence)
         }
     }
 

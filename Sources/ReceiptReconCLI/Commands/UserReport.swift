@@ -8,7 +8,7 @@ enum UserReport {
         before: [EntitlementRow],
         after: [EntitlementRow],
         corrections: [CorrectionRecord],
-        unverdicted: [ReconciliationEngine.UnverdictedRow] = [],
+        unverdicted: [UnverdictedRow] = [],
         summary: RunSummary
     ) -> String {
         var lines = [

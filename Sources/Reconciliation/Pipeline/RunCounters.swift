@@ -171,7 +171,7 @@ final class RunCounters: Sendable {
     }
 
     /// The corrections and flags a written unit recorded.
-    func addWritten(corrections: [PlannedCorrection], flags: [PlannedFlag]) {
+    func addWritten(corrections: [CorrectionRecord], flags: [PlannedFlag]) {
         state.withLock { state in
             for correction in corrections {
                 state.summary.corrections[correction.action, default: [:]][correction.reason, default: 0] += 1

@@ -15,10 +15,10 @@ public enum EvidenceText {
         text += applied ? "): " : ", dry run: not applied): "
         text += "access to \(record.entitlement) " + change(record, applied: applied)
         if record.reason == .reverted {
-            let run = correction.revertedRunID ?? correction.evidence?.revertsRunID
+            let run = correction.revertedRunID ?? record.evidence?.revertsRunID
             return text + (run.map { ", restored by the revert of run \($0)." } ?? ", restored by a revert.")
         }
-        guard let evidence = correction.evidence else {
+        guard let evidence = record.evidence else {
             return text + " (reason: \(record.reason); recorded before receipt-recon kept its evidence)."
         }
         text += " because " + because(record, evidence) + "."

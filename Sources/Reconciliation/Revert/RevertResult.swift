@@ -23,8 +23,8 @@ public struct RevertResult: Sendable {
             case .leaveAlone(let why):
                 leftAlone.append(
                     RevertFigures.LeftAloneEntry(
-                        correctionID: undone.id, userID: undone.userID, entitlement: undone.entitlement, why: why.code,
-                        detail: why.description))
+                        correctionID: undone.id, userID: undone.userID, entitlement: undone.record.entitlement,
+                        why: why.code, detail: why.description))
             case .alreadyReverted(let byRunID): alreadyReverted.append((undone, byRunID))
             }
         }
@@ -61,8 +61,8 @@ public struct RevertResult: Sendable {
             for step in restored {
                 let created = step.createdByRun ? "; the run created the row, now inactive" : ""
                 lines.append(
-                    "  \(step.undone.userID) \(step.undone.entitlement): \(step.action) "
-                        + "(undoes \(step.undone.action), \(step.undone.reason)\(created)): "
+                    "  \(step.undone.userID) \(step.undone.record.entitlement): \(step.action) "
+                        + "(undoes \(step.undone.record.action), \(step.undone.record.reason)\(created)): "
                         + RevertRule.describe(active: step.beforeActive, expiresAt: step.beforeExpiresAt) + " -> "
                         + RevertRule.describe(active: step.afterActive, expiresAt: step.afterExpiresAt))
             }
@@ -131,8 +131,8 @@ public struct RevertResult: Sendable {
             dryRun = result.summary.dryRun
             restored = result.restored.map {
                 Restored(
-                    correctionID: $0.undone.id, userID: $0.undone.userID, entitlement: $0.undone.entitlement,
-                    action: $0.action, revertedAction: $0.undone.action, revertedReason: $0.undone.reason,
+                    correctionID: $0.undone.id, userID: $0.undone.userID, entitlement: $0.undone.record.entitlement,
+                    action: $0.action, revertedAction: $0.undone.record.action, revertedReason: $0.undone.record.reason,
                     before: State(active: $0.beforeActive, expiresAt: $0.beforeExpiresAt),
                     after: State(active: $0.afterActive, expiresAt: $0.afterExpiresAt), rowCreatedByRun: $0.createdByRun
                 )
@@ -141,7 +141,7 @@ public struct RevertResult: Sendable {
             alreadyReverted = result.alreadyReverted.map {
                 Already(
                     correctionID: $0.correction.id, userID: $0.correction.userID,
-                    entitlement: $0.correction.entitlement, revertedByRunID: $0.byRunID)
+                    entitlement: $0.correction.record.entitlement, revertedByRunID: $0.byRunID)
             }
         }
     }

@@ -37,14 +37,14 @@ public enum CorrectionPlanner {
         rows: [EntitlementRow],
         userHasUnverifiedReceipt: Bool,
         previouslyRefundedTransactionIDs: Set<String> = []
-    ) -> [PlannedCorrection] {
+    ) -> [CorrectionRecord] {
         // Guard 2: an entitlement held by a row of another source is never read nor written.
         let foreign = Set(rows.filter { !$0.isAppStore }.map(\.entitlement))
         var appStoreRows: [String: EntitlementRow] = [:]
         for row in rows where row.isAppStore { appStoreRows[row.entitlement] = row }
 
         let names = Set(appStoreRows.keys).union(truth.entitlements.map(\.entitlement)).subtracting(foreign)
-        var corrections: [PlannedCorrection] = []
+        var corrections: [CorrectionRecord] = []
         for name in names.sorted() {
             let entitlementTruth = truth[name] ?? EntitlementTruth(entitlement: name)
             guard
@@ -69,7 +69,7 @@ public enum CorrectionPlanner {
     /// entitlement row was last written (or there is no row): evidence older than the app's own last
     /// word (a revoke after a refund the app heard of) never grants again.
     /// - Returns: whether `correction` may be made.
-    public static func signedDataGuard(_ correction: PlannedCorrection, truth: EntitlementTruth, row: EntitlementRow?)
+    public static func signedDataGuard(_ correction: CorrectionRecord, truth: EntitlementTruth, row: EntitlementRow?)
         -> Bool
     {
         switch correction.action {
@@ -97,7 +97,7 @@ public enum CorrectionPlanner {
         truth: EntitlementTruth,
         row: EntitlementRow?,
         previouslyRefundedTransactionIDs: Set<String> = []
-    ) -> PlannedCorrection? {
+    ) -> CorrectionRecord? {
         let rowActive = row?.active ?? false
         switch (truth.isActive, rowActive) {
         case (true, false):
@@ -175,28 +175,18 @@ public enum CorrectionPlanner {
         _ reason: CorrectionReason,
         truth: EntitlementTruth,
         row: EntitlementRow?
-    ) -> PlannedCorrection {
-        let after: EntitlementRow
-        if action == .revoke {
-            after = EntitlementRow(
-                entitlement: truth.entitlement, active: false, expiresAt: row?.expiresAt,
-                productID: row?.productID, originalTransactionID: row?.originalTransactionID)
-        } else {
-            after = EntitlementRow(
-                entitlement: truth.entitlement, active: true, expiresAt: truth.expiresAt,
-                productID: truth.productID, originalTransactionID: truth.originalTransactionID)
-        }
-        return PlannedCorrection(
+    ) -> CorrectionRecord {
+        // A revoke keeps the row's expiry, product and chain (only access changes); the others take the truth's.
+        let revoke = action == .revoke
+        return CorrectionRecord(
             entitlement: truth.entitlement,
             action: action,
             reason: reason,
             beforeActive: row?.active,
             beforeExpiresAt: row?.expiresAt,
-            afterActive: after.active,
-            afterExpiresAt: after.expiresAt,
-            productID: after.productID,
-            originalTransactionID: after.originalTransactionID,
-            rowAfter: after,
-            rowExists: row != nil)
+            afterActive: !revoke,
+            afterExpiresAt: revoke ? row?.expiresAt : truth.expiresAt,
+            productID: revoke ? row?.productID : truth.productID,
+            originalTransactionID: revoke ? row?.originalTransactionID : truth.originalTransactionID)
     }
 }

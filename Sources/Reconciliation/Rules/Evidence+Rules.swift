@@ -16,7 +16,7 @@ extension Evidence {
     /// - `no_purchase`: every row Apple answered for the user, with the products it holds: none unlocks it.
     ///
     /// With purchases, the rows their answers came with are listed too (outcome, source, environment).
-    public static func correction(_ correction: PlannedCorrection, truth: EntitlementTruth, user: UserTruth)
+    public static func correction(_ correction: CorrectionRecord, truth: EntitlementTruth, user: UserTruth)
         -> Evidence
     {
         var evidence = Evidence(rule: correction.reason.rawValue, asOf: user.asOf, entitlement: correction.entitlement)
@@ -78,5 +78,25 @@ extension Evidence {
         evidence.purchases = purchases.map { PurchaseFact($0, receiptID: receipt.receiptID, asOf: asOf) }
         evidence.productIDs = productIDs
         return evidence
+    }
+}
+
+extension Evidence.PurchaseFact {
+    /// A transaction as it bears on an entitlement: its end is the access it gives.
+    init(_ transaction: EntitlementTransaction, asOf: Date) {
+        if let purchase = transaction.purchase {
+            self.init(purchase, receiptID: transaction.receiptID, asOf: asOf)
+        } else {
+            self.init(source: transaction.source)
+            receiptID = transaction.receiptID
+            transactionID = transaction.transactionID
+            originalTransactionID = transaction.originalTransactionID
+            purchaseDate = transaction.purchaseDate
+            revocationDate = transaction.revocationDate
+            isUpgraded = transaction.isUpgraded
+            reportedAt = transaction.evidenceDate
+        }
+        productID = transaction.productID
+        expiresDate = transaction.accessEnd?.date
     }
 }

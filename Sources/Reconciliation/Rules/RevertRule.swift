@@ -17,36 +17,17 @@ public enum RevertRule {
         public var id: Int64
         public var runID: Int64
         public var userID: String
-        public var entitlement: String
-        public var action: CorrectionAction
-        public var reason: CorrectionReason
-        /// nil: the row did not exist before the run (the run created it with a grant).
-        public var beforeActive: Bool?
-        public var beforeExpiresAt: Date?
-        public var afterActive: Bool
-        public var afterExpiresAt: Date?
-        public var productID: String?
-        public var originalTransactionID: String?
+        /// What the run wrote; `beforeActive` nil: the row did not exist before the run (the run created it
+        /// with a grant).
+        public var record: CorrectionRecord
         /// When it was written: the same instant as the entitlement's `updated_at` it set (one transaction).
         public var createdAt: Date
 
-        public init(
-            id: Int64, runID: Int64, userID: String, entitlement: String, action: CorrectionAction,
-            reason: CorrectionReason, beforeActive: Bool?, beforeExpiresAt: Date?, afterActive: Bool,
-            afterExpiresAt: Date?, productID: String? = nil, originalTransactionID: String? = nil, createdAt: Date
-        ) {
+        public init(id: Int64, runID: Int64, userID: String, record: CorrectionRecord, createdAt: Date) {
             self.id = id
             self.runID = runID
             self.userID = userID
-            self.entitlement = entitlement
-            self.action = action
-            self.reason = reason
-            self.beforeActive = beforeActive
-            self.beforeExpiresAt = beforeExpiresAt
-            self.afterActive = afterActive
-            self.afterExpiresAt = afterExpiresAt
-            self.productID = productID
-            self.originalTransactionID = originalTransactionID
+            self.record = record
             self.createdAt = createdAt
         }
     }
@@ -154,16 +135,16 @@ public enum RevertRule {
         if let since = uncancelled(candidate.later).first {
             return .leaveAlone(.correctedSince(runID: since.runID, reason: since.reason))
         }
-        guard row.active == undone.afterActive, row.expiresAt == undone.afterExpiresAt else {
+        guard row.active == undone.record.afterActive, row.expiresAt == undone.record.afterExpiresAt else {
             return .leaveAlone(.valuesChanged(active: row.active, expiresAt: row.expiresAt))
         }
         let lastWrite = candidate.later.map(\.createdAt).reduce(undone.createdAt, max)
         if let updatedAt = row.updatedAt, updatedAt > lastWrite { return .leaveAlone(.updatedSince(updatedAt)) }
 
-        let createdByRun = undone.beforeActive == nil
-        let afterActive = undone.beforeActive ?? false
+        let createdByRun = undone.record.beforeActive == nil
+        let afterActive = undone.record.beforeActive ?? false
         // A row the run created has no earlier expiry: a revoke keeps the one it has.
-        let afterExpiresAt = createdByRun ? row.expiresAt : undone.beforeExpiresAt
+        let afterExpiresAt = createdByRun ? row.expiresAt : undone.record.beforeExpiresAt
         return .restore(
             Step(
                 undone: undone,

@@ -118,13 +118,3 @@ public enum RunEnd: Sendable, Equatable {
         (error as? PostgresError).map(DatabaseErrorAdvice.describe) ?? "\(error)"
     }
 }
-
-extension RunSummary {
-    /// Records `end` in the summary: its status, exit code and reason (the finish stage and a run an error
-    /// ended are the only callers).
-    mutating func record(_ end: RunEnd) {
-        status = end.recordedStatus ?? .failed
-        exitCode = end.exitCode
-        abortReason = end.reason
-    }
-}

@@ -1,48 +1,6 @@
 import Foundation
 import Postgres
 
-/// One stored receipt row.
-public struct StoredReceipt: Sendable, Hashable {
-    public let id: Int64
-    public let data: String
-}
-
-/// One user's unit of work: every receipt of the user (the user's truth comes from all of them).
-public struct UserWork: Sendable {
-    public let userID: String
-    public let receipts: [StoredReceipt]
-    public let isSandboxTester: Bool
-    /// Transaction ids Apple answered for in earlier runs (`recon_transactions`): Apple's "not found" for
-    /// one of them proves nothing (CONTRACT §9, "What proves a purchase absent").
-    public var knownTransactionIDs: Set<String> = []
-    /// Why the run took the user.
-    public var reason: DueReason = .olderThan
-
-    public init(
-        userID: String, receipts: [StoredReceipt], isSandboxTester: Bool, knownTransactionIDs: Set<String> = [],
-        reason: DueReason = .olderThan
-    ) {
-        self.userID = userID
-        self.receipts = receipts
-        self.isSandboxTester = isSandboxTester
-        self.knownTransactionIDs = knownTransactionIDs
-        self.reason = reason
-    }
-
-    /// The transaction ids `recon_transactions` holds for each of `userIDs`.
-    static func knownTransactionIDs(of userIDs: [String], on connection: PostgresConnection) throws
-        -> [String: Set<String>]
-    {
-        var known: [String: Set<String>] = [:]
-        for row in try connection.query(
-            "SELECT user_id, transaction_id FROM recon_transactions WHERE user_id = ANY(\(userIDs))")
-        {
-            known[try row.decode("user_id"), default: []].insert(try row.decode("transaction_id"))
-        }
-        return known
-    }
-}
-
 /// Walks the users who have due receipts, in `user_id` order, one keyset page at a time, so memory
 /// does not grow with the number of receipts (CONTRACT §3 `--older-than`, `--limit`, `--shard`).
 ///

@@ -52,7 +52,7 @@ enum JobTables {
 
     /// `recon_corrections` as a batch writes them, in the `corrections` export's order (a revert's rows
     /// are written by `RevertStore`).
-    static let corrections = ColumnTable<PlannedCorrection>(
+    static let corrections = ColumnTable<CorrectionRecord>(
         name: "recon_corrections",
         columns: perRunRow() + [
             .written("entitlement", { c, _ in c.entitlement }, export: .text),

@@ -128,16 +128,18 @@ public struct RevertStore {
         ).map { row in
             let undone = RevertRule.Undone(
                 id: try row.decode("id"), runID: try row.decode("run_id"), userID: try row.decode("user_id"),
-                entitlement: try row.decode("entitlement"),
-                action: try CorrectionAction(contractName: row.decode("action")),
-                reason: try CorrectionReason(contractName: row.decode("reason")),
-                beforeActive: try row.decode("before_active"), beforeExpiresAt: try row.decode("before_expires_at"),
-                afterActive: try row.decode("after_active"), afterExpiresAt: try row.decode("after_expires_at"),
-                productID: try row.decode("product_id"),
-                originalTransactionID: try row.decode("original_transaction_id"),
+                record: CorrectionRecord(
+                    entitlement: try row.decode("entitlement"),
+                    action: try CorrectionAction(contractName: row.decode("action")),
+                    reason: try CorrectionReason(contractName: row.decode("reason")),
+                    beforeActive: try row.decode("before_active"),
+                    beforeExpiresAt: try row.decode("before_expires_at"),
+                    afterActive: try row.decode("after_active"), afterExpiresAt: try row.decode("after_expires_at"),
+                    productID: try row.decode("product_id"),
+                    originalTransactionID: try row.decode("original_transaction_id")),
                 createdAt: try row.decode("created_at"))
             return RevertRule.Candidate(
-                correction: undone, current: rows[Self.key(undone.userID, undone.entitlement)],
+                correction: undone, current: rows[Self.key(undone.userID, undone.record.entitlement)],
                 revertedByRunID: try row.decode("reverted_by_run_id"), later: later[undone.id] ?? [])
         }
     }
@@ -168,15 +170,15 @@ public struct RevertStore {
         for step in steps {
             runIDs.append(revertRunID)
             userIDs.append(step.undone.userID)
-            entitlements.append(step.undone.entitlement)
+            entitlements.append(step.undone.record.entitlement)
             actions.append(step.action.rawValue)
             reasons.append(CorrectionReason.reverted.rawValue)
             beforeActives.append(step.beforeActive)
             beforeExpiresAts.append(step.beforeExpiresAt)
             afterActives.append(step.afterActive)
             afterExpiresAts.append(step.afterExpiresAt)
-            productIDs.append(step.undone.productID)
-            originalIDs.append(step.undone.originalTransactionID)
+            productIDs.append(step.undone.record.productID)
+            originalIDs.append(step.undone.record.originalTransactionID)
             applied.append(!dryRun)
             revertsIDs.append(step.undone.id)
             evidence.append(step.evidence.storedJSON(encoder))
@@ -210,10 +212,10 @@ extension RevertRule.Step {
     /// `recon_corrections.evidence` of a `reverted` row, in the one evidence encoding: the correction it
     /// undoes, that correction's run and why it was made.
     var evidence: Evidence {
-        var evidence = Evidence(rule: CorrectionReason.reverted.rawValue, entitlement: undone.entitlement)
+        var evidence = Evidence(rule: CorrectionReason.reverted.rawValue, entitlement: undone.record.entitlement)
         evidence.revertsCorrectionID = undone.id
         evidence.revertsRunID = undone.runID
-        evidence.revertsReason = undone.reason
+        evidence.revertsReason = undone.record.reason
         return evidence
     }
 }

@@ -27,7 +27,7 @@ public struct RunRows {
     }
 
     /// The run's `unverified` results, by receipt.
-    func unverdicted() throws -> [ReconciliationEngine.UnverdictedRow] {
+    func unverdicted() throws -> [UnverdictedRow] {
         try connection.query(
             """
             SELECT receipt_id, detail FROM recon_results
@@ -35,7 +35,7 @@ public struct RunRows {
             """
         ).map { row in
             let detail: String = try row.decode("detail") ?? ""
-            return ReconciliationEngine.UnverdictedRow(
+            return UnverdictedRow(
                 receiptID: try row.decode("receipt_id"),
                 kind: UnverifiedKind(detail: detail),
                 detail: detail)

@@ -31,7 +31,7 @@ extension UnitWriter {
     func writeCorrections(_ users: [(userID: String, plan: UnitPlan)], contexts: [RowContext], dryRun: Bool) throws {
         let all = Self.recordIndices(users, \.corrections.count)
         guard !all.isEmpty else { return }
-        func correction(_ at: RecordIndex) -> PlannedCorrection { users[at.user].plan.corrections[at.index] }
+        func correction(_ at: RecordIndex) -> CorrectionRecord { users[at.user].plan.corrections[at.index] }
         try JobTables.corrections.insert(
             BatchRows(records: users.map(\.plan.corrections), contexts: contexts, positions: all), on: connection)
         guard !dryRun else { return }

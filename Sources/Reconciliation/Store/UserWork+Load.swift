@@ -20,4 +20,17 @@ extension UserWork {
             isSandboxTester: try rows.first?.decode("tester") ?? false,
             knownTransactionIDs: try UserWork.knownTransactionIDs(of: [userID], on: connection)[userID] ?? [])
     }
+
+    /// The transaction ids `recon_transactions` holds for each of `userIDs`.
+    static func knownTransactionIDs(of userIDs: [String], on connection: PostgresConnection) throws
+        -> [String: Set<String>]
+    {
+        var known: [String: Set<String>] = [:]
+        for row in try connection.query(
+            "SELECT user_id, transaction_id FROM recon_transactions WHERE user_id = ANY(\(userIDs))")
+        {
+            known[try row.decode("user_id"), default: []].insert(try row.decode("transaction_id"))
+        }
+        return known
+    }
 }

@@ -18,8 +18,9 @@ import Testing
             id: 1, runID: 7, runKind: reason == .reverted ? "revert" : "nightly", createdAt: at, applied: applied,
             record: CorrectionRecord(
                 entitlement: "premium", action: action, reason: reason, beforeActive: !after, beforeExpiresAt: nil,
-                afterActive: after, afterExpiresAt: expires, productID: "monthly", originalTransactionID: "100"),
-            evidence: evidence, revertedRunID: revertedRunID)
+                afterActive: after, afterExpiresAt: expires, productID: "monthly", originalTransactionID: "100",
+                evidence: evidence),
+            revertedRunID: revertedRunID)
     }
 
     @Test func aRevertSaysWhichRunItRestored() {

@@ -74,7 +74,7 @@ struct ConformanceShapedTests {
 
     static func reconcile(
         json: String, bundleIDs: Set<String>, catalog: ProductCatalog, rows: [EntitlementRow], asOf: Date
-    ) throws -> (ReceiptClassification, (truth: UserTruth, corrections: [PlannedCorrection], flags: [PlannedFlag])) {
+    ) throws -> (ReceiptClassification, (truth: UserTruth, corrections: [CorrectionRecord], flags: [PlannedFlag])) {
         let response = try VerifyReceiptResponse.decode(Data(json.utf8))
         let verification = ReceiptVerification(verdict: .valid, response: response, answeredBy: .production)
         let classification = try ReceiptOutcomeRule.classify(

@@ -12,8 +12,10 @@ import Testing
         action: CorrectionAction, before: (Bool, Date?)?, after: (Bool, Date?), reason: CorrectionReason = .refund
     ) -> RevertRule.Undone {
         RevertRule.Undone(
-            id: 10, runID: 5, userID: "u", entitlement: "pro", action: action, reason: reason,
-            beforeActive: before?.0, beforeExpiresAt: before?.1, afterActive: after.0, afterExpiresAt: after.1,
+            id: 10, runID: 5, userID: "u",
+            record: CorrectionRecord(
+                entitlement: "pro", action: action, reason: reason, beforeActive: before?.0, beforeExpiresAt: before?.1,
+                afterActive: after.0, afterExpiresAt: after.1, productID: nil, originalTransactionID: nil),
             createdAt: written)
     }
 

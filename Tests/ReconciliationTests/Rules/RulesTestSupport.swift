@@ -138,7 +138,7 @@ enum World {
 
     /// A correction the way a reader of `recon_corrections` sees it:
     /// `premium extend renewal -> until +30d`, `premium revoke refund -> inactive`.
-    static func render(_ correction: PlannedCorrection) -> String {
+    static func render(_ correction: CorrectionRecord) -> String {
         let after = correction.afterActive ? "until \(relative(correction.afterExpiresAt))" : "inactive"
         return "\(correction.entitlement) \(correction.action) \(correction.reason) -> \(after)"
     }

@@ -54,7 +54,7 @@ import Testing
 
             let history = try UserHistory.load(userID: users[1].userID, on: connection)
             #expect(history.corrections.count == 1 && history.flags.count == 1 && history.lastRunID == runID)
-            #expect(history.corrections.first?.evidence == Self.evidence)
+            #expect(history.corrections.first?.record.evidence == Self.evidence)
             #expect(history.flags.first?.evidence == Self.evidence)
 
             let stored = try #require(
@@ -75,7 +75,7 @@ import Testing
 
             // A plan without evidence (built by hand) writes NULL, and reads back as none.
             let other = try UserHistory.load(userID: users[0].userID, on: connection)
-            #expect(other.corrections.first.map { $0.evidence == nil } == true)
+            #expect(other.corrections.first.map { $0.record.evidence == nil } == true)
         }
     }
 

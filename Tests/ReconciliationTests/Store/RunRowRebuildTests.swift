@@ -45,16 +45,12 @@ import Testing
             }
             plan.corrections = corrections[u].map { entitlement, action, reason in
                 let active = action != .revoke
-                return PlannedCorrection(
+                return CorrectionRecord(
                     entitlement: entitlement, action: action, reason: reason, beforeActive: action != .grant,
                     beforeExpiresAt: nil, afterActive: active, afterExpiresAt: nil, productID: "p",
-                    originalTransactionID: "o",
-                    rowAfter: EntitlementRow(
-                        entitlement: entitlement, active: active, expiresAt: nil, productID: "p",
-                        originalTransactionID: "o"),
-                    rowExists: action != .grant)
+                    originalTransactionID: "o")
             }
-            for correction in plan.corrections where correction.rowExists {
+            for correction in plan.corrections where correction.action != .grant {
                 try connection.execute(
                     """
                     INSERT INTO entitlements (user_id, entitlement, active) VALUES (\(userID), \(correction.entitlement), true)

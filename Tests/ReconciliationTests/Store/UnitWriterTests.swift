@@ -51,14 +51,10 @@ import Testing
             plan.flags = [PlannedFlag(kind: .refunded, receiptID: u == 1 ? nil : receiptID, detail: hostile[u + 1])]
             let afterExpiresAt = u == 0 ? nil : Date(timeIntervalSince1970: 1_800_000_000.5)
             plan.corrections = [
-                PlannedCorrection(
+                CorrectionRecord(
                     entitlement: "pro \(hostile[u])", action: u == 1 ? .revoke : .grant, reason: .purchaseNotGranted,
                     beforeActive: u == 1 ? true : nil, beforeExpiresAt: u == 1 ? verifiedAt : nil, afterActive: u != 1,
-                    afterExpiresAt: afterExpiresAt, productID: u == 2 ? nil : "p", originalTransactionID: "o\(u)",
-                    rowAfter: EntitlementRow(
-                        entitlement: "pro \(hostile[u])", active: u != 1, expiresAt: afterExpiresAt,
-                        productID: u == 2 ? nil : "p", originalTransactionID: "o\(u)"),
-                    rowExists: u == 1)
+                    afterExpiresAt: afterExpiresAt, productID: u == 2 ? nil : "p", originalTransactionID: "o\(u)")
             ]
             plan.sharedScan = [(receiptID, "o\(u * 3)"), (receiptID, "shared \(hostile[u])")]
             return (userID, plan)

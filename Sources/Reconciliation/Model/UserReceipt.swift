@@ -39,15 +39,4 @@ public struct UserReceipt: Hashable, Sendable {
     /// of its `signedDate`, so it may grant only over an older entitlement row and revoke only for a
     /// revocation it carries (`CorrectionPlanner`).
     public var isSignedData: Bool { source == .signedRow }
-
-    /// How this receipt's transactions stand in the user's truth ("Which transactions count").
-    public func standing(sandboxPolicy: SandboxPolicy, isSandboxTester: Bool) -> ReceiptStanding {
-        switch classification.outcome {
-        case .valid: .counted
-        case .misrouted: sandboxPolicy == .flag || isSandboxTester ? .counted : .misroutedNotCounted
-        case .invalid: classification.isBundleMismatch ? .bundleMismatch : .invalidReceipt
-        case .unverified:
-            classification.unverified?.keepsNamedEntitlements == true ? .permanentlyUnverified : .unverified
-        }
-    }
 }

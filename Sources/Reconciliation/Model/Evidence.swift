@@ -139,24 +139,6 @@ extension Evidence.PurchaseFact {
         ownership = fields.ownership
         reportedAt = fields.evidenceDate
     }
-
-    /// A transaction as it bears on an entitlement: its end is the access it gives.
-    init(_ transaction: EntitlementTransaction, asOf: Date) {
-        if let purchase = transaction.purchase {
-            self.init(purchase, receiptID: transaction.receiptID, asOf: asOf)
-        } else {
-            self.init(source: transaction.source)
-            receiptID = transaction.receiptID
-            transactionID = transaction.transactionID
-            originalTransactionID = transaction.originalTransactionID
-            purchaseDate = transaction.purchaseDate
-            revocationDate = transaction.revocationDate
-            isUpgraded = transaction.isUpgraded
-            reportedAt = transaction.evidenceDate
-        }
-        productID = transaction.productID
-        expiresDate = transaction.accessEnd?.date
-    }
 }
 
 extension Evidence.ReceiptFact {

@@ -1,8 +1,13 @@
 import Foundation
 
-/// One correction of one entitlement row: a `recon_corrections` row, and what `apply` writes to
-/// `entitlements`.
-public struct PlannedCorrection: Hashable, Sendable {
+/// One correction of one entitlement row: a `recon_corrections` row. The planner makes it, the writer
+/// writes it (and `apply` the `entitlements` row it describes), `verify-user` and `revert` read it back.
+///
+/// What `apply` writes to `entitlements` (source `app_store`): a revoke sets `active = false` and keeps
+/// the row's `expires_at`, `product_id` and `original_transaction_id` (the values recorded here); a
+/// grant, extend or shorten sets `active = true`, `expires_at`, `product_id` and
+/// `original_transaction_id` from the truth, inserting the row when there was none (a grant only).
+public struct CorrectionRecord: Hashable, Sendable {
     public var entitlement: String
     public var action: CorrectionAction
     public var reason: CorrectionReason
@@ -18,15 +23,8 @@ public struct PlannedCorrection: Hashable, Sendable {
     public var productID: String?
     /// `original_transaction_id`: the truth's for grant/extend/shorten, the row's for a revoke.
     public var originalTransactionID: String?
-    /// The `entitlements` row after `apply` (source `app_store`). A revoke sets `active = false`
-    /// and keeps `expires_at`, `product_id` and `original_transaction_id`; a grant, extend or
-    /// shorten sets `active = true`, `expires_at`, `product_id` and `original_transaction_id`
-    /// from the truth.
-    public var rowAfter: EntitlementRow
-    /// Whether `apply` updates an existing row (true) or inserts one (false, a grant only).
-    public var rowExists: Bool
-    /// `evidence`: the Apple fact that decided it (`Evidence.correction`); nil only for a correction
-    /// built by hand.
+    /// `evidence`: the Apple fact that decided it (`Evidence.correction`); nil for a correction built by
+    /// hand, and where it is not read back (`verify-user`'s report, `revert`).
     public var evidence: Evidence?
 
     public init(
@@ -39,8 +37,6 @@ public struct PlannedCorrection: Hashable, Sendable {
         afterExpiresAt: Date?,
         productID: String?,
         originalTransactionID: String?,
-        rowAfter: EntitlementRow,
-        rowExists: Bool,
         evidence: Evidence? = nil
     ) {
         self.entitlement = entitlement
@@ -52,8 +48,6 @@ public struct PlannedCorrection: Hashable, Sendable {
         self.afterExpiresAt = afterExpiresAt
         self.productID = productID
         self.originalTransactionID = originalTransactionID
-        self.rowAfter = rowAfter
-        self.rowExists = rowExists
         self.evidence = evidence
     }
 }

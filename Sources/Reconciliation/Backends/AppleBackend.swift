@@ -58,33 +58,3 @@ public struct NotificationHistorySource: Sendable {
         environment == .production ? bundleIDs.filter { appAppleIDs[$0] == nil } : []
     }
 }
-
-/// What Apple says about one user's rows.
-public struct AppleUserAnswer: Sendable {
-    /// One per row that was judged, in the user's row order. A stopped run leaves later rows out.
-    public var receipts: [ReceiptAnswer]
-    /// Apple says the job's configuration is wrong (21004, 21000, 401 after a fresh token): the run
-    /// must stop before any correction (exit 78). The answers are then not used.
-    public var configurationAbort: ConfigurationAbort?
-
-    public init(receipts: [ReceiptAnswer], configurationAbort: ConfigurationAbort? = nil) {
-        self.receipts = receipts
-        self.configurationAbort = configurationAbort
-    }
-}
-
-/// What Apple says about one stored row: the rules' input (`UserReceipt`: outcome, transactions,
-/// renewal facts) and what `recon_results` records beside it.
-public struct ReceiptAnswer: Sendable {
-    public var receipt: UserReceipt
-    /// Requests made for this row (0 when it was judged locally or answered from the run's cache).
-    public var attempts: Int
-    /// The bundle id Apple's answer or the row itself names, when known.
-    public var bundleID: String?
-
-    public init(receipt: UserReceipt, attempts: Int, bundleID: String?) {
-        self.receipt = receipt
-        self.attempts = attempts
-        self.bundleID = bundleID
-    }
-}

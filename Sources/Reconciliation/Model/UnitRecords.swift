@@ -49,20 +49,6 @@ public struct TransactionRecord: Sendable {
     public var source: TransactionSource
 }
 
-/// A `recon_corrections` row as read back (`verify-user`'s report); the writer writes
-/// `PlannedCorrection`s.
-public struct CorrectionRecord: Sendable {
-    public var entitlement: String
-    public var action: CorrectionAction
-    public var reason: CorrectionReason
-    public var beforeActive: Bool?
-    public var beforeExpiresAt: Date?
-    public var afterActive: Bool
-    public var afterExpiresAt: Date?
-    public var productID: String?
-    public var originalTransactionID: String?
-}
-
 /// What the rules need from the database about one user, read under the user's lock.
 public struct UserState: Sendable {
     /// Every row of the user, whatever its `source`: the planner needs the others to know which
@@ -82,14 +68,14 @@ public struct UnitPlan: Sendable {
     public var results: [ResultRecord] = []
     public var transactions: [TransactionRecord] = []
     public var flags: [PlannedFlag] = []
-    public var corrections: [PlannedCorrection] = []
+    public var corrections: [CorrectionRecord] = []
     /// Original transaction ids of the user's receipts, for the run's end-of-run
     /// `shared_transaction` scan (written in dry runs too).
     public var sharedScan: [(receiptID: Int64, originalTransactionID: String)] = []
 
     public init(
         results: [ResultRecord] = [], transactions: [TransactionRecord] = [], flags: [PlannedFlag] = [],
-        corrections: [PlannedCorrection] = [], sharedScan: [(receiptID: Int64, originalTransactionID: String)] = []
+        corrections: [CorrectionRecord] = [], sharedScan: [(receiptID: Int64, originalTransactionID: String)] = []
     ) {
         self.results = results
         self.transactions = transactions
