@@ -1,3 +1,4 @@
+import AppStoreReceipts
 import AppStoreSimulator
 import CommandLineOptions
 import Foundation
