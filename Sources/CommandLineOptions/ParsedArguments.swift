@@ -85,10 +85,10 @@ public struct ParsedArguments: Sendable {
         OptionError(message, invocation: invocation)
     }
 
-    /// For a program that takes options only.
-    /// - Throws: an `OptionError` naming the first positional argument.
-    public func expectNoPositionals() throws(OptionError) {
-        if let first = positionals.first { throw usageError("unexpected argument '\(first)'") }
+    /// For a program that takes options only, or only the `taken` positional arguments it already read.
+    /// - Throws: an `OptionError` naming the first positional argument beyond them.
+    public func expectNoPositionals(after taken: Int = 0) throws(OptionError) {
+        if positionals.count > taken { throw usageError("unexpected argument '\(positionals[taken])'") }
     }
 
     public func has(_ name: String) -> Bool { values[name] != nil }

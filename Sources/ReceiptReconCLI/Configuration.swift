@@ -38,9 +38,6 @@ public struct Configuration: Sendable {
 
     public static var appleOptions: [OptionSpec] { SettingsTable.options(SettingsTable.apple) }
 
-    /// Shared with `inspect`, which needs no other Apple setting.
-    static var rootCertificateOption: OptionSpec { AppleSettings.rootCertificates.option! }
-
     /// Reads the configuration; what deserves a warning is in `warnings`, for the command to log.
     /// - Throws: a usage error (64) for a bad flag value, a configuration error (78) for a bad
     ///   environment variable or an unreadable/empty shared-secret file.

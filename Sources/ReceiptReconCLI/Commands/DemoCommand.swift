@@ -13,21 +13,7 @@ struct DemoCommand: Command {
             drifted world, runs the nightly job, writes the CSVs and the HTML report to DIR, and re-verifies \
             one user the way support would.
             """,
-        options: [
-            OptionSpec(
-                "users", .value(placeholder: "N"),
-                "users in the seeded world, at least 1000 (a smaller world is mostly drift scenarios, and the "
-                    + "revoke breaker would rightly stop the run)", default: "2000"),
-            OptionSpec(
-                "output-dir", .value(placeholder: "DIR"), "where the CSVs and the report go", default: "./demo-output"),
-            OptionSpec(
-                "backend", .value(placeholder: "verify-receipt|server-api"),
-                "the backend the demo's run uses: the simulator answers both APIs", default: "verify-receipt"),
-            OptionSpec(
-                "database-url", .value(placeholder: "URL"),
-                "use this empty database instead of a throwaway cluster (DATABASE_URL is ignored)",
-                default: "a throwaway cluster"),
-        ],
+        options: SettingsTable.options(DemoSettings.all),
         environment: [],
         exitCodes: [.success, .usage, .dataError, .unavailable, .internalError, .noPermission]
     )
@@ -39,13 +25,13 @@ struct DemoCommand: Command {
     let databaseURL: String?
 
     init(_ arguments: ParsedArguments, environment: [String: String]) throws(CommandError) {
-        guard arguments.positionals.isEmpty else {
-            throw .usage("unexpected argument '\(arguments.positionals[0])'", command: "demo")
-        }
-        users = try arguments.read.integer("users", in: 1000...1_000_000) ?? 2000
-        outputDirectory = arguments.value("output-dir") ?? "./demo-output"
-        serverAPI = try arguments.read.choice("backend", ["verify-receipt", "server-api"]) == "server-api"
-        databaseURL = arguments.value("database-url")
+        try arguments.refusePositionals()
+        // Flags only: the demo reads no variable, DATABASE_URL least of all.
+        let settings = SettingResolver(arguments, environment: [:])
+        users = try settings.value(DemoSettings.users)
+        outputDirectory = try settings.value(DemoSettings.outputDirectory)
+        serverAPI = try settings.value(DemoSettings.serverAPI)
+        databaseURL = try settings.value(DemoSettings.databaseURL)
     }
 
     func run(_ console: Console) throws -> ExitCode {

@@ -82,10 +82,9 @@ struct DemoRunner {
         say("App Store simulator listening on \(simulator.baseURL.absoluteString)")
 
         // 3. The nightly run, as cron would start it.
-        var options = RunOptions(asOf: asOf)
-        options.olderThan = 0
-        options.concurrency = 32
-        let rate = 2000.0
+        let backendKind: ServerAPISettings.Backend = serverAPI ? .serverAPI : .verifyReceipt
+        let settings = Self.settings(asOf: asOf)
+        let options = settings.runOptions(environment: .production, backend: backendKind)
         let signedData = SignedDataVerifier(anchors: [TrustAnchor(signingChain.root)])
         let context = ReceiptOutcomeContext(
             servedEnvironment: options.environment, acceptedBundleIDs: [WorldCatalog.appBundleID])
@@ -107,11 +106,11 @@ struct DemoRunner {
                         environment: .production, userAgent: Self.userAgent)),
                 context: context, signedData: signedData)
         let driver = ExchangeDriver(
-            transport: HTTPTransportKind.curl.makeTransport(
-                maxConnectionsPerHost: options.concurrency, timeout: .seconds(30)),
-            rate: rate, maxInFlight: options.concurrency,
+            transport: settings[AppleRequestSettings.httpClient].makeTransport(
+                maxConnectionsPerHost: options.concurrency, timeout: settings.timeoutDuration),
+            rate: settings[AppleRequestSettings.rate], maxInFlight: options.concurrency,
             tokens: serverAPI ? ServerAPITokens(key: apiKey.key, keyID: apiKey.keyID, issuerID: apiKey.issuerID) : nil)
-        let request = Self.request(options, rate: rate, backend: serverAPI ? .serverAPI : .verifyReceipt)
+        let request = Self.request(settings, backend: backendKind)
         say(
             "\nRunning the nightly job (receipt-recon run --older-than 0 --bundle-id \(WorldCatalog.appBundleID)"
                 + (serverAPI ? " --backend server-api" : "") + ")…\n")

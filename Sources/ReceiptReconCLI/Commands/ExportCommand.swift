@@ -30,27 +30,7 @@ struct ExportCommand: Command {
             --run ID exports one run (a dry run too), the range then optional. With --output, \
             FILE.manifest.json records rows, sha256, the runs included and the dry runs left out.
             """,
-        options: [
-            OptionSpec("from", .value(placeholder: "T"), "start of the range, inclusive (required without --run)"),
-            OptionSpec("to", .value(placeholder: "T"), "end of the range, exclusive (required without --run)"),
-            OptionSpec(
-                "output", .value(placeholder: "FILE"), "write the export to FILE and a manifest beside it",
-                default: "stdout"),
-            OptionSpec(
-                "format", .value(placeholder: "csv|xlsx"),
-                "csv (CONTRACT §8) or an xlsx workbook that keeps 16-digit ids, dates and numbers as they are",
-                default: "csv"),
-            OptionSpec(
-                "environment", .value(placeholder: "production|sandbox|all"),
-                "transactions and refunds: which App Store environment's rows", default: "production"),
-            OptionSpec(
-                "include-dry-runs", .flag,
-                "corrections and flags: keep the rows of dry runs (never applied) beside the real runs'",
-                default: "left out"),
-            OptionSpec(
-                "run", .value(placeholder: "ID"),
-                "corrections and flags: only the rows of run ID (recon_runs.id), dry run or not"),
-        ] + Configuration.databaseOptions,
+        options: SettingsTable.options(ExportSettings.all) + Configuration.databaseOptions,
         environment: ["DATABASE_URL"],
         exits: [
             .success: "the CSV was written (to stdout, or to FILE with its manifest); an empty range is no error",
@@ -80,11 +60,10 @@ struct ExportCommand: Command {
             throw .usage(
                 "unknown view '\(view)': expected one of \(Self.views.joined(separator: ", "))", command: "export")
         }
-        guard arguments.positionals.count == 1 else {
-            throw .usage("unexpected argument '\(arguments.positionals[1])'", command: "export")
-        }
-        let runID = try arguments.read.integer("run", in: 1...Int.max).map(Int64.init)
-        let includeDryRuns = arguments.has("include-dry-runs")
+        try arguments.refusePositionals(after: 1)
+        let settings = SettingResolver(arguments, environment: variables)
+        let runID = try settings.value(ExportSettings.run).map(Int64.init)
+        let includeDryRuns = try settings.value(ExportSettings.includeDryRuns)
         if view != "corrections", view != "flags", runID != nil || includeDryRuns {
             throw .usage(
                 "\(runID != nil ? "--run" : "--include-dry-runs") applies to the corrections and flags views only "
@@ -96,8 +75,8 @@ struct ExportCommand: Command {
                 "--include-dry-runs goes without --run: the run named is exported whether or not it was a dry run",
                 command: "export")
         }
-        let from = try arguments.read.instant("from")
-        let to = try arguments.read.instant("to")
+        let from = try settings.value(ExportSettings.from)
+        let to = try settings.value(ExportSettings.to)
         switch (from, to) {
         case (nil, nil) where runID != nil: break
         case (nil, _): throw .usage("missing --from T\(runID != nil ? " (it goes with --to)" : "")", command: "export")
@@ -112,12 +91,12 @@ struct ExportCommand: Command {
         self.view = view
         self.from = from
         self.to = to
-        output = arguments.value("output")
-        environment = try arguments.read.choice("environment", ["production", "sandbox", "all"]) ?? "production"
-        if arguments.has("environment"), view != "transactions", view != "refunds" {
+        output = try settings.value(ExportSettings.output)
+        environment = try settings.value(ExportSettings.environment)
+        if settings.hasFlag(ExportSettings.environment), view != "transactions", view != "refunds" {
             throw .usage("--environment applies to the transactions and refunds views only", command: "export")
         }
-        format = try arguments.read.choice("format", ["csv", "xlsx"]).flatMap(ReconciliationExport.Format.init) ?? .csv
+        format = try settings.value(ExportSettings.format)
         if format == .xlsx, output == nil, isatty(STDOUT_FILENO) == 1 {
             throw .usage(
                 "an xlsx workbook is binary: give --output FILE (or redirect standard output to a file)",

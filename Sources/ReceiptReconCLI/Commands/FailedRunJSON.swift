@@ -35,10 +35,11 @@ struct FailedRunJSON: Encodable {
             status: failure.end.status, exitCode: failure.exitCode, reason: failure.reason,
             kind: kind)
         // The options, where they were valid (a bad variable among them is what may have failed).
-        if let options = try? VerificationOptions(arguments, environment: environment) {
-            object.dryRun = options.dryRun
-            object.asOf = options.asOf
-            object.shard = kind == .nightly ? "\(options.shard.index)/\(options.shard.count)" : "user"
+        if let settings = try? RunSettings(arguments, environment: environment) {
+            let shard = settings[RunScopeSettings.shard]
+            object.dryRun = settings[RunScopeSettings.dryRun]
+            object.asOf = settings[RunScopeSettings.asOf]
+            object.shard = kind == .nightly ? "\(shard.index)/\(shard.count)" : "user"
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]

@@ -23,15 +23,7 @@ struct InspectCommand: Command {
             'chain'; it exits 65 after printing when the signature failed. --apple-root-certificate replaces \
             both built-in roots. The output is described in docs/signed-data.md.
             """,
-        options: [
-            Configuration.rootCertificateOption,
-            OptionSpec(
-                "bundle-id", .repeatable(placeholder: "ID"),
-                "signed data must carry one of these bundle ids (overrides APPLE_BUNDLE_IDS)", default: "no check"),
-            OptionSpec(
-                "environment", .value(placeholder: "production|sandbox"),
-                "signed data must be for this environment (overrides RECON_ENVIRONMENT)", default: "no check"),
-        ],
+        options: SettingsTable.options(InspectSettings.all),
         environment: ["APPLE_ROOT_CERTIFICATES", "APPLE_BUNDLE_IDS", "RECON_ENVIRONMENT"],
         exitCodes: [.success, .usage, .dataError, .internalError, .configuration]
     )
@@ -41,17 +33,11 @@ struct InspectCommand: Command {
     let receiptSignatures: ReceiptSignatureVerifier
 
     init(_ arguments: ParsedArguments, environment variables: [String: String]) throws(CommandError) {
-        guard arguments.positionals.count == 1 else {
-            throw .usage(
-                arguments.positionals.isEmpty
-                    ? "missing FILE (or '-' for stdin)" : "expected one FILE, got \(arguments.positionals.count)",
-                command: "inspect")
-        }
-        path = arguments.positionals[0]
+        path = try arguments.onePositional("FILE", missing: " (or '-' for stdin)")
         // The job's settings, read by its rule; here an absent environment means no check.
         let settings = SettingResolver(arguments, environment: variables)
-        let bundleIDs = try settings.value(AppleSettings.bundleIDs)
-        let environment = try settings.given(AppleSettings.environment)
+        let bundleIDs = try settings.value(InspectSettings.bundleIDs)
+        let environment = try settings.given(InspectSettings.environment)
         let roots = try settings.value(AppleSettings.rootCertificates)
         do {
             verifier = try SignedDataVerifier.make(

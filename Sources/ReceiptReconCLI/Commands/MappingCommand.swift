@@ -24,11 +24,7 @@ struct MappingCommand: Command {
             nightly role's privileges). Nothing is executed: pipe each part to psql as its role. \
             'receipt-recon migrate --check --mapping FILE' then says whether the database holds what FILE maps.
             """,
-        options: [
-            OptionSpec(
-                "part", .repeatable(placeholder: "admin|schema|grants"),
-                "print only this part (repeat for several), in the order above", default: "all three")
-        ],
+        options: SettingsTable.options(MappingSettings.all),
         environment: [],
         exitCodes: [.success, .usage, .configuration]
     )
@@ -37,21 +33,8 @@ struct MappingCommand: Command {
     let parts: [MappingSQL.Part]
 
     init(_ arguments: ParsedArguments, environment: [String: String]) throws(CommandError) {
-        guard arguments.positionals.count == 1 else {
-            throw .usage(
-                arguments.positionals.isEmpty
-                    ? "missing FILE, the mapping file (docs/mapping.md)"
-                    : "expected one FILE, got \(arguments.positionals.count)",
-                command: "mapping")
-        }
-        path = arguments.positionals[0]
-        var chosen: Set<MappingSQL.Part> = []
-        for name in arguments.all("part") {
-            guard let part = MappingSQL.Part(rawValue: name) else {
-                throw .usage("--part \(name): give admin, schema or grants", command: "mapping")
-            }
-            chosen.insert(part)
-        }
+        path = try arguments.onePositional("FILE", missing: ", the mapping file (docs/mapping.md)")
+        let chosen = Set(try SettingResolver(arguments, environment: [:]).value(MappingSettings.parts))
         parts = MappingSQL.Part.allCases.filter { chosen.isEmpty || chosen.contains($0) }
     }
 

@@ -25,24 +25,7 @@ struct MigrateCommand: Command {
             privilege. migrate itself needs CREATE on the schema and ownership of the job's tables: run it as \
             their owner (recon_owner in docs/integration.md); as a role without them it exits 77 naming who can.
             """,
-        options: [
-            OptionSpec(
-                "check", .flag,
-                "change nothing: compare the application tables with what the job needs, check every "
-                    + "products.kind and that receipts is not empty beside active app_store entitlements, and "
-                    + "list pending migrations; test every privilege the job's statements need, for this role "
-                    + "and for the owners of the views and trigger functions it writes through; exit 0 when the job "
-                    + "can run, 78 naming each problem, 77 printing every missing privilege as one GRANT script"),
-            OptionSpec(
-                "create-app-tables", .flag,
-                "create the missing application tables (empty) even though the search path holds other "
-                    + "tables; for an app that has none of them yet, not for one whose data is in tables of "
-                    + "its own (map those instead)"),
-            OptionSpec(
-                "mapping", .value(placeholder: "FILE"),
-                "with --check: also check that the views, tables and sync triggers FILE maps are there "
-                    + "('receipt-recon mapping FILE', docs/mapping.md)"),
-        ] + Configuration.databaseOptions,
+        options: SettingsTable.options(MigrateSettings.all) + Configuration.databaseOptions,
         environment: ["DATABASE_URL"],
         exitCodes: [.success, .usage, .unavailable, .internalError, .noPermission, .configuration]
     )
@@ -54,15 +37,14 @@ struct MigrateCommand: Command {
     let mapping: (file: String, mapping: SchemaMapping)?
 
     init(_ arguments: ParsedArguments, environment: [String: String]) throws(CommandError) {
-        guard arguments.positionals.isEmpty else {
-            throw .usage("unexpected argument '\(arguments.positionals[0])'", command: "migrate")
-        }
-        checkOnly = arguments.has("check")
-        createAppTables = arguments.has("create-app-tables")
+        try arguments.refusePositionals()
+        let settings = SettingResolver(arguments, environment: environment)
+        checkOnly = try settings.value(MigrateSettings.check)
+        createAppTables = try settings.value(MigrateSettings.createAppTables)
         if checkOnly, createAppTables {
             throw .usage("--check changes nothing; --create-app-tables creates: give one", command: "migrate")
         }
-        if let file = arguments.value("mapping") {
+        if let file = try settings.value(MigrateSettings.mapping) {
             guard checkOnly else { throw .usage("--mapping goes with --check", command: "migrate") }
             mapping = (file, try MappingCommand.load(file))
         } else {

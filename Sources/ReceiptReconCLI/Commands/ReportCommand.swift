@@ -26,20 +26,7 @@ struct ReportCommand: Command {
             differ between two runs, one line per user with what each run has and the other lacks, then the \
             count: run one backend with --dry-run beside a run of the other, and compare them before switching.
             """,
-        options: [
-            OptionSpec("run", .value(placeholder: "ID"), "the run to report (recon_runs.id)"),
-            OptionSpec(
-                "last", .flag,
-                "the last complete nightly run that was not a dry run, of any shard (the default)"),
-            OptionSpec("list", .flag, "list the recorded runs, newest first (--json: one array)"),
-            OptionSpec(
-                "limit", .value(placeholder: "N"), "with --list: how many runs", default: String(RunList.defaultLimit)),
-            OptionSpec("json", .flag, "one JSON object on stdout"),
-            OptionSpec("html", .value(placeholder: "FILE"), "write an HTML report with a chart of the last 30 runs"),
-            OptionSpec("compare", .value(placeholder: "RUN_A RUN_B"), "the users two runs decided differently about"),
-            OptionSpec(
-                "user", .value(placeholder: "USER_ID"), "as verify-user USER_ID --explain: " + UserExplanation.help),
-        ] + Configuration.databaseOptions,
+        options: SettingsTable.options(ReportSettings.all) + Configuration.databaseOptions,
         environment: ["DATABASE_URL"],
         exits: [
             .success: "printed (or the HTML page written); two runs that differ are findings, not a failure",
@@ -66,19 +53,27 @@ struct ReportCommand: Command {
     let configuration: Configuration
 
     init(_ arguments: ParsedArguments, environment: [String: String]) throws(CommandError) {
-        user = arguments.value("user")
+        let settings = SettingResolver(arguments, environment: environment)
+        user = try settings.value(ReportSettings.user)
         if let user {
             guard !user.isEmpty else { throw .usage("--user needs a USER_ID", command: "report") }
-            let others = ["run", "last", "list", "limit", "html", "compare"].filter { arguments.has($0) }
-            if let other = others.first {
-                throw .usage("--user takes --json only, not --\(other)", command: "report")
+            let others: [any SettingDeclaration] = [
+                ReportSettings.run, ReportSettings.last, ReportSettings.list, ReportSettings.limit, ReportSettings.html,
+                ReportSettings.compare,
+            ]
+            if let other = others.first(where: { settings.hasFlag($0) }) {
+                throw .usage("--user takes --json only, not --\(other.id)", command: "report")
             }
         }
-        if let a = try arguments.read.integer("compare", in: 1...Int.max) {
+        let (runGiven, lastGiven, listGiven, htmlGiven) = (
+            settings.hasFlag(ReportSettings.run), settings.hasFlag(ReportSettings.last),
+            settings.hasFlag(ReportSettings.list), settings.hasFlag(ReportSettings.html)
+        )
+        if let a = try settings.value(ReportSettings.compare) {
             guard arguments.positionals.count == 1 else {
                 throw .usage("--compare takes two run ids: --compare RUN_A RUN_B", command: "report")
             }
-            if arguments.has("run") || arguments.has("last") || arguments.has("html") || arguments.has("list") {
+            if runGiven || lastGiven || htmlGiven || listGiven {
                 throw .usage("--compare takes no --run, --last, --list or --html", command: "report")
             }
             let b: Int
@@ -90,30 +85,28 @@ struct ReportCommand: Command {
             compare = (Int64(a), Int64(b))
         } else {
             compare = nil
-            guard arguments.positionals.isEmpty else {
-                throw .usage("unexpected argument '\(arguments.positionals[0])'", command: "report")
-            }
+            try arguments.refusePositionals()
         }
-        if arguments.has("run"), arguments.has("last") {
+        if runGiven, lastGiven {
             throw .usage("give --run ID or --last, not both", command: "report")
         }
-        if arguments.has("list") {
-            if arguments.has("run") || arguments.has("last") || arguments.has("html") {
+        if listGiven {
+            if runGiven || lastGiven || htmlGiven {
                 throw .usage("--list takes no --run, --last or --html: it lists runs, one line each", command: "report")
             }
-            listLimit = try arguments.read.integer("limit", in: 1...100_000) ?? RunList.defaultLimit
+            listLimit = try settings.value(ReportSettings.limit)
         } else {
-            guard !arguments.has("limit") else {
+            guard !settings.hasFlag(ReportSettings.limit) else {
                 throw .usage("--limit goes with --list (report --list --limit N)", command: "report")
             }
             listLimit = nil
         }
-        if arguments.has("json"), arguments.has("html") {
+        if settings.hasFlag(ReportSettings.json), htmlGiven {
             throw .usage("give --json or --html FILE, not both", command: "report")
         }
-        runID = try arguments.read.integer("run", in: 1...Int.max).map(Int64.init)
-        json = arguments.has("json")
-        htmlFile = arguments.value("html")
+        runID = try settings.value(ReportSettings.run).map(Int64.init)
+        json = try settings.value(ReportSettings.json)
+        htmlFile = try settings.value(ReportSettings.html)
         configuration = try Configuration.load(arguments, environment: environment, needsApple: false)
     }
 

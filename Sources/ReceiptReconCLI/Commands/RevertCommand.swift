@@ -19,16 +19,7 @@ struct RevertCommand: Command {
             is going) and refuses a run still going (75), a dry run and a revert (65). --dry-run records the \
             revert's corrections with applied = false and changes no entitlement.
             """,
-        options: [
-            OptionSpec("run", .value(placeholder: "ID"), "the run to undo (recon_runs.id; 'report --list' lists them)"),
-            OptionSpec(
-                "dry-run", .flag,
-                "change no entitlement: record the corrections the revert would write, applied = false"),
-            OptionSpec(
-                "json", .flag,
-                "print one JSON object on stdout (status, exitCode, reason, runID, revertedRunID, restored, "
-                    + "leftAlone, alreadyReverted); on failure too"),
-        ] + Configuration.databaseOptions,
+        options: SettingsTable.options(RevertSettings.all) + Configuration.databaseOptions,
         environment: ["DATABASE_URL"],
         exitCodes: [
             .success, .usage, .dataError, .unavailable, .internalError, .tempFail, .noPermission, .configuration,
@@ -41,16 +32,15 @@ struct RevertCommand: Command {
     let configuration: Configuration
 
     init(_ arguments: ParsedArguments, environment: [String: String]) throws(CommandError) {
-        guard arguments.positionals.isEmpty else {
-            throw .usage("unexpected argument '\(arguments.positionals[0])'", command: "revert")
-        }
-        guard let runID = try arguments.read.integer("run", in: 1...Int.max) else {
+        try arguments.refusePositionals()
+        let settings = SettingResolver(arguments, environment: environment)
+        guard let runID = try settings.value(RevertSettings.run) else {
             throw .usage(
                 "missing --run ID: the run to undo ('receipt-recon report --list' lists them)", command: "revert")
         }
         self.runID = Int64(runID)
-        dryRun = arguments.has("dry-run")
-        json = arguments.has("json")
+        dryRun = try settings.value(RevertSettings.dryRun)
+        json = try settings.value(RevertSettings.json)
         configuration = try Configuration.load(arguments, environment: environment, needsApple: false)
     }
 
@@ -71,12 +61,13 @@ struct RevertCommand: Command {
     static func failureOutput(_ failure: CommandFailure, arguments: ParsedArguments, environment: [String: String])
         -> String?
     {
-        guard arguments.has("json"), failure.exitCode != .usage else { return nil }
+        let settings = SettingResolver(arguments, environment: environment)
+        guard settings.hasFlag(RevertSettings.json), failure.exitCode != .usage else { return nil }
         let object = FailedRevertJSON(
             status: failure.exitCode == .tempFail ? "skipped" : failure.end.status, exitCode: failure.exitCode,
             reason: failure.reason, runID: failure.run?.runID,
-            revertedRunID: (try? arguments.read.integer("run", in: 1...Int.max)).flatMap { $0.map(Int64.init) },
-            dryRun: arguments.has("dry-run"))
+            revertedRunID: (try? settings.value(RevertSettings.run)).flatMap { $0.map(Int64.init) },
+            dryRun: settings.hasFlag(RevertSettings.dryRun))
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         return (try? encoder.encode(object)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"

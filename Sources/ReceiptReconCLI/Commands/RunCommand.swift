@@ -20,7 +20,7 @@ struct RunCommand: Command {
             user in one transaction. Safe to repeat, safe to kill; one run per shard \
             at a time. Circuit breakers stop it before a bad night at Apple can revoke paying users.
             """,
-        options: VerificationOptions.shared + VerificationOptions.runOnly + Configuration.databaseOptions
+        options: RunSettings.shared + RunSettings.runOnly + Configuration.databaseOptions
             + Configuration.appleOptions,
         environment: Configuration.variables.map(\.name),
         exitCodes: [
@@ -28,29 +28,26 @@ struct RunCommand: Command {
         ]
     )
 
-    let options: VerificationOptions
+    let options: RunSettings
     let configuration: Configuration
     let progressLogInterval: Double
 
     init(_ arguments: ParsedArguments, environment: [String: String]) throws(CommandError) {
-        guard arguments.positionals.isEmpty else {
-            throw .usage("unexpected argument '\(arguments.positionals[0])'", command: "run")
-        }
-        options = try VerificationOptions(arguments, environment: environment)
+        try arguments.refusePositionals()
+        options = try RunSettings(arguments, environment: environment)
         configuration = try Configuration.load(arguments, environment: environment, needsApple: true)
-        try configuration.requireAppAppleIDs(readsNotifications: !options.noNotifications)
+        try configuration.requireAppAppleIDs(readsNotifications: !options[NotificationSettings.noNotifications])
         progressLogInterval = try ProgressDisplay.logInterval(SettingResolver(arguments, environment: environment))
     }
 
     func run(_ console: Console) throws -> ExitCode {
         configuration.logWarnings()
-        let startedAt = Date()
         do {
             return try runNightly(console)
         } catch {
             // Every end past the options writes the metrics file, the run never started included: the
             // exit code, the status and the time are what alerting reads.
-            if let path = options.metricsFile {
+            if let path = options[OutputSettings.metricsFile] {
                 let failure = CommandFailure(error)
                 let end =
                     failure.run.map {
@@ -58,8 +55,8 @@ struct RunCommand: Command {
                             summary: $0, exitCode: failure.exitCode, version: ReceiptRecon.version, backend: backend)
                     }
                     ?? PrometheusMetrics.RunEnd(
-                        shard: shard, dryRun: options.dryRun, status: failure.end.status,
-                        exitCode: failure.exitCode, startedAt: startedAt, finishedAt: Date(),
+                        shard: shard, dryRun: options[RunScopeSettings.dryRun], status: failure.end.status,
+                        exitCode: failure.exitCode, startedAt: options.startedAt, finishedAt: Date(),
                         version: ReceiptRecon.version, backend: backend)
                 let database = (error as? PostgresError) ?? ((error as? RunFailure)?.underlying as? PostgresError)
                 let unreachable = database.map { $0.kind == .connection || $0.isUnavailable } ?? false
@@ -72,13 +69,16 @@ struct RunCommand: Command {
     }
 
     private var backend: String { configuration.serverAPI.backend.rawValue }
-    private var shard: String { "\(options.shard.index)/\(options.shard.count)" }
+    private var shard: String {
+        let shard = options[RunScopeSettings.shard]
+        return "\(shard.index)/\(shard.count)"
+    }
 
     private func runNightly(_ console: Console) throws -> ExitCode {
         let shutdown = ShutdownSignal()
         shutdown.install()
         let display = ProgressDisplay(
-            terminal: console.stderrIsTerminal, json: options.json, logInterval: progressLogInterval)
+            terminal: console.stderrIsTerminal, json: options[OutputSettings.json], logInterval: progressLogInterval)
         let log = EventLog()
         let run = options.run(configuration)
         let apple = try options.apple(configuration, shutdown: shutdown, waitsForBudget: true)
@@ -90,8 +90,8 @@ struct RunCommand: Command {
         let outcome = try engine.runNightly()
         display.finish(console: console)
         if outcome.end.recordedStatus == nil { throw RunEndedWithoutRow(end: outcome.end) }
-        console.write(options.json ? outcome.summary.json + "\n" : outcome.summary.text)
-        if let path = options.metricsFile {
+        console.write(options[OutputSettings.json] ? outcome.summary.json + "\n" : outcome.summary.text)
+        if let path = options[OutputSettings.metricsFile] {
             RunMetrics.write(
                 PrometheusMetrics.RunEnd(
                     summary: outcome.summary, exitCode: outcome.exitCode, version: ReceiptRecon.version,
@@ -141,8 +141,7 @@ struct VerifyUserCommand: Command {
             can read to a customer; it needs only DATABASE_URL. 'report --user USER_ID' prints the same. \
             \(VerifyUserCommand.orderIDDiscussion)
             """,
-        options: [OptionSpec("explain", .flag, UserExplanation.help), VerifyUserCommand.orderIDOption]
-            + VerificationOptions.shared
+        options: SettingsTable.options(VerifyUserSettings.all) + RunSettings.shared
             + Configuration.databaseOptions + Configuration.appleOptions,
         environment: Configuration.variables.map(\.name).filter { $0 != ProgressDisplay.variable },
         exitCodes: [
@@ -154,7 +153,7 @@ struct VerifyUserCommand: Command {
     let userID: String
     /// `--order-id`: the order id from the customer's App Store receipt email.
     let orderID: String?
-    let options: VerificationOptions
+    let options: RunSettings
     let configuration: Configuration
     /// `--explain`: read the records, verify nothing.
     let explain: Bool
@@ -164,26 +163,19 @@ struct VerifyUserCommand: Command {
         if orderID != nil {
             userID = ""
             explain = false
-            options = try VerificationOptions(arguments, environment: environment)
+            options = try RunSettings(arguments, environment: environment)
             configuration = try Configuration.load(arguments, environment: environment, needsApple: true)
             try Self.requireServerAPI(configuration)
             return
         }
-        guard arguments.positionals.count == 1, let userID = arguments.positionals.first, !userID.isEmpty else {
-            throw .usage(
-                arguments.positionals.isEmpty
-                    ? "missing USER_ID" : "expected one USER_ID, got \(arguments.positionals.count) arguments",
-                command: "verify-user")
-        }
-        self.userID = userID
-        explain = arguments.has("explain")
-        if explain, let given = VerificationOptions.shared.first(where: { $0.name != "json" && arguments.has($0.name) })
-        {
+        userID = try arguments.onePositional("USER_ID", counted: " arguments", nonEmpty: true)
+        explain = try SettingResolver(arguments, environment: environment).value(VerifyUserSettings.explain)
+        if explain, let given = RunSettings.shared.first(where: { $0.name != "json" && arguments.has($0.name) }) {
             throw .usage(
                 "--explain reads the job's records and verifies nothing: it takes --json, not --\(given.name)",
                 command: "verify-user")
         }
-        options = try VerificationOptions(arguments, environment: environment)
+        options = try RunSettings(arguments, environment: environment)
         // The explanation never asks Apple: support needs no Apple keys for it.
         configuration = try Configuration.load(arguments, environment: environment, needsApple: !explain)
     }
@@ -191,7 +183,7 @@ struct VerifyUserCommand: Command {
     func run(_ console: Console) throws -> ExitCode {
         if explain {
             return try UserExplanation.run(
-                userID: userID, databaseURL: configuration.databaseURL, json: options.json, command: "verify-user",
+                userID: userID, databaseURL: configuration.databaseURL, json: json, command: "verify-user",
                 console: console)
         }
         // Ctrl-C or SIGTERM ends Apple's waits at once and records the run `interrupted` (75) instead of
@@ -225,7 +217,7 @@ struct VerifyUserCommand: Command {
     func verification(of userID: String, engine: ReconciliationEngine) throws -> (output: String, exitCode: ExitCode)? {
         guard let result = try engine.verifyUser(userID) else { return nil }
         let output =
-            options.json
+            json
             ? UserReport.json(
                 before: result.before, after: result.after, corrections: result.corrections,
                 summary: result.outcome.summary) + "\n"

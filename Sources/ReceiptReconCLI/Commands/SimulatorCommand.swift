@@ -4,34 +4,6 @@ import CommandLineOptions
 import Foundation
 import Reconciliation
 
-/// Options common to `simulator seed` and `simulator serve`: the same values give the same world.
-let simulatorWorldOptions: [OptionSpec] = [
-    OptionSpec("users", .value(placeholder: "N"), "users in the world", default: "2000"),
-    OptionSpec("receipts", .value(placeholder: "N"), "instead of --users: about N receipt rows (benchmarks)"),
-    OptionSpec("seed", .value(placeholder: "S"), "random seed; the same seed gives the same world", default: "1"),
-    OptionSpec(
-        "as-of", .value(placeholder: "T"),
-        "the instant the world is seen at (ISO 8601); give the same T to seed and serve",
-        default: "now"),
-    OptionSpec(
-        "environment", .value(placeholder: "production|sandbox"),
-        "the environment the app's database serves: production (a live app) or sandbox (a staging backend)",
-        default: "production"),
-    OptionSpec(
-        "changed-fraction", .value(placeholder: "F"),
-        "an incremental world (needs --pki-dir): StoreKit 2 users the job verified at --changed-since, F of them "
-            + "changed at Apple since; give the same incremental options to seed and serve"),
-    OptionSpec(
-        "changed-since", .value(placeholder: "AGE"),
-        "with --changed-fraction: the previous run, this long before --as-of (at most 20d)", default: "1d"),
-    OptionSpec(
-        "missed-fraction", .value(placeholder: "M"),
-        "with --changed-fraction: the share of changed users whose notifications the app missed", default: "0.5"),
-    OptionSpec(
-        "last-verified-nights", .value(placeholder: "D"),
-        "with --changed-fraction: users were last verified 0 to D-1 days before --changed-since", default: "30"),
-]
-
 /// World parameters shared by both simulator subcommands.
 struct WorldParameters {
     let users: Int?
@@ -44,24 +16,25 @@ struct WorldParameters {
     /// `--changed-fraction` and its companions: an incremental world (`changedSince` in seconds).
     let incremental: (changedFraction: Double, changedSince: Int, missedFraction: Double, nights: Int)?
 
-    init(_ arguments: ParsedArguments) throws(CommandError) {
-        users = try arguments.read.integer("users", in: 1...10_000_000)
-        receipts = try arguments.read.integer("receipts", in: 1...20_000_000)
+    /// - Parameter pkiDirectory: the subcommand's `--pki-dir`.
+    init(_ arguments: ParsedArguments, pkiDirectory pkiSetting: Setting<String?>) throws(CommandError) {
+        let settings = SettingResolver(arguments, environment: [:])
+        users = try settings.value(SimulatorSettings.users)
+        receipts = try settings.value(SimulatorSettings.receipts)
         if users != nil, receipts != nil {
             throw .usage("give --users or --receipts, not both", command: arguments.command)
         }
-        seed = try arguments.read.unsignedInteger("seed") ?? 1
-        asOf = try arguments.read.instant("as-of")
-        environment =
-            try arguments.read.choice("environment", ["production", "sandbox"]).flatMap(
-                AppStoreEnvironment.init(rawValue:))
-            ?? .production
-        pkiDirectory = arguments.value("pki-dir")
+        seed = try settings.value(SimulatorSettings.seed)
+        asOf = try settings.value(SimulatorSettings.asOf)
+        environment = try settings.value(SimulatorSettings.environment)
+        pkiDirectory = try settings.value(pkiSetting)
         if pkiDirectory?.isEmpty == true { throw .usage("--pki-dir needs a directory", command: arguments.command) }
-        let companions = ["changed-since", "missed-fraction", "last-verified-nights"]
-        guard let changed = try arguments.read.ratio("changed-fraction") else {
-            if let given = companions.first(where: { arguments.value($0) != nil }) {
-                throw .usage("--\(given) needs --changed-fraction", command: arguments.command)
+        let companions: [any SettingDeclaration] = [
+            SimulatorSettings.changedSince, SimulatorSettings.missedFraction, SimulatorSettings.lastVerifiedNights,
+        ]
+        guard let changed = try settings.value(SimulatorSettings.changedFraction) else {
+            if let given = companions.first(where: { settings.hasFlag($0) }) {
+                throw .usage("--\(given.id) needs --changed-fraction", command: arguments.command)
             }
             incremental = nil
             return
@@ -73,13 +46,13 @@ struct WorldParameters {
         guard environment == .production else {
             throw .usage("--changed-fraction seeds a production world only", command: arguments.command)
         }
-        let since = try arguments.read.age("changed-since") ?? 86_400
+        let since = try settings.value(SimulatorSettings.changedSince)
         guard since > 3 * 3_600, since <= 20 * 86_400 else {
             throw .usage("--changed-since must be more than 3h and at most 20d", command: arguments.command)
         }
         incremental = (
-            changed, since, try arguments.read.ratio("missed-fraction") ?? 0.5,
-            try arguments.read.integer("last-verified-nights", in: 1...3650) ?? 30
+            changed, since, try settings.value(SimulatorSettings.missedFraction),
+            try settings.value(SimulatorSettings.lastVerifiedNights)
         )
     }
 

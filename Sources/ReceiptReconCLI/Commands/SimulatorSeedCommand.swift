@@ -45,28 +45,8 @@ struct SimulatorSeedCommand: Command {
             A database whose products is a view (one mapped onto an app's own tables) is refused without \
             --schema: seeding writes the contract's tables, never an app's.
             """,
-        options: simulatorWorldOptions + [
-            OptionSpec(
-                "expected", .value(placeholder: "FILE"), "where to write the expected corrections and flags (JSON)"),
-            OptionSpec(
-                "bundle-id", .repeatable(placeholder: "ID"), "expectation: the run's accepted bundle ids",
-                default: WorldCatalog.appBundleID),
-            OptionSpec("no-bundle-check", .flag, "expectation: the run has no APPLE_BUNDLE_IDS"),
-            OptionSpec(
-                "sandbox-policy", .value(placeholder: "revoke|flag"), "expectation: the run's --sandbox-policy",
-                default: "revoke"),
-            OptionSpec(
-                "backend", .value(placeholder: "verify-receipt|server-api"), "expectation: the run's --backend",
-                default: "verify-receipt"),
-            OptionSpec(
-                "pki-dir", .value(placeholder: "DIR"),
-                "sign StoreKit 2 users with the throwaway chain in DIR, minted there if DIR has none (staging only)"),
-            OptionSpec("new-pki", .flag, "with --pki-dir: mint a new chain and API key, replacing those in DIR"),
-            OptionSpec(
-                "schema", .value(placeholder: "NAME"),
-                "create the contract's four application tables in schema NAME and seed them there, nothing else "
-                    + "(a staging copy to rehearse a mapping against)"),
-        ] + Configuration.databaseOptions,
+        options: SettingsTable.options(SimulatorSettings.world + SimulatorSeedSettings.all)
+            + Configuration.databaseOptions,
         environment: ["DATABASE_URL"],
         exits: [
             .success: "seeded; the expected file written when --expected was given",
@@ -93,17 +73,17 @@ struct SimulatorSeedCommand: Command {
     let stagingSchema: String?
 
     init(_ arguments: ParsedArguments, environment: [String: String]) throws(CommandError) {
-        guard arguments.positionals.isEmpty else {
-            throw .usage("unexpected argument '\(arguments.positionals[0])'", command: "simulator seed")
-        }
-        world = try WorldParameters(arguments)
-        expectedFile = arguments.value("expected")
-        if arguments.has("no-bundle-check"), !arguments.all("bundle-id").isEmpty {
+        try arguments.refusePositionals()
+        world = try WorldParameters(arguments, pkiDirectory: SimulatorSeedSettings.pkiDirectory)
+        let settings = SettingResolver(arguments, environment: environment)
+        expectedFile = try settings.value(SimulatorSeedSettings.expected)
+        let bundles = try settings.value(SimulatorSeedSettings.bundleIDs)
+        let noBundleCheck = try settings.value(SimulatorSeedSettings.noBundleCheck)
+        if noBundleCheck, !bundles.isEmpty {
             throw .usage("give --bundle-id or --no-bundle-check, not both", command: "simulator seed")
         }
-        let bundles = arguments.all("bundle-id")
-        let policy = try arguments.read.choice("sandbox-policy", ["revoke", "flag"]) ?? "revoke"
-        let backend = try arguments.read.choice("backend", ["verify-receipt", "server-api"]) ?? "verify-receipt"
+        let policy = try settings.value(SimulatorSeedSettings.sandboxPolicy)
+        let backend = try settings.value(SimulatorSeedSettings.backend)
         if world.incremental != nil, backend != "server-api" {
             throw .usage(
                 "--changed-fraction seeds for --backend server-api (its rows are JWS the run asks Apple about)",
@@ -116,15 +96,15 @@ struct SimulatorSeedCommand: Command {
         // The simulator's API key is the app's: a run whose default bid (the first bundle id) is another
         // app's stops at its first request (exit 78), which no expected file describes.
         if backend == "server-api",
-            arguments.has("no-bundle-check") || (bundles.first ?? WorldCatalog.appBundleID) != WorldCatalog.appBundleID
+            noBundleCheck || (bundles.first ?? WorldCatalog.appBundleID) != WorldCatalog.appBundleID
         {
             throw .usage(
                 "--backend server-api expects a run whose first --bundle-id is \(WorldCatalog.appBundleID) "
                     + "(the JWT's default bid; the simulator's API key is that app's)",
                 command: "simulator seed")
         }
-        newPKI = arguments.has("new-pki")
-        stagingSchema = arguments.value("schema")
+        newPKI = try settings.value(SimulatorSeedSettings.newPKI)
+        stagingSchema = try settings.value(SimulatorSeedSettings.schema)
         if stagingSchema != nil, world.incremental != nil {
             throw .usage(
                 "--schema seeds the application tables only; --changed-fraction also seeds the job's tables",
@@ -138,7 +118,7 @@ struct SimulatorSeedCommand: Command {
         }
         assumptions = RunAssumptions(
             environment: world.environment,
-            bundleIDs: arguments.has("no-bundle-check")
+            bundleIDs: noBundleCheck
                 ? nil : (bundles.isEmpty ? [WorldCatalog.appBundleID] : bundles),
             sandboxPolicy: RunAssumptions.SandboxPolicy(rawValue: policy)!,
             appleRootCertificate: world.pkiDirectory.map {

@@ -23,31 +23,7 @@ struct SimulatorServeCommand: Command {
             tokens signed with DIR/api-key.p8 (kid DIR/api-key-id, iss DIR/api-issuer-id) and signing every \
             answer with DIR's chain; --rate-limit applies to each of its endpoints separately.
             """,
-        options: simulatorWorldOptions + [
-            OptionSpec("port", .value(placeholder: "P"), "TCP port on 127.0.0.1 (0 picks a free one)", default: "0"),
-            OptionSpec("latency-ms", .value(placeholder: "L"), "fixed latency added to every answer", default: "0"),
-            OptionSpec("jitter-ms", .value(placeholder: "J"), "random extra latency, uniform in [0, J]", default: "0"),
-            OptionSpec(
-                "rate-limit", .value(placeholder: "R"), "answer 429 with Retry-After above R requests/s",
-                default: "none"),
-            OptionSpec(
-                "fault-rate", .value(placeholder: "F"),
-                "probability of an injected fault per request (21005, 21009, 21199, 503, resets, stalls)", default: "0"),
-            OptionSpec("fault-seed", .value(placeholder: "S"), "seed of fault and jitter draws", default: "--seed"),
-            OptionSpec(
-                "forged-notification-fraction", .value(placeholder: "F"),
-                "the share of notification history records signed by a chain that is not Apple's (never to be believed)",
-                default: "0"),
-            OptionSpec(
-                "stall-ms", .value(placeholder: "MS"), "how long a stall holds a request before closing it",
-                default: "60000"),
-            OptionSpec(
-                "shared-secret-file", .value(placeholder: "PATH"),
-                "require this shared secret as 'password' (overrides APPLE_SHARED_SECRET)"),
-            OptionSpec(
-                "pki-dir", .value(placeholder: "DIR"),
-                "the world of 'simulator seed --pki-dir DIR': with its StoreKit 2 users"),
-        ],
+        options: SettingsTable.options(SimulatorSettings.world + SimulatorServeSettings.all),
         environment: ["APPLE_SHARED_SECRET"],
         exits: [
             .success: "served until SIGINT or SIGTERM stopped it",
@@ -65,26 +41,23 @@ struct SimulatorServeCommand: Command {
     let options: SimulatorOptions
 
     init(_ arguments: ParsedArguments, environment: [String: String]) throws(CommandError) {
-        guard arguments.positionals.isEmpty else {
-            throw .usage("unexpected argument '\(arguments.positionals[0])'", command: "simulator serve")
-        }
-        world = try WorldParameters(arguments)
-        port = try arguments.read.integer("port", in: 0...65535) ?? 0
-        let latency = try arguments.read.integer("latency-ms", in: 0...600_000) ?? 0
-        let jitter = try arguments.read.integer("jitter-ms", in: 0...600_000) ?? 0
-        let stall = try arguments.read.integer("stall-ms", in: 1...3_600_000) ?? 60_000
-        // The job's setting, read by its rule; only the help says what the simulator does with it.
-        let secret = try SettingResolver(arguments, environment: environment).value(AppleSettings.sharedSecret)?
-            .read().value
+        try arguments.refusePositionals()
+        world = try WorldParameters(arguments, pkiDirectory: SimulatorServeSettings.pkiDirectory)
+        let settings = SettingResolver(arguments, environment: environment)
+        port = try settings.value(SimulatorServeSettings.port)
+        let latency = try settings.value(SimulatorServeSettings.latency)
+        let jitter = try settings.value(SimulatorServeSettings.jitter)
+        let stall = try settings.value(SimulatorServeSettings.stall)
+        let secret = try settings.value(SimulatorServeSettings.sharedSecretFile)?.read().value
         options = SimulatorOptions(
             latency: .milliseconds(latency),
             jitter: .milliseconds(jitter),
-            rateLimit: try arguments.read.positiveNumber("rate-limit"),
-            faultRate: try arguments.read.ratio("fault-rate") ?? 0,
-            faultSeed: try arguments.read.unsignedInteger("fault-seed") ?? world.seed,
+            rateLimit: try settings.value(SimulatorServeSettings.rateLimit),
+            faultRate: try settings.value(SimulatorServeSettings.faultRate),
+            faultSeed: try settings.value(SimulatorServeSettings.faultSeed) ?? world.seed,
             stallDuration: .milliseconds(stall),
             sharedSecret: secret,
-            forgedNotificationFraction: try arguments.read.ratio("forged-notification-fraction") ?? 0)
+            forgedNotificationFraction: try settings.value(SimulatorServeSettings.forgedNotificationFraction))
     }
 
     func run(_ console: Console) throws -> ExitCode {

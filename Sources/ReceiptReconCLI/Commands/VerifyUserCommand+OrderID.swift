@@ -7,11 +7,6 @@ import Reconciliation
 /// email (CONTRACT §3). Apple's Look Up Order ID names the order's transactions; the users whose stored
 /// rows hold them are each verified exactly as `verify-user USER_ID` verifies one.
 extension VerifyUserCommand {
-    static let orderIDOption = OptionSpec(
-        "order-id", .value(placeholder: "ID"),
-        "the order id from the customer's App Store receipt email (e.g. MK5TTTVWJH): verify the users holding "
-            + "its transactions (needs the App Store Server API key)")
-
     static let orderIDDiscussion = """
         With --order-id ID (instead of USER_ID) it asks Apple's Look Up Order ID (the App Store Server API; \
         the key is needed whatever --backend says), lists the order's transactions, finds the users whose \
@@ -23,13 +18,14 @@ extension VerifyUserCommand {
     /// `--order-id`, checked: letters and digits only, and not beside a USER_ID or `--explain`.
     /// - Throws: a usage error (64).
     static func orderID(_ arguments: ParsedArguments) throws(CommandError) -> String? {
-        guard let orderID = arguments.value("order-id") else { return nil }
+        let settings = SettingResolver(arguments, environment: [:])
+        guard let orderID = try settings.value(VerifyUserSettings.orderID) else { return nil }
         guard arguments.positionals.isEmpty else {
             throw .usage(
                 "--order-id finds the users itself: give either USER_ID or --order-id ID, not both",
                 command: "verify-user")
         }
-        if arguments.has("explain") {
+        if try settings.value(VerifyUserSettings.explain) {
             throw .usage("--explain takes a USER_ID, not --order-id", command: "verify-user")
         }
         guard ServerAPIClient.isWellFormedOrderID(orderID) else {
@@ -40,6 +36,9 @@ extension VerifyUserCommand {
         }
         return orderID
     }
+
+    /// `--json`: what is printed is one JSON object.
+    var json: Bool { options[OutputSettings.json] }
 
     /// Look Up Order ID is the App Store Server API's: without its key there is nothing to ask with.
     /// - Throws: a configuration error (78) naming what is missing.
@@ -75,7 +74,7 @@ extension VerifyUserCommand {
                     + "nothing was verified: try again later")
         case .invalid(let detail):
             let report = OrderLookupReport(orderID: orderID, lookup: .invalid)
-            console.write(options.json ? report.json() + "\n" : report.text)
+            console.write(json ? report.json() + "\n" : report.text)
             console.error(
                 "receipt-recon: verify-user: Apple says order id \(orderID) is not an order of this app (\(detail)); "
                     + "check it against the customer's receipt email (letters and digits, as printed)")
@@ -88,7 +87,7 @@ extension VerifyUserCommand {
         var report = OrderLookupReport(
             orderID: orderID, lookup: .valid, environment: environment, transactions: transactions, users: users)
         guard !users.isEmpty else {
-            console.write(options.json ? report.json() + "\n" : report.text)
+            console.write(json ? report.json() + "\n" : report.text)
             if let searched = holders.searched {
                 console.error(
                     "receipt-recon: verify-user: no stored row found holding the \(transactions.count) transaction(s) "
@@ -102,7 +101,7 @@ extension VerifyUserCommand {
                     + "job does not read; nothing was verified")
             return .dataError
         }
-        if !options.json { console.write(report.text) }
+        if !json { console.write(report.text) }
         var exitCode = ExitCode.success
         for user in users {
             guard !shutdown.isRequested else {
@@ -111,19 +110,19 @@ extension VerifyUserCommand {
             guard let verified = try verification(of: user, engine: engine) else {
                 // A user whose rows went away since the job recorded the transactions: nothing to verify.
                 report.vanished.append(user)
-                if !options.json {
+                if !json {
                     console.write("User '\(user)' has no receipts and no entitlements any more: not verified.\n")
                 }
                 continue
             }
-            if options.json {
+            if json {
                 report.reports.append(verified.output.trimmingCharacters(in: .newlines))
             } else {
                 console.write(verified.output)
             }
             if verified.exitCode.rawValue > exitCode.rawValue { exitCode = verified.exitCode }
         }
-        if options.json { console.print(report.json()) }
+        if json { console.print(report.json()) }
         return exitCode
     }
 }

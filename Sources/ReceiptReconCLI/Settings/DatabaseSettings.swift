@@ -1,4 +1,5 @@
 import CommandLineOptions
+import Reconciliation
 
 /// Where the database is, and how long a run keeps reaching for it after it drops.
 enum DatabaseSettings {
@@ -23,6 +24,7 @@ enum DatabaseSettings {
             "RECON_DB_RECONNECT_WINDOW",
             "seconds to keep reconnecting when the database drops mid-run (--db-reconnect-window); default: 120",
             refusal: .mustBe("a number of seconds (0 or more)")),
-        default: 120.0, documented: "120", record: "reconnectWindow",
-        parse: { parse, text throws(OptionError) in try parse.nonNegativeNumber("db-reconnect-window", text) })
+        default: RunOptions.defaults.reconnectWindow, documented: "120", record: "reconnectWindow",
+        parse: { parse, text throws(OptionError) in try parse.nonNegativeNumber("db-reconnect-window", text) }
+    ).applied(to: \.reconnectWindow)
 }

@@ -13,13 +13,15 @@ enum NotificationSettings {
             "with --backend server-api, a first run (no cursor yet) reads Apple's notification history from now "
                 + "minus DURATION (3 days, 72h)", default: "3 days"),
         default: 3 * 86_400, record: "notificationsSince",
-        parse: { parse, text throws(OptionError) in try parse.duration("notifications-since", text) })
+        parse: { parse, text throws(OptionError) in try parse.duration("notifications-since", text) }
+    ).recorded(in: .notificationNights)
 
     static let noNotifications = Setting(
         option: OptionSpec(
             "no-notifications", .flag,
             "do not read Apple's notification history: select by --older-than alone, as with verifyReceipt"),
-        default: false, record: "noNotifications", parse: { _, _ in true })
+        default: false, record: "noNotifications", parse: { _, _ in true }
+    ).recorded(in: .serverAPI)
 
     static let sweepDayRange = 1...3650
 
@@ -32,7 +34,8 @@ enum NotificationSettings {
             "RECON_SWEEP_DAYS", "re-verify every user at least every this many days (--sweep-days); default: 30",
             refusal: .mustBe("a whole number of days from 1 to 3650")),
         default: 30, documented: "30", record: "sweepDays",
-        parse: { parse, text throws(OptionError) in try parse.integer("sweep-days", text, in: sweepDayRange) })
+        parse: { parse, text throws(OptionError) in try parse.integer("sweep-days", text, in: sweepDayRange) }
+    ).recorded(in: .notificationNights)
 
     static let requestsPerHourRange = 1...100_000_000
 
@@ -54,7 +57,7 @@ enum NotificationSettings {
         })
 
     /// A tenth of the production budget in effect, as Apple's sandbox limits are a tenth of production's
-    /// (`VerificationOptions.sandboxMaxRequestsPerHour(given:production:)`).
+    /// (of the one in effect when this is not given).
     static let sandboxMaxRequestsPerHour = Setting(
         option: OptionSpec(
             "sandbox-max-requests-per-hour", .value(placeholder: "N"),
@@ -67,11 +70,12 @@ enum NotificationSettings {
             "most Apple requests per endpoint per hour in the sandbox, all shards together "
                 + "(--sandbox-max-requests-per-hour); default: a tenth of --max-requests-per-hour (9000)",
             refusal: .mustBe("a whole number from 1 to 100000000")),
-        default: SandboxLimits.requestsPerHour(production: 90_000), documented: "9000 (a tenth of the above)",
-        record: "sandboxMaxRequestsPerHour",
+        default: SandboxLimits.requestsPerHour(production: maxRequestsPerHour.defaultValue),
+        documented: "9000 (a tenth of the above)", record: "sandboxMaxRequestsPerHour",
         parse: { parse, text throws(OptionError) in
             try parse.integer("sandbox-max-requests-per-hour", text, in: requestsPerHourRange)
-        })
+        }
+    ).defaulting { settings, _ in SandboxLimits.requestsPerHour(production: settings[maxRequestsPerHour]) }
 
     static let budgetHourRange = 0.0...24
 

@@ -54,6 +54,11 @@ struct SettingResolver: Sendable {
         }
     }
 
+    /// Whether the setting's flag is on the command line, its value unread.
+    func hasFlag(_ setting: some SettingDeclaration) -> Bool {
+        setting.option.map { arguments.has($0.name) } ?? false
+    }
+
     /// A variable's text; nil when unset or empty.
     func variable(_ name: String) -> String? {
         environment[name].flatMap { $0.isEmpty ? nil : $0 }

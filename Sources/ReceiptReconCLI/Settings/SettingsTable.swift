@@ -4,9 +4,10 @@ import CommandLineOptions
 /// database and Apple options other commands share), and the environment variables. The help texts are
 /// generated from it, and a test holds README.md's configuration table to it.
 ///
-/// A new setting: declare it beside the settings of its concept (its flag, variable, default, parser,
-/// and `record:` when the run's row should show it), list it here, read it with `SettingResolver`, and
-/// give README.md's table its row (`ReadmeSettingsTests` says what is missing).
+/// A new setting of `run`: declare it beside the settings of its concept (its flag, variable, default,
+/// parser, `record:` when the run's row should show it, `.applied(to: \.field)` for the `RunOptions`
+/// field the engine reads) and list it here; `RunSettings` resolves, records and applies it. Give
+/// README.md's table its row when it has a variable (`ReadmeSettingsTests` says what is missing).
 enum SettingsTable {
     /// The options of both `run` and `verify-user`.
     static let verification: [any SettingDeclaration] = [
@@ -48,6 +49,25 @@ enum SettingsTable {
         OutputSettings.progressInterval, NotificationSettings.sweepDays, NotificationSettings.maxRequestsPerHour,
         NotificationSettings.sandboxMaxRequestsPerHour, NotificationSettings.budgetHours,
     ]
+
+    /// The settings whose checks ran in this order before `RunSettings` read them all alike: of two bad
+    /// values the first here is still the one reported. A setting not listed is read after them.
+    static let checkOrder: [any SettingDeclaration] = [
+        RunScopeSettings.dryRun, OutputSettings.json, RunScopeSettings.asOf, AppleRequestSettings.rate,
+        AppleRequestSettings.concurrency, AppleRequestSettings.timeout, AppleRequestSettings.maxAttempts,
+        RunScopeSettings.olderThan, RunScopeSettings.limit, RunScopeSettings.shard, AppleRequestSettings.sandboxRate,
+        SafetySettings.sandboxPolicy, SafetySettings.maxUnverifiedRatio, SafetySettings.maxRevokeRatio,
+        OutputSettings.metricsFile, AppleRequestSettings.httpClient, DatabaseSettings.reconnectWindow,
+        AppleRequestSettings.maxAnswerBytes, AppleRequestSettings.maxRetryWait, NotificationSettings.notificationsSince,
+        NotificationSettings.noNotifications, NotificationSettings.sweepDays, NotificationSettings.maxRequestsPerHour,
+        NotificationSettings.sandboxMaxRequestsPerHour, NotificationSettings.budgetHours,
+    ]
+
+    /// `settings` with those of `checkOrder` first, in its order.
+    static func inCheckOrder(_ settings: [any SettingDeclaration]) -> [any SettingDeclaration] {
+        let ordered = checkOrder.filter { listed in settings.contains { $0.id == listed.id } }
+        return ordered + settings.filter { setting in !ordered.contains { $0.id == setting.id } }
+    }
 
     /// Every setting, once.
     static var all: [any SettingDeclaration] {

@@ -1,8 +1,9 @@
 import AppStoreReceipts
 import Foundation
 
-/// What the engine acts on in one `run` or `verify-user` (CONTRACT §3), validated by the CLI. What the run
-/// was asked besides, for `recon_runs.options` and the log, is its `RunRequest`.
+/// What the engine acts on in one `run` or `verify-user` (CONTRACT §3), validated by the CLI, whose
+/// settings set these fields and take their defaults from `defaults`. What the run was asked besides,
+/// for `recon_runs.options` and the log, is its `RunRequest`.
 public struct RunOptions: Sendable, Equatable {
     public var dryRun = false
     /// `--as-of`: the instant every user is judged at; nil, a live night: each user is judged at the instant
@@ -46,10 +47,14 @@ public struct RunOptions: Sendable, Equatable {
         }
     }
 
-    public init(asOf: Date?, startedAt: Date = Date()) {
+    /// - Parameter startedAt: the one instant a live night stands for, taken once by the caller.
+    public init(asOf: Date?, startedAt: Date) {
         self.asOf = asOf
         self.startedAt = startedAt
     }
+
+    /// Every field at its default: the defaults of the settings that set them.
+    public static let defaults = RunOptions(asOf: nil, startedAt: Date(timeIntervalSince1970: 0))
 
     /// The run's one instant where it needs one: `--as-of`, else its start (`recon_runs.as_of`).
     public var nightInstant: Date { asOf ?? startedAt }

@@ -9,7 +9,7 @@ import Testing
     /// The JSON a `run` with these arguments and variables writes to `recon_runs.options`.
     static func recorded(_ arguments: [String], _ environment: [String: String] = [:]) throws -> String {
         let parsed = try RunCommand.spec.parse(arguments)
-        let options = try VerificationOptions(parsed, environment: environment)
+        let options = try RunSettings(parsed, environment: environment)
         let configuration = try Configuration.load(parsed, environment: environment, needsApple: true)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]

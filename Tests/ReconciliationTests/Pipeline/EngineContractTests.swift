@@ -49,7 +49,7 @@ import Testing
     }
 
     static func options(dryRun: Bool = false, concurrency: Int = 4) -> RunOptions {
-        var options = RunOptions(asOf: asOf)
+        var options = RunOptions(asOf: asOf, startedAt: asOf)
         options.olderThan = 0
         options.dryRun = dryRun
         options.concurrency = concurrency

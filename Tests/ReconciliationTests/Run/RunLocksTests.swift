@@ -20,7 +20,8 @@ import Testing
     static func start(on database: TestDatabase) throws -> Started {
         let connection = try database.connect()
         #expect(try connection.tryAdvisoryLock(nightly))
-        let runID = try RunStore(connection: connection).start(kind: .nightly, options: RunOptions(asOf: Date()))
+        let runID = try RunStore(connection: connection).start(
+            kind: .nightly, options: RunOptions(asOf: Date(), startedAt: Date()))
         let reconnector = DatabaseReconnector(
             policy: ReconnectPolicy(window: .seconds(10)), shutdown: ShutdownSignal(), log: EventLog(enabled: false),
             connect: { _ in try database.connect() })

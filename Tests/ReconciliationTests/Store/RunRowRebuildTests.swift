@@ -147,7 +147,8 @@ import Testing
             do {
                 // The dead run: its row and liveness lock on one connection, its writes on another.
                 let owner = try database.connect()
-                runID = try RunStore(connection: owner).start(kind: .nightly, options: RunOptions(asOf: Self.asOf))
+                runID = try RunStore(connection: owner).start(
+                    kind: .nightly, options: RunOptions(asOf: Self.asOf, startedAt: Self.asOf))
                 try Self.writeUsers(runID: runID, on: try database.connect())
                 // PostgreSQL restarted under it: the session ends, and with it the liveness lock.
                 try db.execute("SELECT pg_terminate_backend(\(Int(owner.backendPID))::int)")
@@ -183,7 +184,7 @@ import Testing
         try TestDatabase.with { database in
             let db = try database.connect()
             let store = RunStore(connection: try database.connect())
-            let options = RunOptions(asOf: Self.asOf)
+            let options = RunOptions(asOf: Self.asOf, startedAt: Self.asOf)
             let runID = try store.start(kind: .nightly, options: options)
             try Self.writeUsers(runID: runID, on: try database.connect())
             // The counters are ahead of what committed: a batch they counted never reached the database.
@@ -220,7 +221,8 @@ extension RunRowRebuildTests {
         try TestDatabase.with { database in
             let db = try database.connect()
             let store = RunStore(connection: try database.connect())
-            let runID = try store.start(kind: .user, options: RunOptions(asOf: Self.asOf), subjectUserID: "user-0")
+            let runID = try store.start(
+                kind: .user, options: RunOptions(asOf: Self.asOf, startedAt: Self.asOf), subjectUserID: "user-0")
             try Self.writeUsers(runID: runID, on: try database.connect())
             var known = RunSummary()
             known.runID = runID

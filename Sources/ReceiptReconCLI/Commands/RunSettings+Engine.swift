@@ -3,7 +3,7 @@ import Foundation
 import Postgres
 import Reconciliation
 
-extension VerificationOptions {
+extension RunSettings {
     /// The backend `--backend` names (verifyReceipt, or the App Store Server API) and the driver that
     /// sends its requests: one transport (one curl loop thread or one URLSession), one in-flight cap, a
     /// token bucket per endpoint and environment (`--rate`, and `--sandbox-rate` for the sandbox). Both backends verify rows holding signed data locally, against
@@ -23,10 +23,11 @@ extension VerificationOptions {
         let serverAPI = configuration.serverAPI.backend == .serverAPI ? configuration.serverAPI.tokens : nil
         let requests = requestBudget(databaseURL: configuration.databaseURL, waits: waitsForBudget)
         let driver = ExchangeDriver(
-            transport: httpClient.makeTransport(
+            transport: self[AppleRequestSettings.httpClient].makeTransport(
                 maxConnectionsPerHost: concurrency, timeout: timeoutDuration,
-                answerLimit: AnswerSizeLimit(bytes: maxAnswerBytes)),
-            rate: rate, sandboxRate: sandboxRate, maxInFlight: concurrency, tokens: serverAPI, budget: requests)
+                answerLimit: AnswerSizeLimit(bytes: self[AppleRequestSettings.maxAnswerBytes])),
+            rate: self[AppleRequestSettings.rate], sandboxRate: self[AppleRequestSettings.sandboxRate],
+            maxInFlight: concurrency, tokens: serverAPI, budget: requests)
         shutdown.onRequest { driver.stop() }
         if serverAPI != nil {
             let backend = ServerAPIBackend(
@@ -37,7 +38,7 @@ extension VerificationOptions {
                         userAgent: userAgent),
                     verifier: signedData),
                 context: context, signedData: signedData,
-                receiptSignatures: try configuration.receiptSignatureVerifier(), asOf: asOf,
+                receiptSignatures: try configuration.receiptSignatureVerifier(), asOf: self[RunScopeSettings.asOf],
                 defaultBundleID: configuration.bundleIDs.first ?? "", appAppleIDs: configuration.appAppleIDs)
             return (backend, driver, requests)
         }
@@ -57,23 +58,30 @@ extension VerificationOptions {
 
     /// The ledger of `--max-requests-per-hour` and `--sandbox-max-requests-per-hour`.
     private func requestBudget(databaseURL: String?, waits: Bool) -> RequestBudgetLedger {
-        RequestBudgetLedger(
-            limit: maxRequestsPerHour,
-            reserve: RequestBudgetLedger.reserve(
-                limit: maxRequestsPerHour, concurrency: concurrency, shardCount: shard.count),
-            sandboxLimit: sandboxMaxRequestsPerHour,
+        let limit = self[NotificationSettings.maxRequestsPerHour]
+        let sandboxLimit = self[NotificationSettings.sandboxMaxRequestsPerHour]
+        let shardCount = self[RunScopeSettings.shard].count
+        let budgetHours = self[NotificationSettings.budgetHours]
+        return RequestBudgetLedger(
+            limit: limit,
+            reserve: RequestBudgetLedger.reserve(limit: limit, concurrency: concurrency, shardCount: shardCount),
+            sandboxLimit: sandboxLimit,
             sandboxReserve: RequestBudgetLedger.reserve(
-                limit: sandboxMaxRequestsPerHour, concurrency: concurrency, shardCount: shard.count),
-            leaseSize: RequestBudgetLedger.leaseSize(rate: rate),
-            waitsUntil: waits && budgetHours > 0 ? Date().addingTimeInterval(budgetHours * 3600) : nil,
+                limit: sandboxLimit, concurrency: concurrency, shardCount: shardCount),
+            leaseSize: RequestBudgetLedger.leaseSize(rate: self[AppleRequestSettings.rate]),
+            waitsUntil: waits && budgetHours > 0 ? startedAt.addingTimeInterval(budgetHours * 3600) : nil,
             connect: { try PostgresConnection(conninfo: databaseURL, applicationName: "receipt-recon budget") })
     }
 
-    private var timeoutDuration: Duration { .milliseconds(Int64((timeout * 1000).rounded())) }
+    private var concurrency: Int { self[AppleRequestSettings.concurrency] }
+
+    /// `--timeout` as a duration.
+    var timeoutDuration: Duration { .milliseconds(Int64((self[AppleRequestSettings.timeout] * 1000).rounded())) }
 
     private var budget: VerifyReceiptRetryBudget {
         VerifyReceiptRetryBudget(
-            maxAttempts: maxAttempts, maxWait: .milliseconds(Int64((maxRetryWait * 1000).rounded())))
+            maxAttempts: self[AppleRequestSettings.maxAttempts],
+            maxWait: .milliseconds(Int64((self[AppleRequestSettings.maxRetryWait] * 1000).rounded())))
     }
 
     private var userAgent: String { "receipt-recon/\(ReceiptRecon.version)" }
