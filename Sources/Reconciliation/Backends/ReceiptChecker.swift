@@ -10,6 +10,16 @@ public struct ReceiptCheck: Sendable {
     public let localBundleID: String?
     /// nil when the data was ruled on locally and never sent.
     public let report: VerificationReport?
+    /// What the receipt claims, when it was decoded whole already (a 21002 that persisted); nil when
+    /// only its summary was (`VerifyReceiptBackend.claimedPurchases` decodes it when needed).
+    let claimed: [Purchase]?
+
+    init(local: LocalReceiptCheck, localBundleID: String?, report: VerificationReport?, claimed: [Purchase]? = nil) {
+        self.local = local
+        self.localBundleID = localBundleID
+        self.report = report
+        self.claimed = claimed
+    }
 }
 
 /// What the job knows of receipt data before and after asking Apple: locally first (empty, not base64
@@ -88,13 +98,22 @@ final class ReceiptChecker: Sendable {
         if report.response?.latestReceipt != nil { report.response?.latestReceipt = nil }
         // A 21002 that persisted is `invalid` only if the receipt fails local decoding
         // (CONTRACT §5): that needs the whole decoding, purchases included.
+        var claimed: [Purchase]?
         if report.appleStatus == VerifyReceiptStatus.malformedReceiptData.rawValue,
             local.check == LocalReceiptCheck.decodes
         {
             let data = question.key.data
-            local = Self.localCheck { () throws(ReceiptDecodingError) in try LocalReceiptDecoder.decode(base64: data) }
+            var whole: LocalReceipt?
+            local = Self.localCheck { () throws(ReceiptDecodingError) in
+                let receipt = try LocalReceiptDecoder.decode(base64: data)
+                whole = receipt
+                return receipt
+            }
+            // Such a receipt ends `invalid` or `unverified`, whose answer names what it claims: read from
+            // this decoding rather than a second one.
+            claimed = whole?.claimedPurchases ?? []
         }
-        let result = ReceiptCheck(local: local.check, localBundleID: local.bundleID, report: report)
+        let result = ReceiptCheck(local: local.check, localBundleID: local.bundleID, report: report, claimed: claimed)
         remember(result, for: question.key)
         return result
     }

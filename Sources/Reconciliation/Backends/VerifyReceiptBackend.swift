@@ -46,7 +46,7 @@ public final class VerifyReceiptBackend: AppleBackend {
         }
         var receipt = UserReceipt(receiptID: row.id, classification: classification, response: check.report?.response)
         if receipt.purchases.isEmpty, classification.outcome == .invalid || classification.outcome == .unverified {
-            receipt.purchases = claimedPurchases(row.data)
+            receipt.purchases = check.claimed ?? claimedPurchases(row.data)
         }
         return ReceiptAnswer(
             receipt: receipt, attempts: check.report?.requests ?? 0,

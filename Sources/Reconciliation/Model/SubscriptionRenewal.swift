@@ -2,7 +2,7 @@ import Foundation
 
 /// A subscription chain's renewal state as Apple reported it at `evidenceDate`: whether it is in its
 /// billing grace period, and until when. Apple's state *then*, not a fact about any other instant, so the
-/// rules use it only for an `--as-of` near that instant (CONTRACT §9, "As of").
+/// rules use it only for an `--as-of` near that instant (`RenewalStateRule`, CONTRACT §9 "As of").
 public struct SubscriptionRenewal: Hashable, Sendable {
     /// The chain (`original_transaction_id`).
     public var originalTransactionID: String?
@@ -23,12 +23,4 @@ public struct SubscriptionRenewal: Hashable, Sendable {
         self.evidenceDate = evidenceDate
     }
 
-    /// How far from the instant Apple's state was read an `--as-of` may be for that state to speak for it.
-    public static let currentStateWindow: TimeInterval = 3_600
-
-    /// Whether this state speaks for `asOf`. An answer that carries no instant of its own (an iOS 6
-    /// receipt's) is taken to speak for the `--as-of` it was asked for.
-    public func speaks(for asOf: Date) -> Bool {
-        evidenceDate.map { abs($0.timeIntervalSince(asOf)) <= Self.currentStateWindow } ?? true
-    }
 }

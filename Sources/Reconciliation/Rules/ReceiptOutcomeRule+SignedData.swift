@@ -30,27 +30,21 @@ extension ReceiptOutcomeRule {
                 outcome: .invalid, outcomeFlag: .invalidReceipt, detail: "\(format) rejected: \(failure)")
         }
         if let refusal = signedIdentityRefusal(evidence, context: context, format: format) { return refusal }
-        let environment = evidence.environment?.appStoreEnvironment
-        if let mismatch = bundleIDRule(evidence.bundleID, accepted: context.acceptedBundleIDs) {
-            return ReceiptClassification(
-                outcome: .invalid, outcomeFlag: .bundleMismatch, environment: environment, detail: mismatch)
-        }
+        // Named: `signedIdentityRefusal` refused a row that names none.
+        let environment = evidence.environment?.appStoreEnvironment ?? context.servedEnvironment
         let signed =
             evidence.signedDate.map {
                 "signed " + CivilDateTime(unixSeconds: Int64($0.timeIntervalSince1970.rounded(.down))).iso8601
             } ?? "no signedDate"
-        if let environment, environment == context.servedEnvironment.other {
-            return ReceiptClassification(
-                outcome: .misrouted, outcomeFlag: misroutedFlag(served: context.servedEnvironment),
-                environment: environment,
-                detail:
-                    "\(format) signed for \(environment) (\(signed)); this database serves \(context.servedEnvironment)"
-            )
-        }
-        return ReceiptClassification(
-            outcome: .valid, environment: environment ?? context.servedEnvironment,
-            detail:
-                "\(format) verified locally (\(signed)); renewals and refunds since then need the App Store Server API")
+        return vouched(
+            bundleID: evidence.bundleID, misrouted: environment == context.servedEnvironment.other,
+            environment: environment, context: context,
+            misroutedDetail: {
+                "\(format) signed for \(environment) (\(signed)); this database serves \(context.servedEnvironment)"
+            },
+            validDetail: {
+                "\(format) verified locally (\(signed)); renewals and refunds since then need the App Store Server API"
+            })
     }
 
     /// The flag of a receipt valid only in the other environment than the database's.

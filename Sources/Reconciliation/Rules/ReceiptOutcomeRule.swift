@@ -6,9 +6,10 @@ import AppStoreReceipts
 /// Two steps, because some receipts are never sent to Apple:
 /// 1. `localRuling(_:)` before verification: data that is provably not a receipt, and Xcode
 ///    receipts, are `invalid` without asking Apple.
-/// 2. after verification, per source: verifyReceipt's answer (`classify(_:local:context:)`, beside
-///    the verifyReceipt backend), signed data (`classifySigned`), the App Store Server API's lookups
-///    (`ServerAPIBackend`); each with the bundle id check (`bundleIDRule`) and the environment's.
+/// 2. after verification, per source: verifyReceipt's answer (`classify(_:local:context:)`), signed
+///    data (`classifySigned`), the App Store Server API's histories (`classifyHistory`; what its other
+///    answers prove: `ServerAPIAnswerRule`); each with the bundle id check (`bundleIDRule`) and the
+///    environment's.
 public enum ReceiptOutcomeRule {
     /// The outcome decided without Apple, or nil when Apple must be asked.
     ///
@@ -35,5 +36,24 @@ public enum ReceiptOutcomeRule {
     public static func bundleIDRule(_ bundleID: String?, accepted: Set<String>) -> String? {
         guard !accepted.isEmpty, let bundleID, !accepted.contains(bundleID) else { return nil }
         return "bundle id \(bundleID) is not accepted (APPLE_BUNDLE_IDS: \(accepted.sorted().joined(separator: ", ")))"
+    }
+
+    /// The outcome of an answer Apple vouches for, in the order every source checks it: another app's
+    /// (`bundleIDRule`) is `invalid`, `bundle_mismatch`, whatever its environment; then one for the other
+    /// environment than the database's is `misrouted` (`misroutedFlag`); else `valid`. Each source words
+    /// its own details.
+    static func vouched(
+        bundleID: String?, misrouted: Bool, environment: AppStoreEnvironment?, appleStatus: Int? = nil,
+        context: ReceiptOutcomeContext, misroutedDetail: () -> String, validDetail: () -> String
+    ) -> ReceiptClassification {
+        func result(_ outcome: ReceiptOutcome, _ flag: FlagKind?, _ detail: String) -> ReceiptClassification {
+            ReceiptClassification(
+                outcome: outcome, outcomeFlag: flag, appleStatus: appleStatus, environment: environment, detail: detail)
+        }
+        if let mismatch = bundleIDRule(bundleID, accepted: context.acceptedBundleIDs) {
+            return result(.invalid, .bundleMismatch, mismatch)
+        }
+        if misrouted { return result(.misrouted, misroutedFlag(served: context.servedEnvironment), misroutedDetail()) }
+        return result(.valid, nil, validDetail())
     }
 }

@@ -115,7 +115,7 @@ public struct UserTruth: Hashable, Sendable {
             byEntitlement[slot(of: entitlement)].append(transaction)
         }
 
-        let speaking = renewals.filter { $0.speaks(for: asOf) }
+        let speaking = renewals.filter { RenewalStateRule.speaks(answeredAt: $0.evidenceDate, for: asOf) }
         let truths = slots.indices.map { index in
             entitlementTruth(
                 slots[index].name, transactions: byEntitlement[index], renewals: speaking,
@@ -142,10 +142,6 @@ public struct UserTruth: Hashable, Sendable {
         init(name: String) { self.name = name }
     }
 
-    /// How long after a subscription's end Apple may still be retrying the payment (and the customer be
-    /// in a grace period that ends later): Apple retries for up to 60 days.
-    public static let billingRetryWindow: TimeInterval = 60 * 86_400
-
     /// Whether Apple's renewal state is known at `asOf` for the entitlement's subscriptions: Apple's
     /// newest answer about them was given within the hour of `asOf` (an answer without an instant of its
     /// own is taken to be). Otherwise a lapse within the billing-retry window cannot be told from a grace
@@ -153,8 +149,7 @@ public struct UserTruth: Hashable, Sendable {
     static func renewalStateSpeaks(_ transactions: [EntitlementTransaction], asOf: Date) -> Bool {
         let evidence = transactions.lazy.filter { $0.kind == .autoRenewable && $0.source != .signedRow }
             .compactMap(\.evidenceDate).max()
-        guard let evidence else { return true }
-        return abs(evidence.timeIntervalSince(asOf)) <= SubscriptionRenewal.currentStateWindow
+        return RenewalStateRule.speaks(answeredAt: evidence, for: asOf)
     }
 
     /// The truth of one entitlement from its counted transactions.
@@ -210,7 +205,7 @@ public struct UserTruth: Hashable, Sendable {
             if let end = subscription.accessEnd, end.isAfter(asOf) { continue }
             guard let grace = gracePeriodEnd(chain: chain, renewals: renewals), grace.isAfter(asOf) else {
                 if !renewalStateSpeaks, let end = subscription.accessEnd?.date,
-                    asOf.timeIntervalSince(end) <= billingRetryWindow
+                    RenewalStateRule.mayBeInBillingRetry(endedAt: end, asOf: asOf)
                 {
                     truth.lapseUnconfirmed = true
                 }

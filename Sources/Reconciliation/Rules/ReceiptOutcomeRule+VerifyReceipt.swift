@@ -1,7 +1,7 @@
 import AppStoreReceipts
 
-// The verifyReceipt backend's reading of Apple's answer: Apple's verdict, the persistent-21002 rule, the
-// bundle id check and the environment check. Beside the backend, so the rules read no wire format.
+// verifyReceipt's answer as the rules read it: Apple's verdict, the persistent-21002 rule, the
+// bundle id check and the environment check, from `ReceiptVerification` (no wire format).
 extension ReceiptOutcomeRule {
     /// The outcome of a receipt Apple was asked about (or the local ruling, if there is one).
     ///
@@ -34,18 +34,16 @@ extension ReceiptOutcomeRule {
 
         switch verification.verdict {
         case .valid:
-            let bundleID = verification.response?.receipt?.bundleID
-            if let mismatch = bundleIDRule(bundleID, accepted: context.acceptedBundleIDs) {
-                return result(.invalid, .bundleMismatch, mismatch)
-            }
             let statusText = status.map { "status \($0)" } ?? "valid"
-            if let flag = environmentRule(verification, served: context.servedEnvironment) {
-                let answeredIn = environment ?? context.servedEnvironment.other
-                return result(
-                    .misrouted, flag,
-                    "\(statusText) from \(answeredIn); this database serves \(context.servedEnvironment)")
-            }
-            return result(.valid, nil, "\(statusText) from \(environment ?? context.servedEnvironment)")
+            return vouched(
+                bundleID: verification.response?.receipt?.bundleID,
+                misrouted: environmentRule(verification, served: context.servedEnvironment) != nil,
+                environment: environment, appleStatus: status, context: context,
+                misroutedDetail: {
+                    let answeredIn = environment ?? context.servedEnvironment.other
+                    return "\(statusText) from \(answeredIn); this database serves \(context.servedEnvironment)"
+                },
+                validDetail: { "\(statusText) from \(environment ?? context.servedEnvironment)" })
 
         case .invalid:
             return result(.invalid, .invalidReceipt, detail)
