@@ -74,9 +74,10 @@ final class GoldenRunner {
         case .command(let command):
             try run(command)
         case .database(let name):
+            let name = "golden_" + (section.name + "_" + name).replacingOccurrences(of: "-", with: "_")
             let admin = try PostgresConnection(conninfo: cluster.conninfo, applicationName: "receipt-recon golden")
-            try admin.execute(PostgresQuery(unsafeSQL: "CREATE DATABASE golden_\(name)"))
-            database = try ConnectionString(cluster.conninfo).replacingDatabase(with: "golden_\(name)").rendered
+            try admin.execute(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"))
+            database = try ConnectionString(cluster.conninfo).replacingDatabase(with: name).rendered
         case .environment(let assignments):
             for (variable, value) in assignments { environment[variable] = expand(value) }
         case .environmentFromFile(let variable, let file):

@@ -7,7 +7,7 @@ import Foundation
 /// - `@section NAME`: starts a section; its records go to `expected/NAME/`.
 /// - `NAME: [VAR=value…] ARGUMENTS… [<FILE]`: runs `receipt-recon ARGUMENTS…` with `VAR`s added to the
 ///   environment (stdin from FILE) and records its exit code, stdout and stderr as `NAME.txt`.
-/// - `@database NAME`: creates the empty database `golden_NAME` and sets `$DB` to its conninfo.
+/// - `@database NAME`: creates the empty database `golden_SECTION_NAME` and sets `$DB` to its conninfo.
 /// - `@env VAR=value…`: adds to the environment of the section's later command lines.
 /// - `@env-file VAR FILE`: the same, the value being FILE's first line (an API key id the seed minted).
 /// - `@serve ARGUMENTS…`: starts `receipt-recon ARGUMENTS…` in the background (the simulator) and waits
