@@ -130,6 +130,8 @@ let package = Package(
                 "receipt-recon", "receipt-recon-bench", "ReceiptReconCLI", "ReconSchema", "Reconciliation", "Postgres",
                 "TestSupport", "AppStoreSimulator",
             ],
+            // The golden records are read from the source tree at run time (#filePath), not bundled.
+            exclude: ["Golden/commands.txt", "Golden/compare.sh", "Golden/expected"],
             swiftSettings: strict
         ),
     ]
