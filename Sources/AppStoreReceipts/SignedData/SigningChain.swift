@@ -48,8 +48,8 @@ package struct SigningChain: Sendable {
     package static func mint(
         name: String = "receipt-recon simulator", notBefore: Date, notAfter: Date,
         leafValidity: ClosedRange<Date>? = nil,
-        leafOID: String? = CertificateChainVerifier.leafOID,
-        intermediateOID: String? = CertificateChainVerifier.intermediateOID
+        leafOID: String? = TrustChainVerifier.leafOID,
+        intermediateOID: String? = TrustChainVerifier.intermediateOID
     ) throws(CertificateMinter.MintingError) -> SigningChain {
         guard let rootKey = ES256Key.generate(), let intermediateKey = ES256Key.generate(),
             let leafKey = ES256Key.generate()
