@@ -352,9 +352,5 @@ public struct ReceivedToken: Sendable, Equatable {
     }
 
     /// Decodes one unpadded base64url segment.
-    static func base64URL(_ segment: String) -> Data? {
-        var text = segment.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while text.count % 4 != 0 { text += "=" }
-        return Data(base64Encoded: text)
-    }
+    static func base64URL(_ segment: String) -> Data? { Base64URL.decodeLenient(segment).map { Data($0) } }
 }
