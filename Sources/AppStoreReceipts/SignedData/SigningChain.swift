@@ -63,18 +63,16 @@ package struct SigningChain: Sendable {
                 commonName: "\(name) WWDR Intermediate", isAuthority: true, notBefore: notBefore, notAfter: notAfter,
                 markerOID: intermediateOID, serial: 2),
             key: intermediateKey, issuer: (root, rootKey))
+        func leafProfile(_ commonName: String, serial: Int) -> CertificateMinter.Profile {
+            .init(
+                commonName: commonName, isAuthority: false, notBefore: leafValidity?.lowerBound ?? notBefore,
+                notAfter: leafValidity?.upperBound ?? notAfter, markerOID: leafOID, serial: serial)
+        }
         let leaf = try CertificateMinter.certificate(
-            .init(
-                commonName: "\(name) Receipt Signing", isAuthority: false,
-                notBefore: leafValidity?.lowerBound ?? notBefore, notAfter: leafValidity?.upperBound ?? notAfter,
-                markerOID: leafOID, serial: 3),
-            key: leafKey, issuer: (intermediate, intermediateKey))
+            leafProfile("\(name) Receipt Signing", serial: 3), key: leafKey, issuer: (intermediate, intermediateKey))
         let receiptLeaf = try CertificateMinter.certificate(
-            .init(
-                commonName: "\(name) RSA Receipt Signing", isAuthority: false,
-                notBefore: leafValidity?.lowerBound ?? notBefore, notAfter: leafValidity?.upperBound ?? notAfter,
-                markerOID: leafOID, serial: 4),
-            key: receiptLeafKey, issuer: (intermediate, intermediateKey))
+            leafProfile("\(name) RSA Receipt Signing", serial: 4), key: receiptLeafKey,
+            issuer: (intermediate, intermediateKey))
         return SigningChain(
             root: root, intermediate: intermediate, leaf: leaf, leafKey: leafKey, receiptLeaf: receiptLeaf,
             receiptLeafKey: receiptLeafKey)
