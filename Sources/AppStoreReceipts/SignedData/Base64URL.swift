@@ -1,3 +1,5 @@
+import Foundation
+
 /// Base64url without padding (RFC 7515 §2), the encoding of every JWS segment: the one codec of the
 /// package's JWS, API tokens and the simulator's paging tokens.
 ///
@@ -15,31 +17,6 @@ package enum Base64URL {
     /// The bytes `segment` encodes; nil when it holds a character outside the alphabet (padding
     /// included) or a length no encoder produces (one symbol left over).
     static func decode(_ segment: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
-        decode(segment, canonical: true)
-    }
-
-    static func decode(_ segment: ArraySlice<UInt8>) -> [UInt8]? {
-        segment.withUnsafeBufferPointer(decode)
-    }
-
-    /// The bytes of `text` read leniently, as Foundation's base64 decoder reads it once padded to a
-    /// multiple of four: padding optional (at most two `=`), `+` and `/` taken for `-` and `_`, and the
-    /// leftover bits of a final partial group ignored. For what the simulator and the test server read
-    /// back from a client (paging tokens, API tokens), where that slack has always been accepted.
-    package static func decodeLenient(_ text: String) -> [UInt8]? {
-        var symbols = Array(text.utf8)
-        let paddedCount = (symbols.count + 3) / 4 * 4
-        while symbols.last == UInt8(ascii: "=") { symbols.removeLast() }
-        guard paddedCount - symbols.count <= 2 else { return nil }
-        for index in symbols.indices {
-            if symbols[index] == UInt8(ascii: "+") { symbols[index] = UInt8(ascii: "-") }
-            if symbols[index] == UInt8(ascii: "/") { symbols[index] = UInt8(ascii: "_") }
-        }
-        return symbols.withUnsafeBufferPointer { decode($0, canonical: false) }
-    }
-
-    /// `canonical`: the leftover bits of a final partial group must be zero.
-    private static func decode(_ segment: UnsafeBufferPointer<UInt8>, canonical: Bool) -> [UInt8]? {
         guard segment.count % 4 != 1 else { return nil }
         // The table is read through a local buffer: a static read inside the loop paid a `swift_once`
         // check per character.
@@ -66,9 +43,23 @@ package enum Base64URL {
                 written = count
             }
             // The leftover bits of a final partial group must be zero (a canonical encoding).
-            guard !failed, !canonical || accumulator & ((1 << bits) - 1) == 0 else { return nil }
+            guard !failed, accumulator & ((1 << bits) - 1) == 0 else { return nil }
             return output
         }
+    }
+
+    static func decode(_ segment: ArraySlice<UInt8>) -> [UInt8]? {
+        segment.withUnsafeBufferPointer(decode)
+    }
+
+    /// The bytes of `text` read leniently, for what the simulator and the test server read back from a
+    /// client (paging tokens, API tokens): the standard alphabet's `+` and `/` too, padding optional,
+    /// padded to a multiple of four and read by Foundation's base64 decoder, whose slack (extra `=`,
+    /// non-canonical trailing bits) those readers have always accepted.
+    package static func decodeLenient(_ text: String) -> [UInt8]? {
+        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+        return Data(base64Encoded: base64).map(Array.init)
     }
 
     package static func encode(_ bytes: some Sequence<UInt8>) -> String {
