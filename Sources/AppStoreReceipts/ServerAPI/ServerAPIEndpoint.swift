@@ -52,7 +52,9 @@ public enum ServerAPIEndpoint: String, Sendable, CaseIterable, Hashable, CustomS
     /// environment below its own prefix, as the simulator and the scripted test server do:
     /// `/{production|sandbox}` + `path(id)`, the id percent-decoded (as sent when it does not decode);
     /// the notification history's id is empty. Nil for any other path.
-    public static func route(_ path: String) -> (endpoint: ServerAPIEndpoint, environment: AppStoreEnvironment, id: String)? {
+    public static func route(_ path: String) -> (
+        endpoint: ServerAPIEndpoint, environment: AppStoreEnvironment, id: String
+    )? {
         let parts = path.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 6, parts[0].isEmpty, parts[2] == "inApps",
             let environment = AppStoreEnvironment(rawValue: String(parts[1])),

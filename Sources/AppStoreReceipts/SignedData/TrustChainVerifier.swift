@@ -72,7 +72,8 @@ struct TrustChainVerifier: Sendable {
         }
         guard instant <= Self.expressible.upperBound else {
             throw .untrusted(
-                code: X509_V_ERR_CERT_HAS_EXPIRED, reason: "a certificate had expired at the instant checked (after year 9999)")
+                code: X509_V_ERR_CERT_HAS_EXPIRED,
+                reason: "a certificate had expired at the instant checked (after year 9999)")
         }
         var firstFailure: Rejection?
         for store in stores {

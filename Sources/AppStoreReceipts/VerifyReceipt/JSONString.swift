@@ -82,7 +82,8 @@ package enum JSONString {
             case 0x7F where style.escapesInvisibles:
                 appendHex(0x7F, to: &bytes)
             // U+2028 and U+2029 are E2 80 A8 and E2 80 A9 in UTF-8.
-            case 0xE2 where style.escapesInvisibles && index + 1 < utf8.count && utf8[index] == 0x80
+            case 0xE2
+            where style.escapesInvisibles && index + 1 < utf8.count && utf8[index] == 0x80
                 && (utf8[index + 1] == 0xA8 || utf8[index + 1] == 0xA9):
                 appendHex(0x2000 | UInt16(utf8[index + 1] - 0xA8 + 0x28), to: &bytes)
                 index += 2
