@@ -10,7 +10,7 @@ import Foundation
 /// answer (`ServerAPIAnswerer`), after the request's latency like verifyReceipt's.
 extension AppStoreSimulator {
     func serverAPI(
-        _ request: HTTPRequest, endpoint: ServerAPIRoute, environment: AppStoreEnvironment, id: String
+        _ request: HTTPRequest, endpoint: ServerAPIEndpoint, environment: AppStoreEnvironment, id: String
     ) -> HTTPResponse {
         let arrival = recorder.arrival()
         let name = ServerAPIService.name(endpoint, environment)
@@ -26,7 +26,7 @@ extension AppStoreSimulator {
                 + "start it with the --pki-dir that 'simulator seed' wrote\"}"
             return .json(Data(message.utf8), status: 401)
         }
-        let method = endpoint == .notificationHistory ? "POST" : "GET"
+        let method = endpoint.method
         guard request.method == method else {
             record(code: nil, http: 405, delay: nil)
             return .error(405, nil, headers: [("Allow", method)])

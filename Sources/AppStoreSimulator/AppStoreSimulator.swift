@@ -118,7 +118,7 @@ public final class AppStoreSimulator: Sendable, HTTPHandler {
             encoder.outputFormatting = [.sortedKeys]
             return .json(try encoder.encode(stats))
         default:
-            if let (endpoint, environment, id) = ServerAPIService.route(request.path) {
+            if let (endpoint, environment, id) = ServerAPIEndpoint.route(request.path) {
                 return serverAPI(request, endpoint: endpoint, environment: environment, id: id)
             }
             return .error(404, "no route for \(request.path)")

@@ -15,9 +15,9 @@ import Synchronization
 /// Every request is logged with its bearer token decoded and checked against the key, so tests can
 /// assert what Apple would see.
 public final class ScriptedServerAPI: Sendable {
-    public enum Endpoint: String, Sendable {
-        case history, statuses, transactionInfo, notifications, orderLookup
-    }
+    /// The endpoints, as the client names them (`ServerAPIEndpoint`); scripts also say `.history`,
+    /// `.statuses` and `.notifications` (below).
+    public typealias Endpoint = ServerAPIEndpoint
 
     public indirect enum Answer: Sendable {
         /// A Get Transaction History page.
@@ -144,7 +144,7 @@ public final class ScriptedServerAPI: Sendable {
     /// What an unscripted request is answered: Apple's "nothing" for its endpoint.
     static func unscripted(_ endpoint: Endpoint?) -> Answer {
         switch endpoint {
-        case .notifications: .notifications([])
+        case .notificationHistory: .notifications([])
         case .orderLookup: .orderLookup(status: 1, [])
         default: .error(4_040_010, status: 404)
         }
@@ -169,7 +169,7 @@ public final class ScriptedServerAPI: Sendable {
     /// Scripts `answers` for every request anywhere.
     public func scriptEverything(_ answers: [Answer]) {
         for environment in AppStoreEnvironment.allCases {
-            for endpoint in [Endpoint.history, .statuses, .transactionInfo, .notifications, .orderLookup] {
+            for endpoint in Endpoint.allCases {
                 scriptEveryID(environment, endpoint, answers)
             }
         }
@@ -179,7 +179,7 @@ public final class ScriptedServerAPI: Sendable {
 
     /// The requests about stored rows: every one but Get Notification History's, which a night reads
     /// whatever rows it holds.
-    public var receivedAboutPurchases: [Received] { received.filter { $0.endpoint != .notifications } }
+    public var receivedAboutPurchases: [Received] { received.filter { $0.endpoint != .notificationHistory } }
 
     /// `transaction` signed by this server's chain, as StoreKit 2 hands it to an app (a JWS row).
     public func sign(_ transaction: ServerAPIScriptTransaction, environment: String = "Production") -> String {
@@ -238,17 +238,10 @@ public final class ScriptedServerAPI: Sendable {
 
     static func received(_ request: HTTPRequest, key: ES256Key) -> Received {
         let parts = request.path.split(separator: "/").map(String.init)
-        let environment: AppStoreEnvironment = parts.first == "sandbox" ? .sandbox : .production
-        let rest = parts.dropFirst().joined(separator: "/")
-        let endpoint: Endpoint? =
-            rest.hasPrefix("inApps/v2/history/")
-            ? .history
-            : rest.hasPrefix("inApps/v1/subscriptions/")
-                ? .statuses
-                : rest.hasPrefix("inApps/v1/transactions/")
-                    ? .transactionInfo
-                    : rest == "inApps/v1/notifications/history"
-                        ? .notifications : rest.hasPrefix("inApps/v1/lookup/") ? .orderLookup : nil
+        // A path no endpoint has is still logged (endpoint nil), with the environment its prefix names.
+        let route = ServerAPIEndpoint.route(request.path)
+        let environment = route?.environment ?? (parts.first == "sandbox" ? .sandbox : .production)
+        let endpoint = route?.endpoint
         let authorization = request.headers["Authorization"] ?? ""
         let token =
             authorization.hasPrefix("Bearer ")
@@ -257,9 +250,9 @@ public final class ScriptedServerAPI: Sendable {
             environment: environment, endpoint: endpoint, method: request.method, path: request.path,
             query: request.query,
             // A notification history page is told by its token (none: a first page).
-            id: endpoint == .notifications
+            id: endpoint == .notificationHistory
                 ? HTTPRequest(method: request.method, target: request.target).queryValue("paginationToken") ?? ""
-                : (parts.last ?? "").removingPercentEncoding ?? "",
+                : route?.id ?? (parts.last ?? "").removingPercentEncoding ?? "",
             body: String(decoding: request.body, as: UTF8.self), receivedAt: .now, wallTime: Date(), token: token)
     }
 
@@ -352,9 +345,12 @@ public struct ReceivedToken: Sendable, Equatable {
     }
 
     /// Decodes one unpadded base64url segment.
-    static func base64URL(_ segment: String) -> Data? {
-        var text = segment.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while text.count % 4 != 0 { text += "=" }
-        return Data(base64Encoded: text)
-    }
+    static func base64URL(_ segment: String) -> Data? { Base64URL.decodeLenient(segment).map { Data($0) } }
+}
+
+extension ServerAPIEndpoint {
+    /// The short names test scripts use for three endpoints.
+    public static let history = ServerAPIEndpoint.transactionHistory
+    public static let statuses = ServerAPIEndpoint.subscriptionStatuses
+    public static let notifications = ServerAPIEndpoint.notificationHistory
 }

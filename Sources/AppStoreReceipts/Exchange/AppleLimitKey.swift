@@ -18,7 +18,7 @@ public struct AppleLimitKey: Hashable, Sendable, CustomStringConvertible {
 
     /// Every limit the job keeps: each endpoint in each environment.
     public static let all: [AppleLimitKey] = AppStoreEnvironment.allCases.flatMap { environment in
-        ([AppleEndpoint.verifyReceipt] + ServerAPIEndpoint.allCases.map(AppleEndpoint.serverAPI)).map {
+        ([AppleEndpoint.verifyReceipt] + ServerAPIEndpoint.calledByTheJob.map(AppleEndpoint.serverAPI)).map {
             AppleLimitKey($0, environment)
         }
     }

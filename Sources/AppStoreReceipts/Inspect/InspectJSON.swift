@@ -72,14 +72,14 @@ package indirect enum InspectJSON: Hashable, Sendable {
         case .decimal(let number):
             output += number.isNaN ? "null" : number.description
         case .string(let text):
-            writeString(text, into: &output)
+            output += JSONString.literal(text, style: .terminal)
         case .array(let elements):
             writeContainer(elements, open: "[", close: "]", pretty: pretty, indent: indent, into: &output) {
                 write($0, pretty: pretty, indent: indent + 1, into: &$1)
             }
         case .object(let members):
             writeContainer(members, open: "{", close: "}", pretty: pretty, indent: indent, into: &output) {
-                writeString($0.key, into: &$1)
+                $1 += JSONString.literal($0.key, style: .terminal)
                 $1 += pretty ? ": " : ":"
                 write($0.value, pretty: pretty, indent: indent + 1, into: &$1)
             }
@@ -103,29 +103,5 @@ package indirect enum InspectJSON: Hashable, Sendable {
         }
         output += pretty ? "\n" + String(repeating: "  ", count: indent) : ""
         output += close
-    }
-
-    /// RFC 8259 §7: quote, backslash and control characters escaped; everything else as UTF-8.
-    private static func writeString(_ text: String, into output: inout String) {
-        output += "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": output += "\\\""
-            case "\\": output += "\\\\"
-            case "\n": output += "\\n"
-            case "\r": output += "\\r"
-            case "\t": output += "\\t"
-            case "\u{08}": output += "\\b"
-            case "\u{0C}": output += "\\f"
-            case "\u{00}"..."\u{1F}", "\u{7F}", "\u{2028}", "\u{2029}":
-                // DEL and the JavaScript line separators are legal JSON but confuse terminals and
-                // `eval`-style consumers; escaping them costs nothing.
-                let hex = String(scalar.value, radix: 16, uppercase: false)
-                output += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default:
-                output.unicodeScalars.append(scalar)
-            }
-        }
-        output += "\""
     }
 }

@@ -1,11 +1,10 @@
-import CLibCrypto
 import Foundation
 import Synchronization
 
 /// Checks that a receipt's signing certificate and its issuer chain to a configured root at an
-/// instant, with Apple's marker OIDs (the receipt-signing leaf 1.2.840.113635.100.6.11.1, the WWDR
-/// intermediate 1.2.840.113635.100.6.2.1, which G1 and G5 both carry), exactly leaf → intermediate →
-/// root; and remembers the signing keys of chains it has verified.
+/// instant by `TrustChainVerifier`'s rule (Apple's marker OIDs, exactly leaf → intermediate → root),
+/// that the receipt carries no other certificate but a configured root; and remembers the signing
+/// keys of chains it has verified.
 ///
 /// Verifying a real chain costs a few hundred microseconds (three certificates parsed, two RSA
 /// signatures); Apple signs every receipt of months with one leaf, so a verified chain is kept
@@ -15,8 +14,7 @@ import Synchronization
 ///
 /// Threading: `Sendable`; the cache sits behind a `Mutex`, and no OpenSSL call happens while holding it.
 final class ReceiptChainVerifier: Sendable {
-    private let stores: [TrustStore]
-    private let rootNames: String
+    private let chains: TrustChainVerifier
     /// The configured roots' DER: the only certificates a receipt may carry besides its chain.
     private let rootCertificates: [[UInt8]]
     /// Newest last. Searched by comparing bytes, newest first: a run meets a handful of signing
@@ -25,11 +23,7 @@ final class ReceiptChainVerifier: Sendable {
     private let capacity: Int
 
     init(anchors: [TrustAnchor], capacity: Int = 32) {
-        stores = [true, false].compactMap { strict in
-            let group = anchors.filter { $0.isStrict == strict }
-            return group.isEmpty ? nil : TrustStore(group, strict: strict)
-        }
-        rootNames = anchors.map { Self.commonName($0.certificate.subject) }.joined(separator: ", ")
+        chains = TrustChainVerifier(anchors: anchors)
         rootCertificates = anchors.map(\.certificate.der)
         self.capacity = capacity
     }
@@ -108,46 +102,21 @@ final class ReceiptChainVerifier: Sendable {
         _ signed: ReceiptSignedData, at instant: Date
     ) throws(ReceiptSignatureFailure) -> Entry {
         let (leaf, intermediate, key) = parsed
-        guard leaf.hasExtension(CertificateChainVerifier.leafOID) else {
-            throw ReceiptSignatureFailure(
-                "the signer's certificate lacks Apple's OID \(CertificateChainVerifier.leafOID)")
-        }
-        guard intermediate.hasExtension(CertificateChainVerifier.intermediateOID) else {
-            throw ReceiptSignatureFailure(
-                "the intermediate certificate lacks Apple's OID \(CertificateChainVerifier.intermediateOID)")
-        }
-        var firstFailure: ReceiptSignatureFailure?
-        for store in stores {
-            switch store.chain(leaf: leaf, intermediate: intermediate, at: instant) {
-            case .success(let root):
-                return Entry(
-                    leafDER: Array(signed.signer.der), intermediateDER: Array(signed.intermediate.der), key: key,
-                    certificates: [leaf, intermediate, root])
-            case .failure(let code):
-                if firstFailure == nil || code != X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY {
-                    firstFailure = failure(code, at: instant)
-                }
+        let root: X509Certificate
+        do {
+            root = try chains.root(leaf: leaf, intermediate: intermediate, at: instant)
+        } catch {
+            switch error {
+            case .missingMarker(let position, let oid):
+                let which = position == .leaf ? "the signer's certificate" : "the intermediate certificate"
+                throw ReceiptSignatureFailure("\(which) lacks Apple's OID \(oid)")
+            case .untrusted(_, let reason):
+                throw ReceiptSignatureFailure("certificate chain rejected: \(reason)")
             }
         }
-        throw firstFailure ?? ReceiptSignatureFailure("certificate chain rejected: no trust anchor is configured")
-    }
-
-    private func failure(_ code: Int32, at instant: Date) -> ReceiptSignatureFailure {
-        let at = LocalReceiptTimestamp.format(instant)
-        let reason: String
-        switch code {
-        case X509_V_ERR_CERT_HAS_EXPIRED: reason = "a certificate had expired at \(at)"
-        case X509_V_ERR_CERT_NOT_YET_VALID: reason = "a certificate was not yet valid at \(at)"
-        case X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY, X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT:
-            reason = "does not chain to the configured root (\(rootNames))"
-        case -1: reason = "not exactly leaf -> intermediate -> configured root"
-        default: reason = X509_verify_cert_error_string(Int(code)).map { String(cString: $0) } ?? "error \(code)"
-        }
-        return ReceiptSignatureFailure("certificate chain rejected: \(reason)")
-    }
-
-    private static func commonName(_ subject: String) -> String {
-        subject.split(separator: ",").first { $0.hasPrefix("CN=") }.map { String($0.dropFirst(3)) } ?? subject
+        return Entry(
+            leafDER: Array(signed.signer.der), intermediateDER: Array(signed.intermediate.der), key: key,
+            certificates: [leaf, intermediate, root])
     }
 
     /// A chain that verified at some instant, and where that verdict holds.

@@ -95,7 +95,7 @@ public struct ReceiptSignatureVerifier: Sendable {
             if let instant { checkedAt = instant } else { checkedAt = try Self.creationDate(container) }
             check.checkedAt = checkedAt
             // Before OpenSSL, which takes the instant as a `time_t`.
-            guard CertificateChainVerifier.expressible.contains(checkedAt) else {
+            guard TrustChainVerifier.expressible.contains(checkedAt) else {
                 throw ReceiptSignatureFailure("the instant checked lies outside what certificates can express")
             }
             let chain = try chains.verify(container, at: checkedAt) { key throws(ReceiptSignatureFailure) in

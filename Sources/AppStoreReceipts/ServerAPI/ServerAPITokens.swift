@@ -89,18 +89,7 @@ public final class ServerAPITokens: Sendable, CustomStringConvertible {
     public var description: String { "ServerAPITokens(kid: \(keyID), key: <redacted>)" }
 
     /// A JSON string literal (ids and bundle ids are plain, but a quote must never break the token).
-    private static func quoted(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\u{00}"..."\u{1F}": out += String(format: "\\u%04x", scalar.value)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
-    }
+    private static func quoted(_ text: String) -> String { JSONString.literal(text, style: .hexOnly) }
 }
 
 /// An API key that cannot be used: exit 78 before anything else.

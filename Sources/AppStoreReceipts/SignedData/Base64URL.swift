@@ -1,8 +1,11 @@
-/// Base64url without padding (RFC 7515 §2), the encoding of every JWS segment.
+import Foundation
+
+/// Base64url without padding (RFC 7515 §2), the encoding of every JWS segment: the one codec of the
+/// package's JWS, API tokens and the simulator's paging tokens.
 ///
 /// Table-driven over bytes: a JWS arrives as UTF-8 and is decoded segment by segment, without
 /// building `String`s (splitting a JWS with `String.split` costs more than checking its signature).
-enum Base64URL {
+package enum Base64URL {
     private static let invalid: UInt8 = 0xFF
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
     private static let table: [UInt8] = {
@@ -49,7 +52,17 @@ enum Base64URL {
         segment.withUnsafeBufferPointer(decode)
     }
 
-    static func encode(_ bytes: some Sequence<UInt8>) -> String {
+    /// The bytes of `text` read leniently, for what the simulator and the test server read back from a
+    /// client (paging tokens, API tokens): the standard alphabet's `+` and `/` too, padding optional,
+    /// padded to a multiple of four and read by Foundation's base64 decoder, whose slack (extra `=`,
+    /// non-canonical trailing bits) those readers have always accepted.
+    package static func decodeLenient(_ text: String) -> [UInt8]? {
+        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+        return Data(base64Encoded: base64).map(Array.init)
+    }
+
+    package static func encode(_ bytes: some Sequence<UInt8>) -> String {
         var output = [UInt8]()
         var accumulator: UInt32 = 0
         var bits = 0

@@ -48,8 +48,8 @@ package struct SigningChain: Sendable {
     package static func mint(
         name: String = "receipt-recon simulator", notBefore: Date, notAfter: Date,
         leafValidity: ClosedRange<Date>? = nil,
-        leafOID: String? = CertificateChainVerifier.leafOID,
-        intermediateOID: String? = CertificateChainVerifier.intermediateOID
+        leafOID: String? = TrustChainVerifier.leafOID,
+        intermediateOID: String? = TrustChainVerifier.intermediateOID
     ) throws(CertificateMinter.MintingError) -> SigningChain {
         guard let rootKey = ES256Key.generate(), let intermediateKey = ES256Key.generate(),
             let leafKey = ES256Key.generate()
@@ -63,18 +63,16 @@ package struct SigningChain: Sendable {
                 commonName: "\(name) WWDR Intermediate", isAuthority: true, notBefore: notBefore, notAfter: notAfter,
                 markerOID: intermediateOID, serial: 2),
             key: intermediateKey, issuer: (root, rootKey))
+        func leafProfile(_ commonName: String, serial: Int) -> CertificateMinter.Profile {
+            .init(
+                commonName: commonName, isAuthority: false, notBefore: leafValidity?.lowerBound ?? notBefore,
+                notAfter: leafValidity?.upperBound ?? notAfter, markerOID: leafOID, serial: serial)
+        }
         let leaf = try CertificateMinter.certificate(
-            .init(
-                commonName: "\(name) Receipt Signing", isAuthority: false,
-                notBefore: leafValidity?.lowerBound ?? notBefore, notAfter: leafValidity?.upperBound ?? notAfter,
-                markerOID: leafOID, serial: 3),
-            key: leafKey, issuer: (intermediate, intermediateKey))
+            leafProfile("\(name) Receipt Signing", serial: 3), key: leafKey, issuer: (intermediate, intermediateKey))
         let receiptLeaf = try CertificateMinter.certificate(
-            .init(
-                commonName: "\(name) RSA Receipt Signing", isAuthority: false,
-                notBefore: leafValidity?.lowerBound ?? notBefore, notAfter: leafValidity?.upperBound ?? notAfter,
-                markerOID: leafOID, serial: 4),
-            key: receiptLeafKey, issuer: (intermediate, intermediateKey))
+            leafProfile("\(name) RSA Receipt Signing", serial: 4), key: receiptLeafKey,
+            issuer: (intermediate, intermediateKey))
         return SigningChain(
             root: root, intermediate: intermediate, leaf: leaf, leafKey: leafKey, receiptLeaf: receiptLeaf,
             receiptLeafKey: receiptLeafKey)

@@ -38,10 +38,10 @@ public struct VerifyReceiptRequest: Hashable, Sendable {
         body.append(contentsOf: (excludeOldTransactions ? "true" : "false").utf8)
         if let password {
             body.append(contentsOf: #","password":"#.utf8)
-            Self.appendJSONString(password, to: &body)
+            JSONString.append(password, to: &body, style: .encoder)
         }
         body.append(contentsOf: #","receipt-data":"#.utf8)
-        Self.appendJSONString(receiptData, to: &body)
+        JSONString.append(receiptData, to: &body, style: .encoder)
         body.append(UInt8(ascii: "}"))
         return Data(body)
     }
@@ -51,36 +51,6 @@ public struct VerifyReceiptRequest: Hashable, Sendable {
     private static func bytes<Result>(of text: String, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
         var text = text
         return text.withUTF8(body)
-    }
-
-    /// A JSON string literal as JSONEncoder writes it with `.withoutEscapingSlashes`.
-    static func appendJSONString(_ text: String, to body: inout [UInt8]) {
-        let hex = Array("0123456789abcdef".utf8)
-        body.append(UInt8(ascii: "\""))
-        // Base64 and secrets need no escaping: copied whole, not byte by byte.
-        let copiedWhole = bytes(of: text) { utf8 -> Bool in
-            guard !ByteWords.containsJSONStop(UnsafeRawBufferPointer(utf8)) else { return false }
-            body.append(contentsOf: utf8)
-            return true
-        }
-        if copiedWhole {
-            body.append(UInt8(ascii: "\""))
-            return
-        }
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): body += [UInt8(ascii: "\\"), UInt8(ascii: "\"")]
-            case UInt8(ascii: "\\"): body += [UInt8(ascii: "\\"), UInt8(ascii: "\\")]
-            case 0x0A: body += [UInt8(ascii: "\\"), UInt8(ascii: "n")]
-            case 0x0D: body += [UInt8(ascii: "\\"), UInt8(ascii: "r")]
-            case 0x09: body += [UInt8(ascii: "\\"), UInt8(ascii: "t")]
-            case 0x08: body += [UInt8(ascii: "\\"), UInt8(ascii: "b")]
-            case 0x0C: body += [UInt8(ascii: "\\"), UInt8(ascii: "f")]
-            case 0..<0x20: body += Array("\\u00".utf8) + [hex[Int(byte >> 4)], hex[Int(byte & 0xF)]]
-            default: body.append(byte)
-            }
-        }
-        body.append(UInt8(ascii: "\""))
     }
 }
 

@@ -1,3 +1,5 @@
+import AppStoreReceipts
+
 /// A small streaming JSON writer: keys in the order written (Apple's answers have an order, and tests
 /// compare bytes), compact output, no intermediate dictionaries or strings.
 ///
@@ -50,7 +52,7 @@ struct AppleJSONWriter {
 
     mutating func string(_ value: String) {
         separate()
-        appendQuoted(value)
+        JSONString.append(value, to: &bytes, style: .lineBreaks)
     }
 
     mutating func number(_ value: Int64) {
@@ -153,32 +155,5 @@ struct AppleJSONWriter {
             } while magnitude > 0
             bytes.append(contentsOf: buffer[(20 - count)...])
         }
-    }
-
-    private mutating func appendQuoted(_ text: String) {
-        bytes.append(UInt8(ascii: "\""))
-        var text = text
-        text.withUTF8 { utf8 in
-            if !utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
-                bytes.append(contentsOf: utf8)
-                return
-            }
-            for byte in utf8 {
-                switch byte {
-                case UInt8(ascii: "\""): bytes.append(contentsOf: [0x5C, 0x22])
-                case UInt8(ascii: "\\"): bytes.append(contentsOf: [0x5C, 0x5C])
-                case 0x0A: bytes.append(contentsOf: [0x5C, 0x6E])
-                case 0x0D: bytes.append(contentsOf: [0x5C, 0x72])
-                case 0x09: bytes.append(contentsOf: [0x5C, 0x74])
-                case 0x00..<0x20:
-                    let hex = Array("0123456789abcdef".utf8)
-                    bytes.append(contentsOf: [
-                        0x5C, UInt8(ascii: "u"), 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0x0F)],
-                    ])
-                default: bytes.append(byte)
-                }
-            }
-        }
-        bytes.append(UInt8(ascii: "\""))
     }
 }

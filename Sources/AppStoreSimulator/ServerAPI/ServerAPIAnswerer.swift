@@ -1,19 +1,5 @@
 import AppStoreReceipts
 
-/// The endpoints of the App Store Server API the simulator answers.
-enum ServerAPIRoute: String, Sendable, Hashable, CaseIterable {
-    /// `GET /inApps/v2/history/{id}`: Get Transaction History (v2).
-    case history
-    /// `GET /inApps/v1/subscriptions/{id}`: Get All Subscription Statuses.
-    case subscriptions
-    /// `GET /inApps/v1/transactions/{id}`: Get Transaction Info.
-    case transactions
-    /// `POST /inApps/v1/notifications/history`: Get Notification History (`NotificationHistoryAnswerer`).
-    case notificationHistory = "notification_history"
-    /// `GET /inApps/v1/lookup/{orderId}`: Look Up Order ID (`orderLookup`).
-    case orderLookup = "order_lookup"
-}
-
 /// One Server API answer before it becomes HTTP: a status, a JSON body, and the error code it carries.
 struct ServerAPIReply: Sendable, Hashable {
     var status: Int
@@ -53,7 +39,7 @@ struct ServerAPIAnswerer: Sendable {
     var lookup: ServerAPILookup { ServerAPILookup(world: world, units: units) }
 
     func answer(
-        _ endpoint: ServerAPIRoute, id: String, environment: AppStoreEnvironment, bundleID: String,
+        _ endpoint: ServerAPIEndpoint, id: String, environment: AppStoreEnvironment, bundleID: String,
         query: String?, queryValue: (String) -> String?
     ) -> ServerAPIReply {
         let unit: WorldUnit
@@ -66,14 +52,14 @@ struct ServerAPIAnswerer: Sendable {
         }
         let owner = unit.accounts[slot]
         switch endpoint {
-        case .transactions:
+        case .transactionInfo:
             guard let transaction else { return .error(400, 4_000_048, "App transaction id not supported.") }
             return ServerAPIReply(
                 status: 200,
                 body: Array("{\"signedTransactionInfo\":\"\(signed(transaction, of: owner, in: unit))\"}".utf8))
-        case .history:
+        case .transactionHistory:
             return history(unit: unit, slot: slot, query: query, queryValue: queryValue)
-        case .subscriptions:
+        case .subscriptionStatuses:
             return statuses(unit: unit, slot: slot)
         case .notificationHistory, .orderLookup:
             preconditionFailure("the notification history and order lookups are routed before any id lookup")

@@ -41,7 +41,7 @@ struct ServerAPIService: Sendable {
         var limiters: [String: RateLimiter] = [:]
         if let rate = options.rateLimit {
             for environment in [AppStoreEnvironment.production, .sandbox] {
-                for endpoint in ServerAPIRoute.allCases {
+                for endpoint in ServerAPIEndpoint.allCases {
                     limiters[Self.name(endpoint, environment)] = RateLimiter(rate: rate, burst: options.rateLimitBurst)
                 }
             }
@@ -49,29 +49,17 @@ struct ServerAPIService: Sendable {
         self.limiters = limiters
     }
 
-    /// `production/history`: how stats and limiters name an endpoint.
-    static func name(_ endpoint: ServerAPIRoute, _ environment: AppStoreEnvironment) -> String {
-        environment.rawValue + "/" + endpoint.rawValue
-    }
-
-    /// The endpoint, environment and id of a Server API path
-    /// (`/{production|sandbox}/inApps/{v2/history|v1/subscriptions|v1/transactions|v1/lookup}/{id}`, or
-    /// `/{production|sandbox}/inApps/v1/notifications/history` with an empty id); nil for others.
-    static func route(_ path: String) -> (ServerAPIRoute, AppStoreEnvironment, String)? {
-        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 6, parts[0].isEmpty, parts[2] == "inApps",
-            let environment = AppStoreEnvironment(rawValue: String(parts[1]))
-        else { return nil }
-        let endpoint: ServerAPIRoute
-        switch (parts[3], parts[4]) {
-        case ("v2", "history"): endpoint = .history
-        case ("v1", "subscriptions"): endpoint = .subscriptions
-        case ("v1", "transactions"): endpoint = .transactions
-        case ("v1", "lookup"): endpoint = .orderLookup
-        case ("v1", "notifications") where parts[5] == "history": return (.notificationHistory, environment, "")
-        default: return nil
-        }
-        return (endpoint, environment, String(parts[5]).removingPercentEncoding ?? String(parts[5]))
+    /// `production/history`: how stats and limiters name an endpoint (the `/stats` names, kept as the
+    /// simulator has always printed them).
+    static func name(_ endpoint: ServerAPIEndpoint, _ environment: AppStoreEnvironment) -> String {
+        let name =
+            switch endpoint {
+            case .transactionHistory: "history"
+            case .subscriptionStatuses: "subscriptions"
+            case .transactionInfo: "transactions"
+            case .notificationHistory, .orderLookup: endpoint.rawValue
+            }
+        return environment.rawValue + "/" + name
     }
 
     /// The Server API's answer to an injected fault (the verifyReceipt kinds, mapped to what the Server

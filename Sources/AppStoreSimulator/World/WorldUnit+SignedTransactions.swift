@@ -70,15 +70,8 @@ extension WorldUnit {
     }
 
     /// Base64url without padding (RFC 7515 §2), as JWS segments are written.
-    static func base64URL(_ bytes: [UInt8]) -> String {
-        Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
-    }
+    static func base64URL(_ bytes: [UInt8]) -> String { Base64URL.encode(bytes) }
 
     /// The bytes of base64url `text`, padded or not; nil when it is not base64.
-    static func bytes(base64URL text: String) -> [UInt8]? {
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-        return Data(base64Encoded: base64).map(Array.init)
-    }
+    static func bytes(base64URL text: String) -> [UInt8]? { Base64URL.decodeLenient(text) }
 }

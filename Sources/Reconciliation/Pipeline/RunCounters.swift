@@ -161,7 +161,6 @@ final class RunCounters: Sendable {
             }
             state.summary.permanentlyUnverified = (state.summary.permanentlyUnverified ?? 0) + unverified.permanent
             state.summary.usersProcessed += 1
-            state.summary.receiptsProcessed += outcomes.count
             for outcome in outcomes { state.summary.outcomes[outcome, default: 0] += 1 }
             for status in appleStatuses {
                 state.summary.appleStatuses[status.map(String.init) ?? "none", default: 0] += 1
@@ -189,6 +188,8 @@ final class RunCounters: Sendable {
     func snapshot() -> RunSummary {
         state.withLock { state in
             var summary = state.summary
+            // One count per written receipt, its outcome's: the total is theirs.
+            summary.receiptsProcessed = summary.outcomes.values.reduce(0, +)
             summary.latencyP50Milliseconds = state.latencies.percentile(0.50)
             summary.latencyP95Milliseconds = state.latencies.percentile(0.95)
             summary.durationSeconds = Date().timeIntervalSince(started)

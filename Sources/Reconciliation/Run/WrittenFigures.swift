@@ -8,11 +8,11 @@ import Foundation
 /// succeeded on the server while the client lost the answer), and a process killed with SIGKILL never
 /// writes them at all.
 public struct WrittenFigures: Sendable, Equatable {
-    /// `recon_results` rows: one per receipt.
-    public var receipts = 0
     /// Users with a result or a correction.
     public var users = 0
     public var outcomes: [ReceiptOutcome: Int] = [:]
+    /// `recon_results` rows: one per receipt, each with its outcome.
+    public var receipts: Int { outcomes.values.reduce(0, +) }
     /// `recon_results.apple_status` → receipts, `none` where Apple gave no status.
     public var appleStatuses: [String: Int] = [:]
     public var corrections: [CorrectionAction: [CorrectionReason: Int]] = [:]

@@ -106,7 +106,6 @@ public struct RunFinalizer {
         {
             let n: Int = try row.decode("n")
             let status: Int? = try row.decode("apple_status")
-            figures.receipts += n
             figures.outcomes[try ReceiptOutcome(contractName: row.decode("outcome")), default: 0] += n
             figures.appleStatuses[status.map(String.init) ?? "none", default: 0] += n
         }

@@ -191,12 +191,12 @@ struct SignedDataVerifierTests {
             notBefore: Self.now - Self.year, notAfter: Self.now + Self.year, leafOID: "1.2.840.113635.100.6.11.2")
         #expect(
             Self.verify(noLeafOID.sign(payload: Self.payload()), with: Self.verifier(noLeafOID)).failure
-                == .missingAppleExtension(certificate: "leaf", oid: CertificateChainVerifier.leafOID))
+                == .missingAppleExtension(certificate: "leaf", oid: TrustChainVerifier.leafOID))
         let noIntermediateOID = try SigningChain.mint(
             notBefore: Self.now - Self.year, notAfter: Self.now + Self.year, intermediateOID: nil)
         #expect(
             Self.verify(noIntermediateOID.sign(payload: Self.payload()), with: Self.verifier(noIntermediateOID)).failure
-                == .missingAppleExtension(certificate: "intermediate", oid: CertificateChainVerifier.intermediateOID))
+                == .missingAppleExtension(certificate: "intermediate", oid: TrustChainVerifier.intermediateOID))
     }
 
     /// Certificates are checked at the payload's signedDate: data signed by a leaf that has expired

@@ -26,7 +26,8 @@ struct ServerAPIBenchmark {
             SimulatorBenchmark.measure("history \(pass)", count: ids.count) {
                 for id in ids {
                     let reply = answerer.answer(
-                        .history, id: id, environment: .production, bundleID: WorldCatalog.appBundleID, query: nil,
+                        .transactionHistory, id: id, environment: .production, bundleID: WorldCatalog.appBundleID,
+                        query: nil,
                         queryValue: { _ in nil })
                     if reply.status == 200 { answered += 1 }
                     if pass == "cold" {

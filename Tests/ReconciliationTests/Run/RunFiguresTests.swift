@@ -21,7 +21,6 @@ import Testing
     /// What the rows say: 8 receipts committed, the grant and a refund revoke, and a shared-transaction flag.
     static var written: WrittenFigures {
         var written = WrittenFigures()
-        written.receipts = 8
         written.users = 3
         written.outcomes = [.valid: 8]
         written.corrections = [.grant: [.purchaseNotGranted: 1], .revoke: [.refund: 1]]
