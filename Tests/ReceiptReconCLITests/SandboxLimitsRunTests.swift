@@ -18,10 +18,7 @@ import Testing
         _ users: Int, stored: AppStoreEnvironment, found: AppStoreEnvironment,
         _ body: (TestDatabase, PostgresConnection, ScriptedServerAPI) throws -> Void
     ) throws {
-        let api = try World.server()
-        try TestDatabase.with { database in
-            let db = try database.connect()
-            try World.seedProducts(db)
+        try World.seeded { api, database, db in
             for index in 1...users {
                 let (user, id) = (String(format: "s%02d", index), String(5000 + index))
                 let bought = World.lifetime(id, purchased: World.day(-30))

@@ -42,6 +42,21 @@ import Testing
         return simulator
     }
 
+    /// The arrange block of a simulated night: a world of `users`, the simulator serving it (stopped
+    /// afterwards), and a fresh database seeded with it, handed to `body`.
+    static func seededWorld<T>(
+        users: Int, _ options: SimulatorOptions = SimulatorOptions(),
+        _ body: (SimulatedWorld, AppStoreSimulator, TestDatabase) throws -> T
+    ) throws -> T {
+        let world = Self.world(users: users)
+        let simulator = try started(world, options)
+        defer { simulator.stop() }
+        return try TestDatabase.with { database in
+            try seed(world, into: database)
+            return try body(world, simulator, database)
+        }
+    }
+
     static let run = ["run", "--older-than", "0", "--as-of", asOf, "--rate", "1000", "--concurrency", "8"]
 
     static func applied(_ db: PostgresConnection) throws -> [String] {
@@ -130,11 +145,7 @@ import Testing
         .enabled(
             if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script"), "util-linux script(1) not installed"))
     func aProgressLineIsDrawnOnlyOnATerminal() throws {
-        let world = Self.world(users: 150)
-        let simulator = try Self.started(world, SimulatorOptions(latency: .milliseconds(50)))
-        defer { simulator.stop() }
-        try TestDatabase.with { database in
-            try Self.seed(world, into: database)
+        try Self.seededWorld(users: 150, SimulatorOptions(latency: .milliseconds(50))) { world, simulator, database in
             var environment = Self.environment(database, simulator)
             environment["PATH"] = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
             // The line is drawn every second: a rate of 50 makes the run last several.
@@ -155,11 +166,8 @@ import Testing
 
     @Test(arguments: [FaultKind.status21009, .serviceUnavailable])
     func aSimulatorAnsweringOnlyFaultsTripsTheBreakerAndChangesNothing(fault: FaultKind) throws {
-        let world = Self.world(users: 150)
-        let simulator = try Self.started(world, SimulatorOptions(faultRate: 1, faultMix: [fault: 1]))
-        defer { simulator.stop() }
-        try TestDatabase.with { database in
-            try Self.seed(world, into: database)
+        try Self.seededWorld(users: 150, SimulatorOptions(faultRate: 1, faultMix: [fault: 1])) {
+            world, simulator, database in
             let db = try database.connect()
             let before = try Self.entitlements(db)
             let result = try ReceiptReconBinary.run(
@@ -177,11 +185,8 @@ import Testing
     }
 
     @Test func aWrongSharedSecretExits78WithZeroCorrections() throws {
-        let world = Self.world(users: 150)
-        let simulator = try Self.started(world, SimulatorOptions(sharedSecret: "the-right-secret"))
-        defer { simulator.stop() }
-        try TestDatabase.with { database in
-            try Self.seed(world, into: database)
+        try Self.seededWorld(users: 150, SimulatorOptions(sharedSecret: "the-right-secret")) {
+            world, simulator, database in
             let result = try ReceiptReconBinary.run(
                 Self.run, environment: Self.environment(database, simulator, secret: "a-rotated-one"))
             #expect(result.status == 78, "\(result.output)")
@@ -192,11 +197,7 @@ import Testing
     }
 
     @Test func atRate50TheRunIsPacedAtTheRateItWasGiven() throws {
-        let world = Self.world(users: 320)
-        let simulator = try Self.started(world)
-        defer { simulator.stop() }
-        try TestDatabase.with { database in
-            try Self.seed(world, into: database)
+        try Self.seededWorld(users: 320) { world, simulator, database in
             // The breaker is lifted: in keyset order this world's revokes come early (26 of the first 129
             // users, 30 of all 197), so whether 0.20 is crossed mid-run depended on which requests of the
             // window finished first, and this test is about the rate.

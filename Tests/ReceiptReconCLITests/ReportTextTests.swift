@@ -1,0 +1,29 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `report`'s text, whole: what an operator reads in the morning is compared at once, for a run row
+/// whose every instant is fixed, so a line reworded, dropped or moved shows here.
+@Suite struct ReportTextTests {
+    @Test func aRunsReportIsItsExpectedTextWhole() throws {
+        try TestDatabase.with { database in
+            let json = ReportHTMLTests.summaryJSON(id: 3, unverified: 4, exitCode: 1)
+            try database.connect().executeScript(
+                """
+                INSERT INTO recon_runs (id, kind, status, dry_run, as_of, started_at, finished_at, summary)
+                VALUES (3, 'nightly', 'completed', false, '2026-01-03T03:00:00Z', '2026-01-03T03:00:00Z',
+                        '2026-01-03T03:02:05Z', '\(json)');
+                """)
+            let result = try ReceiptReconBinary.run(
+                ["report", "--run", "3"], environment: ["DATABASE_URL": database.conninfo])
+            #expect(result.status == 0, "\(result.output)")
+            #expect(result.stdout == Self.expected)
+        }
+    }
+
+    /// `report --run 3` of that row.
+    static let expected = #"""
+        RECORD-ME
+
+        """#
+}
