@@ -1,3 +1,4 @@
+import AppStoreReceipts
 import Foundation
 import TestSupport
 import Testing

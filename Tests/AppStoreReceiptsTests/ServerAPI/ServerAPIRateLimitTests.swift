@@ -1,6 +1,5 @@
 import AppStoreReceipts
 import Foundation
-import Synchronization
 import TestSupport
 import Testing
 
@@ -52,14 +51,13 @@ import Testing
     /// On the virtual clock the answer lands after its 100 ms of latency: the lookup has ended by then,
     /// with no timer left, so nothing waited for the 30 s Apple asked for.
     @Test func aRetryAfterBeyondTheLongestWaitEndsAtOnce() throws {
-        let clock = Mutex<VirtualClock?>(nil)
+        // Thirty seconds after the virtual clock's epoch (`VirtualClock`'s default), in Unix milliseconds.
+        let later = Int64((VirtualClock().wallClock().timeIntervalSince1970 + 30) * 1000)
         let rig = ExchangeDriverTests.Rig { _, _ in
-            let wall = clock.withLock { $0! }.wallClock().addingTimeInterval(30)
-            return .status(
+            .status(
                 429, #"{"errorCode":4290000,"errorMessage":"Rate limit exceeded."}"#,
-                headers: ["Retry-After": String(Int64((wall.timeIntervalSince1970 * 1000).rounded(.up)))])
+                headers: ["Retry-After": String(later)])
         }
-        clock.withLock { $0 = rig.clock }
         let outcome = rig.start(
             Self.client(maxWait: .seconds(2)).history(
                 of: "92", bundleID: "com.example", environment: .production, mayHop: true))
