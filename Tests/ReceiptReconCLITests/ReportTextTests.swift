@@ -24,7 +24,15 @@ import Testing
 
     /// `report --run 3` of that row.
     static let expected = #"""
-        RECORD-ME
+        Run 3 (nightly, shard 0/1) completed in 125.0 s
+          as of 2026-01-03T03:00:00Z; started 2026-01-03T03:00:00Z
+        Receipts: 90 of 90 selected, 40 of 40 users
+          outcomes: valid 86, unverified 4
+          Apple statuses: 0 86, none 4
+        Corrections applied: 4
+          revoke: 4 (refund 4)
+        Flags: 2 (bundle_mismatch 2)
+        verifyReceipt: 97 requests, 7 retries, 3 throttled (HTTP 429), 0 re-routes (21007/21008); latency p50 120 ms, p95 480 ms
 
         """#
 }
