@@ -27,10 +27,7 @@ import Testing
     func dataAppleSignedThatAppleCannotFindIsPermanentUnverifiedAndKeepsAccess(
         _ named: String, _ notHere: ScriptedServerAPI.Answer
     ) throws {
-        let api = try World.server()
-        try TestDatabase.with { database in
-            let db = try database.connect()
-            try World.seedProducts(db)
+        try World.seeded { api, database, db in
             // (a) An app receipt signed by the configured chain, naming one lifetime purchase.
             let receiptRow = try World.row(
                 db, "u-receipt",

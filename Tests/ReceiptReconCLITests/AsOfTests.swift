@@ -13,10 +13,7 @@ import Testing
     static let asOf = World.iso(Self.day(-20))
 
     @Test func aPastAsOfIgnoresLaterPurchasesAndRevocationsAndNeverReadsTodaysStatuses() throws {
-        let api = try World.server()
-        try TestDatabase.with { database in
-            let db = try database.connect()
-            try World.seedProducts(db)
+        try World.seeded { api, database, db in
             // Bought five days ago, fifteen days after --as-of: nothing to grant at --as-of.
             let laterPurchase = World.lifetime("10101", purchased: Self.day(-5))
             try World.row(db, "u-later-purchase", api.sign(laterPurchase))

@@ -222,10 +222,37 @@ import Testing
         #expect(refusal(bench.stderrText) == refusal(job.stderr))
     }
 
-    @Test(arguments: ["2026-11-01", "2026-11-01T03:00:00.250+05:45", "2026-11-01 03:00z"])
-    func theBenchTakesEverySpellingTheJobTakes(value: String) throws {
-        let result = try Self.bench(["--as-of", value, "--help"])
-        #expect(result.status == 0, "\(result.stderrText)")
+    /// `--as-of` spellings, each with whether the job takes it (CONTRACT: an ISO 8601 date, or a date and
+    /// time with an offset or Z).
+    static let asOfSpellings: [(spelling: String, taken: Bool)] = [
+        ("2026-11-01", true), ("2026-11-01T03:00:00.250+05:45", true), ("2026-11-01 03:00z", true),
+        ("2026-11-01T03:00:00Z", true), ("2026-11-01T03:00", false), ("2026-02-30", false),
+        ("01/11/2026", false), ("yesterday", false), ("", false),
+    ]
+
+    /// Whether `receipt-recon run` takes `--as-of value`: it refuses a bad spelling with exit 64 naming
+    /// the option before it connects (to a port nobody listens on, so a spelling it takes ends 69).
+    static func jobTakes(_ value: String) throws -> Bool {
+        let port = try LoopbackSocket.freePort()
+        let result = try ReceiptReconBinary.run(
+            ["run", "--as-of", value],
+            environment: ["DATABASE_URL": "host=127.0.0.1 port=\(port) dbname=recon user=recon connect_timeout=5"],
+            timeout: 60)
+        #expect([64, 69].contains(result.status), "\(value): \(result.output)")
+        return !(result.status == 64 && result.stderr.contains("--as-of"))
+    }
+
+    /// The bench reads every option before it answers `--help`: 0 when it takes the spelling, 64 when not.
+    static func benchTakes(_ value: String) throws -> Bool {
+        try Self.bench(["--as-of", value, "--help"]).status == 0
+    }
+
+    @Test func theBenchTakesEverySpellingTheJobTakes() throws {
+        let expected = Self.asOfSpellings.map(\.taken)
+        let job = try Self.asOfSpellings.map { try Self.jobTakes($0.spelling) }
+        let bench = try Self.asOfSpellings.map { try Self.benchTakes($0.spelling) }
+        #expect(job == expected, "\(Self.asOfSpellings.map(\.spelling))")
+        #expect(bench == job, "\(Self.asOfSpellings.map(\.spelling))")
     }
 
     @Test func withoutTheJobBinaryBesideItTheBenchSaysHowToBuildIt() throws {

@@ -11,9 +11,7 @@ import Testing
     /// Without INSERT on entitlements the run would get as far as its first grant: it is stopped before
     /// it starts instead, naming the GRANT, with no run row and nothing changed.
     @Test func aRunWithoutInsertOnEntitlementsStopsWith77BeforeItStarts() throws {
-        let apple = try ScriptedAppleServer()
-        try TestDatabase.with { database in
-            try RunCommandTests.seed(database, apple)
+        try RunCommandTests.drifted { apple, database in
             let admin = try database.connect()
             try TestRole.with(in: database) { role in
                 try role.grantJobPrivileges(on: admin, except: ("entitlements", "INSERT"))
@@ -35,9 +33,7 @@ import Testing
 
     /// SELECT … FOR UPDATE needs UPDATE: even a dry run of one user says so.
     @Test func verifyUserWithoutUpdateOnEntitlementsIs77() throws {
-        let apple = try ScriptedAppleServer()
-        try TestDatabase.with { database in
-            try RunCommandTests.seed(database, apple)
+        try RunCommandTests.drifted { apple, database in
             let admin = try database.connect()
             try TestRole.with(in: database) { role in
                 try role.grantJobPrivileges(on: admin, except: ("entitlements", "UPDATE"))

@@ -32,9 +32,7 @@ import Testing
     }
 
     @Test func aRunAndTheCommandsAfterItReadTheNightsFile() throws {
-        let apple = try ScriptedAppleServer()
-        try TestDatabase.with { database in
-            try RunCommandTests.seed(database, apple)
+        try RunCommandTests.drifted { apple, database in
             let file = try Self.envFile(database, apple)
             defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
             let run = try ReceiptReconBinary.run(

@@ -11,10 +11,7 @@ import Testing
     typealias World = VerdictWorld
 
     @Test func aNightsRefundOfAnEarlierPurchaseIsFoundByTheDayItHappened() throws {
-        let api = try World.server()
-        try TestDatabase.with { database in
-            let db = try database.connect()
-            try World.seedProducts(db)
+        try World.seeded { api, database, db in
             var lifetime = World.lifetime("2000000123456789", purchased: World.day(-45))
             lifetime.price = 4990
             lifetime.currency = "EUR"

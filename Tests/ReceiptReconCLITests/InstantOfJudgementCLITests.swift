@@ -30,10 +30,7 @@ import Testing
     }
 
     @Test func anUpgradeAfterAsOfHasNotHappenedAndThePayingSubscriberKeepsAccess() throws {
-        let api = try World.server()
-        try TestDatabase.with { database in
-            let db = try database.connect()
-            try World.seedProducts(db)
+        try World.seeded { api, database, db in
             let asOf = Self.day(-20)
             // A monthly period running over --as-of, upgraded to the yearly plan five days after it: Apple
             // dates the upgrade on the monthly period (revocationDate beside isUpgraded) and the yearly
@@ -67,10 +64,7 @@ import Testing
     }
 
     @Test func aLiveNightJudgesAUserAnsweredHoursAfterItsStartWhenAppleAnswered() throws {
-        let api = try World.server()
-        try TestDatabase.with { database in
-            let db = try database.connect()
-            try World.seedProducts(db)
+        try World.seeded { api, database, db in
             // Apple answers about both users two hours into the night: its answers are signed then.
             let answered = Self.hours(2)
             // Lapsed a day before (auto-renew off): Apple's statuses say expired.
@@ -116,10 +110,7 @@ import Testing
     }
 
     @Test func aNotificationWhoseLapseWasNotActedOnStaysPendingUntilANightActsOnIt() throws {
-        let api = try World.server()
-        try TestDatabase.with { database in
-            let db = try database.connect()
-            try World.seedProducts(db)
+        try World.seeded { api, database, db in
             let expired = Transaction(id: "40101", purchased: Self.hours(-3 - 30 * 24), expires: Self.hours(-3))
             try World.row(db, "u-expired", api.sign(expired))
             try World.entitlement(db, "u-expired", "premium", expires: Self.hours(-3))
@@ -156,10 +147,7 @@ import Testing
     }
 
     @Test func aFutureAsOfNeverMovesTheCursorPastThePresent() throws {
-        let api = try World.server()
-        try TestDatabase.with { database in
-            let db = try database.connect()
-            try World.seedProducts(db)
+        try World.seeded { api, database, db in
             let bought = Transaction(id: "50101", product: "lifetime", type: "Non-Consumable", purchased: Self.day(-9))
             try World.row(db, "u-pro", api.sign(bought))
             try World.entitlement(db, "u-pro", "pro", expires: nil)

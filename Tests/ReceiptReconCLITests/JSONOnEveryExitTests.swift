@@ -62,9 +62,7 @@ import Testing
     }
 
     @Test func aHeldNightlyLockPrintsJSONAndExits75() throws {
-        let apple = try ScriptedAppleServer()
-        try TestDatabase.with { database in
-            try RunCommandTests.seed(database, apple)
+        try RunCommandTests.drifted { apple, database in
             let holder = try database.connect()
             #expect(try holder.tryAdvisoryLock(AdvisoryLockKey(name: "receipt-recon:nightly:0/1")))
             let result = try RunCommandTests.run(database, apple, ["--json"])
@@ -109,9 +107,7 @@ import Testing
     }
 
     @Test func aRunAnErrorEndsAfterItStartedPrintsItsIDAndIsRecordedFailed() throws {
-        let apple = try ScriptedAppleServer()
-        try TestDatabase.with { database in
-            try RunCommandTests.seed(database, apple)
+        try RunCommandTests.drifted { apple, database in
             let db = try database.connect()
             // The products view computes `entitlement` with SQL built at run time, which no check before
             // the start can read: the start reads product ids and kinds, then the run cannot load the
@@ -143,9 +139,7 @@ import Testing
     }
 
     @Test func verifyUserForAnUnknownUserPrintsJSONAndExits65() throws {
-        let apple = try ScriptedAppleServer()
-        try TestDatabase.with { database in
-            try RunCommandTests.seed(database, apple)
+        try RunCommandTests.drifted { apple, database in
             let result = try ReceiptReconBinary.run(
                 ["verify-user", "nobody", "--json"],
                 environment: apple.environment.merging(["DATABASE_URL": database.conninfo]) { $1 })

@@ -96,9 +96,7 @@ import Testing
     /// role whose write fires it; each lacking role is named, and after the script a night's writes
     /// go through both.
     @Test func triggerFunctionsAreCheckedAsTheRoleTheyRunAs() throws {
-        let apple = try ScriptedAppleServer()
-        try TestDatabase.with { database in
-            try RunCommandTests.seed(database, apple)
+        try RunCommandTests.drifted { apple, database in
             let admin = try database.connect()
             try TestRole.with(in: database, suffix: "_owner") { owner in
                 try TestRole.with(in: database) { job in
@@ -154,9 +152,7 @@ import Testing
     /// view calls (EXECUTE, checked against the view's reader). After the script a night writes
     /// through it.
     @Test func anInvokersViewItsDefaultsAndAViewsFunctionAreCheckedAgainstTheJobsRole() throws {
-        let apple = try ScriptedAppleServer()
-        try TestDatabase.with { database in
-            try RunCommandTests.seed(database, apple)
+        try RunCommandTests.drifted { apple, database in
             let admin = try database.connect()
             try TestRole.with(in: database) { job in
                 try admin.executeScript(
@@ -211,9 +207,7 @@ import Testing
 
     /// A missing privilege stops `run` before its run row and before any request to Apple.
     @Test func aRunMissingAPrivilegeExits77BeforeAnyAppleRequest() throws {
-        let apple = try ScriptedAppleServer()
-        try TestDatabase.with { database in
-            try RunCommandTests.seed(database, apple)
+        try RunCommandTests.drifted { apple, database in
             let admin = try database.connect()
             try TestRole.with(in: database) { role in
                 // Without it, a night used to fail at its first user's lock, after asking Apple.
@@ -234,9 +228,7 @@ import Testing
 
     /// `revert` writes entitlements as a night does: the same test, before its run row.
     @Test func aRevertMissingAPrivilegeExits77BeforeItsRow() throws {
-        let apple = try ScriptedAppleServer()
-        try TestDatabase.with { database in
-            try RunCommandTests.seed(database, apple)
+        try RunCommandTests.drifted { apple, database in
             let night = try RunCommandTests.run(database, apple)
             let admin = try database.connect()
             let runID: Int64 = try admin.query("SELECT max(id) AS id FROM recon_runs").first!.decode("id")

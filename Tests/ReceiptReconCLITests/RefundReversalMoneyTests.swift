@@ -54,10 +54,7 @@ import Testing
     }
 
     @Test func aReversedRefundIsReportedByTheNightThatFindsItAndTheNightsSumToWhatStands() throws {
-        let api = try World.server()
-        try TestDatabase.with { database in
-            let db = try database.connect()
-            try World.seedProducts(db)
+        try World.seeded { api, database, db in
             // EUR 4.99 refunded whole, reversed by Apple the next night, refunded again the night after.
             var lifetime = World.lifetime("9201", purchased: Self.day(-100))
             lifetime.price = 4990

@@ -136,9 +136,7 @@ import Testing
     }
 
     @Test func verifyUserJSONGivesEachEntitlementBeforeAndAfter() throws {
-        let apple = try ScriptedAppleServer()
-        try TestDatabase.with { database in
-            try RunCommandTests.seed(database, apple)
+        try RunCommandTests.drifted { apple, database in
             let environment = apple.environment.merging(["DATABASE_URL": database.conninfo]) { $1 }
             func verify(_ user: String, _ extra: [String] = []) throws -> [String: Any] {
                 let result = try ReceiptReconBinary.run(

@@ -46,9 +46,7 @@ import Testing
     }
 
     @Test func listsEveryRunNewestFirstAndLastSkipsDryRunsStoppedRunsAndSupport() throws {
-        let apple = try ScriptedAppleServer()
-        try TestDatabase.with { database in
-            try RunCommandTests.seed(database, apple)
+        try RunCommandTests.drifted { apple, database in
             let db = try database.connect()
             let environment = apple.environment.merging(["DATABASE_URL": database.conninfo]) { $1 }
             let nightly = try RunCommandTests.run(database, apple)  // run 1: 6 corrections

@@ -127,6 +127,16 @@ import Testing
             })
     }
 
+    /// The arrange block of most nights: a scripted verifyReceipt and a fresh database `seed`ed with the
+    /// drifted app and Apple's answers for it, handed to `body`.
+    static func drifted<T>(_ body: (ScriptedAppleServer, TestDatabase) throws -> T) throws -> T {
+        let apple = try ScriptedAppleServer()
+        return try TestDatabase.with { database in
+            try seed(database, apple)
+            return try body(apple, database)
+        }
+    }
+
     static func entitlementsDump(_ db: PostgresConnection) throws -> [String] {
         try db.query("SELECT row(e.*)::text AS r FROM entitlements e ORDER BY user_id, entitlement").map {
             try $0.decode("r")
@@ -142,9 +152,7 @@ import Testing
     }
 
     @Test func correctsDriftThenASecondRunChangesNothing() throws {
-        let apple = try ScriptedAppleServer()
-        try TestDatabase.with { database in
-            try Self.seed(database, apple)
+        try Self.drifted { apple, database in
             let db = try database.connect()
             let first = try Self.run(database, apple, ["--json"])
             #expect(first.status == 0, "\(first.output)")
@@ -199,9 +207,7 @@ import Testing
     /// Apple says the user bought `pro`, but the row for `pro` belongs to another source: the job neither
     /// touches it nor records a correction it could not apply.
     @Test func anEntitlementHeldByAnotherSourceGetsNoCorrection() throws {
-        let apple = try ScriptedAppleServer()
-        try TestDatabase.with { database in
-            try Self.seed(database, apple)
+        try Self.drifted { apple, database in
             let db = try database.connect()
             try db.execute("INSERT INTO receipts (user_id, receipt_data) VALUES ('u-gift', 'UkVDRUlQVC1HSUZU')")
             try db.execute(
@@ -224,9 +230,7 @@ import Testing
     }
 
     @Test func dryRunChangesNoEntitlementAndPlansWhatTheRealRunApplies() throws {
-        let apple = try ScriptedAppleServer()
-        try TestDatabase.with { database in
-            try Self.seed(database, apple)
+        try Self.drifted { apple, database in
             let db = try database.connect()
             let before = try Self.entitlementsDump(db)
             let dry = try Self.run(database, apple, ["--dry-run"])
@@ -242,9 +246,7 @@ import Testing
     }
 
     @Test func aRunWhileTheNightlyLockIsHeldExits75AndChangesNothing() throws {
-        let apple = try ScriptedAppleServer()
-        try TestDatabase.with { database in
-            try Self.seed(database, apple)
+        try Self.drifted { apple, database in
             let holder = try database.connect()
             #expect(try holder.tryAdvisoryLock(AdvisoryLockKey(name: "receipt-recon:nightly:0/1")))
             let before = try Self.entitlementsDump(holder)
@@ -308,9 +310,7 @@ import Testing
     }
 
     @Test func aRunLeftRunningByADeadProcessIsMarkedInterrupted() throws {
-        let apple = try ScriptedAppleServer()
-        try TestDatabase.with { database in
-            try Self.seed(database, apple)
+        try Self.drifted { apple, database in
             let db = try database.connect()
             try db.execute(
                 "INSERT INTO recon_runs (kind, status, dry_run, as_of) VALUES ('nightly', 'running', false, now())")
@@ -325,9 +325,7 @@ import Testing
 
     /// The run records the limits it ran under, so an odd night can be tied to them.
     @Test func theRunRecordsItsLimits() throws {
-        let apple = try ScriptedAppleServer()
-        try TestDatabase.with { database in
-            try Self.seed(database, apple)
+        try Self.drifted { apple, database in
             let result = try Self.run(
                 database, apple,
                 ["--max-answer-bytes", "2000000", "--max-retry-wait", "30", "--db-reconnect-window", "5"])
@@ -349,9 +347,7 @@ import Testing
     /// URLSession stays selectable (flag or variable, the flag winning) and reaches the same corrections;
     /// the run records which client it used.
     @Test func theHTTPClientIsSelectableAndRecorded() throws {
-        let apple = try ScriptedAppleServer()
-        try TestDatabase.with { database in
-            try Self.seed(database, apple)
+        try Self.drifted { apple, database in
             let db = try database.connect()
             func lastClient() throws -> String? {
                 try db.query("SELECT options->>'httpClient' AS c FROM recon_runs ORDER BY id DESC LIMIT 1").first!
@@ -382,9 +378,7 @@ import Testing
     }
 
     @Test func verifyUserShowsBeforeAndAfterWithReasons() throws {
-        let apple = try ScriptedAppleServer()
-        try TestDatabase.with { database in
-            try Self.seed(database, apple)
+        try Self.drifted { apple, database in
             let environment = apple.environment.merging(["DATABASE_URL": database.conninfo]) { $1 }
             let result = try ReceiptReconBinary.run(
                 ["verify-user", "u-extend", "--as-of", Self.asOf], environment: environment)

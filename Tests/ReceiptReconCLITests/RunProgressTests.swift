@@ -32,11 +32,7 @@ import Testing
     }
 
     @Test func offATerminalTheRunLogsItsProgressWhileStdoutHoldsOnlyTheJSONSummary() throws {
-        let world = SimulatorRunTests.world(users: 120)
-        let simulator = try SimulatorRunTests.started(world)
-        defer { simulator.stop() }
-        try TestDatabase.with { database in
-            try SimulatorRunTests.seed(world, into: database)
+        try SimulatorRunTests.seededWorld(users: 120) { world, simulator, database in
             let receipts = try Self.receiptCount(database)
             var environment = SimulatorRunTests.environment(database, simulator)
             environment["RECON_PROGRESS_INTERVAL"] = "0.5"
@@ -98,11 +94,7 @@ import Testing
         .enabled(
             if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script"), "util-linux script(1) not installed"))
     func onATerminalTheProgressLineCountsAgainstEveryDueReceiptWithARealETA() throws {
-        let world = SimulatorRunTests.world(users: 120)
-        let simulator = try SimulatorRunTests.started(world)
-        defer { simulator.stop() }
-        try TestDatabase.with { database in
-            try SimulatorRunTests.seed(world, into: database)
+        try SimulatorRunTests.seededWorld(users: 120) { world, simulator, database in
             let receipts = try Self.receiptCount(database)
             var environment = SimulatorRunTests.environment(database, simulator)
             environment["PATH"] = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"

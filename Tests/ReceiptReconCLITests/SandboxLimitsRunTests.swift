@@ -18,10 +18,7 @@ import Testing
         _ users: Int, stored: AppStoreEnvironment, found: AppStoreEnvironment,
         _ body: (TestDatabase, PostgresConnection, ScriptedServerAPI) throws -> Void
     ) throws {
-        let api = try World.server()
-        try TestDatabase.with { database in
-            let db = try database.connect()
-            try World.seedProducts(db)
+        try World.seeded { api, database, db in
             for index in 1...users {
                 let (user, id) = (String(format: "s%02d", index), String(5000 + index))
                 let bought = World.lifetime(id, purchased: World.day(-30))
@@ -82,20 +79,9 @@ import Testing
         return Set(line.split(separator: " ").map(String.init))
     }
 
-    /// The most requests that arrived within any one second.
-    static func busiestSecond(_ received: [ScriptedServerAPI.Received]) -> Int {
-        let arrivals = received.map(\.receivedAt).sorted()
-        var (best, start) = (0, 0)
-        for end in arrivals.indices {
-            while arrivals[end] - arrivals[start] >= .seconds(1) { start += 1 }
-            best = max(best, end - start + 1)
-        }
-        return best
-    }
-
     /// `--rate 50` paces production at 50 a second; the sandbox database's requests go at a tenth of it,
-    /// 5 a second (a burst of 1; 2 more allowed for the loopback's scheduling), and are counted in the
-    /// sandbox's rows of the budget.
+    /// 5 a second, and are counted in the sandbox's rows of the budget. That the driver keeps to that pace
+    /// is proved on a scripted clock (SandboxLimitsTests); here, that the run hands it the tenth.
     @Test func aSandboxDatabaseIsPacedAtATenthOfTheRate() throws {
         try Self.world(16, stored: .sandbox, found: .sandbox) { database, db, api in
             let night = try Self.run(database, api, environment: .sandbox, ["--rate", "50"])
@@ -103,8 +89,6 @@ import Testing
             #expect(night.summary["usersProcessed"] as? Int == 16, "\(night.summary)")
             let sandbox = Self.history(api, .sandbox)
             #expect(sandbox.count == 16 && Self.history(api, .production).isEmpty)
-            let busiest = Self.busiestSecond(sandbox)
-            #expect(busiest <= 8, "the sandbox saw \(busiest) requests within one second at --rate 50")
             #expect(Self.started(night.result).contains("sandbox_rate=5"), "\(night.result.stderr)")
             #expect(Self.granted(night.summary) == ["sandbox/transaction_history": 16], "\(night.summary)")
             let ledger = try Self.ledger(db)

@@ -212,9 +212,7 @@ import Testing
     /// An app table that changed shape after migrating: the run stops before its row exists, naming the
     /// column, instead of failing on raw SQL with 70.
     @Test func aRunOnAnAppTableOfAnotherShapeIs78NamingTheColumn() throws {
-        let apple = try ScriptedAppleServer()
-        try TestDatabase.with { database in
-            try RunCommandTests.seed(database, apple)
+        try RunCommandTests.drifted { apple, database in
             let connection = try database.connect()
             try connection.execute("ALTER TABLE products RENAME COLUMN product_id TO sku")
             for arguments in [["run", "--dry-run"], ["verify-user", "u-grant"]] {

@@ -30,9 +30,7 @@ import Testing
     }
 
     @Test func shardsShareTheDefaultRateAndSaySo() throws {
-        let apple = try ScriptedAppleServer()
-        try TestDatabase.with { database in
-            try RunCommandTests.seed(database, apple)
+        try RunCommandTests.drifted { apple, database in
 
             let quarter = try Self.run(database, apple, ["--shard", "1/4"])
             #expect([0, 1].contains(quarter.status), "\(quarter.output)")

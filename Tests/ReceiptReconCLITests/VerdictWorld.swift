@@ -26,6 +26,19 @@ enum VerdictWorld {
         try ScriptedServerAPI(chainValidity: day(-400)...day(400))
     }
 
+    /// The arrange block of a night: a scripted server (`server()`), a fresh database with the app's
+    /// tables and `seedProducts`, and a connection to it, handed to `body`.
+    static func seeded<T>(
+        _ body: (ScriptedServerAPI, TestDatabase, PostgresConnection) throws -> T
+    ) throws -> T {
+        let api = try server()
+        return try TestDatabase.with { database in
+            let db = try database.connect()
+            try seedProducts(db)
+            return try body(api, database, db)
+        }
+    }
+
     /// `monthly` and `yearly` unlock `premium` (two subscription groups: two chains of one entitlement);
     /// `lifetime` unlocks `pro`.
     static func seedProducts(_ db: PostgresConnection) throws {

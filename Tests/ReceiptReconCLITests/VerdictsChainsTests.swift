@@ -35,10 +35,7 @@ import Testing
     }
 
     @Test func aChainInItsGracePeriodEntitlesWhateverTheOtherChainDid() throws {
-        let api = try World.server()
-        try TestDatabase.with { database in
-            let db = try database.connect()
-            try World.seedProducts(db)
+        try World.seeded { api, database, db in
             // Chain A expired long ago; chain B lapsed three days ago, in its grace period for ten more.
             try Self.seedChains(
                 db, api, user: "u-old-and-grace", ids: ("9101", "9102"),

@@ -14,10 +14,7 @@ import Testing
     static func day(_ offset: Double) -> Date { World.day(offset) }
 
     @Test func onlyRefundsOfThisEnvironmentCountTheirShareOfTheCustomerPrice() throws {
-        let api = try World.server()
-        try TestDatabase.with { database in
-            let db = try database.connect()
-            try World.seedProducts(db)
+        try World.seeded { api, database, db in
             // A quarter of USD 9.99 given back.
             let prorated = World.monthly("8101", purchased: Self.day(-20), expires: Self.day(10))
             try World.row(db, "u-prorated", api.sign(prorated))

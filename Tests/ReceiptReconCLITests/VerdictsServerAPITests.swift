@@ -49,10 +49,7 @@ import Testing
     func anIDBothEnvironmentsCannotFindIsFoundInTheCustomersOtherHistory(
         _ named: String, _ notHere: ScriptedServerAPI.Answer
     ) throws {
-        let api = try World.server()
-        try TestDatabase.with { database in
-            let db = try database.connect()
-            try World.seedProducts(db)
+        try World.seeded { api, database, db in
             // Two signed rows of one customer; the one Apple cannot look up is stored (and asked) first.
             let pro = World.lifetime("1101", purchased: Self.day(-100))
             let period = World.monthly("1102", purchased: Self.day(-10), expires: Self.day(20))
@@ -96,10 +93,7 @@ import Testing
     /// either environment, and refunds the customer's lifetime purchase. 2101 is `unverified`
     /// (permanent): `premium`, which it names, is kept; the refund of `pro` is revoked all the same.
     @Test func anIDAppleAnsweredForBeforeIsPermanentAndHoldsBackNoOtherRevoke() throws {
-        let api = try World.server()
-        try TestDatabase.with { database in
-            let db = try database.connect()
-            try World.seedProducts(db)
+        try World.seeded { api, database, db in
             let period = World.monthly("2101", purchased: Self.day(-10), expires: Self.day(20))
             let pro = World.lifetime("2102", purchased: Self.day(-100))
             let periodRow = try World.row(db, "u-known", api.sign(period))
@@ -150,10 +144,7 @@ import Testing
         ("429", .tooManyRequests(retryAfter: .milliseconds(50))),
     ])
     func aTransientUnverifiedHoldsBackTheRefundRevoke(_ named: String, _ answer: ScriptedServerAPI.Answer) throws {
-        let api = try World.server()
-        try TestDatabase.with { database in
-            let db = try database.connect()
-            try World.seedProducts(db)
+        try World.seeded { api, database, db in
             let periodRow = try World.row(
                 db, "u-transient", api.sign(World.monthly("2201", purchased: Self.day(-10), expires: Self.day(20))))
             let proRow = try World.row(db, "u-transient", api.sign(World.lifetime("2202", purchased: Self.day(-100))))
@@ -184,10 +175,7 @@ import Testing
     /// (a deleted Apple Account keeps its lifetime unlock), never `invalid`.
     @Test(arguments: [4_040_001, 4_040_003, 4_040_019])
     func anAccountOrAppAppleNoLongerFindsIsPermanentNeverInvalid(_ code: Int) throws {
-        let api = try World.server()
-        try TestDatabase.with { database in
-            let db = try database.connect()
-            try World.seedProducts(db)
+        try World.seeded { api, database, db in
             let goneRow = try World.row(db, "u-gone", api.sign(World.lifetime("3101", purchased: Self.day(-300))))
             try World.entitlement(db, "u-gone", "pro", expires: nil)
             for environment in AppStoreEnvironment.allCases {
@@ -224,10 +212,7 @@ import Testing
     /// same user's refund is revoked in the same run.
     @Test(arguments: [4_000_006, 4_000_008])
     func anIDAppleRefusesIsInvalidAndHoldsBackNothing(_ code: Int) throws {
-        let api = try World.server()
-        try TestDatabase.with { database in
-            let db = try database.connect()
-            try World.seedProducts(db)
+        try World.seeded { api, database, db in
             let craftedRow = try World.row(
                 db, "u-badid", api.sign(World.monthly("4101", purchased: Self.day(-10), expires: Self.day(20))))
             let proRow = try World.row(db, "u-badid", api.sign(World.lifetime("4102", purchased: Self.day(-100))))
@@ -260,10 +245,7 @@ import Testing
     /// no request at all, `invalid`, revoked `invalid_receipt`.
     @Test(arguments: ["12ab", "-1234", "12.5", "١٢٣٤", "12 34", "../1234"])
     func anIDThatIsNotDecimalDigitsIsInvalidWithoutARequest(_ id: String) throws {
-        let api = try World.server()
-        try TestDatabase.with { database in
-            let db = try database.connect()
-            try World.seedProducts(db)
+        try World.seeded { api, database, db in
             let row = try World.row(
                 db, "u-crafted",
                 api.sign(World.monthly(id, original: "1234", purchased: Self.day(-10), expires: Self.day(20))))
@@ -284,10 +266,7 @@ import Testing
     /// A row whose bundle id is not one of `APPLE_BUNDLE_IDS` is decided locally: `bundle_mismatch`,
     /// no request, and its bundle id never becomes a JWT's `bid`.
     @Test func aRowOfAnotherAppIsABundleMismatchWithoutARequest() throws {
-        let api = try World.server()
-        try TestDatabase.with { database in
-            let db = try database.connect()
-            try World.seedProducts(db)
+        try World.seeded { api, database, db in
             let foreign = Transaction(
                 id: "6101", bundleID: "com.other", purchased: Self.day(-10), expires: Self.day(20))
             let jwsRow = try World.row(db, "u-foreign-jws", api.sign(foreign))
@@ -333,10 +312,7 @@ import Testing
     func aRefusedBidOfOneRowIsThatRowsPermanentUnverified(_ named: String, _ answer: ScriptedServerAPI.Answer)
         throws
     {
-        let api = try World.server()
-        try TestDatabase.with { database in
-            let db = try database.connect()
-            try World.seedProducts(db)
+        try World.seeded { api, database, db in
             let other = Transaction(
                 id: "7101", bundleID: "com.example.other", purchased: Self.day(-10), expires: Self.day(20))
             let otherRow = try World.row(db, "u-other", api.sign(other))
@@ -377,10 +353,7 @@ import Testing
     func theDefaultBidRefusedIsExit78WithoutAnyCorrection(_ named: String, _ answer: ScriptedServerAPI.Answer)
         throws
     {
-        let api = try World.server()
-        try TestDatabase.with { database in
-            let db = try database.connect()
-            try World.seedProducts(db)
+        try World.seeded { api, database, db in
             let other = Transaction(
                 id: "7301", bundleID: "com.example.other", purchased: Self.day(-20), expires: Self.day(10))
             try World.row(db, "u-other", api.sign(other))
@@ -408,10 +381,7 @@ import Testing
     /// either environment, however Apple says so) is `invalid`.
     @Test(arguments: notHere)
     func aForgedSignedRowIsJudgedByWhatAppleSaysOfItsID(_ named: String, _ notHere: ScriptedServerAPI.Answer) throws {
-        let api = try World.server()
-        try TestDatabase.with { database in
-            let db = try database.connect()
-            try World.seedProducts(db)
+        try World.seeded { api, database, db in
             var knownForgery = World.monthly("11101", purchased: Self.day(-10), expires: Self.day(20))
             knownForgery.forged = true
             let knownRow = try World.row(db, "u-forged-known", api.sign(knownForgery))

@@ -17,6 +17,30 @@ import Testing
 
     static func seedProducts(_ db: PostgresConnection) throws { try World.seedProducts(db) }
 
+    /// The arrange block of a night: a scripted verifyReceipt, a signing PKI the run trusts, and a fresh
+    /// database with the products seeded, handed to `body`.
+    static func night(
+        _ body: (ScriptedAppleServer, PKI, TestDatabase, PostgresConnection) throws -> Void
+    ) throws {
+        let apple = try ScriptedAppleServer()
+        let pki = try PKI()
+        defer { pki.remove() }
+        try TestDatabase.with { database in
+            let db = try database.connect()
+            try seedProducts(db)
+            try body(apple, pki, database, db)
+        }
+    }
+
+    /// `night` with a second PKI, of another root the run does not trust.
+    static func nightWithAnotherRoot(
+        _ body: (ScriptedAppleServer, PKI, PKI, TestDatabase, PostgresConnection) throws -> Void
+    ) throws {
+        let other = try PKI()
+        defer { other.remove() }
+        try night { apple, trusted, database, db in try body(apple, trusted, other, database, db) }
+    }
+
     static func run(_ environment: [String: String]) throws -> ReceiptReconBinary.Result {
         try ReceiptReconBinary.run(
             ["run", "--older-than", "0", "--as-of", asOf, "--json", "--max-attempts", "2"], environment: environment)
@@ -38,12 +62,7 @@ import Testing
     /// proves a purchase as Apple knew it then, which is no reason to grant again. The same purchase
     /// signed after the app's last word is: granted.
     @Test func aSignedRowOlderThanTheAppsLastWordNeverGrantsOrExtends() throws {
-        let apple = try ScriptedAppleServer()
-        let pki = try PKI()
-        defer { pki.remove() }
-        try TestDatabase.with { database in
-            let db = try database.connect()
-            try Self.seedProducts(db)
+        try Self.night { apple, pki, database, db in
             let appRevoked = Self.day(-10)
             for (user, id, signed) in [("u-stale-pro", "12101", Self.day(-20)), ("u-fresh-pro", "12201", Self.day(-5))]
             {
@@ -102,16 +121,7 @@ import Testing
     /// customer whose yearly Apple shows refunded loses `premium` although such a row claims another
     /// yearly; a customer with nothing but such a row loses what it claims.
     @Test func aSignedRowOfAnotherRootKeepsNothingAndHoldsBackNothing() throws {
-        let apple = try ScriptedAppleServer()
-        let trusted = try PKI()
-        let other = try PKI()
-        defer {
-            trusted.remove()
-            other.remove()
-        }
-        try TestDatabase.with { database in
-            let db = try database.connect()
-            try Self.seedProducts(db)
+        try Self.nightWithAnotherRoot { apple, trusted, other, database, db in
             let rootRow = try World.row(
                 db, "u-root",
                 other.transaction(
@@ -163,12 +173,7 @@ import Testing
     /// A signature that does not verify (altered bytes of the signature, or a payload altered after
     /// signing) proves nothing but tampering: `invalid`, revoked `invalid_receipt`.
     @Test func aBrokenSignatureIsInvalidAndRevoked() throws {
-        let apple = try ScriptedAppleServer()
-        let pki = try PKI()
-        defer { pki.remove() }
-        try TestDatabase.with { database in
-            let db = try database.connect()
-            try Self.seedProducts(db)
+        try Self.night { apple, pki, database, db in
             let signature = try World.row(
                 db, "u-signature",
                 Self.brokenSignature(
@@ -203,16 +208,7 @@ import Testing
     /// Support asks "will it fix itself?": `verify-user` says, for an `unverified` row, whether it is
     /// transient (asking again may change it) or permanent (it will not).
     @Test func verifyUserSaysWhetherAnUnverifiedRowIsTransientOrPermanent() throws {
-        let apple = try ScriptedAppleServer()
-        let trusted = try PKI()
-        let other = try PKI()
-        defer {
-            trusted.remove()
-            other.remove()
-        }
-        try TestDatabase.with { database in
-            let db = try database.connect()
-            try Self.seedProducts(db)
+        try Self.nightWithAnotherRoot { apple, trusted, other, database, db in
             try World.row(
                 db, "u-root",
                 other.transaction(

@@ -7,9 +7,7 @@ import Testing
 /// hour: when the hour is spent, support is told the user was not verified, never "no correction".
 @Suite struct VerifyUserBudgetTests {
     @Test func aSpentHourVerifiesNothingAndSaysSoWithExit69() throws {
-        let apple = try ScriptedAppleServer()
-        try TestDatabase.with { database in
-            try RunCommandTests.seed(database, apple)
+        try RunCommandTests.drifted { apple, database in
             let db = try database.connect()
             let before = try RunCommandTests.entitlementsDump(db)
             // The nightly shards spent this hour's verifyReceipt requests (and the next hour's, so the test

@@ -11,9 +11,7 @@ import Testing
     /// table dawdles, so the app is first to wait, and the job, waiting second, is the one PostgreSQL
     /// picks to roll back (the app's session waits a minute before looking for deadlocks).
     @Test func aDeadlockWithTheAppsOwnWriteIsWrittenAgain() throws {
-        let apple = try ScriptedAppleServer()
-        try TestDatabase.with { database in
-            try RunCommandTests.seed(database, apple)
+        try RunCommandTests.drifted { apple, database in
             let app = try database.connect()
             try app.executeScript(
                 """

@@ -42,10 +42,9 @@ import Testing
         let report = Self.start(client)
         #expect(Self.waitFor { apple.received.count == 1 })
         Thread.sleep(forTimeInterval: 0.2)  // the answer is in and the 60 s wait has begun
-        let stopped = ContinuousClock.now
         client.stop()
-        let got = try #require(report(10), "the verification still waits after stop")
-        #expect(ContinuousClock.now - stopped < .seconds(5))
+        // The verdict is the proof: a wait the stop did not end would retry after 60 s and end otherwise.
+        let got = try #require(report(30), "the verification still waits after stop")
         #expect(got.verdict == .unverified(.stopped(last: .httpStatus(429))))
         #expect(got.detail.hasPrefix("unverified: stopped before retrying, last: HTTP 429"), "\(got.detail)")
         #expect(apple.received.count == 1)
@@ -105,9 +104,8 @@ import Testing
         let apple = try ScriptedAppleServer(production: [
             .http(429, body: "", headers: [("Retry-After", "99999999")])
         ])
-        let started = ContinuousClock.now
+        // Waiting would take three years: the verdict and the one request say it ended without a wait.
         let report = apple.client(transport: transport).verify(receiptData: Self.receipt)
-        #expect(ContinuousClock.now - started < .seconds(30))
         #expect(
             report.verdict
                 == .unverified(

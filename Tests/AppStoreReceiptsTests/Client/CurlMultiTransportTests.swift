@@ -17,11 +17,11 @@ import Testing
         let (port, descriptor) = try RawReplyServer.refusingPort()
         defer { close(descriptor) }
         let transport = CurlMultiTransport(maxConnectionsPerHost: 4, timeout: .seconds(10))
-        let started = ContinuousClock.now
+        // A transport that waited for its timeout would report `.timedOut`: "connection refused" is the
+        // proof it failed at once.
         let result = transport.postNow(
             URL(string: "http://127.0.0.1:\(port)/verifyReceipt")!, body: Self.body,
             headers: Self.headers, timeout: .seconds(10))
-        #expect(ContinuousClock.now - started < .seconds(2), "a refused connection waited for the timeout")
         guard case .failed(let failure) = result else {
             Issue.record("expected a failure, got \(result)")
             return

@@ -244,8 +244,9 @@ import Testing
         #expect(throws: Failure.nestingTooDeep(limit: 32)) { try LocalReceiptDecoder.decode(der: bytes) }
     }
 
+    /// Each error names the header's offset and the input left after it: the decoder refused the
+    /// length before reading (or allocating) anything it declares.
     @Test func hugeDeclaredLengthsFailFast() {
-        let start = ContinuousClock.now
         #expect(throws: Failure.lengthExceedsInput(offset: 0, declaredLength: 0xFFFF_FFFF, remaining: 0)) {
             try LocalReceiptDecoder.decode(der: [0x30, 0x84, 0xFF, 0xFF, 0xFF, 0xFF])
         }
@@ -257,7 +258,6 @@ import Testing
         #expect(throws: Failure.lengthExceedsInput(offset: 4, declaredLength: 0x7FFF_FFFF, remaining: 0)) {
             try LocalReceiptDecoder.decode(der: [0x30, 0x08, 0x30, 0x06] + inner)
         }
-        #expect(ContinuousClock.now - start < .seconds(1))
     }
 
     @Test func tooManyElements() {

@@ -1,5 +1,4 @@
 import AppStoreReceipts
-import Dispatch
 import Foundation
 import TestSupport
 import Testing
@@ -38,49 +37,65 @@ import Testing
         }
     }
 
+    /// A client of a scripted Apple on `ExchangeDriverTests.Rig`'s virtual clock.
+    static func client(maxWait: Duration = .seconds(5)) -> ServerAPIClient {
+        ServerAPIClient(
+            configuration: ServerAPIClient.Configuration(
+                productionURL: URL(string: "http://apple.invalid/production")!,
+                sandboxURL: URL(string: "http://apple.invalid/sandbox")!,
+                budget: VerifyReceiptRetryBudget(maxAttempts: 4, maxWait: maxWait),
+                backoff: BackoffPolicy(base: .milliseconds(10), cap: .milliseconds(50), seed: 7)),
+            verifier: SignedDataVerifier(anchors: [TrustAnchor(NotificationHistoryWalkTests.chain.root)]))
+    }
+
+    /// On the virtual clock the answer lands after its 100 ms of latency: the lookup has ended by then,
+    /// with no timer left, so nothing waited for the 30 s Apple asked for.
     @Test func aRetryAfterBeyondTheLongestWaitEndsAtOnce() throws {
-        let api = try ScriptedServerAPI()
-        api.script(.production, .history, id: "92", [.tooManyRequests(retryAfter: .seconds(30))])
-        let started = ContinuousClock.now
-        let (lookup, _) = api.client(maxWait: .seconds(2)).historyNow(of: "92")
-        #expect(ContinuousClock.now - started < .seconds(2))
+        // Thirty seconds after the virtual clock's epoch (`VirtualClock`'s default), in Unix milliseconds.
+        let later = Int64((VirtualClock().wallClock().timeIntervalSince1970 + 30) * 1000)
+        let rig = ExchangeDriverTests.Rig { _, _ in
+            .status(
+                429, #"{"errorCode":4290000,"errorMessage":"Rate limit exceeded."}"#,
+                headers: ["Retry-After": String(later)])
+        }
+        let outcome = rig.start(
+            Self.client(maxWait: .seconds(2)).history(
+                of: "92", bundleID: "com.example", environment: .production, mayHop: true))
+        rig.clock.advance(by: .milliseconds(100))
+        let lookup = try #require(outcome.value, "the lookup still waits after Apple's answer")
+        #expect(rig.clock.pendingTimers == 0)
         let detail = try #require(lookup.unverifiedDetail, "\(lookup)")
         #expect(detail.contains("--max-retry-wait"), "\(detail)")
-        #expect(api.received.count == 1)
+        #expect(rig.transport.sent.count == 1)
     }
 
     /// With rate R each endpoint gets R requests a second of its own: history and statuses asked side
-    /// by side take about as long as either alone, and neither goes faster than R.
+    /// by side start at the same instants of the virtual clock, each 1/R apart, as either alone would.
     @Test func eachEndpointHasItsOwnRate() throws {
-        let api = try ScriptedServerAPI()
-        api.scriptEveryID(.production, .history, [.history([ScriptedTransaction(id: "1", purchased: Self.day(-1))])])
-        api.scriptEveryID(.production, .statuses, [.statuses([])])
-        let rate = 5.0
-        let rig = api.client(rate: rate)
-        let group = DispatchGroup()
-        let started = ContinuousClock.now
+        let rig = ExchangeDriverTests.Rig(rate: 5, maxInFlight: 8) { request, _ in
+            request.url.path.contains("/history/")
+                ? .status(
+                    200,
+                    #"{"revision":"r","hasMore":false,"bundleId":"com.example","appAppleId":1234,"environment":"Production","signedTransactions":[]}"#
+                )
+                : .status(200, #"{"environment":"Production","bundleId":"com.example","appAppleId":1234,"data":[]}"#)
+        }
+        let client = Self.client()
         for index in 0..<6 {
-            group.enter()
-            rig.driver.start(
-                rig.client.history(
-                    of: "\(100 + index)", bundleID: "com.example", environment: .production, mayHop: false)
-            ) { _ in group.leave() }
-            group.enter()
-            rig.driver.start(
-                rig.client.statuses(
-                    of: "\(200 + index)", bundleID: "com.example", environment: .production, purpose: .ask)
-            ) { _ in group.leave() }
+            _ = rig.start(
+                client.history(of: "\(100 + index)", bundleID: "com.example", environment: .production, mayHop: false))
+            _ = rig.start(
+                client.statuses(of: "\(200 + index)", bundleID: "com.example", environment: .production, purpose: .ask))
         }
-        group.wait()
-        let elapsed = ContinuousClock.now - started
-        for endpoint in [ScriptedServerAPI.Endpoint.history, .statuses] {
-            let times = api.received.filter { $0.endpoint == endpoint }.map(\.receivedAt)
-            try #require(times.count == 6)
-            // Burst 1: six requests need five intervals of 1/R.
-            let span = try #require(times.max()) - times.min()!
-            #expect(span >= .milliseconds(900), "\(endpoint): 6 requests in \(span) at \(rate)/s")
-        }
-        // One shared bucket would need eleven intervals (2.2 s).
-        #expect(elapsed < .milliseconds(1_800), "both endpoints together took \(elapsed)")
+        rig.clock.advance(by: .seconds(5))
+        let sent = rig.transport.sent
+        let history = sent.filter { $0.request.url.path.contains("/history/") }.map(\.started)
+        let statuses = sent.filter { $0.request.url.path.contains("/subscriptions/") }.map(\.started)
+        let first = try #require(sent.map(\.started).min())
+        // Burst 1 at 5 a second: one every 200 ms from the first. One shared bucket would interleave the
+        // twelve, 200 ms apart, over 2.2 s.
+        let paced = (0..<6).map { first + .milliseconds(200 * $0) }
+        #expect(history.sorted() == paced, "\(history)")
+        #expect(statuses.sorted() == paced, "\(statuses)")
     }
 }
