@@ -102,16 +102,13 @@ final class ReceiptChainVerifier: Sendable {
         _ signed: ReceiptSignedData, at instant: Date
     ) throws(ReceiptSignatureFailure) -> Entry {
         let (leaf, intermediate, key) = parsed
-        let root: X509Certificate
-        do {
-            root = try chains.root(leaf: leaf, intermediate: intermediate, at: instant)
-        } catch {
-            switch error {
+        let root = try chains.root(leaf: leaf, intermediate: intermediate, at: instant) { rejection in
+            switch rejection {
             case .missingMarker(let position, let oid):
                 let which = position == .leaf ? "the signer's certificate" : "the intermediate certificate"
-                throw ReceiptSignatureFailure("\(which) lacks Apple's OID \(oid)")
+                return ReceiptSignatureFailure("\(which) lacks Apple's OID \(oid)")
             case .untrusted(_, let reason):
-                throw ReceiptSignatureFailure("certificate chain rejected: \(reason)")
+                return ReceiptSignatureFailure("certificate chain rejected: \(reason)")
             }
         }
         return Entry(

@@ -64,20 +64,16 @@ final class CertificateChainVerifier: Sendable {
         }
         let leaf = certificates[0]
         let intermediate = certificates[1]
-        let root: X509Certificate
-        do {
-            root = try chains.root(leaf: leaf, intermediate: intermediate, at: instant)
-        } catch {
-            switch error {
+        let root = try chains.root(leaf: leaf, intermediate: intermediate, at: instant) { rejection in
+            switch rejection {
             case .missingMarker(let position, let oid):
-                throw .missingAppleExtension(certificate: position.rawValue, oid: oid)
+                return SignedDataFailure.missingAppleExtension(certificate: position.rawValue, oid: oid)
             case .untrusted(_, let reason):
-                if error.issuerUnknown,
-                    Self.leafChainsToIntermediate(leaf: leaf, intermediate: intermediate, at: instant)
-                {
-                    throw .untrustedRoot(chains.rootNames)
-                }
-                throw .untrustedChain(reason)
+                // A chain that fails only at its root, whose leaf and intermediate hold up, is another signer's.
+                let otherRoot =
+                    rejection.issuerUnknown
+                    && Self.leafChainsToIntermediate(leaf: leaf, intermediate: intermediate, at: instant)
+                return otherRoot ? .untrustedRoot(chains.rootNames) : .untrustedChain(reason)
             }
         }
         guard let key = ES256Key(publicKeyOf: leaf) else { throw .badSignature("the leaf's key is not P-256") }

@@ -53,8 +53,20 @@ struct TrustChainVerifier: Sendable {
         }
     }
 
-    /// The root `leaf` and `intermediate` chain to at `instant`.
-    func root(leaf: X509Certificate, intermediate: X509Certificate, at instant: Date) throws(Rejection)
+    /// The root `leaf` and `intermediate` chain to at `instant`; a rejection is thrown as the caller's
+    /// own failure, `rejected(rejection)`.
+    func root<Failure: Error>(
+        leaf: X509Certificate, intermediate: X509Certificate, at instant: Date,
+        rejected: (Rejection) -> Failure
+    ) throws(Failure) -> X509Certificate {
+        do {
+            return try root(leaf: leaf, intermediate: intermediate, at: instant)
+        } catch {
+            throw rejected(error)
+        }
+    }
+
+    private func root(leaf: X509Certificate, intermediate: X509Certificate, at instant: Date) throws(Rejection)
         -> X509Certificate
     {
         guard leaf.hasExtension(Self.leafOID) else {
