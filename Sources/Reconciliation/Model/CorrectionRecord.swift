@@ -26,6 +26,8 @@ public struct CorrectionRecord: Hashable, Sendable {
     /// `evidence`: the Apple fact that decided it (`Evidence.correction`); nil for a correction built by
     /// hand, and where it is not read back (`verify-user`'s report, `revert`).
     public var evidence: Evidence?
+    /// `reverts_correction_id`: on a `reverted` row, the correction it undoes; nil for every other reason.
+    public var revertsCorrectionID: Int64?
 
     public init(
         entitlement: String,
@@ -37,7 +39,8 @@ public struct CorrectionRecord: Hashable, Sendable {
         afterExpiresAt: Date?,
         productID: String?,
         originalTransactionID: String?,
-        evidence: Evidence? = nil
+        evidence: Evidence? = nil,
+        revertsCorrectionID: Int64? = nil
     ) {
         self.entitlement = entitlement
         self.action = action
@@ -49,5 +52,6 @@ public struct CorrectionRecord: Hashable, Sendable {
         self.productID = productID
         self.originalTransactionID = originalTransactionID
         self.evidence = evidence
+        self.revertsCorrectionID = revertsCorrectionID
     }
 }

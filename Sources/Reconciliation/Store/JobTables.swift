@@ -50,8 +50,8 @@ enum JobTables {
         ],
         conflict: .nothing)
 
-    /// `recon_corrections` as a batch writes them, in the `corrections` export's order (a revert's rows
-    /// are written by `RevertStore`).
+    /// `recon_corrections` as a batch and a revert (`RevertStore.write`) write them, in the `corrections`
+    /// export's order.
     static let corrections = ColumnTable<CorrectionRecord>(
         name: "recon_corrections",
         columns: perRunRow() + [
@@ -67,7 +67,7 @@ enum JobTables {
             .written("original_transaction_id", { c, _ in c.originalTransactionID }, export: .text),
             // After the contract's columns (CONTRACT §8 fixes those): how reverts show. A `reverted` row
             // names the correction it undoes; an undone correction names the revert run that undid it.
-            .unwritten("reverts_correction_id", export: .number),
+            .written("reverts_correction_id", { c, _ in c.revertsCorrectionID }, export: .number),
             .joined("reverted_by_run_id", .number, "rv.run_id"),
             .written("evidence", { c, row in c.evidence?.storedJSON(row.encoder) }),
         ],

@@ -117,8 +117,7 @@ public struct RevertStore {
         }
         return try connection.query(
             """
-            SELECT c.id, c.run_id, c.user_id, c.entitlement, c.action, c.reason, c.before_active, c.before_expires_at,
-                   c.after_active, c.after_expires_at, c.product_id, c.original_transaction_id, c.created_at,
+            SELECT c.id, c.run_id, c.user_id, \(unescaped: CorrectionRecord.selectList("c")), c.created_at,
                    rv.run_id AS reverted_by_run_id
             FROM recon_corrections c
             LEFT JOIN recon_corrections rv ON rv.reverts_correction_id = c.id AND rv.applied
@@ -128,16 +127,7 @@ public struct RevertStore {
         ).map { row in
             let undone = RevertRule.Undone(
                 id: try row.decode("id"), runID: try row.decode("run_id"), userID: try row.decode("user_id"),
-                record: CorrectionRecord(
-                    entitlement: try row.decode("entitlement"),
-                    action: try CorrectionAction(contractName: row.decode("action")),
-                    reason: try CorrectionReason(contractName: row.decode("reason")),
-                    beforeActive: try row.decode("before_active"),
-                    beforeExpiresAt: try row.decode("before_expires_at"),
-                    afterActive: try row.decode("after_active"), afterExpiresAt: try row.decode("after_expires_at"),
-                    productID: try row.decode("product_id"),
-                    originalTransactionID: try row.decode("original_transaction_id")),
-                createdAt: try row.decode("created_at"))
+                record: try CorrectionRecord(row: row), createdAt: try row.decode("created_at"))
             return RevertRule.Candidate(
                 correction: undone, current: rows[Self.key(undone.userID, undone.record.entitlement)],
                 revertedByRunID: try row.decode("reverted_by_run_id"), later: later[undone.id] ?? [])
@@ -152,43 +142,17 @@ public struct RevertStore {
     ///   rolls back whole).
     public func write(_ steps: [RevertRule.Step], revertRunID: Int64, dryRun: Bool) throws {
         guard !steps.isEmpty else { return }
-        var runIDs = PostgresArrayColumn<Int64>("run_id", expectedCount: steps.count)
-        var userIDs = PostgresArrayColumn<String>("user_id", expectedCount: steps.count)
-        var entitlements = PostgresArrayColumn<String>("entitlement", expectedCount: steps.count)
-        var actions = PostgresArrayColumn<String>("action", expectedCount: steps.count)
-        var reasons = PostgresArrayColumn<String>("reason", expectedCount: steps.count)
-        var beforeActives = PostgresArrayColumn<Bool>("before_active", expectedCount: steps.count)
-        var beforeExpiresAts = PostgresArrayColumn<Date>("before_expires_at", expectedCount: steps.count)
-        var afterActives = PostgresArrayColumn<Bool>("after_active", expectedCount: steps.count)
-        var afterExpiresAts = PostgresArrayColumn<Date>("after_expires_at", expectedCount: steps.count)
-        var productIDs = PostgresArrayColumn<String>("product_id", expectedCount: steps.count)
-        var originalIDs = PostgresArrayColumn<String>("original_transaction_id", expectedCount: steps.count)
-        var applied = PostgresArrayColumn<Bool>("applied", expectedCount: steps.count)
-        var revertsIDs = PostgresArrayColumn<Int64>("reverts_correction_id", expectedCount: steps.count)
-        var evidence = PostgresArrayColumn<PostgresJSON>("evidence", expectedCount: steps.count)
+        // A batch's rows of one user each, so that every row carries its own user.
         let encoder = JSONEncoder.sorted
-        for step in steps {
-            runIDs.append(revertRunID)
-            userIDs.append(step.undone.userID)
-            entitlements.append(step.undone.record.entitlement)
-            actions.append(step.action.rawValue)
-            reasons.append(CorrectionReason.reverted.rawValue)
-            beforeActives.append(step.beforeActive)
-            beforeExpiresAts.append(step.beforeExpiresAt)
-            afterActives.append(step.afterActive)
-            afterExpiresAts.append(step.afterExpiresAt)
-            productIDs.append(step.undone.record.productID)
-            originalIDs.append(step.undone.record.originalTransactionID)
-            applied.append(!dryRun)
-            revertsIDs.append(step.undone.id)
-            evidence.append(step.evidence.storedJSON(encoder))
-        }
-        try connection.insert(
-            into: "recon_corrections",
-            columns: [
-                runIDs, userIDs, entitlements, actions, reasons, beforeActives, beforeExpiresAts, afterActives,
-                afterExpiresAts, productIDs, originalIDs, applied, revertsIDs, evidence,
-            ])
+        let writtenAt = Date()
+        try JobTables.corrections.insert(
+            BatchRows(
+                records: steps.map { [$0.record] },
+                contexts: steps.map {
+                    RowContext(
+                        runID: revertRunID, userID: $0.undone.userID, verifiedAt: writtenAt, dryRun: dryRun,
+                        encoder: encoder)
+                }, positions: steps.indices.map { ($0, 0) }), on: connection)
         guard !dryRun else { return }
         let updated = try connection.execute(
             """
@@ -209,6 +173,16 @@ public struct RevertStore {
 }
 
 extension RevertRule.Step {
+    /// The `reverted` row that undoes `undone`: the entitlement from what the revert found to what it
+    /// puts back, with `undone`'s product and transaction.
+    var record: CorrectionRecord {
+        CorrectionRecord(
+            entitlement: undone.record.entitlement, action: action, reason: .reverted, beforeActive: beforeActive,
+            beforeExpiresAt: beforeExpiresAt, afterActive: afterActive, afterExpiresAt: afterExpiresAt,
+            productID: undone.record.productID, originalTransactionID: undone.record.originalTransactionID,
+            evidence: evidence, revertsCorrectionID: undone.id)
+    }
+
     /// `recon_corrections.evidence` of a `reverted` row, in the one evidence encoding: the correction it
     /// undoes, that correction's run and why it was made.
     var evidence: Evidence {

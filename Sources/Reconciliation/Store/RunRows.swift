@@ -10,20 +10,10 @@ public struct RunRows {
     func corrections() throws -> [CorrectionRecord] {
         try connection.query(
             """
-            SELECT entitlement, action, reason, before_active, before_expires_at, after_active, after_expires_at,
-                   product_id, original_transaction_id
-            FROM recon_corrections WHERE run_id = \(runID) ORDER BY entitlement
+            SELECT \(unescaped: CorrectionRecord.selectList("c"))
+            FROM recon_corrections c WHERE c.run_id = \(runID) ORDER BY c.entitlement
             """
-        ).map { row in
-            CorrectionRecord(
-                entitlement: try row.decode("entitlement"),
-                action: try CorrectionAction(contractName: row.decode("action")),
-                reason: try CorrectionReason(contractName: row.decode("reason")),
-                beforeActive: try row.decode("before_active"),
-                beforeExpiresAt: try row.decode("before_expires_at"), afterActive: try row.decode("after_active"),
-                afterExpiresAt: try row.decode("after_expires_at"), productID: try row.decode("product_id"),
-                originalTransactionID: try row.decode("original_transaction_id"))
-        }
+        ).map { try CorrectionRecord(row: $0) }
     }
 
     /// The run's `unverified` results, by receipt.

@@ -11,9 +11,9 @@ extension UserHistory {
             ).first?.decode("n") ?? 0
         let corrections = try connection.query(
             """
-            SELECT c.id, c.run_id, r.kind AS run_kind, c.created_at, c.applied, c.entitlement, c.action, c.reason,
-                   c.before_active, c.before_expires_at, c.after_active, c.after_expires_at, c.product_id,
-                   c.original_transaction_id, c.evidence::text AS evidence, undone.run_id AS reverted_run_id
+            SELECT c.id, c.run_id, r.kind AS run_kind, c.created_at, c.applied,
+                   \(unescaped: CorrectionRecord.selectList("c")), c.evidence::text AS evidence,
+                   undone.run_id AS reverted_run_id
             FROM recon_corrections c
             JOIN recon_runs r ON r.id = c.run_id
             LEFT JOIN recon_corrections undone ON undone.id = c.reverts_correction_id
@@ -47,15 +47,7 @@ extension UserHistory {
         Correction(
             id: try row.decode("id"), runID: try row.decode("run_id"), runKind: try row.decode("run_kind"),
             createdAt: try row.decode("created_at"), applied: try row.decode("applied"),
-            record: CorrectionRecord(
-                entitlement: try row.decode("entitlement"),
-                action: try CorrectionAction(contractName: row.decode("action")),
-                reason: try CorrectionReason(contractName: row.decode("reason")),
-                beforeActive: try row.decode("before_active"), beforeExpiresAt: try row.decode("before_expires_at"),
-                afterActive: try row.decode("after_active"), afterExpiresAt: try row.decode("after_expires_at"),
-                productID: try row.decode("product_id"),
-                originalTransactionID: try row.decode("original_transaction_id"),
-                evidence: Evidence(storedJSON: try row.decode("evidence"))),
+            record: try CorrectionRecord(row: row, evidence: Evidence(storedJSON: try row.decode("evidence"))),
             revertedRunID: try row.decode("reverted_run_id"))
     }
 
