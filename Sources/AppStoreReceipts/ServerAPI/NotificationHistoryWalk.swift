@@ -44,11 +44,9 @@ public struct NotificationHistoryWalk: AppleExchange {
     }
 
     public mutating func handle(_ event: ExchangeEvent) -> ExchangeStep<NotificationHistoryRead> {
-        guard var call else {
+        guard let step = call.handle(event) else {
             return .finish(.incomplete(batch, detail: "notification history: no request in progress"))
         }
-        let step = call.handle(event)
-        self.call = call
         return follow(step)
     }
 
@@ -57,13 +55,12 @@ public struct NotificationHistoryWalk: AppleExchange {
         if let token {
             query = "paginationToken=" + (token.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? token)
         }
-        var call = ServerAPICall(
-            client: client, endpoint: .notificationHistory, method: .post,
-            url: client.configuration.url(.notificationHistory, id: "", query: query, environment: environment),
-            body: body, bundleID: bundleID, environment: environment, purpose: purpose)
-        let step = call.start()
-        self.call = call
-        return follow(step)
+        return follow(
+            call.start(
+                ServerAPICall(
+                    client: client, endpoint: .notificationHistory, method: .post,
+                    url: client.configuration.url(.notificationHistory, id: "", query: query, environment: environment),
+                    body: body, bundleID: bundleID, environment: environment, purpose: purpose)))
     }
 
     private mutating func follow(_ step: ExchangeStep<ServerAPICall.Outcome>) -> ExchangeStep<NotificationHistoryRead> {

@@ -60,20 +60,19 @@ public struct OrderIDLookup: AppleExchange {
     }
 
     public mutating func handle(_ event: ExchangeEvent) -> ExchangeStep<OrderLookupResult> {
-        guard var call else { return .finish(.unverified(detail: "order lookup: no request in progress")) }
-        if case .stop = event { stopped = true }
-        let step = call.handle(event)
-        self.call = call
+        if case .stop = event, call != nil { stopped = true }
+        guard let step = call.handle(event) else {
+            return .finish(.unverified(detail: "order lookup: no request in progress"))
+        }
         return follow(step)
     }
 
     private mutating func ask(_ purpose: RequestPurpose) -> ExchangeStep<OrderLookupResult> {
-        var call = ServerAPICall(
-            client: client, endpoint: .orderLookup, id: orderID, query: "", bundleID: bundleID,
-            environment: environment, purpose: purpose)
-        let step = call.start()
-        self.call = call
-        return follow(step)
+        follow(
+            call.start(
+                ServerAPICall(
+                    client: client, endpoint: .orderLookup, id: orderID, query: "", bundleID: bundleID,
+                    environment: environment, purpose: purpose)))
     }
 
     private mutating func follow(_ step: ExchangeStep<ServerAPICall.Outcome>) -> ExchangeStep<OrderLookupResult> {

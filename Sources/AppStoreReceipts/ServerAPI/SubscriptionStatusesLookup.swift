@@ -28,9 +28,9 @@ public struct SubscriptionStatusesLookup: AppleExchange {
     }
 
     public mutating func handle(_ event: ExchangeEvent) -> ExchangeStep<ServerAPILookup<ServerAPIStatuses>> {
-        guard var call else { return .finish(.invalidID(detail: ServerAPIClient.malformedIDDetail)) }
-        let step = call.handle(event)
-        self.call = call
+        guard let step = call.handle(event) else {
+            return .finish(.invalidID(detail: ServerAPIClient.malformedIDDetail))
+        }
         return follow(step)
     }
 

@@ -61,9 +61,9 @@ public struct TransactionHistoryWalk: AppleExchange {
     }
 
     public mutating func handle(_ event: ExchangeEvent) -> ExchangeStep<ServerAPILookup<ServerAPIHistory>> {
-        guard var call else { return .finish(.unverified(detail: "transaction history: no request in progress")) }
-        let step = call.handle(event)
-        self.call = call
+        guard let step = call.handle(event) else {
+            return .finish(.unverified(detail: "transaction history: no request in progress"))
+        }
         return follow(step)
     }
 
@@ -74,12 +74,11 @@ public struct TransactionHistoryWalk: AppleExchange {
         if let revision {
             query += "&revision=" + (revision.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? revision)
         }
-        var call = ServerAPICall(
-            client: client, endpoint: .transactionHistory, id: id, query: query, bundleID: bundleID,
-            environment: environment, purpose: purpose)
-        let step = call.start()
-        self.call = call
-        return follow(step)
+        return follow(
+            call.start(
+                ServerAPICall(
+                    client: client, endpoint: .transactionHistory, id: id, query: query, bundleID: bundleID,
+                    environment: environment, purpose: purpose)))
     }
 
     /// The walk's step for the request's: its requests pass through, its outcome is read here.
