@@ -14,15 +14,22 @@ extension PostgresDecodable {
     }
 }
 
+extension FixedWidthInteger where Self: PostgresDecodable {
+    /// The integer `text` spells, which the SQL type `sqlType` names in the message of one that does not.
+    static func decodeInteger(postgresText text: String?, sqlType: String) throws -> Self {
+        let text = try requireText(text)
+        guard let value = Self(text) else { throw PostgresError.decoding("'\(text)' is not \(sqlType)") }
+        return value
+    }
+}
+
 extension String: PostgresDecodable {
     public static func decode(postgresText text: String?) throws -> String { try requireText(text) }
 }
 
 extension Int64: PostgresDecodable {
     public static func decode(postgresText text: String?) throws -> Int64 {
-        let text = try requireText(text)
-        guard let value = Int64(text) else { throw PostgresError.decoding("'\(text)' is not a bigint") }
-        return value
+        try decodeInteger(postgresText: text, sqlType: "a bigint")
     }
 }
 
@@ -34,9 +41,7 @@ extension Int: PostgresDecodable {
 
 extension Int32: PostgresDecodable {
     public static func decode(postgresText text: String?) throws -> Int32 {
-        let text = try requireText(text)
-        guard let value = Int32(text) else { throw PostgresError.decoding("'\(text)' is not an integer") }
-        return value
+        try decodeInteger(postgresText: text, sqlType: "an integer")
     }
 }
 
