@@ -109,14 +109,22 @@ extension Int64: PostgresArrayElement {
     @inlinable
     public func appendArrayElementText(to bytes: inout [UInt8]) {
         if self < 0 { bytes.append(UInt8(ascii: "-")) }
-        let magnitude = self.magnitude
+        magnitude.appendDecimalDigits(to: &bytes)
+    }
+}
+
+extension UInt64 {
+    /// The decimal digits of `self`, as `String(self)` writes them, appended to `bytes` without a `String`
+    /// (the writers' array literals, `CurrencyAmount`'s text).
+    @inlinable
+    public func appendDecimalDigits(to bytes: inout [UInt8]) {
         // Most significant digit first, so nothing is reversed in place afterwards: reversing
         // `bytes[start...]` went through a slice of the literal (a retain and a uniqueness check).
-        // The largest power of ten not above the value is at most 10^18, well inside UInt64.
+        // The largest power of ten not above the value is at most 10^19, inside UInt64.
         var unit: UInt64 = 1
-        while magnitude / unit >= 10 { unit *= 10 }
+        while self / unit >= 10 { unit *= 10 }
         repeat {
-            bytes.append(UInt8(ascii: "0") + UInt8(magnitude / unit % 10))
+            bytes.append(UInt8(ascii: "0") + UInt8(self / unit % 10))
             unit /= 10
         } while unit > 0
     }

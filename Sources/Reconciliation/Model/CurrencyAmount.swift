@@ -1,3 +1,5 @@
+import Postgres
+
 /// An amount of money in thousandths of its currency's unit, Apple's milliunits (`price` 1990 is
 /// 1.99), printed and stored as an exact decimal in currency units (CONTRACT §9, "Finance").
 ///
@@ -45,13 +47,7 @@ public struct CurrencyAmount: Hashable, Comparable, Sendable, CustomStringConver
     public func appendDecimalText(to bytes: inout [UInt8]) {
         if milliunits < 0 { bytes.append(UInt8(ascii: "-")) }
         let magnitude = milliunits.magnitude
-        let whole = magnitude / 1_000
-        var unit: UInt64 = 1
-        while whole / unit >= 10 { unit *= 10 }
-        repeat {
-            bytes.append(UInt8(ascii: "0") + UInt8(whole / unit % 10))
-            unit /= 10
-        } while unit > 0
+        (magnitude / 1_000).appendDecimalDigits(to: &bytes)
         var fraction = magnitude % 1_000
         guard fraction != 0 else { return }
         bytes.append(UInt8(ascii: "."))
