@@ -18,6 +18,22 @@ public struct ZipWriter {
         let crc: UInt32
         let size: UInt32
         let offset: UInt32
+
+        /// The fields a local header and a central directory record share, in their order: version
+        /// needed, flags, method (stored), time, date, checksum, both sizes, the name's and the extra
+        /// field's lengths.
+        func appendSharedFields(to bytes: inout [UInt8]) {
+            bytes.append(le16: ZipWriter.version)
+            bytes.append(le16: 0)  // flags
+            bytes.append(le16: 0)  // stored
+            bytes.append(le16: ZipWriter.dosTime)
+            bytes.append(le16: ZipWriter.dosDate)
+            bytes.append(le32: crc)
+            bytes.append(le32: size)  // compressed
+            bytes.append(le32: size)
+            bytes.append(le16: UInt16(name.count))
+            bytes.append(le16: 0)  // extra field
+        }
     }
 
     /// 1980-01-01 00:00 in MS-DOS date and time fields.
@@ -52,16 +68,7 @@ public struct ZipWriter {
         let entry = Entry(name: nameBytes, crc: crc, size: UInt32(size), offset: UInt32(offset))
         var record: [UInt8] = []
         record.append(le32: 0x0403_4B50)
-        record.append(le16: Self.version)
-        record.append(le16: 0)  // flags
-        record.append(le16: 0)  // stored
-        record.append(le16: Self.dosTime)
-        record.append(le16: Self.dosDate)
-        record.append(le32: entry.crc)
-        record.append(le32: entry.size)  // compressed
-        record.append(le32: entry.size)
-        record.append(le16: UInt16(nameBytes.count))
-        record.append(le16: 0)  // extra field
+        entry.appendSharedFields(to: &record)
         record.append(contentsOf: nameBytes)
         try emit(record)
         var written: UInt64 = 0
@@ -82,16 +89,7 @@ public struct ZipWriter {
         for entry in entries {
             directory.append(le32: 0x0201_4B50)
             directory.append(le16: Self.version)  // made by: MS-DOS attributes, 2.0
-            directory.append(le16: Self.version)
-            directory.append(le16: 0)  // flags
-            directory.append(le16: 0)  // stored
-            directory.append(le16: Self.dosTime)
-            directory.append(le16: Self.dosDate)
-            directory.append(le32: entry.crc)
-            directory.append(le32: entry.size)
-            directory.append(le32: entry.size)
-            directory.append(le16: UInt16(entry.name.count))
-            directory.append(le16: 0)  // extra field
+            entry.appendSharedFields(to: &directory)
             directory.append(le16: 0)  // comment
             directory.append(le16: 0)  // disk
             directory.append(le16: 0)  // internal attributes
