@@ -16,19 +16,13 @@ extension WorldUnit {
         let owner = accounts[account]
         let id = craftedTransactionID(account: account)
         let yearly = WorldCatalog.premiumYearly
-        return LocalReceipt(
-            format: .transactionReceipt,
-            environment: owner.environment == .sandbox ? "Sandbox" : nil,
-            appItemID: owner.appItemID,
-            bundleID: owner.bundleID,
-            applicationVersion: owner.applicationVersion,
-            inApp: [
-                LocalReceipt.InAppPurchase(
-                    quantity: 1, productID: yearly.id, transactionID: id, purchaseDate: Self.date(purchaseMs),
-                    originalTransactionID: id, originalPurchaseDate: Self.date(purchaseMs),
-                    expiresDate: Self.date(purchaseMs + SubscriptionClock.length(.year, in: owner.environment)),
-                    webOrderLineItemID: String(WorldUnitBuilder.webOrderBase - 2), isTrialPeriod: false,
-                    isInIntroOfferPeriod: false)
-            ])
+        return Self.transactionReceipt(
+            of: owner,
+            LocalReceipt.InAppPurchase(
+                quantity: 1, productID: yearly.id, transactionID: id, purchaseDate: Self.date(purchaseMs),
+                originalTransactionID: id, originalPurchaseDate: Self.date(purchaseMs),
+                expiresDate: Self.date(purchaseMs + SubscriptionClock.length(.year, in: owner.environment)),
+                webOrderLineItemID: String(WorldUnitBuilder.webOrderBase - 2), isTrialPeriod: false,
+                isInIntroOfferPeriod: false))
     }
 }

@@ -150,23 +150,29 @@ extension WorldUnit {
     func transactionReceipt(account: Int, transactionID: String) -> LocalReceipt {
         let owner = accounts[account]
         let transaction = owner.transaction(withID: transactionID)!
-        return LocalReceipt(
+        return Self.transactionReceipt(
+            of: owner,
+            LocalReceipt.InAppPurchase(
+                quantity: transaction.quantity, productID: transaction.productID,
+                transactionID: transaction.transactionID,
+                purchaseDate: Self.date(transaction.purchaseMs),
+                originalTransactionID: transaction.originalTransactionID,
+                originalPurchaseDate: Self.date(transaction.originalPurchaseMs),
+                expiresDate: transaction.expiresMs.map(Self.date),
+                webOrderLineItemID: transaction.webOrderLineItemID, isTrialPeriod: transaction.isTrialPeriod,
+                isInIntroOfferPeriod: transaction.isInIntroOfferPeriod))
+    }
+
+    /// An iOS 6 transaction receipt of `owner`'s app: its one purchase, the app's ids, `Sandbox` in the
+    /// sandbox (no environment in production).
+    static func transactionReceipt(of owner: WorldAccount, _ purchase: LocalReceipt.InAppPurchase) -> LocalReceipt {
+        LocalReceipt(
             format: .transactionReceipt,
             environment: owner.environment == .sandbox ? "Sandbox" : nil,
             appItemID: owner.appItemID,
             bundleID: owner.bundleID,
             applicationVersion: owner.applicationVersion,
-            inApp: [
-                LocalReceipt.InAppPurchase(
-                    quantity: transaction.quantity, productID: transaction.productID,
-                    transactionID: transaction.transactionID,
-                    purchaseDate: Self.date(transaction.purchaseMs),
-                    originalTransactionID: transaction.originalTransactionID,
-                    originalPurchaseDate: Self.date(transaction.originalPurchaseMs),
-                    expiresDate: transaction.expiresMs.map(Self.date),
-                    webOrderLineItemID: transaction.webOrderLineItemID, isTrialPeriod: transaction.isTrialPeriod,
-                    isInIntroOfferPeriod: transaction.isInIntroOfferPeriod)
-            ])
+            inApp: [purchase])
     }
 
     /// A StoreKit-testing receipt: attribute 0 is `Xcode`, ids are small, the container is indefinite-length BER.

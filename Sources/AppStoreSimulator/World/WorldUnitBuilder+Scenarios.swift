@@ -46,16 +46,10 @@ extension WorldUnitBuilder {
             user.isSandboxTester = scenario == .subscriptionActive && rng.chance(0.02)
 
         case .subscriptionExpiredInactiveRow, .expiredStillActive:
-            // The customer turned auto-renew off; the subscription ran out before asOf.
-            let expiry = asOf - fraction(&rng, 0.1...3.0, of: month)
-            let periods = rng.int(in: 1...7)
-            let start = expiry - Int64(periods) * month
-            let account = openAccount(&rng, environment: home, downloadedAt: start - days(&rng, 1...60))
-            let chain = subscribe(account, monthly, start: start, periods: periods)
-            cancelAutoRenew(chain)
+            let chain = expiredMonthly(&rng, periods: 1...7)
             let created = shortlyAfter(&rng, chain.lastPurchase, in: home)
-            user.receipts = [receipt(.app(account: account, createdMs: created), created)]
-            user.entitlements = [premium(scenario == .expiredStillActive, expiry, chain, created)]
+            user.receipts = [receipt(.app(account: chain.account, createdMs: created), created)]
+            user.entitlements = [premium(scenario == .expiredStillActive, chain.lastExpiry, chain, created)]
 
         case .missedRenewal, .missedRenewalInactiveRow, .ios6MissedRenewal:
             // The app last heard of the subscription a few renewals ago (lost notifications).
@@ -124,16 +118,7 @@ extension WorldUnitBuilder {
             // period is cancelled with is_upgraded, the yearly period continues the same chain.
             let upgradeAt = asOf - fraction(&rng, 0.05...0.9, of: month)
             let lastMonthly = upgradeAt - fraction(&rng, 0.1...0.9, of: month)
-            let periods = rng.int(in: 2...7)
-            let start = lastMonthly - Int64(periods - 1) * month
-            let account = openAccount(&rng, environment: home, downloadedAt: start - days(&rng, 1...60))
-            var chain = subscribe(account, monthly, start: start, periods: periods)
-            let created = shortlyAfter(&rng, lastMonthly, in: home)
-            let monthlyExpiry = chain.lastExpiry
-            updateTransaction(account, chain.transactionIDs.last!) { $0.upgradedAt = upgradeAt }
-            continueChain(&chain, with: Catalog.premiumYearly, at: upgradeAt)
-            user.receipts = [receipt(.app(account: account, createdMs: created), created)]
-            user.entitlements = [row("premium", true, monthlyExpiry, monthly.id, chain.originalTransactionID, created)]
+            upgradeToYearly(&user, &rng, lastMonthly: lastMonthly, periods: 2...7, upgradeAt: upgradeAt)
 
         case .proActive, .proNotGranted, .proRowWithExpiry, .otherSourceBesideReceipts:
             let purchase = asOf - days(&rng, 1...700)

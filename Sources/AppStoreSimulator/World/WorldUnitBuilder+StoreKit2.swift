@@ -12,7 +12,6 @@ extension WorldUnitBuilder {
 
     mutating func addStoreKit2Rows(to user: inout WorldUser, rng: inout SplitMix64) {
         let monthly = Catalog.premiumMonthly
-        let month = SubscriptionClock.length(.month, in: home)
         switch user.scenario {
         case .storeKit2Active, .storeKit2NotGranted, .storeKit2RowLonger:
             // The app stored the JWS of the current period, as `Transaction.updates` delivered it.
@@ -94,14 +93,9 @@ extension WorldUnitBuilder {
         case .storeKit2Tampered:
             // The subscription lapsed; the customer added a year to the stored JWS's expiresDate, and the
             // app, which never checked the signature, extended the row to match.
-            let expiry = asOf - fraction(&rng, 0.1...3.0, of: month)
-            let periods = rng.int(in: 1...5)
-            let start = expiry - Int64(periods) * month
-            let account = openAccount(&rng, environment: home, downloadedAt: start - days(&rng, 1...60))
-            let chain = subscribe(account, monthly, start: start, periods: periods)
-            cancelAutoRenew(chain)
+            let chain = expiredMonthly(&rng, periods: 1...5)
             let signed = shortlyAfter(&rng, chain.lastPurchase, in: home)
-            user.receipts = [signedRow(account, chain.transactionIDs.last!, signed, tampered: true)]
+            user.receipts = [signedRow(chain.account, chain.transactionIDs.last!, signed, tampered: true)]
             let forgedExpiry = chain.lastExpiry + 365 * SubscriptionClock.millisecondsPerDay
             user.entitlements = [premium(true, forgedExpiry, chain, signed)]
 
