@@ -135,9 +135,7 @@ import Testing
 
                     try admin.executeScript(Self.script(first.stdout))
                     #expect(try Self.check(job).status == 0)
-                    let night = try ReceiptReconBinary.run(
-                        ["run", "--older-than", "0", "--as-of", RunCommandTests.asOf, "--max-attempts", "1"],
-                        environment: apple.environment.merging(["DATABASE_URL": job.conninfo]) { $1 })
+                    let night = try RunCommandTests.night(as: job, apple)
                     #expect(night.status != 77, "\(night.output)")
                     let copied: Int = try admin.query("SELECT count(*) AS n FROM audit_definer").first!.decode("n")
                     let counted: Int = try admin.query("SELECT count(*) AS n FROM audit_invoker").first!.decode("n")
@@ -152,40 +150,35 @@ import Testing
     /// view calls (EXECUTE, checked against the view's reader). After the script a night writes
     /// through it.
     @Test func anInvokersViewItsDefaultsAndAViewsFunctionAreCheckedAgainstTheJobsRole() throws {
-        try RunCommandTests.drifted { apple, database in
-            let admin = try database.connect()
-            try TestRole.with(in: database) { job in
-                try admin.executeScript(
-                    """
-                    ALTER TABLE entitlements RENAME TO app_entitlements;
-                    ALTER TABLE app_entitlements ADD COLUMN id bigserial;
-                    CREATE VIEW entitlements WITH (security_invoker = true) AS
-                        SELECT user_id, entitlement, active, expires_at, product_id, original_transaction_id, source,
-                               updated_at
-                        FROM app_entitlements;
-                    ALTER TABLE sandbox_testers RENAME TO app_testers;
-                    CREATE FUNCTION tester_id(t text) RETURNS text LANGUAGE sql IMMUTABLE AS 'SELECT t';
-                    REVOKE EXECUTE ON FUNCTION tester_id(text) FROM PUBLIC;
-                    CREATE VIEW sandbox_testers AS SELECT tester_id(user_id) AS user_id FROM app_testers;
-                    """)
-                try job.grantJobPrivileges(on: admin)
-                let first = try Self.check(job)
-                #expect(first.status == 77, "\(first.output)")
-                #expect(
-                    Set(Self.grants(first.stdout)) == [
-                        "GRANT SELECT, INSERT, UPDATE ON TABLE public.app_entitlements TO \(job.name);",
-                        "GRANT USAGE ON SEQUENCE public.app_entitlements_id_seq TO \(job.name);",
-                        "GRANT EXECUTE ON FUNCTION public.tester_id(text) TO \(job.name);",
-                    ], "\(first.stdout)")
+        try RunCommandTests.driftedWithJobRole { apple, admin, job in
+            try admin.executeScript(
+                """
+                ALTER TABLE entitlements RENAME TO app_entitlements;
+                ALTER TABLE app_entitlements ADD COLUMN id bigserial;
+                CREATE VIEW entitlements WITH (security_invoker = true) AS
+                    SELECT user_id, entitlement, active, expires_at, product_id, original_transaction_id, source,
+                           updated_at
+                    FROM app_entitlements;
+                ALTER TABLE sandbox_testers RENAME TO app_testers;
+                CREATE FUNCTION tester_id(t text) RETURNS text LANGUAGE sql IMMUTABLE AS 'SELECT t';
+                REVOKE EXECUTE ON FUNCTION tester_id(text) FROM PUBLIC;
+                CREATE VIEW sandbox_testers AS SELECT tester_id(user_id) AS user_id FROM app_testers;
+                """)
+            try job.grantJobPrivileges(on: admin)
+            let first = try Self.check(job)
+            #expect(first.status == 77, "\(first.output)")
+            #expect(
+                Set(Self.grants(first.stdout)) == [
+                    "GRANT SELECT, INSERT, UPDATE ON TABLE public.app_entitlements TO \(job.name);",
+                    "GRANT USAGE ON SEQUENCE public.app_entitlements_id_seq TO \(job.name);",
+                    "GRANT EXECUTE ON FUNCTION public.tester_id(text) TO \(job.name);",
+                ], "\(first.stdout)")
 
-                try admin.executeScript(Self.script(first.stdout))
-                #expect(try Self.check(job).status == 0)
-                let night = try ReceiptReconBinary.run(
-                    ["run", "--older-than", "0", "--as-of", RunCommandTests.asOf, "--max-attempts", "1"],
-                    environment: apple.environment.merging(["DATABASE_URL": job.conninfo]) { $1 })
-                #expect(night.status != 77, "\(night.output)")
-                #expect(!apple.received.isEmpty)
-            }
+            try admin.executeScript(Self.script(first.stdout))
+            #expect(try Self.check(job).status == 0)
+            let night = try RunCommandTests.night(as: job, apple)
+            #expect(night.status != 77, "\(night.output)")
+            #expect(!apple.received.isEmpty)
         }
     }
 
@@ -207,22 +200,17 @@ import Testing
 
     /// A missing privilege stops `run` before its run row and before any request to Apple.
     @Test func aRunMissingAPrivilegeExits77BeforeAnyAppleRequest() throws {
-        try RunCommandTests.drifted { apple, database in
-            let admin = try database.connect()
-            try TestRole.with(in: database) { role in
-                // Without it, a night used to fail at its first user's lock, after asking Apple.
-                try role.grantJobPrivileges(on: admin, except: ("entitlements", "UPDATE"))
-                let result = try ReceiptReconBinary.run(
-                    ["run", "--older-than", "0", "--as-of", RunCommandTests.asOf, "--max-attempts", "1"],
-                    environment: apple.environment.merging(["DATABASE_URL": role.conninfo]) { $1 })
-                #expect(result.status == 77, "\(result.output)")
-                #expect(
-                    result.stderr.contains("GRANT UPDATE ON TABLE public.entitlements TO \(role.name);"),
-                    "\(result.stderr)")
-                #expect(apple.received.isEmpty, "\(apple.endpoints)")
-                let runs: Int = try admin.query("SELECT count(*) AS n FROM recon_runs").first!.decode("n")
-                #expect(runs == 0)
-            }
+        try RunCommandTests.driftedWithJobRole { apple, admin, role in
+            // Without it, a night used to fail at its first user's lock, after asking Apple.
+            try role.grantJobPrivileges(on: admin, except: ("entitlements", "UPDATE"))
+            let result = try RunCommandTests.night(as: role, apple)
+            #expect(result.status == 77, "\(result.output)")
+            #expect(
+                result.stderr.contains("GRANT UPDATE ON TABLE public.entitlements TO \(role.name);"),
+                "\(result.stderr)")
+            #expect(apple.received.isEmpty, "\(apple.endpoints)")
+            let runs: Int = try admin.query("SELECT count(*) AS n FROM recon_runs").first!.decode("n")
+            #expect(runs == 0)
         }
     }
 
