@@ -45,13 +45,12 @@ import Testing
                     ])
                 ])
             // (b) A JWS row signed by the configured chain.
-            let jwsRow = try World.row(db, "u-jws", api.sign(World.lifetime("35201", purchased: Self.day(-200))))
-            try World.entitlement(db, "u-jws", "pro", expires: nil)
+            let jwsRow = try World.holder(
+                db, "u-jws", api.sign(World.lifetime("35201", purchased: Self.day(-200))), "pro", expires: nil)
             // The control: a forged JWS of an id Apple cannot find proves nothing.
             var forgery = World.lifetime("35301", purchased: Self.day(-200))
             forgery.forged = true
-            let forgedRow = try World.row(db, "u-forged", api.sign(forgery))
-            try World.entitlement(db, "u-forged", "pro", expires: nil)
+            let forgedRow = try World.holder(db, "u-forged", api.sign(forgery), "pro", expires: nil)
             for id in ["35101", "35201", "35301"] {
                 for environment in AppStoreEnvironment.allCases { api.script(environment, .history, id: id, [notHere]) }
             }
@@ -93,8 +92,8 @@ import Testing
         try TestDatabase.with { database in
             let db = try database.connect()
             try World.seedProducts(db)
-            let row = try World.row(db, "u-other", other.sign(World.lifetime("35401", purchased: Self.day(-200))))
-            try World.entitlement(db, "u-other", "pro", expires: nil)
+            let row = try World.holder(
+                db, "u-other", other.sign(World.lifetime("35401", purchased: Self.day(-200))), "pro", expires: nil)
             for environment in AppStoreEnvironment.allCases {
                 api.script(environment, .history, id: "35401", [.error(4_040_001, status: 404)])
             }

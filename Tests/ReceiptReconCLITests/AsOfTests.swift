@@ -19,28 +19,27 @@ import Testing
             try World.row(db, "u-later-purchase", api.sign(laterPurchase))
             api.script(.production, .history, id: "10101", [.history([laterPurchase])])
             // Refunded ten days ago, ten days after --as-of: at --as-of it was paid for.
-            try World.row(db, "u-later-refund", api.sign(World.lifetime("10201", purchased: Self.day(-60))))
-            try World.entitlement(db, "u-later-refund", "pro", expires: nil)
+            try World.holder(
+                db, "u-later-refund", api.sign(World.lifetime("10201", purchased: Self.day(-60))), "pro", expires: nil)
             api.script(
                 .production, .history, id: "10201",
                 [.history([World.lifetime("10201", purchased: Self.day(-60), revoked: Self.day(-10))])])
             // Lapsed five days before --as-of: in billing retry, in its grace period, or over? Apple's
             // statuses are its state now, so they cannot tell: no revoke.
             let lapsed = World.monthly("10301", purchased: Self.day(-55), expires: Self.day(-25))
-            try World.row(db, "u-lapsed", api.sign(lapsed))
-            try World.entitlement(db, "u-lapsed", "premium", expires: Self.day(-25))
+            try World.holder(db, "u-lapsed", api.sign(lapsed), "premium", expires: Self.day(-25))
             api.script(.production, .history, id: "10301", [.history([lapsed])])
             api.script(
                 .production, .statuses, id: "10301",
                 [.statuses([ServerAPIScriptStatus(status: 2, transaction: lapsed, autoRenew: false)])])
             // What --as-of does not hide. Lapsed ninety days before it: expired.
             let longLapsed = World.monthly("10401", purchased: Self.day(-140), expires: Self.day(-110))
-            try World.row(db, "u-long-lapsed", api.sign(longLapsed))
-            try World.entitlement(db, "u-long-lapsed", "premium", expires: Self.day(-110))
+            try World.holder(db, "u-long-lapsed", api.sign(longLapsed), "premium", expires: Self.day(-110))
             api.script(.production, .history, id: "10401", [.history([longLapsed])])
             // Refunded five days before --as-of: refunded.
-            try World.row(db, "u-earlier-refund", api.sign(World.lifetime("10501", purchased: Self.day(-60))))
-            try World.entitlement(db, "u-earlier-refund", "pro", expires: nil)
+            try World.holder(
+                db, "u-earlier-refund", api.sign(World.lifetime("10501", purchased: Self.day(-60))), "pro", expires: nil
+            )
             api.script(
                 .production, .history, id: "10501",
                 [.history([World.lifetime("10501", purchased: Self.day(-60), revoked: Self.day(-25))])])

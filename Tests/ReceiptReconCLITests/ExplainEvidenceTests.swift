@@ -68,8 +68,7 @@ import Testing
             let db = try database.connect()
             try Self.seed(db)
             let period = World.monthly("2000000123", purchased: Self.day(-20), expires: Self.day(10))
-            let row = try World.row(db, "u-refund", api.sign(period))
-            try World.entitlement(db, "u-refund", "premium", expires: Self.day(10))
+            let row = try World.holder(db, "u-refund", api.sign(period), "premium", expires: Self.day(10))
             var refunded = period
             refunded.revoked = Self.day(-3)
             api.script(.production, .history, id: "2000000123", [.history([refunded])])
@@ -139,8 +138,7 @@ import Testing
         try TestDatabase.with { database in
             let db = try database.connect()
             try Self.seed(db)
-            let row = try World.row(db, "u-vr", "UkVDRUlQVC1SRUZVTkQ=")
-            try World.entitlement(db, "u-vr", "pro", expires: nil)
+            let row = try World.holder(db, "u-vr", "UkVDRUlQVC1SRUZVTkQ=", "pro", expires: nil)
             apple.answer(
                 "UkVDRUlQVC1SRUZVTkQ=",
                 with: .valid([
@@ -184,8 +182,7 @@ import Testing
             let db = try database.connect()
             try Self.seed(db)
             let lapsed = World.monthly("3000000456", purchased: Self.day(-95), expires: Self.day(-65))
-            let row = try World.row(db, "u-expired", api.sign(lapsed))
-            try World.entitlement(db, "u-expired", "premium", expires: Self.day(20))
+            let row = try World.holder(db, "u-expired", api.sign(lapsed), "premium", expires: Self.day(20))
             api.script(.production, .history, id: "3000000456", [.history([lapsed])])
 
             let verified = try ReceiptReconBinary.run(

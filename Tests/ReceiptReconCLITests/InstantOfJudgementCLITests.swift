@@ -40,8 +40,7 @@ import Testing
                 revocationType: nil)
             let yearly = Transaction(
                 id: "20102", originalID: "20101", product: "yearly", purchased: Self.day(-15), expires: Self.day(350))
-            try World.row(db, "u-upgraded-later", api.sign(monthly))
-            try World.entitlement(db, "u-upgraded-later", "premium", expires: Self.day(-5))
+            try World.holder(db, "u-upgraded-later", api.sign(monthly), "premium", expires: Self.day(-5))
             api.script(.production, .history, id: "20101", [.history([monthly, yearly])])
             // The control: upgraded before --as-of, the yearly period carries the access.
             let earlier = Transaction(
@@ -49,8 +48,7 @@ import Testing
                 revocationType: nil)
             let earlierYearly = Transaction(
                 id: "20202", originalID: "20201", product: "yearly", purchased: Self.day(-25), expires: Self.day(340))
-            try World.row(db, "u-upgraded-before", api.sign(earlier))
-            try World.entitlement(db, "u-upgraded-before", "premium", expires: Self.day(-5))
+            try World.holder(db, "u-upgraded-before", api.sign(earlier), "premium", expires: Self.day(-5))
             api.script(.production, .history, id: "20201", [.history([earlier, earlierYearly])])
 
             let (result, _) = try Self.run(database, api, asOf: asOf)
@@ -70,8 +68,7 @@ import Testing
             // Lapsed a day before (auto-renew off): Apple's statuses say expired.
             let lapsed = Transaction(
                 id: "30101", purchased: Self.day(-31), expires: Self.day(-1), signed: answered)
-            try World.row(db, "u-lapsed", api.sign(lapsed))
-            try World.entitlement(db, "u-lapsed", "premium", expires: Self.day(-1))
+            try World.holder(db, "u-lapsed", api.sign(lapsed), "premium", expires: Self.day(-1))
             api.script(.production, .history, id: "30101", [.history([lapsed])])
             api.script(
                 .production, .statuses, id: "30101",
@@ -82,8 +79,7 @@ import Testing
                 ])
             // Its renewal failed three days ago; it is in its billing grace period for three more days.
             let grace = Transaction(id: "30201", purchased: Self.day(-33), expires: Self.day(-3), signed: answered)
-            try World.row(db, "u-grace", api.sign(grace))
-            try World.entitlement(db, "u-grace", "premium", expires: Self.day(-3))
+            try World.holder(db, "u-grace", api.sign(grace), "premium", expires: Self.day(-3))
             api.script(.production, .history, id: "30201", [.history([grace])])
             api.script(
                 .production, .statuses, id: "30201",
@@ -112,8 +108,7 @@ import Testing
     @Test func aNotificationWhoseLapseWasNotActedOnStaysPendingUntilANightActsOnIt() throws {
         try World.seeded { api, database, db in
             let expired = Transaction(id: "40101", purchased: Self.hours(-3 - 30 * 24), expires: Self.hours(-3))
-            try World.row(db, "u-expired", api.sign(expired))
-            try World.entitlement(db, "u-expired", "premium", expires: Self.hours(-3))
+            try World.holder(db, "u-expired", api.sign(expired), "premium", expires: Self.hours(-3))
             api.script(.production, .history, id: "40101", [.history([expired])])
             api.script(
                 .production, .statuses, id: "40101",
@@ -149,8 +144,7 @@ import Testing
     @Test func aFutureAsOfNeverMovesTheCursorPastThePresent() throws {
         try World.seeded { api, database, db in
             let bought = Transaction(id: "50101", product: "lifetime", type: "Non-Consumable", purchased: Self.day(-9))
-            try World.row(db, "u-pro", api.sign(bought))
-            try World.entitlement(db, "u-pro", "pro", expires: nil)
+            try World.holder(db, "u-pro", api.sign(bought), "pro", expires: nil)
             api.script(.production, .history, id: "50101", [.history([bought])])
 
             let (result, _) = try Self.run(database, api, asOf: Self.day(2))

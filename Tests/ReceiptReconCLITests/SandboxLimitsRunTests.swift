@@ -22,8 +22,9 @@ import Testing
             for index in 1...users {
                 let (user, id) = (String(format: "s%02d", index), String(5000 + index))
                 let bought = World.lifetime(id, purchased: World.day(-30))
-                try World.row(db, user, api.sign(bought, environment: stored == .sandbox ? "Sandbox" : "Production"))
-                try World.entitlement(db, user, "pro", expires: nil)
+                try World.holder(
+                    db, user, api.sign(bought, environment: stored == .sandbox ? "Sandbox" : "Production"), "pro",
+                    expires: nil)
                 for environment in AppStoreEnvironment.allCases {
                     api.script(
                         environment, .history, id: id,

@@ -69,6 +69,18 @@ enum VerdictWorld {
             """)
     }
 
+    /// The arrange step of most users: a stored row of `user` holding `data` and the `app_store`
+    /// entitlement row the app wrote for it; the row's `receipts.id`.
+    @discardableResult
+    static func holder(
+        _ db: PostgresConnection, _ user: String, _ data: String, _ name: String, active: Bool = true,
+        expires: Date?, updated: Date = appWrote
+    ) throws -> Int64 {
+        let id = try row(db, user, data)
+        try entitlement(db, user, name, active: active, expires: expires, updated: updated)
+        return id
+    }
+
     /// A subscription period as Apple signs it.
     static func monthly(
         _ id: String, original: String? = nil, product: String = "monthly", purchased: Date, expires: Date,
@@ -81,6 +93,23 @@ enum VerdictWorld {
     /// A non-consumable (`pro`) as Apple signs it.
     static func lifetime(_ id: String, purchased: Date, revoked: Date? = nil) -> Transaction {
         Transaction(id: id, product: "lifetime", type: "Non-Consumable", purchased: purchased, revoked: revoked)
+    }
+
+    /// A `pro` bought for EUR 4.99: the purchase the money tests refund whole.
+    static func euroLifetime(_ id: String, purchased: Date) -> Transaction {
+        var bought = lifetime(id, purchased: purchased)
+        bought.price = 4990
+        bought.currency = "EUR"
+        return bought
+    }
+
+    /// `period` refunded a quarter (`REFUND_PRORATED`, 25 %) yesterday.
+    static func quarterRefunded(_ period: Transaction) -> Transaction {
+        var refunded = period
+        refunded.revoked = day(-1)
+        refunded.revocationType = "REFUND_PRORATED"
+        refunded.revocationPercentage = 25_000
+        return refunded
     }
 
     /// `run --backend server-api --json` at `asOf` (now unless given) for every row.

@@ -54,8 +54,7 @@ import Testing
             let pro = World.lifetime("1101", purchased: Self.day(-100))
             let period = World.monthly("1102", purchased: Self.day(-10), expires: Self.day(20))
             let lostRow = try World.row(db, "u-rows", api.sign(pro))
-            let keptRow = try World.row(db, "u-rows", api.sign(period))
-            try World.entitlement(db, "u-rows", "pro", expires: nil)
+            let keptRow = try World.holder(db, "u-rows", api.sign(period), "pro", expires: nil)
             try World.entitlement(db, "u-rows", "premium", expires: Self.day(20))
             for environment in AppStoreEnvironment.allCases {
                 api.script(environment, .history, id: "1101", [notHere])
@@ -64,8 +63,8 @@ import Testing
             // One app receipt naming both purchases of another customer, the lost one first.
             let receiptPro = World.lifetime("1201", purchased: Self.day(-100))
             let receiptPeriod = World.monthly("1202", purchased: Self.day(-10), expires: Self.day(20))
-            let receiptRow = try World.row(db, "u-receipt", Self.appReceipt(api, [receiptPro, receiptPeriod]))
-            try World.entitlement(db, "u-receipt", "pro", expires: nil)
+            let receiptRow = try World.holder(
+                db, "u-receipt", Self.appReceipt(api, [receiptPro, receiptPeriod]), "pro", expires: nil)
             try World.entitlement(db, "u-receipt", "premium", expires: Self.day(20))
             for environment in AppStoreEnvironment.allCases {
                 api.script(environment, .history, id: "1201", [notHere])
@@ -97,8 +96,7 @@ import Testing
             let period = World.monthly("2101", purchased: Self.day(-10), expires: Self.day(20))
             let pro = World.lifetime("2102", purchased: Self.day(-100))
             let periodRow = try World.row(db, "u-known", api.sign(period))
-            let proRow = try World.row(db, "u-known", api.sign(pro))
-            try World.entitlement(db, "u-known", "premium", expires: Self.day(20))
+            let proRow = try World.holder(db, "u-known", api.sign(pro), "premium", expires: Self.day(20))
             try World.entitlement(db, "u-known", "pro", expires: nil)
             api.script(.production, .history, id: "2101", [.history([period, pro])])
             api.script(.production, .history, id: "2102", [.history([period, pro])])
@@ -147,8 +145,9 @@ import Testing
         try World.seeded { api, database, db in
             let periodRow = try World.row(
                 db, "u-transient", api.sign(World.monthly("2201", purchased: Self.day(-10), expires: Self.day(20))))
-            let proRow = try World.row(db, "u-transient", api.sign(World.lifetime("2202", purchased: Self.day(-100))))
-            try World.entitlement(db, "u-transient", "premium", expires: Self.day(20))
+            let proRow = try World.holder(
+                db, "u-transient", api.sign(World.lifetime("2202", purchased: Self.day(-100))), "premium",
+                expires: Self.day(20))
             try World.entitlement(db, "u-transient", "pro", expires: nil)
             for environment in AppStoreEnvironment.allCases { api.script(environment, .history, id: "2201", [answer]) }
             api.script(
@@ -176,13 +175,13 @@ import Testing
     @Test(arguments: [4_040_001, 4_040_003, 4_040_019])
     func anAccountOrAppAppleNoLongerFindsIsPermanentNeverInvalid(_ code: Int) throws {
         try World.seeded { api, database, db in
-            let goneRow = try World.row(db, "u-gone", api.sign(World.lifetime("3101", purchased: Self.day(-300))))
-            try World.entitlement(db, "u-gone", "pro", expires: nil)
+            let goneRow = try World.holder(
+                db, "u-gone", api.sign(World.lifetime("3101", purchased: Self.day(-300))), "pro", expires: nil)
             for environment in AppStoreEnvironment.allCases {
                 api.script(environment, .history, id: "3101", [.error(code, status: 404)])
             }
-            let hopRow = try World.row(db, "u-hop", api.sign(World.lifetime("3201", purchased: Self.day(-300))))
-            try World.entitlement(db, "u-hop", "pro", expires: nil)
+            let hopRow = try World.holder(
+                db, "u-hop", api.sign(World.lifetime("3201", purchased: Self.day(-300))), "pro", expires: nil)
             api.script(.production, .history, id: "3201", [.error(code, status: 404)])
             api.script(.sandbox, .history, id: "3201", [.history([World.lifetime("3201", purchased: Self.day(-300))])])
 
@@ -215,8 +214,9 @@ import Testing
         try World.seeded { api, database, db in
             let craftedRow = try World.row(
                 db, "u-badid", api.sign(World.monthly("4101", purchased: Self.day(-10), expires: Self.day(20))))
-            let proRow = try World.row(db, "u-badid", api.sign(World.lifetime("4102", purchased: Self.day(-100))))
-            try World.entitlement(db, "u-badid", "premium", expires: Self.day(20))
+            let proRow = try World.holder(
+                db, "u-badid", api.sign(World.lifetime("4102", purchased: Self.day(-100))), "premium",
+                expires: Self.day(20))
             try World.entitlement(db, "u-badid", "pro", expires: nil)
             for environment in AppStoreEnvironment.allCases {
                 api.script(environment, .history, id: "4101", [.error(code, status: 400)])
@@ -269,8 +269,7 @@ import Testing
         try World.seeded { api, database, db in
             let foreign = Transaction(
                 id: "6101", bundleID: "com.other", purchased: Self.day(-10), expires: Self.day(20))
-            let jwsRow = try World.row(db, "u-foreign-jws", api.sign(foreign))
-            try World.entitlement(db, "u-foreign-jws", "premium", expires: Self.day(20))
+            let jwsRow = try World.holder(db, "u-foreign-jws", api.sign(foreign), "premium", expires: Self.day(20))
             let receiptRow = try World.row(
                 db, "u-foreign-receipt",
                 Self.appReceipt(
@@ -279,8 +278,7 @@ import Testing
             try World.entitlement(db, "u-foreign-receipt", "premium", expires: Self.day(20))
             // Someone of this app, so the run does talk to Apple.
             let period = World.monthly("6301", purchased: Self.day(-10), expires: Self.day(20))
-            let okRow = try World.row(db, "u-ok", api.sign(period))
-            try World.entitlement(db, "u-ok", "premium", expires: Self.day(20))
+            let okRow = try World.holder(db, "u-ok", api.sign(period), "premium", expires: Self.day(20))
             api.script(.production, .history, id: "6301", [.history([period])])
             // Were they asked about, Apple would vouch for them: only the local check can make them invalid.
             api.script(.production, .history, id: "6101", [.history([foreign])])
@@ -315,8 +313,7 @@ import Testing
         try World.seeded { api, database, db in
             let other = Transaction(
                 id: "7101", bundleID: "com.example.other", purchased: Self.day(-10), expires: Self.day(20))
-            let otherRow = try World.row(db, "u-other", api.sign(other))
-            try World.entitlement(db, "u-other", "premium", expires: Self.day(20))
+            let otherRow = try World.holder(db, "u-other", api.sign(other), "premium", expires: Self.day(20))
             let refundRow = try World.row(
                 db, "u-refund", api.sign(World.monthly("7201", purchased: Self.day(-20), expires: Self.day(10))))
             try World.entitlement(db, "u-refund", "premium", expires: Self.day(10))
@@ -356,8 +353,7 @@ import Testing
         try World.seeded { api, database, db in
             let other = Transaction(
                 id: "7301", bundleID: "com.example.other", purchased: Self.day(-20), expires: Self.day(10))
-            try World.row(db, "u-other", api.sign(other))
-            try World.entitlement(db, "u-other", "premium", expires: Self.day(10))
+            try World.holder(db, "u-other", api.sign(other), "premium", expires: Self.day(10))
             var refunded = other
             refunded.revoked = Self.day(-1)
             api.script(.production, .history, id: "7301", [.history([refunded])])
@@ -384,15 +380,15 @@ import Testing
         try World.seeded { api, database, db in
             var knownForgery = World.monthly("11101", purchased: Self.day(-10), expires: Self.day(20))
             knownForgery.forged = true
-            let knownRow = try World.row(db, "u-forged-known", api.sign(knownForgery))
-            try World.entitlement(db, "u-forged-known", "premium", expires: Self.day(20))
+            let knownRow = try World.holder(
+                db, "u-forged-known", api.sign(knownForgery), "premium", expires: Self.day(20))
             api.script(
                 .production, .history, id: "11101",
                 [.history([World.monthly("11101", purchased: Self.day(-10), expires: Self.day(20))])])
             var unknownForgery = World.monthly("11201", purchased: Self.day(-10), expires: Self.day(20))
             unknownForgery.forged = true
-            let unknownRow = try World.row(db, "u-forged-unknown", api.sign(unknownForgery))
-            try World.entitlement(db, "u-forged-unknown", "premium", expires: Self.day(20))
+            let unknownRow = try World.holder(
+                db, "u-forged-unknown", api.sign(unknownForgery), "premium", expires: Self.day(20))
             for environment in AppStoreEnvironment.allCases {
                 api.script(environment, .history, id: "11201", [notHere])
             }

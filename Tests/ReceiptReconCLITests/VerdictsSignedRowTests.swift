@@ -127,8 +127,7 @@ import Testing
                 other.transaction(
                     id: "13101", product: "yearly", signed: Self.day(-5), purchased: Self.day(-5),
                     expires: Self.day(360)))
-            let receiptRow = try World.row(db, "u-root", "UkVDRUlQVC1ST09U")
-            try World.entitlement(db, "u-root", "premium", expires: Self.day(360))
+            let receiptRow = try World.holder(db, "u-root", "UkVDRUlQVC1ST09U", "premium", expires: Self.day(360))
             apple.answer(
                 "UkVDRUlQVC1ST09U",
                 with: .valid([
@@ -216,8 +215,7 @@ import Testing
                     expires: Self.day(25)))
             try World.entitlement(db, "u-root", "premium", expires: Self.day(25))
             // Apple busy (21009, retryable) for this receipt, every time.
-            try World.row(db, "u-busy", "UkVDRUlQVC1CVVNZ")
-            try World.entitlement(db, "u-busy", "premium", expires: Self.day(25))
+            try World.holder(db, "u-busy", "UkVDRUlQVC1CVVNZ", "premium", expires: Self.day(25))
             apple.answer("UkVDRUlQVC1CVVNZ", with: .status(21_009))
             let environment = Rows.environment(database, trusted, apple)
 
