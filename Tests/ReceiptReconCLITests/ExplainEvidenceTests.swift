@@ -69,9 +69,7 @@ import Testing
             try Self.seed(db)
             let period = World.monthly("2000000123", purchased: Self.day(-20), expires: Self.day(10))
             let row = try World.holder(db, "u-refund", api.sign(period), "premium", expires: Self.day(10))
-            var refunded = period
-            refunded.revoked = Self.day(-3)
-            api.script(.production, .history, id: "2000000123", [.history([refunded])])
+            api.script(.production, .history, id: "2000000123", [.history([World.refunded(period, on: Self.day(-3))])])
 
             // Whole seconds: the instants Apple's answer can carry, to the millisecond, lie within them.
             let runStarted = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))

@@ -14,9 +14,9 @@ import Testing
         try World.seeded { api, database, db in
             let lifetime = World.euroLifetime("2000000123456789", purchased: World.day(-45))
             try World.holder(db, "u-refunded", api.sign(lifetime), "pro", expires: nil)
-            var refunded = lifetime
-            refunded.revoked = World.day(-2)
-            api.script(.production, .history, id: "2000000123456789", [.history([refunded])])
+            api.script(
+                .production, .history, id: "2000000123456789", [.history([World.refunded(lifetime, on: World.day(-2))])]
+            )
             let night = try World.run(database, api)
             #expect(night.status == 0, "\(night.output)")
             let runID = try #require(try World.summary(night)["runID"] as? Int)

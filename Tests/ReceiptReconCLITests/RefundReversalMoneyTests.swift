@@ -58,8 +58,7 @@ import Testing
             // EUR 4.99 refunded whole, reversed by Apple the next night, refunded again the night after.
             let lifetime = World.euroLifetime("9201", purchased: Self.day(-100))
             try World.holder(db, "u-reversed", api.sign(lifetime), "pro", expires: nil)
-            var refunded = lifetime
-            refunded.revoked = Self.day(-1)
+            let refunded = World.refunded(lifetime, on: Self.day(-1))
             // A quarter of USD 9.99 given back, standing every night.
             let monthly = World.monthly("9301", purchased: Self.day(-20), expires: Self.day(10))
             try World.holder(db, "u-prorated", api.sign(monthly), "premium", expires: Self.day(10))

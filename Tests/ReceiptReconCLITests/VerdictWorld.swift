@@ -103,13 +103,19 @@ enum VerdictWorld {
         return bought
     }
 
+    /// `transaction` as Apple signs it once refunded (whole, as Apple says it with no percentage) on `day`.
+    static func refunded(_ transaction: Transaction, on day: Date) -> Transaction {
+        var refunded = transaction
+        refunded.revoked = day
+        return refunded
+    }
+
     /// `period` refunded a quarter (`REFUND_PRORATED`, 25 %) yesterday.
     static func quarterRefunded(_ period: Transaction) -> Transaction {
-        var refunded = period
-        refunded.revoked = day(-1)
-        refunded.revocationType = "REFUND_PRORATED"
-        refunded.revocationPercentage = 25_000
-        return refunded
+        var prorated = refunded(period, on: day(-1))
+        prorated.revocationType = "REFUND_PRORATED"
+        prorated.revocationPercentage = 25_000
+        return prorated
     }
 
     /// `run --backend server-api --json` at `asOf` (now unless given) for every row.

@@ -22,9 +22,7 @@ import Testing
             // All of EUR 4.99 given back (Apple sends no percentage with a full refund).
             let full = World.euroLifetime("8201", purchased: Self.day(-100))
             try World.holder(db, "u-full", api.sign(full), "pro", expires: nil)
-            var fullRefund = full
-            fullRefund.revoked = Self.day(-1)
-            api.script(.production, .history, id: "8201", [.history([fullRefund])])
+            api.script(.production, .history, id: "8201", [.history([World.refunded(full, on: Self.day(-1))])])
             // Upgraded from monthly to yearly five days ago: the monthly period is revoked by the upgrade,
             // not refunded; its money moved to the yearly one.
             let yearly = World.monthly(

@@ -354,9 +354,7 @@ import Testing
             let other = Transaction(
                 id: "7301", bundleID: "com.example.other", purchased: Self.day(-20), expires: Self.day(10))
             try World.holder(db, "u-other", api.sign(other), "premium", expires: Self.day(10))
-            var refunded = other
-            refunded.revoked = Self.day(-1)
-            api.script(.production, .history, id: "7301", [.history([refunded])])
+            api.script(.production, .history, id: "7301", [.history([World.refunded(other, on: Self.day(-1))])])
             try World.row(
                 db, "u-default", api.sign(World.monthly("7302", purchased: Self.day(-10), expires: Self.day(20))))
             try World.entitlement(db, "u-default", "premium", expires: Self.day(20))
