@@ -14,6 +14,21 @@ import Testing
     typealias Transaction = ServerAPIScriptTransaction
     static func day(_ offset: Double) -> Date { World.day(offset) }
 
+    /// A user holding two rows: a period (`monthly` `periodID`, ten days old, running to day 20) and a
+    /// lifetime purchase (`lifetimeID`, 100 days old), with the app's `premium` and `pro` rows for them;
+    /// the two rows' ids.
+    static func periodAndLifetime(
+        _ db: PostgresConnection, _ api: ScriptedServerAPI, _ user: String, period periodID: String,
+        lifetime lifetimeID: String
+    ) throws -> (period: Int64, lifetime: Int64) {
+        let period = try World.row(
+            db, user, api.sign(World.monthly(periodID, purchased: day(-10), expires: day(20))))
+        let lifetime = try World.row(db, user, api.sign(World.lifetime(lifetimeID, purchased: day(-100))))
+        try World.entitlement(db, user, "premium", expires: day(20))
+        try World.entitlement(db, user, "pro", expires: nil)
+        return (period, lifetime)
+    }
+
     /// An app receipt naming `purchases`, as the device sent it: signed by `api`'s chain (app receipts
     /// are verified locally under `--backend server-api`, PKCS#7 to the configured root). The ONE place
     /// these tests build app receipts.
@@ -95,9 +110,7 @@ import Testing
         try World.seeded { api, database, db in
             let period = World.monthly("2101", purchased: Self.day(-10), expires: Self.day(20))
             let pro = World.lifetime("2102", purchased: Self.day(-100))
-            let periodRow = try World.row(db, "u-known", api.sign(period))
-            let proRow = try World.holder(db, "u-known", api.sign(pro), "premium", expires: Self.day(20))
-            try World.entitlement(db, "u-known", "pro", expires: nil)
+            let (periodRow, proRow) = try Self.periodAndLifetime(db, api, "u-known", period: "2101", lifetime: "2102")
             api.script(.production, .history, id: "2101", [.history([period, pro])])
             api.script(.production, .history, id: "2102", [.history([period, pro])])
 
@@ -143,12 +156,8 @@ import Testing
     ])
     func aTransientUnverifiedHoldsBackTheRefundRevoke(_ named: String, _ answer: ScriptedServerAPI.Answer) throws {
         try World.seeded { api, database, db in
-            let periodRow = try World.row(
-                db, "u-transient", api.sign(World.monthly("2201", purchased: Self.day(-10), expires: Self.day(20))))
-            let proRow = try World.holder(
-                db, "u-transient", api.sign(World.lifetime("2202", purchased: Self.day(-100))), "premium",
-                expires: Self.day(20))
-            try World.entitlement(db, "u-transient", "pro", expires: nil)
+            let (periodRow, proRow) = try Self.periodAndLifetime(
+                db, api, "u-transient", period: "2201", lifetime: "2202")
             for environment in AppStoreEnvironment.allCases { api.script(environment, .history, id: "2201", [answer]) }
             api.script(
                 .production, .history, id: "2202",
@@ -212,12 +221,7 @@ import Testing
     @Test(arguments: [4_000_006, 4_000_008])
     func anIDAppleRefusesIsInvalidAndHoldsBackNothing(_ code: Int) throws {
         try World.seeded { api, database, db in
-            let craftedRow = try World.row(
-                db, "u-badid", api.sign(World.monthly("4101", purchased: Self.day(-10), expires: Self.day(20))))
-            let proRow = try World.holder(
-                db, "u-badid", api.sign(World.lifetime("4102", purchased: Self.day(-100))), "premium",
-                expires: Self.day(20))
-            try World.entitlement(db, "u-badid", "pro", expires: nil)
+            let (craftedRow, proRow) = try Self.periodAndLifetime(db, api, "u-badid", period: "4101", lifetime: "4102")
             for environment in AppStoreEnvironment.allCases {
                 api.script(environment, .history, id: "4101", [.error(code, status: 400)])
             }
