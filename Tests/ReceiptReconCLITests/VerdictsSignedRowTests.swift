@@ -66,30 +66,25 @@ import Testing
             let appRevoked = Self.day(-10)
             for (user, id, signed) in [("u-stale-pro", "12101", Self.day(-20)), ("u-fresh-pro", "12201", Self.day(-5))]
             {
-                try World.row(
+                try World.holder(
                     db, user,
                     pki.transaction(
-                        id: id, product: "lifetime", type: "Non-Consumable", signed: signed, purchased: Self.day(-30)))
-                try World.entitlement(db, user, "pro", active: false, expires: nil, updated: appRevoked)
+                        id: id, product: "lifetime", type: "Non-Consumable", signed: signed, purchased: Self.day(-30)),
+                    "pro", active: false, expires: nil, updated: appRevoked)
             }
-            for (user, id, signed) in [
-                ("u-stale-premium", "12301", Self.day(-15)), ("u-fresh-premium", "12401", Self.day(-5)),
+            // Revoked by the app; then active until day 5 as the app last wrote it: a longer signed expiry
+            // extends only if signed later.
+            for (user, id, signed, active, until) in [
+                ("u-stale-premium", "12301", Self.day(-15), false, Self.day(10)),
+                ("u-fresh-premium", "12401", Self.day(-5), false, Self.day(10)),
+                ("u-stale-extend", "12501", Self.day(-15), true, Self.day(5)),
+                ("u-fresh-extend", "12601", Self.day(-5), true, Self.day(5)),
             ] {
-                try World.row(
+                try World.holder(
                     db, user,
                     pki.transaction(
-                        id: id, product: "monthly", signed: signed, purchased: Self.day(-20), expires: Self.day(10)))
-                try World.entitlement(db, user, "premium", active: false, expires: Self.day(10), updated: appRevoked)
-            }
-            // Active until day 5 as the app last wrote it: a longer signed expiry extends only if signed later.
-            for (user, id, signed) in [
-                ("u-stale-extend", "12501", Self.day(-15)), ("u-fresh-extend", "12601", Self.day(-5)),
-            ] {
-                try World.row(
-                    db, user,
-                    pki.transaction(
-                        id: id, product: "monthly", signed: signed, purchased: Self.day(-20), expires: Self.day(10)))
-                try World.entitlement(db, user, "premium", expires: Self.day(5), updated: appRevoked)
+                        id: id, product: "monthly", signed: signed, purchased: Self.day(-20), expires: Self.day(10)),
+                    "premium", active: active, expires: until, updated: appRevoked)
             }
 
             let result = try Self.run(Rows.environment(database, pki, apple))
