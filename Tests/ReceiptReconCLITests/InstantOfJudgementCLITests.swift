@@ -15,6 +15,23 @@ import Testing
     static func day(_ offset: Double) -> Date { World.day(offset) }
     static func hours(_ offset: Double) -> Date { World.now.addingTimeInterval(offset * 3600) }
 
+    /// `user`'s monthly period `id` (day -35 to day -5), its row and the app's `premium` row to day -5,
+    /// upgraded on `upgraded` to a yearly period `yearlyID` of 365 days, as Apple's history answers: Apple
+    /// dates the upgrade on the monthly period (revocationDate beside isUpgraded) and the yearly period
+    /// continues the chain from then.
+    static func upgradedSubscriber(
+        _ db: PostgresConnection, _ api: ScriptedServerAPI, _ user: String, _ id: String, yearly yearlyID: String,
+        on upgraded: Date
+    ) throws {
+        let monthly = Transaction(
+            id: id, purchased: day(-35), expires: day(-5), revoked: upgraded, upgraded: true, revocationType: nil)
+        let yearly = Transaction(
+            id: yearlyID, originalID: id, product: "yearly", purchased: upgraded,
+            expires: upgraded.addingTimeInterval(365 * 86_400))
+        try World.holder(db, user, api.sign(monthly), "premium", expires: day(-5))
+        api.script(.production, .history, id: id, [.history([monthly, yearly])])
+    }
+
     /// `run --backend server-api --json` without `--as-of` (a live night) unless `asOf` is given.
     static func run(
         _ database: TestDatabase, _ api: ScriptedServerAPI, asOf: Date? = nil, _ extra: [String] = []
@@ -32,24 +49,10 @@ import Testing
     @Test func anUpgradeAfterAsOfHasNotHappenedAndThePayingSubscriberKeepsAccess() throws {
         try World.seeded { api, database, db in
             let asOf = Self.day(-20)
-            // A monthly period running over --as-of, upgraded to the yearly plan five days after it: Apple
-            // dates the upgrade on the monthly period (revocationDate beside isUpgraded) and the yearly
-            // period continues the chain from then.
-            let monthly = Transaction(
-                id: "20101", purchased: Self.day(-35), expires: Self.day(-5), revoked: Self.day(-15), upgraded: true,
-                revocationType: nil)
-            let yearly = Transaction(
-                id: "20102", originalID: "20101", product: "yearly", purchased: Self.day(-15), expires: Self.day(350))
-            try World.holder(db, "u-upgraded-later", api.sign(monthly), "premium", expires: Self.day(-5))
-            api.script(.production, .history, id: "20101", [.history([monthly, yearly])])
+            // A monthly period running over --as-of, upgraded to the yearly plan five days after it.
+            try Self.upgradedSubscriber(db, api, "u-upgraded-later", "20101", yearly: "20102", on: Self.day(-15))
             // The control: upgraded before --as-of, the yearly period carries the access.
-            let earlier = Transaction(
-                id: "20201", purchased: Self.day(-35), expires: Self.day(-5), revoked: Self.day(-25), upgraded: true,
-                revocationType: nil)
-            let earlierYearly = Transaction(
-                id: "20202", originalID: "20201", product: "yearly", purchased: Self.day(-25), expires: Self.day(340))
-            try World.holder(db, "u-upgraded-before", api.sign(earlier), "premium", expires: Self.day(-5))
-            api.script(.production, .history, id: "20201", [.history([earlier, earlierYearly])])
+            try Self.upgradedSubscriber(db, api, "u-upgraded-before", "20201", yearly: "20202", on: Self.day(-25))
 
             let (result, _) = try Self.run(database, api, asOf: asOf)
             #expect(result.status == 0, "\(result.output)")
