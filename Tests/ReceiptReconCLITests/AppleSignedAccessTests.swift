@@ -38,7 +38,7 @@ import Testing
                 db, "u-receipt", api.sign(World.monthly("35102", purchased: Self.day(-10), expires: Self.day(20))))
             try World.entitlement(db, "u-receipt", "premium", expires: Self.day(20))
             api.script(
-                .production, .history, id: "35102",
+                .production, .transactionHistory, id: "35102",
                 [
                     .history([
                         World.monthly("35102", purchased: Self.day(-10), expires: Self.day(20), revoked: Self.day(-1))
@@ -52,7 +52,9 @@ import Testing
             forgery.forged = true
             let forgedRow = try World.holder(db, "u-forged", api.sign(forgery), "pro", expires: nil)
             for id in ["35101", "35201", "35301"] {
-                for environment in AppStoreEnvironment.allCases { api.script(environment, .history, id: id, [notHere]) }
+                for environment in AppStoreEnvironment.allCases {
+                    api.script(environment, .transactionHistory, id: id, [notHere])
+                }
             }
 
             let result = try World.run(database, api, ["--max-revoke-ratio", "1"])
@@ -95,7 +97,7 @@ import Testing
             let row = try World.holder(
                 db, "u-other", other.sign(World.lifetime("35401", purchased: Self.day(-200))), "pro", expires: nil)
             for environment in AppStoreEnvironment.allCases {
-                api.script(environment, .history, id: "35401", [.error(4_040_001, status: 404)])
+                api.script(environment, .transactionHistory, id: "35401", [.error(4_040_001, status: 404)])
             }
 
             let result = try World.run(database, api, ["--max-revoke-ratio", "1"])

@@ -69,7 +69,9 @@ import Testing
             try Self.seed(db)
             let period = World.monthly("2000000123", purchased: Self.day(-20), expires: Self.day(10))
             let row = try World.holder(db, "u-refund", api.sign(period), "premium", expires: Self.day(10))
-            api.script(.production, .history, id: "2000000123", [.history([World.refunded(period, on: Self.day(-3))])])
+            api.script(
+                .production, .transactionHistory, id: "2000000123",
+                [.history([World.refunded(period, on: Self.day(-3))])])
 
             // Whole seconds: the instants Apple's answer can carry, to the millisecond, lie within them.
             let runStarted = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
@@ -181,7 +183,7 @@ import Testing
             try Self.seed(db)
             let lapsed = World.monthly("3000000456", purchased: Self.day(-95), expires: Self.day(-65))
             let row = try World.holder(db, "u-expired", api.sign(lapsed), "premium", expires: Self.day(20))
-            api.script(.production, .history, id: "3000000456", [.history([lapsed])])
+            api.script(.production, .transactionHistory, id: "3000000456", [.history([lapsed])])
 
             let verified = try ReceiptReconBinary.run(
                 ["verify-user", "u-expired", "--backend", "server-api", "--as-of", World.asOf, "--max-attempts", "2"],
@@ -222,7 +224,7 @@ import Testing
                 db, "u-invalid", api.sign(World.monthly("4101", purchased: Self.day(-10), expires: Self.day(20))))
             try World.entitlement(db, "u-invalid", "premium", expires: Self.day(20))
             for environment in AppStoreEnvironment.allCases {
-                api.script(environment, .history, id: "4101", [.error(4_000_006, status: 400)])
+                api.script(environment, .transactionHistory, id: "4101", [.error(4_000_006, status: 400)])
             }
 
             let night = try World.run(database, api)

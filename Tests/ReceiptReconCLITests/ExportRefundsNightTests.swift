@@ -15,7 +15,8 @@ import Testing
             let lifetime = World.euroLifetime("2000000123456789", purchased: World.day(-45))
             try World.holder(db, "u-refunded", api.sign(lifetime), "pro", expires: nil)
             api.script(
-                .production, .history, id: "2000000123456789", [.history([World.refunded(lifetime, on: World.day(-2))])]
+                .production, .transactionHistory, id: "2000000123456789",
+                [.history([World.refunded(lifetime, on: World.day(-2))])]
             )
             let night = try World.run(database, api)
             #expect(night.status == 0, "\(night.output)")

@@ -64,7 +64,8 @@ import Testing
             stale.signed = World.day(-3)
             try World.holder(db, "u-stale", api.sign(stale), "pro", expires: nil)
             api.script(
-                .production, .history, id: "9101", [.history([World.lifetime("9101", purchased: World.day(-90))])])
+                .production, .transactionHistory, id: "9101",
+                [.history([World.lifetime("9101", purchased: World.day(-90))])])
 
             let result = try World.run(database, api)
             #expect(result.status == 0, "\(result.output)")

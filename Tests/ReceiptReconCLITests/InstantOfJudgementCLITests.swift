@@ -29,7 +29,7 @@ import Testing
             id: yearlyID, originalID: id, product: "yearly", purchased: upgraded,
             expires: upgraded.addingTimeInterval(365 * 86_400))
         try World.holder(db, user, api.sign(monthly), "premium", expires: day(-5))
-        api.script(.production, .history, id: id, [.history([monthly, yearly])])
+        api.script(.production, .transactionHistory, id: id, [.history([monthly, yearly])])
     }
 
     /// `run --backend server-api --json` without `--as-of` (a live night) unless `asOf` is given.
@@ -72,9 +72,9 @@ import Testing
             let lapsed = Transaction(
                 id: "30101", purchased: Self.day(-31), expires: Self.day(-1), signed: answered)
             try World.holder(db, "u-lapsed", api.sign(lapsed), "premium", expires: Self.day(-1))
-            api.script(.production, .history, id: "30101", [.history([lapsed])])
+            api.script(.production, .transactionHistory, id: "30101", [.history([lapsed])])
             api.script(
-                .production, .statuses, id: "30101",
+                .production, .subscriptionStatuses, id: "30101",
                 [
                     .statuses([
                         ServerAPIScriptStatus(status: 2, transaction: lapsed, autoRenew: false, renewalSigned: answered)
@@ -83,9 +83,9 @@ import Testing
             // Its renewal failed three days ago; it is in its billing grace period for three more days.
             let grace = Transaction(id: "30201", purchased: Self.day(-33), expires: Self.day(-3), signed: answered)
             try World.holder(db, "u-grace", api.sign(grace), "premium", expires: Self.day(-3))
-            api.script(.production, .history, id: "30201", [.history([grace])])
+            api.script(.production, .transactionHistory, id: "30201", [.history([grace])])
             api.script(
-                .production, .statuses, id: "30201",
+                .production, .subscriptionStatuses, id: "30201",
                 [
                     .statuses([
                         ServerAPIScriptStatus(
@@ -100,7 +100,7 @@ import Testing
                     "u-lapsed premium revoke expired", "u-grace premium extend grace_period",
                 ], "\(summary)")
             #expect(World.same(try World.activeUntil(db, "u-grace", "premium"), Self.day(3)))
-            let asked = Set(api.receivedAboutPurchases.filter { $0.endpoint == .statuses }.map(\.id))
+            let asked = Set(api.receivedAboutPurchases.filter { $0.endpoint == .subscriptionStatuses }.map(\.id))
             #expect(asked == ["30101", "30201"], "\(api.received.map(\.path))")
             // The run records no --as-of: it was live.
             #expect(
@@ -112,12 +112,12 @@ import Testing
         try World.seeded { api, database, db in
             let expired = Transaction(id: "40101", purchased: Self.hours(-3 - 30 * 24), expires: Self.hours(-3))
             try World.holder(db, "u-expired", api.sign(expired), "premium", expires: Self.hours(-3))
-            api.script(.production, .history, id: "40101", [.history([expired])])
+            api.script(.production, .transactionHistory, id: "40101", [.history([expired])])
             api.script(
-                .production, .statuses, id: "40101",
+                .production, .subscriptionStatuses, id: "40101",
                 [.statuses([ServerAPIScriptStatus(status: 2, transaction: expired, autoRenew: false)])])
             api.scriptEveryID(
-                .production, .notifications,
+                .production, .notificationHistory,
                 [
                     .notifications([
                         ServerAPIScriptNotification(
@@ -148,7 +148,7 @@ import Testing
         try World.seeded { api, database, db in
             let bought = Transaction(id: "50101", product: "lifetime", type: "Non-Consumable", purchased: Self.day(-9))
             try World.holder(db, "u-pro", api.sign(bought), "pro", expires: nil)
-            api.script(.production, .history, id: "50101", [.history([bought])])
+            api.script(.production, .transactionHistory, id: "50101", [.history([bought])])
 
             let (result, _) = try Self.run(database, api, asOf: Self.day(2))
             #expect(result.status == 0, "\(result.output)")

@@ -62,11 +62,11 @@ import Testing
             // A quarter of USD 9.99 given back, standing every night.
             let monthly = World.monthly("9301", purchased: Self.day(-20), expires: Self.day(10))
             try World.holder(db, "u-prorated", api.sign(monthly), "premium", expires: Self.day(10))
-            api.script(.production, .history, id: "9301", [.history([World.quarterRefunded(monthly)])])
+            api.script(.production, .transactionHistory, id: "9301", [.history([World.quarterRefunded(monthly)])])
 
             var nights: [(runID: Int, summary: [String: Any])] = []
             for apple in [refunded, lifetime, refunded] {
-                api.script(.production, .history, id: "9201", [.history([apple])])
+                api.script(.production, .transactionHistory, id: "9201", [.history([apple])])
                 let result = try World.run(database, api)
                 #expect(result.status == 0, "\(result.output)")
                 let summary = try World.summary(result)

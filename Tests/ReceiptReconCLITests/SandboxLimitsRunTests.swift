@@ -27,7 +27,7 @@ import Testing
                     expires: nil)
                 for environment in AppStoreEnvironment.allCases {
                     api.script(
-                        environment, .history, id: id,
+                        environment, .transactionHistory, id: id,
                         [environment == found ? .history([bought]) : .error(4_040_010, status: 404)])
                 }
             }
@@ -66,7 +66,7 @@ import Testing
 
     /// Get Transaction History requests the scripted server received from `environment`.
     static func history(_ api: ScriptedServerAPI, _ environment: AppStoreEnvironment) -> [ScriptedServerAPI.Received] {
-        api.received.filter { $0.endpoint == .history && $0.environment == environment }
+        api.received.filter { $0.endpoint == .transactionHistory && $0.environment == environment }
     }
 
     /// The run's grants by limit (`budget.grantedByEndpoint`): one per request sent.

@@ -18,11 +18,12 @@ import Testing
             // A quarter of USD 9.99 given back.
             let prorated = World.monthly("8101", purchased: Self.day(-20), expires: Self.day(10))
             try World.holder(db, "u-prorated", api.sign(prorated), "premium", expires: Self.day(10))
-            api.script(.production, .history, id: "8101", [.history([World.quarterRefunded(prorated)])])
+            api.script(.production, .transactionHistory, id: "8101", [.history([World.quarterRefunded(prorated)])])
             // All of EUR 4.99 given back (Apple sends no percentage with a full refund).
             let full = World.euroLifetime("8201", purchased: Self.day(-100))
             try World.holder(db, "u-full", api.sign(full), "pro", expires: nil)
-            api.script(.production, .history, id: "8201", [.history([World.refunded(full, on: Self.day(-1))])])
+            api.script(
+                .production, .transactionHistory, id: "8201", [.history([World.refunded(full, on: Self.day(-1))])])
             // Upgraded from monthly to yearly five days ago: the monthly period is revoked by the upgrade,
             // not refunded; its money moved to the yearly one.
             let yearly = World.monthly(
@@ -30,7 +31,7 @@ import Testing
             try World.holder(db, "u-upgrade", api.sign(yearly), "premium", expires: Self.day(360))
             var upgraded = World.monthly("8301", purchased: Self.day(-20), expires: Self.day(10), revoked: Self.day(-5))
             upgraded.upgraded = true
-            api.script(.production, .history, id: "8302", [.history([upgraded, yearly])])
+            api.script(.production, .transactionHistory, id: "8302", [.history([upgraded, yearly])])
             // Family Sharing ended: the member's copy is revoked, nobody was refunded.
             var shared = World.lifetime("8401", purchased: Self.day(-100))
             shared.ownership = "FAMILY_SHARED"
@@ -38,14 +39,14 @@ import Testing
             var familyRevoked = shared
             familyRevoked.revoked = Self.day(-1)
             familyRevoked.revocationType = "FAMILY_REVOKE"
-            api.script(.production, .history, id: "8401", [.history([familyRevoked])])
+            api.script(.production, .transactionHistory, id: "8401", [.history([familyRevoked])])
             // A sandbox purchase refunded, in a production database (--sandbox-policy flag: it counts for
             // access, never for money).
             let sandbox = World.monthly("8501", purchased: Self.day(-20), expires: Self.day(10))
             try World.holder(db, "u-sandbox", api.sign(sandbox), "premium", expires: Self.day(10))
-            api.script(.production, .history, id: "8501", [.error(4_040_010, status: 404)])
+            api.script(.production, .transactionHistory, id: "8501", [.error(4_040_010, status: 404)])
             api.script(
-                .sandbox, .history, id: "8501",
+                .sandbox, .transactionHistory, id: "8501",
                 [
                     .history([
                         World.monthly("8501", purchased: Self.day(-20), expires: Self.day(10), revoked: Self.day(-1))

@@ -72,9 +72,9 @@ import Testing
             let keptRow = try World.holder(db, "u-rows", api.sign(period), "pro", expires: nil)
             try World.entitlement(db, "u-rows", "premium", expires: Self.day(20))
             for environment in AppStoreEnvironment.allCases {
-                api.script(environment, .history, id: "1101", [notHere])
+                api.script(environment, .transactionHistory, id: "1101", [notHere])
             }
-            api.script(.production, .history, id: "1102", [.history([pro, period])])
+            api.script(.production, .transactionHistory, id: "1102", [.history([pro, period])])
             // One app receipt naming both purchases of another customer, the lost one first.
             let receiptPro = World.lifetime("1201", purchased: Self.day(-100))
             let receiptPeriod = World.monthly("1202", purchased: Self.day(-10), expires: Self.day(20))
@@ -82,9 +82,9 @@ import Testing
                 db, "u-receipt", Self.appReceipt(api, [receiptPro, receiptPeriod]), "pro", expires: nil)
             try World.entitlement(db, "u-receipt", "premium", expires: Self.day(20))
             for environment in AppStoreEnvironment.allCases {
-                api.script(environment, .history, id: "1201", [notHere])
+                api.script(environment, .transactionHistory, id: "1201", [notHere])
             }
-            api.script(.production, .history, id: "1202", [.history([receiptPro, receiptPeriod])])
+            api.script(.production, .transactionHistory, id: "1202", [.history([receiptPro, receiptPeriod])])
 
             let result = try World.run(database, api)
             #expect(result.status == 0, "\(named): \(result.output)")
@@ -111,8 +111,8 @@ import Testing
             let period = World.monthly("2101", purchased: Self.day(-10), expires: Self.day(20))
             let pro = World.lifetime("2102", purchased: Self.day(-100))
             let (periodRow, proRow) = try Self.periodAndLifetime(db, api, "u-known", period: "2101", lifetime: "2102")
-            api.script(.production, .history, id: "2101", [.history([period, pro])])
-            api.script(.production, .history, id: "2102", [.history([period, pro])])
+            api.script(.production, .transactionHistory, id: "2101", [.history([period, pro])])
+            api.script(.production, .transactionHistory, id: "2102", [.history([period, pro])])
 
             let first = try World.run(database, api)
             #expect(first.status == 0, "\(first.output)")
@@ -124,10 +124,10 @@ import Testing
 
             // Apple now cannot find 2101 anywhere, and its history (asked by 2102) no longer lists it.
             for environment in AppStoreEnvironment.allCases {
-                api.script(environment, .history, id: "2101", [Self.notFound])
+                api.script(environment, .transactionHistory, id: "2101", [Self.notFound])
             }
             let refunded = World.lifetime("2102", purchased: Self.day(-100), revoked: Self.day(-1))
-            api.script(.production, .history, id: "2102", [.history([refunded])])
+            api.script(.production, .transactionHistory, id: "2102", [.history([refunded])])
             let asked = World.requests(api, "2101")
 
             // A permanent unverified is an answer: the night is complete (exit 0), the row flagged.
@@ -158,9 +158,11 @@ import Testing
         try World.seeded { api, database, db in
             let (periodRow, proRow) = try Self.periodAndLifetime(
                 db, api, "u-transient", period: "2201", lifetime: "2202")
-            for environment in AppStoreEnvironment.allCases { api.script(environment, .history, id: "2201", [answer]) }
+            for environment in AppStoreEnvironment.allCases {
+                api.script(environment, .transactionHistory, id: "2201", [answer])
+            }
             api.script(
-                .production, .history, id: "2202",
+                .production, .transactionHistory, id: "2202",
                 [.history([World.lifetime("2202", purchased: Self.day(-100), revoked: Self.day(-1))])])
 
             let result = try World.run(database, api)
@@ -187,12 +189,14 @@ import Testing
             let goneRow = try World.holder(
                 db, "u-gone", api.sign(World.lifetime("3101", purchased: Self.day(-300))), "pro", expires: nil)
             for environment in AppStoreEnvironment.allCases {
-                api.script(environment, .history, id: "3101", [.error(code, status: 404)])
+                api.script(environment, .transactionHistory, id: "3101", [.error(code, status: 404)])
             }
             let hopRow = try World.holder(
                 db, "u-hop", api.sign(World.lifetime("3201", purchased: Self.day(-300))), "pro", expires: nil)
-            api.script(.production, .history, id: "3201", [.error(code, status: 404)])
-            api.script(.sandbox, .history, id: "3201", [.history([World.lifetime("3201", purchased: Self.day(-300))])])
+            api.script(.production, .transactionHistory, id: "3201", [.error(code, status: 404)])
+            api.script(
+                .sandbox, .transactionHistory, id: "3201",
+                [.history([World.lifetime("3201", purchased: Self.day(-300))])])
 
             let result = try World.run(database, api)
             // Permanent unverified rows are Apple's answer: the night completes (exit 0).
@@ -223,10 +227,10 @@ import Testing
         try World.seeded { api, database, db in
             let (craftedRow, proRow) = try Self.periodAndLifetime(db, api, "u-badid", period: "4101", lifetime: "4102")
             for environment in AppStoreEnvironment.allCases {
-                api.script(environment, .history, id: "4101", [.error(code, status: 400)])
+                api.script(environment, .transactionHistory, id: "4101", [.error(code, status: 400)])
             }
             api.script(
-                .production, .history, id: "4102",
+                .production, .transactionHistory, id: "4102",
                 [.history([World.lifetime("4102", purchased: Self.day(-100), revoked: Self.day(-1))])])
 
             let result = try World.run(database, api)
@@ -283,11 +287,11 @@ import Testing
             // Someone of this app, so the run does talk to Apple.
             let period = World.monthly("6301", purchased: Self.day(-10), expires: Self.day(20))
             let okRow = try World.holder(db, "u-ok", api.sign(period), "premium", expires: Self.day(20))
-            api.script(.production, .history, id: "6301", [.history([period])])
+            api.script(.production, .transactionHistory, id: "6301", [.history([period])])
             // Were they asked about, Apple would vouch for them: only the local check can make them invalid.
-            api.script(.production, .history, id: "6101", [.history([foreign])])
+            api.script(.production, .transactionHistory, id: "6101", [.history([foreign])])
             api.script(
-                .production, .history, id: "6201",
+                .production, .transactionHistory, id: "6201",
                 [.history([World.monthly("6201", purchased: Self.day(-10), expires: Self.day(20))])])
 
             let result = try World.run(database, api)
@@ -322,7 +326,7 @@ import Testing
                 db, "u-refund", api.sign(World.monthly("7201", purchased: Self.day(-20), expires: Self.day(10))))
             try World.entitlement(db, "u-refund", "premium", expires: Self.day(10))
             api.script(
-                .production, .history, id: "7201",
+                .production, .transactionHistory, id: "7201",
                 [
                     .history([
                         World.monthly("7201", purchased: Self.day(-20), expires: Self.day(10), revoked: Self.day(-1))
@@ -358,7 +362,8 @@ import Testing
             let other = Transaction(
                 id: "7301", bundleID: "com.example.other", purchased: Self.day(-20), expires: Self.day(10))
             try World.holder(db, "u-other", api.sign(other), "premium", expires: Self.day(10))
-            api.script(.production, .history, id: "7301", [.history([World.refunded(other, on: Self.day(-1))])])
+            api.script(
+                .production, .transactionHistory, id: "7301", [.history([World.refunded(other, on: Self.day(-1))])])
             try World.row(
                 db, "u-default", api.sign(World.monthly("7302", purchased: Self.day(-10), expires: Self.day(20))))
             try World.entitlement(db, "u-default", "premium", expires: Self.day(20))
@@ -385,14 +390,14 @@ import Testing
             let knownRow = try World.holder(
                 db, "u-forged-known", api.sign(knownForgery), "premium", expires: Self.day(20))
             api.script(
-                .production, .history, id: "11101",
+                .production, .transactionHistory, id: "11101",
                 [.history([World.monthly("11101", purchased: Self.day(-10), expires: Self.day(20))])])
             var unknownForgery = World.monthly("11201", purchased: Self.day(-10), expires: Self.day(20))
             unknownForgery.forged = true
             let unknownRow = try World.holder(
                 db, "u-forged-unknown", api.sign(unknownForgery), "premium", expires: Self.day(20))
             for environment in AppStoreEnvironment.allCases {
-                api.script(environment, .history, id: "11201", [notHere])
+                api.script(environment, .transactionHistory, id: "11201", [notHere])
             }
 
             let result = try World.run(database, api)
