@@ -34,16 +34,7 @@ import Testing
                 VerdictsServerAPITests.appReceipt(api, [World.lifetime("35101", purchased: Self.day(-200))]))
             try World.entitlement(db, "u-receipt", "pro", expires: nil)
             // The same customer's subscription, refunded: revoked whatever the receipt's verdict.
-            try World.row(
-                db, "u-receipt", api.sign(World.monthly("35102", purchased: Self.day(-10), expires: Self.day(20))))
-            try World.entitlement(db, "u-receipt", "premium", expires: Self.day(20))
-            api.script(
-                .production, .transactionHistory, id: "35102",
-                [
-                    .history([
-                        World.monthly("35102", purchased: Self.day(-10), expires: Self.day(20), revoked: Self.day(-1))
-                    ])
-                ])
+            try World.refundedSubscriber(db, api, "u-receipt", "35102", purchased: Self.day(-10), expires: Self.day(20))
             // (b) A JWS row signed by the configured chain.
             let jwsRow = try World.holder(
                 db, "u-jws", api.sign(World.lifetime("35201", purchased: Self.day(-200))), "pro", expires: nil)

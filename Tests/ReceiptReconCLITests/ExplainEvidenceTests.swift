@@ -220,9 +220,9 @@ import Testing
         try TestDatabase.with { database in
             let db = try database.connect()
             try Self.seed(db)
-            let row = try World.row(
-                db, "u-invalid", api.sign(World.monthly("4101", purchased: Self.day(-10), expires: Self.day(20))))
-            try World.entitlement(db, "u-invalid", "premium", expires: Self.day(20))
+            let row = try World.holder(
+                db, "u-invalid", api.sign(World.monthly("4101", purchased: Self.day(-10), expires: Self.day(20))),
+                "premium", expires: Self.day(20))
             for environment in AppStoreEnvironment.allCases {
                 api.script(environment, .transactionHistory, id: "4101", [.error(4_000_006, status: 400)])
             }

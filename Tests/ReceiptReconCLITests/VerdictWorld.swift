@@ -95,6 +95,19 @@ enum VerdictWorld {
         Transaction(id: id, product: "lifetime", type: "Non-Consumable", purchased: purchased, revoked: revoked)
     }
 
+    /// `user` holding a `monthly` period `id` (`purchased` to `expires`) with the app's `premium` row to
+    /// `expires`, which Apple's production history says was refunded yesterday; the row's `receipts.id`.
+    @discardableResult
+    static func refundedSubscriber(
+        _ db: PostgresConnection, _ api: ScriptedServerAPI, _ user: String, _ id: String, purchased: Date,
+        expires: Date
+    ) throws -> Int64 {
+        let period = monthly(id, purchased: purchased, expires: expires)
+        let row = try holder(db, user, api.sign(period), "premium", expires: expires)
+        api.script(.production, .transactionHistory, id: id, [.history([refunded(period, on: day(-1))])])
+        return row
+    }
+
     /// A `pro` bought for EUR 4.99: the purchase the money tests refund whole.
     static func euroLifetime(_ id: String, purchased: Date) -> Transaction {
         var bought = lifetime(id, purchased: purchased)

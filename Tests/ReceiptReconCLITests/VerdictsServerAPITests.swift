@@ -322,16 +322,8 @@ import Testing
             let other = Transaction(
                 id: "7101", bundleID: "com.example.other", purchased: Self.day(-10), expires: Self.day(20))
             let otherRow = try World.holder(db, "u-other", api.sign(other), "premium", expires: Self.day(20))
-            let refundRow = try World.row(
-                db, "u-refund", api.sign(World.monthly("7201", purchased: Self.day(-20), expires: Self.day(10))))
-            try World.entitlement(db, "u-refund", "premium", expires: Self.day(10))
-            api.script(
-                .production, .transactionHistory, id: "7201",
-                [
-                    .history([
-                        World.monthly("7201", purchased: Self.day(-20), expires: Self.day(10), revoked: Self.day(-1))
-                    ])
-                ])
+            let refundRow = try World.refundedSubscriber(
+                db, api, "u-refund", "7201", purchased: Self.day(-20), expires: Self.day(10))
             api.scriptBundleID("com.example.other", [answer])
 
             let result = try World.run(database, api, bundleIDs: "com.example,com.example.other")
@@ -364,9 +356,9 @@ import Testing
             try World.holder(db, "u-other", api.sign(other), "premium", expires: Self.day(10))
             api.script(
                 .production, .transactionHistory, id: "7301", [.history([World.refunded(other, on: Self.day(-1))])])
-            try World.row(
-                db, "u-default", api.sign(World.monthly("7302", purchased: Self.day(-10), expires: Self.day(20))))
-            try World.entitlement(db, "u-default", "premium", expires: Self.day(20))
+            try World.holder(
+                db, "u-default", api.sign(World.monthly("7302", purchased: Self.day(-10), expires: Self.day(20))),
+                "premium", expires: Self.day(20))
             api.scriptBundleID("com.example", [answer])
 
             let result = try World.run(database, api, bundleIDs: "com.example,com.example.other")
