@@ -185,11 +185,7 @@ import Testing
             let row = try World.holder(db, "u-expired", api.sign(lapsed), "premium", expires: Self.day(20))
             api.script(.production, .transactionHistory, id: "3000000456", [.history([lapsed])])
 
-            let verified = try ReceiptReconBinary.run(
-                ["verify-user", "u-expired", "--backend", "server-api", "--as-of", World.asOf, "--max-attempts", "2"],
-                environment: api.environment.merging([
-                    "DATABASE_URL": database.conninfo, "APPLE_BUNDLE_IDS": "com.example",
-                ]) { $1 })
+            let verified = try World.verifyUser("u-expired", database, api, maxAttempts: 2)
             #expect(verified.status == 0, "\(verified.output)")
             #expect(try World.corrections(db) == ["u-expired premium revoke expired"])
             let evidence = try Self.evidence(db, "u-expired")

@@ -148,6 +148,17 @@ enum VerdictWorld {
             ]) { $1 })
     }
 
+    /// `verify-user USER --backend server-api` at `asOf` against `database` and the scripted server.
+    static func verifyUser(
+        _ user: String, _ database: TestDatabase, _ api: ScriptedServerAPI, maxAttempts: Int
+    ) throws -> ReceiptReconBinary.Result {
+        try ReceiptReconBinary.run(
+            ["verify-user", user, "--backend", "server-api", "--as-of", asOf, "--max-attempts", String(maxAttempts)],
+            environment: api.environment.merging([
+                "DATABASE_URL": database.conninfo, "APPLE_BUNDLE_IDS": "com.example",
+            ]) { $1 })
+    }
+
     static func strings(_ db: PostgresConnection, _ sql: PostgresQuery) throws -> Set<String> {
         Set(try db.query(sql).map { try $0.decode("s", as: String.self) })
     }
