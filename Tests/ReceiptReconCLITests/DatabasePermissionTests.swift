@@ -14,14 +14,9 @@ import Testing
         try RunCommandTests.driftedWithJobRole { apple, admin, role in
             try role.grantJobPrivileges(on: admin, except: ("entitlements", "INSERT"))
             let before = try RunCommandTests.entitlementsDump(admin)
-            let result = try RunCommandTests.night(as: role, apple)
-            #expect(result.status == 77, "\(result.output)")
-            #expect(
-                result.stderr.contains("GRANT INSERT ON TABLE public.entitlements TO \(role.name);"),
-                "\(result.stderr)")
-            let runs: Int = try admin.query("SELECT count(*) AS n FROM recon_runs").first!.decode("n")
-            #expect(runs == 0)
-            #expect(apple.received.isEmpty)
+            try RunCommandTests.expectStoppedBeforeItStarted(
+                try RunCommandTests.night(as: role, apple),
+                grant: "GRANT INSERT ON TABLE public.entitlements TO \(role.name);", admin, apple)
             #expect(try RunCommandTests.entitlementsDump(admin) == before)
         }
     }

@@ -1,5 +1,6 @@
 import Postgres
 import TestSupport
+import Testing
 
 extension RunCommandTests {
     /// The arrange block of the privilege tests: `drifted`, with a connection as the database's owner and a
@@ -11,6 +12,19 @@ extension RunCommandTests {
             let admin = try database.connect()
             return try TestRole.with(in: database) { role in try body(apple, admin, role) }
         }
+    }
+
+    /// What a night stopped for a missing privilege shows: exit 77, `grant` on stderr (the line to run for
+    /// `role`), no run row and no request to Apple.
+    static func expectStoppedBeforeItStarted(
+        _ result: ReceiptReconBinary.Result, grant: String, _ admin: PostgresConnection, _ apple: ScriptedAppleServer,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        #expect(result.status == 77, "\(result.output)", sourceLocation: sourceLocation)
+        #expect(result.stderr.contains(grant), "\(result.stderr)", sourceLocation: sourceLocation)
+        #expect(apple.received.isEmpty, "\(apple.endpoints)", sourceLocation: sourceLocation)
+        let runs: Int = try admin.query("SELECT count(*) AS n FROM recon_runs").first!.decode("n")
+        #expect(runs == 0, sourceLocation: sourceLocation)
     }
 
     /// A night connected as `role`: every user due, one attempt each.
