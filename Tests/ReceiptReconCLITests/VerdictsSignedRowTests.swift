@@ -168,20 +168,14 @@ import Testing
     /// signing) proves nothing but tampering: `invalid`, revoked `invalid_receipt`.
     @Test func aBrokenSignatureIsInvalidAndRevoked() throws {
         try Self.night { apple, pki, database, db in
-            let signature = try World.row(
-                db, "u-signature",
-                Self.brokenSignature(
-                    pki.transaction(
-                        id: "14101", product: "monthly", signed: Self.day(-5), purchased: Self.day(-5),
-                        expires: Self.day(25))))
-            try World.entitlement(db, "u-signature", "premium", expires: Self.day(25))
-            let payload = try World.row(
-                db, "u-payload",
-                Rows.tampered(
-                    pki.transaction(
-                        id: "14201", product: "monthly", signed: Self.day(-5), purchased: Self.day(-5),
-                        expires: Self.day(25))))
-            try World.entitlement(db, "u-payload", "premium", expires: Self.day(25))
+            func period(_ id: String) -> String {
+                pki.transaction(
+                    id: id, product: "monthly", signed: Self.day(-5), purchased: Self.day(-5), expires: Self.day(25))
+            }
+            let signature = try World.holder(
+                db, "u-signature", Self.brokenSignature(period("14101")), "premium", expires: Self.day(25))
+            let payload = try World.holder(
+                db, "u-payload", Rows.tampered(period("14201")), "premium", expires: Self.day(25))
 
             let result = try Self.run(Rows.environment(database, pki, apple))
             #expect(result.status == 0, "\(result.output)")
