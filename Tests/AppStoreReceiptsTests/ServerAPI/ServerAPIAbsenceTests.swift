@@ -227,18 +227,10 @@ import Testing
     @Test func theRenewalInfosSignedDateIsReadAsScripted() throws {
         let api = try ScriptedServerAPI()
         let signed = Self.day(-2)
-        api.script(
-            .production, .subscriptionStatuses, id: "163",
-            [
-                .statuses([
-                    ServerAPIScriptStatus(
-                        status: 1,
-                        transaction: ScriptedTransaction(id: "163", purchased: Self.day(-3), signed: Self.day(-3)),
-                        renewalSigned: signed)
-                ])
-            ])
-        let (lookup, _) = api.client().statusesNow(of: "163")
-        let subscription = try #require(lookup.found?.value.subscriptions.first, "\(lookup)")
+        let subscription = try api.onlySubscription(
+            ServerAPIScriptStatus(
+                status: 1, transaction: ScriptedTransaction(id: "163", purchased: Self.day(-3), signed: Self.day(-3)),
+                renewalSigned: signed))
         let renewalSigned = try #require(subscription.renewalInfo?.signedDate)
         #expect(abs(renewalSigned.timeIntervalSince(signed)) < 0.01)
     }

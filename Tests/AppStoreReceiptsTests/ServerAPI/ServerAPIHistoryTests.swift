@@ -134,18 +134,10 @@ import Testing
     @Test func statusesAreVerifiedAndCarryGracePeriods() throws {
         let api = try ScriptedServerAPI()
         let grace = Self.day(10)
-        api.script(
-            .production, .subscriptionStatuses, id: "50",
-            [
-                .statuses([
-                    ServerAPIScriptStatus(
-                        status: 4,
-                        transaction: ScriptedTransaction(id: "50", purchased: Self.day(-31), expires: Self.day(-1)),
-                        gracePeriodExpires: grace)
-                ])
-            ])
-        let (lookup, _) = api.client().statusesNow(of: "50")
-        let subscription = try #require(lookup.found?.value.subscriptions.first, "\(lookup)")
+        let subscription = try api.onlySubscription(
+            ServerAPIScriptStatus(
+                status: 4, transaction: ScriptedTransaction(id: "50", purchased: Self.day(-31), expires: Self.day(-1)),
+                gracePeriodExpires: grace))
         #expect(subscription.status == 4)
         #expect(subscription.transaction?.transactionID == "50")
         let expires = try #require(subscription.renewalInfo?.gracePeriodExpiresDate)
