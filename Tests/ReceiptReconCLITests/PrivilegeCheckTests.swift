@@ -24,6 +24,16 @@ import Testing
         script(stdout).split(separator: "\n").filter { $0.hasPrefix("GRANT ") }.map(String.init)
     }
 
+    /// `migrate --check` as `role`: exit 77 with exactly `expected` in its script; the result.
+    static func checkLacks(
+        _ role: TestRole, _ expected: Set<String>, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> ReceiptReconBinary.Result {
+        let result = try check(role)
+        #expect(result.status == 77, "\(result.output)", sourceLocation: sourceLocation)
+        #expect(Set(grants(result.stdout)) == expected, "\(result.stdout)", sourceLocation: sourceLocation)
+        return result
+    }
+
     /// The four GRANTs that each cost a failed night, one at a time: all four from one check, and the
     /// printed script, run as it stands, is all the role needed.
     @Test func aJobRoleMissingFourGrantsGetsAllFourAtOnceAndTheScriptFixesThem() throws {
@@ -37,15 +47,14 @@ import Testing
                     REVOKE USAGE ON SEQUENCE recon_flags_id_seq, recon_corrections_id_seq FROM \(role.name);
                     REVOKE ALL ON recon_request_budget FROM \(role.name);
                     """)
-                let first = try Self.check(role)
-                #expect(first.status == 77, "\(first.output)")
-                #expect(
-                    Set(Self.grants(first.stdout)) == [
+                let first = try Self.checkLacks(
+                    role,
+                    [
                         "GRANT UPDATE ON TABLE public.entitlements TO \(role.name);",
                         "GRANT SELECT, INSERT, UPDATE, DELETE ON TABLE public.recon_request_budget TO \(role.name);",
                         "GRANT USAGE ON SEQUENCE public.recon_flags_id_seq TO \(role.name);",
                         "GRANT USAGE ON SEQUENCE public.recon_corrections_id_seq TO \(role.name);",
-                    ], "\(first.stdout)")
+                    ])
                 #expect(first.stderr.contains("lack 4 privileges"), "\(first.stderr)")
 
                 try admin.executeScript(Self.script(first.stdout))
@@ -124,13 +133,12 @@ import Testing
                             FOR EACH ROW EXECUTE FUNCTION count_invoker();
                         """)
                     try job.grantJobPrivileges(on: admin)
-                    let first = try Self.check(job)
-                    #expect(first.status == 77, "\(first.output)")
-                    #expect(
-                        Set(Self.grants(first.stdout)) == [
+                    let first = try Self.checkLacks(
+                        job,
+                        [
                             "GRANT INSERT ON TABLE public.audit_definer TO \(owner.name);",
                             "GRANT SELECT, INSERT, UPDATE ON TABLE public.audit_invoker TO \(job.name);",
-                        ], "\(first.stdout)")
+                        ])
                     #expect(first.stdout.contains("as its owner \(owner.name) (SECURITY DEFINER)"), "\(first.stdout)")
 
                     try admin.executeScript(Self.script(first.stdout))
@@ -165,14 +173,13 @@ import Testing
                 CREATE VIEW sandbox_testers AS SELECT tester_id(user_id) AS user_id FROM app_testers;
                 """)
             try job.grantJobPrivileges(on: admin)
-            let first = try Self.check(job)
-            #expect(first.status == 77, "\(first.output)")
-            #expect(
-                Set(Self.grants(first.stdout)) == [
+            let first = try Self.checkLacks(
+                job,
+                [
                     "GRANT SELECT, INSERT, UPDATE ON TABLE public.app_entitlements TO \(job.name);",
                     "GRANT USAGE ON SEQUENCE public.app_entitlements_id_seq TO \(job.name);",
                     "GRANT EXECUTE ON FUNCTION public.tester_id(text) TO \(job.name);",
-                ], "\(first.stdout)")
+                ])
 
             try admin.executeScript(Self.script(first.stdout))
             #expect(try Self.check(job).status == 0)
