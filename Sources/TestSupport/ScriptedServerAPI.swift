@@ -15,8 +15,7 @@ import Synchronization
 /// Every request is logged with its bearer token decoded and checked against the key, so tests can
 /// assert what Apple would see.
 public final class ScriptedServerAPI: Sendable {
-    /// The endpoints, as the client names them (`ServerAPIEndpoint`); scripts also say `.history`,
-    /// `.statuses` and `.notifications` (below).
+    /// The endpoints, as the client names them (`ServerAPIEndpoint`).
     public typealias Endpoint = ServerAPIEndpoint
 
     public indirect enum Answer: Sendable {
@@ -346,11 +345,4 @@ public struct ReceivedToken: Sendable, Equatable {
 
     /// Decodes one unpadded base64url segment.
     static func base64URL(_ segment: String) -> Data? { Base64URL.decodeLenient(segment).map { Data($0) } }
-}
-
-extension ServerAPIEndpoint {
-    /// The short names test scripts use for three endpoints.
-    public static let history = ServerAPIEndpoint.transactionHistory
-    public static let statuses = ServerAPIEndpoint.subscriptionStatuses
-    public static let notifications = ServerAPIEndpoint.notificationHistory
 }

@@ -34,26 +34,18 @@ import Testing
                 VerdictsServerAPITests.appReceipt(api, [World.lifetime("35101", purchased: Self.day(-200))]))
             try World.entitlement(db, "u-receipt", "pro", expires: nil)
             // The same customer's subscription, refunded: revoked whatever the receipt's verdict.
-            try World.row(
-                db, "u-receipt", api.sign(World.monthly("35102", purchased: Self.day(-10), expires: Self.day(20))))
-            try World.entitlement(db, "u-receipt", "premium", expires: Self.day(20))
-            api.script(
-                .production, .history, id: "35102",
-                [
-                    .history([
-                        World.monthly("35102", purchased: Self.day(-10), expires: Self.day(20), revoked: Self.day(-1))
-                    ])
-                ])
+            try World.refundedSubscriber(db, api, "u-receipt", "35102", purchased: Self.day(-10), expires: Self.day(20))
             // (b) A JWS row signed by the configured chain.
-            let jwsRow = try World.row(db, "u-jws", api.sign(World.lifetime("35201", purchased: Self.day(-200))))
-            try World.entitlement(db, "u-jws", "pro", expires: nil)
+            let jwsRow = try World.holder(
+                db, "u-jws", api.sign(World.lifetime("35201", purchased: Self.day(-200))), "pro", expires: nil)
             // The control: a forged JWS of an id Apple cannot find proves nothing.
             var forgery = World.lifetime("35301", purchased: Self.day(-200))
             forgery.forged = true
-            let forgedRow = try World.row(db, "u-forged", api.sign(forgery))
-            try World.entitlement(db, "u-forged", "pro", expires: nil)
+            let forgedRow = try World.holder(db, "u-forged", api.sign(forgery), "pro", expires: nil)
             for id in ["35101", "35201", "35301"] {
-                for environment in AppStoreEnvironment.allCases { api.script(environment, .history, id: id, [notHere]) }
+                for environment in AppStoreEnvironment.allCases {
+                    api.script(environment, .transactionHistory, id: id, [notHere])
+                }
             }
 
             let result = try World.run(database, api, ["--max-revoke-ratio", "1"])
@@ -93,10 +85,10 @@ import Testing
         try TestDatabase.with { database in
             let db = try database.connect()
             try World.seedProducts(db)
-            let row = try World.row(db, "u-other", other.sign(World.lifetime("35401", purchased: Self.day(-200))))
-            try World.entitlement(db, "u-other", "pro", expires: nil)
+            let row = try World.holder(
+                db, "u-other", other.sign(World.lifetime("35401", purchased: Self.day(-200))), "pro", expires: nil)
             for environment in AppStoreEnvironment.allCases {
-                api.script(environment, .history, id: "35401", [.error(4_040_001, status: 404)])
+                api.script(environment, .transactionHistory, id: "35401", [.error(4_040_001, status: 404)])
             }
 
             let result = try World.run(database, api, ["--max-revoke-ratio", "1"])

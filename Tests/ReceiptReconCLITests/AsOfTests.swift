@@ -17,32 +17,31 @@ import Testing
             // Bought five days ago, fifteen days after --as-of: nothing to grant at --as-of.
             let laterPurchase = World.lifetime("10101", purchased: Self.day(-5))
             try World.row(db, "u-later-purchase", api.sign(laterPurchase))
-            api.script(.production, .history, id: "10101", [.history([laterPurchase])])
+            api.script(.production, .transactionHistory, id: "10101", [.history([laterPurchase])])
             // Refunded ten days ago, ten days after --as-of: at --as-of it was paid for.
-            try World.row(db, "u-later-refund", api.sign(World.lifetime("10201", purchased: Self.day(-60))))
-            try World.entitlement(db, "u-later-refund", "pro", expires: nil)
+            try World.holder(
+                db, "u-later-refund", api.sign(World.lifetime("10201", purchased: Self.day(-60))), "pro", expires: nil)
             api.script(
-                .production, .history, id: "10201",
+                .production, .transactionHistory, id: "10201",
                 [.history([World.lifetime("10201", purchased: Self.day(-60), revoked: Self.day(-10))])])
             // Lapsed five days before --as-of: in billing retry, in its grace period, or over? Apple's
             // statuses are its state now, so they cannot tell: no revoke.
             let lapsed = World.monthly("10301", purchased: Self.day(-55), expires: Self.day(-25))
-            try World.row(db, "u-lapsed", api.sign(lapsed))
-            try World.entitlement(db, "u-lapsed", "premium", expires: Self.day(-25))
-            api.script(.production, .history, id: "10301", [.history([lapsed])])
+            try World.holder(db, "u-lapsed", api.sign(lapsed), "premium", expires: Self.day(-25))
+            api.script(.production, .transactionHistory, id: "10301", [.history([lapsed])])
             api.script(
-                .production, .statuses, id: "10301",
+                .production, .subscriptionStatuses, id: "10301",
                 [.statuses([ServerAPIScriptStatus(status: 2, transaction: lapsed, autoRenew: false)])])
             // What --as-of does not hide. Lapsed ninety days before it: expired.
             let longLapsed = World.monthly("10401", purchased: Self.day(-140), expires: Self.day(-110))
-            try World.row(db, "u-long-lapsed", api.sign(longLapsed))
-            try World.entitlement(db, "u-long-lapsed", "premium", expires: Self.day(-110))
-            api.script(.production, .history, id: "10401", [.history([longLapsed])])
+            try World.holder(db, "u-long-lapsed", api.sign(longLapsed), "premium", expires: Self.day(-110))
+            api.script(.production, .transactionHistory, id: "10401", [.history([longLapsed])])
             // Refunded five days before --as-of: refunded.
-            try World.row(db, "u-earlier-refund", api.sign(World.lifetime("10501", purchased: Self.day(-60))))
-            try World.entitlement(db, "u-earlier-refund", "pro", expires: nil)
+            try World.holder(
+                db, "u-earlier-refund", api.sign(World.lifetime("10501", purchased: Self.day(-60))), "pro", expires: nil
+            )
             api.script(
-                .production, .history, id: "10501",
+                .production, .transactionHistory, id: "10501",
                 [.history([World.lifetime("10501", purchased: Self.day(-60), revoked: Self.day(-25))])])
 
             let result = try World.run(database, api, asOf: Self.asOf)
@@ -54,7 +53,9 @@ import Testing
                     "u-long-lapsed premium revoke expired", "u-earlier-refund pro revoke refund",
                 ], "\(corrections)")
             #expect(try World.active(db) == ["u-later-refund pro", "u-lapsed premium"])
-            #expect(api.receivedAboutPurchases.allSatisfy { $0.endpoint == .history }, "\(api.received.map(\.path))")
+            #expect(
+                api.receivedAboutPurchases.allSatisfy { $0.endpoint == .transactionHistory },
+                "\(api.received.map(\.path))")
         }
     }
 }

@@ -24,17 +24,14 @@ import Testing
         }
     }
 
-    static func setUp(_ database: TestDatabase, _ simulator: AppStoreSimulator) throws -> Setup {
+    /// A directory with `logs/` and an env file holding `envFile`, and the wrapper's environment pointing
+    /// into it.
+    static func setUp(envFile text: String) throws -> Setup {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cron-\(UUID().uuidString)")
         try FileManager.default.createDirectory(
             at: directory.appendingPathComponent("logs"), withIntermediateDirectories: true)
         let envFile = directory.appendingPathComponent("env")
-        try """
-        DATABASE_URL="\(database.conninfo)"
-        APPLE_VERIFY_URL_PRODUCTION=\(simulator.productionURL.absoluteString)
-        APPLE_VERIFY_URL_SANDBOX=\(simulator.sandboxURL.absoluteString)
-        APPLE_BUNDLE_IDS=\(WorldCatalog.appBundleID)
-        """.write(to: envFile, atomically: true, encoding: .utf8)
+        try text.write(to: envFile, atomically: true, encoding: .utf8)
         return Setup(
             directory: directory,
             environment: [
@@ -47,26 +44,25 @@ import Testing
             ])
     }
 
+    static func setUp(_ database: TestDatabase, _ simulator: AppStoreSimulator) throws -> Setup {
+        try setUp(
+            envFile: """
+                DATABASE_URL="\(database.conninfo)"
+                APPLE_VERIFY_URL_PRODUCTION=\(simulator.productionURL.absoluteString)
+                APPLE_VERIFY_URL_SANDBOX=\(simulator.sandboxURL.absoluteString)
+                APPLE_BUNDLE_IDS=\(WorldCatalog.appBundleID)
+                """)
+    }
+
     /// The night's mail says why: the run's own reason (here the unreachable database, from its JSON),
     /// not a pointer to the log.
     @Test func aFailedNightsLineCarriesTheRunsReason() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cron-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(
-            at: directory.appendingPathComponent("logs"), withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
         let port = try LoopbackSocket.freePort()
-        let envFile = directory.appendingPathComponent("env")
-        try "DATABASE_URL=\"host=127.0.0.1 port=\(port) dbname=shop user=recon_job connect_timeout=5\"\n"
-            .write(to: envFile, atomically: true, encoding: .utf8)
-        let environment = [
-            "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
-            "RECEIPT_RECON_ENV": envFile.path,
-            "RECEIPT_RECON_BIN": ReceiptReconBinary.url.path,
-            "RECEIPT_RECON_LOG_DIR": directory.appendingPathComponent("logs").path,
-            "RECEIPT_RECON_LOCK_FILE": directory.appendingPathComponent("lock").path,
-            "RECEIPT_RECON_METRICS_FILE": directory.appendingPathComponent("receipt_recon.prom").path,
-        ]
-        let result = try ChildProcess.run("/bin/bash", [Self.wrapper], environment: environment, timeout: 120)
+        let setup = try Self.setUp(
+            envFile: "DATABASE_URL=\"host=127.0.0.1 port=\(port) dbname=shop user=recon_job connect_timeout=5\"\n")
+        let directory = setup.directory
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let result = try ChildProcess.run("/bin/bash", [Self.wrapper], environment: setup.environment, timeout: 120)
         #expect(result.status == 69, "\(result.stdoutText)\(result.stderrText)")
         let line = result.stdoutText.split(separator: "\n").last.map(String.init) ?? ""
         // The reason the binary itself gave, in its JSON object in the log.

@@ -11,40 +11,27 @@ import Testing
     /// Without INSERT on entitlements the run would get as far as its first grant: it is stopped before
     /// it starts instead, naming the GRANT, with no run row and nothing changed.
     @Test func aRunWithoutInsertOnEntitlementsStopsWith77BeforeItStarts() throws {
-        try RunCommandTests.drifted { apple, database in
-            let admin = try database.connect()
-            try TestRole.with(in: database) { role in
-                try role.grantJobPrivileges(on: admin, except: ("entitlements", "INSERT"))
-                let before = try RunCommandTests.entitlementsDump(admin)
-                let result = try ReceiptReconBinary.run(
-                    ["run", "--older-than", "0", "--as-of", RunCommandTests.asOf, "--max-attempts", "1"],
-                    environment: apple.environment.merging(["DATABASE_URL": role.conninfo]) { $1 })
-                #expect(result.status == 77, "\(result.output)")
-                #expect(
-                    result.stderr.contains("GRANT INSERT ON TABLE public.entitlements TO \(role.name);"),
-                    "\(result.stderr)")
-                let runs: Int = try admin.query("SELECT count(*) AS n FROM recon_runs").first!.decode("n")
-                #expect(runs == 0)
-                #expect(apple.received.isEmpty)
-                #expect(try RunCommandTests.entitlementsDump(admin) == before)
-            }
+        try RunCommandTests.driftedWithJobRole { apple, admin, role in
+            try role.grantJobPrivileges(on: admin, except: ("entitlements", "INSERT"))
+            let before = try RunCommandTests.entitlementsDump(admin)
+            try RunCommandTests.expectStoppedBeforeItStarted(
+                try RunCommandTests.night(as: role, apple),
+                grant: "GRANT INSERT ON TABLE public.entitlements TO \(role.name);", admin, apple)
+            #expect(try RunCommandTests.entitlementsDump(admin) == before)
         }
     }
 
     /// SELECT … FOR UPDATE needs UPDATE: even a dry run of one user says so.
     @Test func verifyUserWithoutUpdateOnEntitlementsIs77() throws {
-        try RunCommandTests.drifted { apple, database in
-            let admin = try database.connect()
-            try TestRole.with(in: database) { role in
-                try role.grantJobPrivileges(on: admin, except: ("entitlements", "UPDATE"))
-                let result = try ReceiptReconBinary.run(
-                    ["verify-user", "u-grant", "--dry-run"],
-                    environment: apple.environment.merging(["DATABASE_URL": role.conninfo]) { $1 })
-                #expect(result.status == 77, "\(result.output)")
-                #expect(
-                    result.stderr.contains("GRANT UPDATE ON TABLE public.entitlements TO \(role.name);"),
-                    "\(result.stderr)")
-            }
+        try RunCommandTests.driftedWithJobRole { apple, admin, role in
+            try role.grantJobPrivileges(on: admin, except: ("entitlements", "UPDATE"))
+            let result = try ReceiptReconBinary.run(
+                ["verify-user", "u-grant", "--dry-run"],
+                environment: apple.environment.merging(["DATABASE_URL": role.conninfo]) { $1 })
+            #expect(result.status == 77, "\(result.output)")
+            #expect(
+                result.stderr.contains("GRANT UPDATE ON TABLE public.entitlements TO \(role.name);"),
+                "\(result.stderr)")
         }
     }
 

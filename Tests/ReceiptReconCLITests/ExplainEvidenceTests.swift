@@ -68,11 +68,10 @@ import Testing
             let db = try database.connect()
             try Self.seed(db)
             let period = World.monthly("2000000123", purchased: Self.day(-20), expires: Self.day(10))
-            let row = try World.row(db, "u-refund", api.sign(period))
-            try World.entitlement(db, "u-refund", "premium", expires: Self.day(10))
-            var refunded = period
-            refunded.revoked = Self.day(-3)
-            api.script(.production, .history, id: "2000000123", [.history([refunded])])
+            let row = try World.holder(db, "u-refund", api.sign(period), "premium", expires: Self.day(10))
+            api.script(
+                .production, .transactionHistory, id: "2000000123",
+                [.history([World.refunded(period, on: Self.day(-3))])])
 
             // Whole seconds: the instants Apple's answer can carry, to the millisecond, lie within them.
             let runStarted = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
@@ -139,8 +138,7 @@ import Testing
         try TestDatabase.with { database in
             let db = try database.connect()
             try Self.seed(db)
-            let row = try World.row(db, "u-vr", "UkVDRUlQVC1SRUZVTkQ=")
-            try World.entitlement(db, "u-vr", "pro", expires: nil)
+            let row = try World.holder(db, "u-vr", "UkVDRUlQVC1SRUZVTkQ=", "pro", expires: nil)
             apple.answer(
                 "UkVDRUlQVC1SRUZVTkQ=",
                 with: .valid([
@@ -184,15 +182,10 @@ import Testing
             let db = try database.connect()
             try Self.seed(db)
             let lapsed = World.monthly("3000000456", purchased: Self.day(-95), expires: Self.day(-65))
-            let row = try World.row(db, "u-expired", api.sign(lapsed))
-            try World.entitlement(db, "u-expired", "premium", expires: Self.day(20))
-            api.script(.production, .history, id: "3000000456", [.history([lapsed])])
+            let row = try World.holder(db, "u-expired", api.sign(lapsed), "premium", expires: Self.day(20))
+            api.script(.production, .transactionHistory, id: "3000000456", [.history([lapsed])])
 
-            let verified = try ReceiptReconBinary.run(
-                ["verify-user", "u-expired", "--backend", "server-api", "--as-of", World.asOf, "--max-attempts", "2"],
-                environment: api.environment.merging([
-                    "DATABASE_URL": database.conninfo, "APPLE_BUNDLE_IDS": "com.example",
-                ]) { $1 })
+            let verified = try World.verifyUser("u-expired", database, api, maxAttempts: 2)
             #expect(verified.status == 0, "\(verified.output)")
             #expect(try World.corrections(db) == ["u-expired premium revoke expired"])
             let evidence = try Self.evidence(db, "u-expired")
@@ -223,11 +216,11 @@ import Testing
         try TestDatabase.with { database in
             let db = try database.connect()
             try Self.seed(db)
-            let row = try World.row(
-                db, "u-invalid", api.sign(World.monthly("4101", purchased: Self.day(-10), expires: Self.day(20))))
-            try World.entitlement(db, "u-invalid", "premium", expires: Self.day(20))
+            let row = try World.holder(
+                db, "u-invalid", api.sign(World.monthly("4101", purchased: Self.day(-10), expires: Self.day(20))),
+                "premium", expires: Self.day(20))
             for environment in AppStoreEnvironment.allCases {
-                api.script(environment, .history, id: "4101", [.error(4_000_006, status: 400)])
+                api.script(environment, .transactionHistory, id: "4101", [.error(4_000_006, status: 400)])
             }
 
             let night = try World.run(database, api)

@@ -12,14 +12,12 @@ import Testing
 
     @Test func aNightsRefundOfAnEarlierPurchaseIsFoundByTheDayItHappened() throws {
         try World.seeded { api, database, db in
-            var lifetime = World.lifetime("2000000123456789", purchased: World.day(-45))
-            lifetime.price = 4990
-            lifetime.currency = "EUR"
-            try World.row(db, "u-refunded", api.sign(lifetime))
-            try World.entitlement(db, "u-refunded", "pro", expires: nil)
-            var refunded = lifetime
-            refunded.revoked = World.day(-2)
-            api.script(.production, .history, id: "2000000123456789", [.history([refunded])])
+            let lifetime = World.euroLifetime("2000000123456789", purchased: World.day(-45))
+            try World.holder(db, "u-refunded", api.sign(lifetime), "pro", expires: nil)
+            api.script(
+                .production, .transactionHistory, id: "2000000123456789",
+                [.history([World.refunded(lifetime, on: World.day(-2))])]
+            )
             let night = try World.run(database, api)
             #expect(night.status == 0, "\(night.output)")
             let runID = try #require(try World.summary(night)["runID"] as? Int)

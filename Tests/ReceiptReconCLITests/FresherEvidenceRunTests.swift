@@ -62,10 +62,10 @@ import Testing
         try World.seeded { api, database, db in
             var stale = World.lifetime("9101", purchased: World.day(-90), revoked: World.day(-4))
             stale.signed = World.day(-3)
-            try World.row(db, "u-stale", api.sign(stale))
-            try World.entitlement(db, "u-stale", "pro", expires: nil)
+            try World.holder(db, "u-stale", api.sign(stale), "pro", expires: nil)
             api.script(
-                .production, .history, id: "9101", [.history([World.lifetime("9101", purchased: World.day(-90))])])
+                .production, .transactionHistory, id: "9101",
+                [.history([World.lifetime("9101", purchased: World.day(-90))])])
 
             let result = try World.run(database, api)
             #expect(result.status == 0, "\(result.output)")

@@ -15,6 +15,23 @@ import Testing
     static func day(_ offset: Double) -> Date { World.day(offset) }
     static func hours(_ offset: Double) -> Date { World.now.addingTimeInterval(offset * 3600) }
 
+    /// `user`'s monthly period `id` (day -35 to day -5), its row and the app's `premium` row to day -5,
+    /// upgraded on `upgraded` to a yearly period `yearlyID` of 365 days, as Apple's history answers: Apple
+    /// dates the upgrade on the monthly period (revocationDate beside isUpgraded) and the yearly period
+    /// continues the chain from then.
+    static func upgradedSubscriber(
+        _ db: PostgresConnection, _ api: ScriptedServerAPI, _ user: String, _ id: String, yearly yearlyID: String,
+        on upgraded: Date
+    ) throws {
+        let monthly = Transaction(
+            id: id, purchased: day(-35), expires: day(-5), revoked: upgraded, upgraded: true, revocationType: nil)
+        let yearly = Transaction(
+            id: yearlyID, originalID: id, product: "yearly", purchased: upgraded,
+            expires: upgraded.addingTimeInterval(365 * 86_400))
+        try World.holder(db, user, api.sign(monthly), "premium", expires: day(-5))
+        api.script(.production, .transactionHistory, id: id, [.history([monthly, yearly])])
+    }
+
     /// `run --backend server-api --json` without `--as-of` (a live night) unless `asOf` is given.
     static func run(
         _ database: TestDatabase, _ api: ScriptedServerAPI, asOf: Date? = nil, _ extra: [String] = []
@@ -32,26 +49,10 @@ import Testing
     @Test func anUpgradeAfterAsOfHasNotHappenedAndThePayingSubscriberKeepsAccess() throws {
         try World.seeded { api, database, db in
             let asOf = Self.day(-20)
-            // A monthly period running over --as-of, upgraded to the yearly plan five days after it: Apple
-            // dates the upgrade on the monthly period (revocationDate beside isUpgraded) and the yearly
-            // period continues the chain from then.
-            let monthly = Transaction(
-                id: "20101", purchased: Self.day(-35), expires: Self.day(-5), revoked: Self.day(-15), upgraded: true,
-                revocationType: nil)
-            let yearly = Transaction(
-                id: "20102", originalID: "20101", product: "yearly", purchased: Self.day(-15), expires: Self.day(350))
-            try World.row(db, "u-upgraded-later", api.sign(monthly))
-            try World.entitlement(db, "u-upgraded-later", "premium", expires: Self.day(-5))
-            api.script(.production, .history, id: "20101", [.history([monthly, yearly])])
+            // A monthly period running over --as-of, upgraded to the yearly plan five days after it.
+            try Self.upgradedSubscriber(db, api, "u-upgraded-later", "20101", yearly: "20102", on: Self.day(-15))
             // The control: upgraded before --as-of, the yearly period carries the access.
-            let earlier = Transaction(
-                id: "20201", purchased: Self.day(-35), expires: Self.day(-5), revoked: Self.day(-25), upgraded: true,
-                revocationType: nil)
-            let earlierYearly = Transaction(
-                id: "20202", originalID: "20201", product: "yearly", purchased: Self.day(-25), expires: Self.day(340))
-            try World.row(db, "u-upgraded-before", api.sign(earlier))
-            try World.entitlement(db, "u-upgraded-before", "premium", expires: Self.day(-5))
-            api.script(.production, .history, id: "20201", [.history([earlier, earlierYearly])])
+            try Self.upgradedSubscriber(db, api, "u-upgraded-before", "20201", yearly: "20202", on: Self.day(-25))
 
             let (result, _) = try Self.run(database, api, asOf: asOf)
             #expect(result.status == 0, "\(result.output)")
@@ -70,11 +71,10 @@ import Testing
             // Lapsed a day before (auto-renew off): Apple's statuses say expired.
             let lapsed = Transaction(
                 id: "30101", purchased: Self.day(-31), expires: Self.day(-1), signed: answered)
-            try World.row(db, "u-lapsed", api.sign(lapsed))
-            try World.entitlement(db, "u-lapsed", "premium", expires: Self.day(-1))
-            api.script(.production, .history, id: "30101", [.history([lapsed])])
+            try World.holder(db, "u-lapsed", api.sign(lapsed), "premium", expires: Self.day(-1))
+            api.script(.production, .transactionHistory, id: "30101", [.history([lapsed])])
             api.script(
-                .production, .statuses, id: "30101",
+                .production, .subscriptionStatuses, id: "30101",
                 [
                     .statuses([
                         ServerAPIScriptStatus(status: 2, transaction: lapsed, autoRenew: false, renewalSigned: answered)
@@ -82,11 +82,10 @@ import Testing
                 ])
             // Its renewal failed three days ago; it is in its billing grace period for three more days.
             let grace = Transaction(id: "30201", purchased: Self.day(-33), expires: Self.day(-3), signed: answered)
-            try World.row(db, "u-grace", api.sign(grace))
-            try World.entitlement(db, "u-grace", "premium", expires: Self.day(-3))
-            api.script(.production, .history, id: "30201", [.history([grace])])
+            try World.holder(db, "u-grace", api.sign(grace), "premium", expires: Self.day(-3))
+            api.script(.production, .transactionHistory, id: "30201", [.history([grace])])
             api.script(
-                .production, .statuses, id: "30201",
+                .production, .subscriptionStatuses, id: "30201",
                 [
                     .statuses([
                         ServerAPIScriptStatus(
@@ -101,7 +100,7 @@ import Testing
                     "u-lapsed premium revoke expired", "u-grace premium extend grace_period",
                 ], "\(summary)")
             #expect(World.same(try World.activeUntil(db, "u-grace", "premium"), Self.day(3)))
-            let asked = Set(api.receivedAboutPurchases.filter { $0.endpoint == .statuses }.map(\.id))
+            let asked = Set(api.receivedAboutPurchases.filter { $0.endpoint == .subscriptionStatuses }.map(\.id))
             #expect(asked == ["30101", "30201"], "\(api.received.map(\.path))")
             // The run records no --as-of: it was live.
             #expect(
@@ -112,14 +111,13 @@ import Testing
     @Test func aNotificationWhoseLapseWasNotActedOnStaysPendingUntilANightActsOnIt() throws {
         try World.seeded { api, database, db in
             let expired = Transaction(id: "40101", purchased: Self.hours(-3 - 30 * 24), expires: Self.hours(-3))
-            try World.row(db, "u-expired", api.sign(expired))
-            try World.entitlement(db, "u-expired", "premium", expires: Self.hours(-3))
-            api.script(.production, .history, id: "40101", [.history([expired])])
+            try World.holder(db, "u-expired", api.sign(expired), "premium", expires: Self.hours(-3))
+            api.script(.production, .transactionHistory, id: "40101", [.history([expired])])
             api.script(
-                .production, .statuses, id: "40101",
+                .production, .subscriptionStatuses, id: "40101",
                 [.statuses([ServerAPIScriptStatus(status: 2, transaction: expired, autoRenew: false)])])
             api.scriptEveryID(
-                .production, .notifications,
+                .production, .notificationHistory,
                 [
                     .notifications([
                         ServerAPIScriptNotification(
@@ -149,9 +147,8 @@ import Testing
     @Test func aFutureAsOfNeverMovesTheCursorPastThePresent() throws {
         try World.seeded { api, database, db in
             let bought = Transaction(id: "50101", product: "lifetime", type: "Non-Consumable", purchased: Self.day(-9))
-            try World.row(db, "u-pro", api.sign(bought))
-            try World.entitlement(db, "u-pro", "pro", expires: nil)
-            api.script(.production, .history, id: "50101", [.history([bought])])
+            try World.holder(db, "u-pro", api.sign(bought), "pro", expires: nil)
+            api.script(.production, .transactionHistory, id: "50101", [.history([bought])])
 
             let (result, _) = try Self.run(database, api, asOf: Self.day(2))
             #expect(result.status == 0, "\(result.output)")

@@ -72,6 +72,17 @@ import Testing
         return directory
     }
 
+    /// `container`'s environment run over the stand-ins in `directory` (first on PATH, metrics and
+    /// stand-in files there) as the pod with completion index `index`.
+    static func environment(_ container: Object, standIns directory: URL, index: String) -> [String: String] {
+        var values = environment(container)
+        values["PATH"] = directory.appendingPathComponent("bin").path + ":/usr/bin:/bin"
+        values["METRICS_DIR"] = directory.path
+        values["JOB_COMPLETION_INDEX"] = index
+        values["STANDIN_DIR"] = directory.path
+        return values
+    }
+
     static func waitFor(_ path: String) throws {
         for _ in 0..<600 where !FileManager.default.fileExists(atPath: path) { usleep(50_000) }
         try #require(FileManager.default.fileExists(atPath: path), "\(path) never appeared")
@@ -121,11 +132,7 @@ import Testing
             "receipt-recon": "#!/bin/sh\nprintf '%s\\n' \"$@\" > \"$STANDIN_DIR/args\"\nexit \"$STANDIN_EXIT\"\n"
         ])
         defer { try? FileManager.default.removeItem(at: directory) }
-        var environment = Self.environment(container)
-        environment["PATH"] = directory.appendingPathComponent("bin").path + ":/usr/bin:/bin"
-        environment["METRICS_DIR"] = directory.path
-        environment["JOB_COMPLETION_INDEX"] = "2"
-        environment["STANDIN_DIR"] = directory.path
+        var environment = Self.environment(container, standIns: directory, index: "2")
         environment["STANDIN_EXIT"] = String(code)
         let result = try ChildProcess.run(
             "/bin/sh", ["-c", try Self.script(container)], environment: environment, timeout: 60)
@@ -149,11 +156,7 @@ import Testing
             """
         ])
         defer { try? FileManager.default.removeItem(at: directory) }
-        var environment = Self.environment(container)
-        environment["PATH"] = directory.appendingPathComponent("bin").path + ":/usr/bin:/bin"
-        environment["METRICS_DIR"] = directory.path
-        environment["JOB_COMPLETION_INDEX"] = "0"
-        environment["STANDIN_DIR"] = directory.path
+        let environment = Self.environment(container, standIns: directory, index: "0")
         let shell = try ChildProcess.start("/bin/sh", ["-c", try Self.script(container)], environment: environment)
         try Self.waitFor(directory.appendingPathComponent("started").path)
         shell.signal(SIGTERM)
@@ -175,11 +178,7 @@ import Testing
             try "receipt_recon_build_info 1\n".write(
                 toFile: directory.path + "/receipt_recon.prom", atomically: true, encoding: .utf8)
         }
-        var environment = Self.environment(sidecar)
-        environment["PATH"] = directory.appendingPathComponent("bin").path + ":/usr/bin:/bin"
-        environment["METRICS_DIR"] = directory.path
-        environment["JOB_COMPLETION_INDEX"] = "3"
-        environment["STANDIN_DIR"] = directory.path
+        let environment = Self.environment(sidecar, standIns: directory, index: "3")
         let shell = try ChildProcess.start("/bin/sh", ["-c", try Self.script(sidecar)], environment: environment)
         try Self.waitFor(directory.appendingPathComponent("sleeping").path)
         #expect(!FileManager.default.fileExists(atPath: directory.path + "/curl-args"), "nothing pushed while running")

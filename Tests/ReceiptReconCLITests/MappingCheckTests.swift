@@ -136,11 +136,7 @@ import Testing
             #expect(run.status == 78, "\(run.output)")
             #expect(Self.namesTheRefusal(run.stderr, unmappedPlan: unmappedPlan), "\(run.stderr)")
 
-            let user = try ReceiptReconBinary.run(
-                ["verify-user", "u-0", "--backend", "server-api", "--as-of", World.asOf, "--max-attempts", "1"],
-                environment: api.environment.merging([
-                    "DATABASE_URL": database.conninfo, "APPLE_BUNDLE_IDS": "com.example",
-                ]) { $1 })
+            let user = try World.verifyUser("u-0", database, api, maxAttempts: 1)
             #expect(user.status == 78, "\(user.output)")
             #expect(Self.namesTheRefusal(user.stderr, unmappedPlan: unmappedPlan), "\(user.stderr)")
 

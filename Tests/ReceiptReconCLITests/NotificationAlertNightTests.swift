@@ -39,8 +39,8 @@ import Testing
             // The app's webhook missed u01's refund, and every piece's second page fails after its retries.
             var missed = Night.refund(api, 1, hoursAgo: 4.5, uuid: "n-refund-u01")
             missed.deliveryFailed = true
-            api.scriptEveryID(.production, .notifications, [.notifications([missed], paginationToken: "page-2")])
-            api.script(.production, .notifications, id: "page-2", [.error(5_000_001, status: 500)])
+            api.scriptEveryID(.production, .notificationHistory, [.notifications([missed], paginationToken: "page-2")])
+            api.script(.production, .notificationHistory, id: "page-2", [.error(5_000_001, status: 500)])
             let second = try Night.run(database, api, asOf: Night.hoursAgo(2), metrics)
             #expect(second.result.status == 0, "\(second.result.output)")
             let secondFile = try MetricsFileTests.read(path)
@@ -58,8 +58,8 @@ import Testing
             try FileManager.default.removeItem(atPath: path)
             var missedAgain = Night.refund(api, 2, hoursAgo: 1.5, uuid: "n-refund-u02")
             missedAgain.deliveryFailed = true
-            api.scriptEveryID(.production, .notifications, [.notifications([missedAgain])])
-            api.script(.production, .notifications, id: "page-2", [.notifications([])])
+            api.scriptEveryID(.production, .notificationHistory, [.notifications([missedAgain])])
+            api.script(.production, .notificationHistory, id: "page-2", [.notifications([])])
             let third = try Night.run(database, api, asOf: Night.now, metrics)
             #expect(third.result.status == 0, "\(third.result.output)")
             let thirdFile = try MetricsFileTests.read(path)

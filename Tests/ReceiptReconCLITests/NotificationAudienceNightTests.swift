@@ -50,7 +50,7 @@ import Testing
                     id: Night.transaction(3), purchased: Night.day(-10), expires: Night.day(20)),
                 signed: Night.hoursAgo(3))
             api.scriptEveryID(
-                .production, .notifications,
+                .production, .notificationHistory,
                 [.notifications([foreignBundle, foreignUnmatched, foreignAppleID, nestedEnvironment, genuine])])
 
             let second = try Night.run(database, api, asOf: Night.hoursAgo(2))
@@ -99,7 +99,7 @@ import Testing
                         id: Night.transaction(index + 1), purchased: Night.day(-10), expires: Night.day(20)),
                     signed: Night.hoursAgo(3))
             }
-            api.scriptEveryID(.production, .notifications, [.notifications(records)])
+            api.scriptEveryID(.production, .notificationHistory, [.notifications(records)])
             let night = try Night.run(database, api, asOf: Night.hoursAgo(2))
             #expect(night.result.status == 0, "\(night.result.output)")
             let figures = Night.notifications(night.summary)

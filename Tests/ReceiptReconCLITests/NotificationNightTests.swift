@@ -35,7 +35,7 @@ import Testing
                     INSERT INTO entitlements (user_id, entitlement, active, expires_at, source)
                     VALUES (\(user), 'premium', true, \(day(20)), 'app_store')
                     """)
-                api.script(.production, .history, id: id, [.history([bought])])
+                api.script(.production, .transactionHistory, id: id, [.history([bought])])
             }
             try body(database, db, api)
         }
@@ -48,7 +48,7 @@ import Testing
     static func refund(_ api: ScriptedServerAPI, _ index: Int, hoursAgo hours: Double, uuid: String) -> Notification {
         let refunded = Transaction(
             id: transaction(index), purchased: day(-10), expires: day(20), revoked: hoursAgo(hours))
-        api.script(.production, .history, id: transaction(index), [.history([refunded])])
+        api.script(.production, .transactionHistory, id: transaction(index), [.history([refunded])])
         return Notification(uuid: uuid, type: "REFUND", transaction: refunded, signed: hoursAgo(hours))
     }
 
@@ -111,7 +111,7 @@ import Testing
 
             // Between the nights u02 was refunded, and the app's webhook missed it.
             let refund = Self.refund(api, 2, hoursAgo: 3, uuid: "n-refund-u02")
-            api.scriptEveryID(.production, .notifications, [.notifications([refund])])
+            api.scriptEveryID(.production, .notificationHistory, [.notifications([refund])])
             let sentBefore = api.received.count
             let second = try Self.run(database, api, asOf: Self.hoursAgo(2))
             #expect(second.result.status == 0, "\(second.result.output)")
@@ -121,7 +121,7 @@ import Testing
             let secondSpans = Self.spans(api, after: sentBefore)
             #expect(
                 secondSpans.first.map { abs($0.start.timeIntervalSince(cursor.addingTimeInterval(-3600))) < 1 } == true)
-            let asked = Set(api.received.dropFirst(sentBefore).filter { $0.endpoint == .history }.map(\.id))
+            let asked = Set(api.received.dropFirst(sentBefore).filter { $0.endpoint == .transactionHistory }.map(\.id))
             #expect(asked.contains("1002"))
             #expect(asked.count <= 2, "notified u02 and the sweep's one user of four: \(asked)")
             #expect(
@@ -150,7 +150,7 @@ import Testing
             let stranger = Transaction(id: "9999", purchased: Self.hoursAgo(3), expires: Self.day(30))
             let u02 = Transaction(id: "1002", purchased: Self.day(-10), expires: Self.day(20))
             api.scriptEveryID(
-                .production, .notifications,
+                .production, .notificationHistory,
                 [
                     .notifications([
                         Notification(
@@ -213,8 +213,8 @@ import Testing
             // Signed in the hour before the cursor, which the night reads first (its overlap).
             let refund = Self.refund(api, 3, hoursAgo: 4.5, uuid: "n-refund-u03")
             // Every piece's second page fails, after its retries: the first piece ends the read.
-            api.scriptEveryID(.production, .notifications, [.notifications([refund], paginationToken: "page-2")])
-            api.script(.production, .notifications, id: "page-2", [.error(5_000_001, status: 500)])
+            api.scriptEveryID(.production, .notificationHistory, [.notifications([refund], paginationToken: "page-2")])
+            api.script(.production, .notificationHistory, id: "page-2", [.error(5_000_001, status: 500)])
             let second = try Self.run(database, api, asOf: Self.hoursAgo(2))
             #expect(second.result.status == 0, "\(second.result.output)")
             #expect(Self.notifications(second.summary)["incomplete"] != nil, "\(second.summary)")
@@ -223,8 +223,8 @@ import Testing
             #expect(try Self.corrections(db) == ["u03 revoke refund"])
             #expect(try Self.readThrough(db) == cursor)
 
-            api.scriptEveryID(.production, .notifications, [.notifications([refund])])
-            api.script(.production, .notifications, id: "page-2", [.notifications([])])
+            api.scriptEveryID(.production, .notificationHistory, [.notifications([refund])])
+            api.script(.production, .notificationHistory, id: "page-2", [.notifications([])])
             let before = api.received.count
             let third = try Self.run(database, api, asOf: Self.now)
             #expect(third.result.status == 0, "\(third.result.output)")
@@ -239,11 +239,11 @@ import Testing
     @Test func appleRefusingTheKeyForTheHistoryStopsTheRunBeforeAnyCorrection() throws {
         try Self.world(2) { database, db, api in
             _ = Self.refund(api, 1, hoursAgo: 30, uuid: "unused")
-            api.scriptEveryID(.production, .notifications, [.unauthorized])
+            api.scriptEveryID(.production, .notificationHistory, [.unauthorized])
             let night = try Self.run(database, api, asOf: Self.now)
             #expect(night.result.status == 78, "\(night.result.output)")
             #expect(try Self.corrections(db).isEmpty)
-            #expect(api.received.allSatisfy { $0.endpoint == .notifications })
+            #expect(api.received.allSatisfy { $0.endpoint == .notificationHistory })
         }
     }
 
@@ -251,7 +251,7 @@ import Testing
         try Self.world(2) { database, db, api in
             let night = try Self.run(database, api, asOf: Self.now, ["--no-notifications"])
             #expect(night.result.status == 0, "\(night.result.output)")
-            #expect(!api.received.contains { $0.endpoint == .notifications })
+            #expect(!api.received.contains { $0.endpoint == .notificationHistory })
             #expect(night.summary["usersByReason"] == nil)
             #expect(try Self.readThrough(db) == nil)
             #expect(night.summary["usersProcessed"] as? Int == 2)
@@ -270,7 +270,7 @@ import Testing
             let reason = night.summary["reason"] as? String ?? ""
             #expect(reason.hasPrefix("budget: --max-requests-per-hour 5 spent for transaction_history"), "\(reason)")
             #expect(reason.contains("users left for the next night"))
-            let history = api.received.filter { $0.endpoint == .history }.count
+            let history = api.received.filter { $0.endpoint == .transactionHistory }.count
             #expect(history <= 5, "Apple saw \(history) history requests")
             #expect(
                 try Self.strings(
@@ -303,7 +303,7 @@ import Testing
                 for row in [lapsed, paying] {
                     try db.execute(
                         "INSERT INTO receipts (user_id, receipt_data) VALUES (\(user), \(api.sign(row)))")
-                    api.script(.production, .history, id: row.id, [.history([row])])
+                    api.script(.production, .transactionHistory, id: row.id, [.history([row])])
                 }
                 try db.execute(
                     """
@@ -354,7 +354,7 @@ import Testing
                 #expect(count <= 7)
                 if try row.decode("endpoint", as: String.self) == "transaction_history" { total += Int(count) }
             }
-            let history = api.received.filter { $0.endpoint == .history }.count
+            let history = api.received.filter { $0.endpoint == .transactionHistory }.count
             #expect(history <= total, "Apple saw \(history) history requests, \(total) granted")
             #expect(history > 0)
         }

@@ -24,6 +24,16 @@ import Testing
         script(stdout).split(separator: "\n").filter { $0.hasPrefix("GRANT ") }.map(String.init)
     }
 
+    /// `migrate --check` as `role`: exit 77 with exactly `expected` in its script; the result.
+    static func checkLacks(
+        _ role: TestRole, _ expected: Set<String>, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> ReceiptReconBinary.Result {
+        let result = try check(role)
+        #expect(result.status == 77, "\(result.output)", sourceLocation: sourceLocation)
+        #expect(Set(grants(result.stdout)) == expected, "\(result.stdout)", sourceLocation: sourceLocation)
+        return result
+    }
+
     /// The four GRANTs that each cost a failed night, one at a time: all four from one check, and the
     /// printed script, run as it stands, is all the role needed.
     @Test func aJobRoleMissingFourGrantsGetsAllFourAtOnceAndTheScriptFixesThem() throws {
@@ -37,15 +47,14 @@ import Testing
                     REVOKE USAGE ON SEQUENCE recon_flags_id_seq, recon_corrections_id_seq FROM \(role.name);
                     REVOKE ALL ON recon_request_budget FROM \(role.name);
                     """)
-                let first = try Self.check(role)
-                #expect(first.status == 77, "\(first.output)")
-                #expect(
-                    Set(Self.grants(first.stdout)) == [
+                let first = try Self.checkLacks(
+                    role,
+                    [
                         "GRANT UPDATE ON TABLE public.entitlements TO \(role.name);",
                         "GRANT SELECT, INSERT, UPDATE, DELETE ON TABLE public.recon_request_budget TO \(role.name);",
                         "GRANT USAGE ON SEQUENCE public.recon_flags_id_seq TO \(role.name);",
                         "GRANT USAGE ON SEQUENCE public.recon_corrections_id_seq TO \(role.name);",
-                    ], "\(first.stdout)")
+                    ])
                 #expect(first.stderr.contains("lack 4 privileges"), "\(first.stderr)")
 
                 try admin.executeScript(Self.script(first.stdout))
@@ -124,20 +133,17 @@ import Testing
                             FOR EACH ROW EXECUTE FUNCTION count_invoker();
                         """)
                     try job.grantJobPrivileges(on: admin)
-                    let first = try Self.check(job)
-                    #expect(first.status == 77, "\(first.output)")
-                    #expect(
-                        Set(Self.grants(first.stdout)) == [
+                    let first = try Self.checkLacks(
+                        job,
+                        [
                             "GRANT INSERT ON TABLE public.audit_definer TO \(owner.name);",
                             "GRANT SELECT, INSERT, UPDATE ON TABLE public.audit_invoker TO \(job.name);",
-                        ], "\(first.stdout)")
+                        ])
                     #expect(first.stdout.contains("as its owner \(owner.name) (SECURITY DEFINER)"), "\(first.stdout)")
 
                     try admin.executeScript(Self.script(first.stdout))
                     #expect(try Self.check(job).status == 0)
-                    let night = try ReceiptReconBinary.run(
-                        ["run", "--older-than", "0", "--as-of", RunCommandTests.asOf, "--max-attempts", "1"],
-                        environment: apple.environment.merging(["DATABASE_URL": job.conninfo]) { $1 })
+                    let night = try RunCommandTests.night(as: job, apple)
                     #expect(night.status != 77, "\(night.output)")
                     let copied: Int = try admin.query("SELECT count(*) AS n FROM audit_definer").first!.decode("n")
                     let counted: Int = try admin.query("SELECT count(*) AS n FROM audit_invoker").first!.decode("n")
@@ -152,40 +158,34 @@ import Testing
     /// view calls (EXECUTE, checked against the view's reader). After the script a night writes
     /// through it.
     @Test func anInvokersViewItsDefaultsAndAViewsFunctionAreCheckedAgainstTheJobsRole() throws {
-        try RunCommandTests.drifted { apple, database in
-            let admin = try database.connect()
-            try TestRole.with(in: database) { job in
-                try admin.executeScript(
-                    """
-                    ALTER TABLE entitlements RENAME TO app_entitlements;
-                    ALTER TABLE app_entitlements ADD COLUMN id bigserial;
-                    CREATE VIEW entitlements WITH (security_invoker = true) AS
-                        SELECT user_id, entitlement, active, expires_at, product_id, original_transaction_id, source,
-                               updated_at
-                        FROM app_entitlements;
-                    ALTER TABLE sandbox_testers RENAME TO app_testers;
-                    CREATE FUNCTION tester_id(t text) RETURNS text LANGUAGE sql IMMUTABLE AS 'SELECT t';
-                    REVOKE EXECUTE ON FUNCTION tester_id(text) FROM PUBLIC;
-                    CREATE VIEW sandbox_testers AS SELECT tester_id(user_id) AS user_id FROM app_testers;
-                    """)
-                try job.grantJobPrivileges(on: admin)
-                let first = try Self.check(job)
-                #expect(first.status == 77, "\(first.output)")
-                #expect(
-                    Set(Self.grants(first.stdout)) == [
-                        "GRANT SELECT, INSERT, UPDATE ON TABLE public.app_entitlements TO \(job.name);",
-                        "GRANT USAGE ON SEQUENCE public.app_entitlements_id_seq TO \(job.name);",
-                        "GRANT EXECUTE ON FUNCTION public.tester_id(text) TO \(job.name);",
-                    ], "\(first.stdout)")
+        try RunCommandTests.driftedWithJobRole { apple, admin, job in
+            try admin.executeScript(
+                """
+                ALTER TABLE entitlements RENAME TO app_entitlements;
+                ALTER TABLE app_entitlements ADD COLUMN id bigserial;
+                CREATE VIEW entitlements WITH (security_invoker = true) AS
+                    SELECT user_id, entitlement, active, expires_at, product_id, original_transaction_id, source,
+                           updated_at
+                    FROM app_entitlements;
+                ALTER TABLE sandbox_testers RENAME TO app_testers;
+                CREATE FUNCTION tester_id(t text) RETURNS text LANGUAGE sql IMMUTABLE AS 'SELECT t';
+                REVOKE EXECUTE ON FUNCTION tester_id(text) FROM PUBLIC;
+                CREATE VIEW sandbox_testers AS SELECT tester_id(user_id) AS user_id FROM app_testers;
+                """)
+            try job.grantJobPrivileges(on: admin)
+            let first = try Self.checkLacks(
+                job,
+                [
+                    "GRANT SELECT, INSERT, UPDATE ON TABLE public.app_entitlements TO \(job.name);",
+                    "GRANT USAGE ON SEQUENCE public.app_entitlements_id_seq TO \(job.name);",
+                    "GRANT EXECUTE ON FUNCTION public.tester_id(text) TO \(job.name);",
+                ])
 
-                try admin.executeScript(Self.script(first.stdout))
-                #expect(try Self.check(job).status == 0)
-                let night = try ReceiptReconBinary.run(
-                    ["run", "--older-than", "0", "--as-of", RunCommandTests.asOf, "--max-attempts", "1"],
-                    environment: apple.environment.merging(["DATABASE_URL": job.conninfo]) { $1 })
-                #expect(night.status != 77, "\(night.output)")
-                #expect(!apple.received.isEmpty)
-            }
+            try admin.executeScript(Self.script(first.stdout))
+            #expect(try Self.check(job).status == 0)
+            let night = try RunCommandTests.night(as: job, apple)
+            #expect(night.status != 77, "\(night.output)")
+            #expect(!apple.received.isEmpty)
         }
     }
 
@@ -207,22 +207,12 @@ import Testing
 
     /// A missing privilege stops `run` before its run row and before any request to Apple.
     @Test func aRunMissingAPrivilegeExits77BeforeAnyAppleRequest() throws {
-        try RunCommandTests.drifted { apple, database in
-            let admin = try database.connect()
-            try TestRole.with(in: database) { role in
-                // Without it, a night used to fail at its first user's lock, after asking Apple.
-                try role.grantJobPrivileges(on: admin, except: ("entitlements", "UPDATE"))
-                let result = try ReceiptReconBinary.run(
-                    ["run", "--older-than", "0", "--as-of", RunCommandTests.asOf, "--max-attempts", "1"],
-                    environment: apple.environment.merging(["DATABASE_URL": role.conninfo]) { $1 })
-                #expect(result.status == 77, "\(result.output)")
-                #expect(
-                    result.stderr.contains("GRANT UPDATE ON TABLE public.entitlements TO \(role.name);"),
-                    "\(result.stderr)")
-                #expect(apple.received.isEmpty, "\(apple.endpoints)")
-                let runs: Int = try admin.query("SELECT count(*) AS n FROM recon_runs").first!.decode("n")
-                #expect(runs == 0)
-            }
+        try RunCommandTests.driftedWithJobRole { apple, admin, role in
+            // Without it, a night used to fail at its first user's lock, after asking Apple.
+            try role.grantJobPrivileges(on: admin, except: ("entitlements", "UPDATE"))
+            try RunCommandTests.expectStoppedBeforeItStarted(
+                try RunCommandTests.night(as: role, apple),
+                grant: "GRANT UPDATE ON TABLE public.entitlements TO \(role.name);", admin, apple)
         }
     }
 

@@ -56,26 +56,17 @@ import Testing
     @Test func aReversedRefundIsReportedByTheNightThatFindsItAndTheNightsSumToWhatStands() throws {
         try World.seeded { api, database, db in
             // EUR 4.99 refunded whole, reversed by Apple the next night, refunded again the night after.
-            var lifetime = World.lifetime("9201", purchased: Self.day(-100))
-            lifetime.price = 4990
-            lifetime.currency = "EUR"
-            try World.row(db, "u-reversed", api.sign(lifetime))
-            try World.entitlement(db, "u-reversed", "pro", expires: nil)
-            var refunded = lifetime
-            refunded.revoked = Self.day(-1)
+            let lifetime = World.euroLifetime("9201", purchased: Self.day(-100))
+            try World.holder(db, "u-reversed", api.sign(lifetime), "pro", expires: nil)
+            let refunded = World.refunded(lifetime, on: Self.day(-1))
             // A quarter of USD 9.99 given back, standing every night.
             let monthly = World.monthly("9301", purchased: Self.day(-20), expires: Self.day(10))
-            try World.row(db, "u-prorated", api.sign(monthly))
-            try World.entitlement(db, "u-prorated", "premium", expires: Self.day(10))
-            var prorated = monthly
-            prorated.revoked = Self.day(-1)
-            prorated.revocationType = "REFUND_PRORATED"
-            prorated.revocationPercentage = 25_000
-            api.script(.production, .history, id: "9301", [.history([prorated])])
+            try World.holder(db, "u-prorated", api.sign(monthly), "premium", expires: Self.day(10))
+            api.script(.production, .transactionHistory, id: "9301", [.history([World.quarterRefunded(monthly)])])
 
             var nights: [(runID: Int, summary: [String: Any])] = []
             for apple in [refunded, lifetime, refunded] {
-                api.script(.production, .history, id: "9201", [.history([apple])])
+                api.script(.production, .transactionHistory, id: "9201", [.history([apple])])
                 let result = try World.run(database, api)
                 #expect(result.status == 0, "\(result.output)")
                 let summary = try World.summary(result)

@@ -25,16 +25,16 @@ import Testing
             try API.receipt(db, "u-ok", API.appReceipt(api, "3001", expires: API.day(10)))
             try API.premium(db, "u-ok", expires: API.day(10))
             api.script(
-                .production, .history, id: "3001",
+                .production, .transactionHistory, id: "3001",
                 [.history([Transaction(id: "3001", purchased: API.day(-20), expires: API.day(10))])])
             // Known in neither environment: 404 with errorCode 4040010 twice (one hop to the sandbox).
             try API.receipt(db, "u-unknown", API.appReceipt(api, "7001", expires: API.day(10)))
-            api.script(.production, .history, id: "7001", [.error(4_040_010, status: 404)])
-            api.script(.sandbox, .history, id: "7001", [.error(4_040_010, status: 404)])
+            api.script(.production, .transactionHistory, id: "7001", [.error(4_040_010, status: 404)])
+            api.script(.sandbox, .transactionHistory, id: "7001", [.error(4_040_010, status: 404)])
             // Throttled once, then answered.
             try API.receipt(db, "u-busy", API.appReceipt(api, "8001", expires: API.day(10)))
             api.script(
-                .production, .history, id: "8001",
+                .production, .transactionHistory, id: "8001",
                 [
                     .tooManyRequests(retryAfter: .milliseconds(50)),
                     .history([Transaction(id: "8001", purchased: API.day(-20), expires: API.day(10))]),

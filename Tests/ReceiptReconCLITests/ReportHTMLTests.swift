@@ -77,7 +77,7 @@ struct ReportHTMLTests {
             let stranger = Night.Transaction(id: "9999", purchased: Night.hoursAgo(3), expires: Night.day(30))
             let u02 = Night.Transaction(id: "1002", purchased: Night.day(-10), expires: Night.day(20))
             api.scriptEveryID(
-                .production, .notifications,
+                .production, .notificationHistory,
                 [
                     .notifications([
                         refund,

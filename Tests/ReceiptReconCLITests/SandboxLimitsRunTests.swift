@@ -22,11 +22,12 @@ import Testing
             for index in 1...users {
                 let (user, id) = (String(format: "s%02d", index), String(5000 + index))
                 let bought = World.lifetime(id, purchased: World.day(-30))
-                try World.row(db, user, api.sign(bought, environment: stored == .sandbox ? "Sandbox" : "Production"))
-                try World.entitlement(db, user, "pro", expires: nil)
+                try World.holder(
+                    db, user, api.sign(bought, environment: stored == .sandbox ? "Sandbox" : "Production"), "pro",
+                    expires: nil)
                 for environment in AppStoreEnvironment.allCases {
                     api.script(
-                        environment, .history, id: id,
+                        environment, .transactionHistory, id: id,
                         [environment == found ? .history([bought]) : .error(4_040_010, status: 404)])
                 }
             }
@@ -65,7 +66,7 @@ import Testing
 
     /// Get Transaction History requests the scripted server received from `environment`.
     static func history(_ api: ScriptedServerAPI, _ environment: AppStoreEnvironment) -> [ScriptedServerAPI.Received] {
-        api.received.filter { $0.endpoint == .history && $0.environment == environment }
+        api.received.filter { $0.endpoint == .transactionHistory && $0.environment == environment }
     }
 
     /// The run's grants by limit (`budget.grantedByEndpoint`): one per request sent.

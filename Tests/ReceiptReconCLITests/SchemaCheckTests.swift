@@ -108,23 +108,34 @@ import Testing
         }
     }
 
-    /// A view that only renames the app's columns is automatically updatable: migrate accepts it and a
-    /// real run's corrections land in the app's own table. (The app's table beside the view makes
-    /// `migrate` ask before it creates the other application tables: this app has none of its own.)
-    @Test func aRenamingEntitlementsViewTakesTheJobsWrites() throws {
+    /// The arrange block of the renaming-view tests: a scripted verifyReceipt and a fresh, unmigrated
+    /// database whose `entitlements` is a view renaming the columns of the app's `user_access` (with a
+    /// primary key on the two columns when `keyed`), and a connection to it.
+    static func renamingView<T>(
+        keyed: Bool, _ body: (ScriptedAppleServer, TestDatabase, PostgresConnection) throws -> T
+    ) throws -> T {
         let apple = try ScriptedAppleServer()
-        try TestDatabase.with(migrated: false) { database in
+        return try TestDatabase.with(migrated: false) { database in
             let connection = try database.connect()
             try connection.executeScript(
                 """
                 CREATE TABLE user_access (uid text NOT NULL, feature text NOT NULL, is_on boolean NOT NULL,
                     ends_at timestamptz, sku text, original_txn text, source text NOT NULL DEFAULT 'app_store',
-                    changed_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (uid, feature));
+                    changed_at timestamptz NOT NULL DEFAULT now()\(keyed ? ", PRIMARY KEY (uid, feature)" : ""));
                 CREATE VIEW entitlements AS
                     SELECT uid AS user_id, feature AS entitlement, is_on AS active, ends_at AS expires_at,
                            sku AS product_id, original_txn AS original_transaction_id, source, changed_at AS updated_at
                     FROM user_access;
                 """)
+            return try body(apple, database, connection)
+        }
+    }
+
+    /// A view that only renames the app's columns is automatically updatable: migrate accepts it and a
+    /// real run's corrections land in the app's own table. (The app's table beside the view makes
+    /// `migrate` ask before it creates the other application tables: this app has none of its own.)
+    @Test func aRenamingEntitlementsViewTakesTheJobsWrites() throws {
+        try Self.renamingView(keyed: true) { apple, database, connection in
             let migrate = try Self.run(["migrate", "--create-app-tables"], database)
             #expect(migrate.status == 0, "\(migrate.output)")
             let check = try Self.run(["migrate", "--check"], database)
@@ -148,19 +159,7 @@ import Testing
     /// columns. `migrate --check` asks it (EXPLAIN of the job's upsert); a run, whose start reads only the
     /// catalogue, meets it at its first grant and stops with 78 and the same way out, recorded.
     @Test func aViewOverATableWithoutTheKeyIsNamedByCheckAndStopsARunWith78() throws {
-        let apple = try ScriptedAppleServer()
-        try TestDatabase.with(migrated: false) { database in
-            let connection = try database.connect()
-            try connection.executeScript(
-                """
-                CREATE TABLE user_access (uid text NOT NULL, feature text NOT NULL, is_on boolean NOT NULL,
-                    ends_at timestamptz, sku text, original_txn text, source text NOT NULL DEFAULT 'app_store',
-                    changed_at timestamptz NOT NULL DEFAULT now());
-                CREATE VIEW entitlements AS
-                    SELECT uid AS user_id, feature AS entitlement, is_on AS active, ends_at AS expires_at,
-                           sku AS product_id, original_txn AS original_transaction_id, source, changed_at AS updated_at
-                    FROM user_access;
-                """)
+        try Self.renamingView(keyed: false) { apple, database, connection in
             let check = try Self.run(["migrate", "--check"], database)
             #expect(check.status == 78, "\(check.output)")
             #expect(

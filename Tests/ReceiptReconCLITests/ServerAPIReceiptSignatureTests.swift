@@ -58,7 +58,7 @@ import Testing
             try Run.premium(db, "u-ios6", expires: Run.day(10))
             for id in ["1001", "1002", "1003", "1004", "1005"] {
                 api.script(
-                    .production, .history, id: id,
+                    .production, .transactionHistory, id: id,
                     [.history([Transaction(id: id, purchased: Run.day(-20), expires: Run.day(10))])])
             }
 

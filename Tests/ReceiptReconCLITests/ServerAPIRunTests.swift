@@ -91,7 +91,7 @@ import Testing
             try Self.receipt(db, "u-shared", Self.appReceipt(api, "2002", original: "2001", expires: Self.day(20)))
             try Self.premium(db, "u-shared", expires: Self.day(20))
             api.scriptEveryID(
-                .production, .history,
+                .production, .transactionHistory,
                 [
                     .history([
                         Transaction(id: "2001", purchased: Self.day(-60), expires: Self.day(-30)),
@@ -102,23 +102,23 @@ import Testing
             try Self.receipt(db, "u-grace", Self.appReceipt(api, "3001", expires: Self.day(-3)))
             try Self.premium(db, "u-grace", expires: Self.day(-3))
             let lapsed = Transaction(id: "3001", purchased: Self.day(-33), expires: Self.day(-3))
-            api.script(.production, .history, id: "3001", [.history([lapsed])])
+            api.script(.production, .transactionHistory, id: "3001", [.history([lapsed])])
             api.script(
-                .production, .statuses, id: "3001",
+                .production, .subscriptionStatuses, id: "3001",
                 [.statuses([ServerAPIScriptStatus(status: 4, transaction: lapsed, gracePeriodExpires: Self.day(13))])])
             // Billing retry without grace: no access.
             try Self.receipt(db, "u-retry", Self.appReceipt(api, "4001", expires: Self.day(-3)))
             try Self.premium(db, "u-retry", expires: Self.day(-3))
             let retrying = Transaction(id: "4001", purchased: Self.day(-33), expires: Self.day(-3))
-            api.script(.production, .history, id: "4001", [.history([retrying])])
+            api.script(.production, .transactionHistory, id: "4001", [.history([retrying])])
             api.script(
-                .production, .statuses, id: "4001",
+                .production, .subscriptionStatuses, id: "4001",
                 [.statuses([ServerAPIScriptStatus(status: 3, transaction: retrying)])])
             // Refunded two days ago.
             try Self.receipt(db, "u-refund", Self.appReceipt(api, "5001", expires: Self.day(10)))
             try Self.premium(db, "u-refund", expires: Self.day(10))
             api.script(
-                .production, .history, id: "5001",
+                .production, .transactionHistory, id: "5001",
                 [
                     .history([
                         Transaction(id: "5001", purchased: Self.day(-20), expires: Self.day(10), revoked: Self.day(-2))
@@ -127,21 +127,21 @@ import Testing
             // Known only to the sandbox.
             try Self.receipt(db, "u-sandbox", Self.appReceipt(api, "6001", expires: Self.day(10)))
             try Self.premium(db, "u-sandbox", expires: Self.day(10))
-            api.script(.production, .history, id: "6001", [.error(4_040_010, status: 404)])
+            api.script(.production, .transactionHistory, id: "6001", [.error(4_040_010, status: 404)])
             api.script(
-                .sandbox, .history, id: "6001",
+                .sandbox, .transactionHistory, id: "6001",
                 [.history([Transaction(id: "6001", purchased: Self.day(-20), expires: Self.day(10))])])
             // Known nowhere (4040010 in both), but the receipt is Apple's (its PKCS#7 verified): a permanent
             // unverified that keeps premium, never invalid (CONTRACT §9).
             try Self.receipt(db, "u-unknown", Self.appReceipt(api, "7001", expires: Self.day(10)))
             try Self.premium(db, "u-unknown", expires: Self.day(10))
-            api.script(.production, .history, id: "7001", [.error(4_040_010, status: 404)])
-            api.script(.sandbox, .history, id: "7001", [.error(4_040_010, status: 404)])
+            api.script(.production, .transactionHistory, id: "7001", [.error(4_040_010, status: 404)])
+            api.script(.sandbox, .transactionHistory, id: "7001", [.error(4_040_010, status: 404)])
             // A forged answer: believed in nothing, least of all a refund.
             try Self.receipt(db, "u-forged", Self.appReceipt(api, "8001", expires: Self.day(10)))
             try Self.premium(db, "u-forged", expires: Self.day(10))
             api.script(
-                .production, .history, id: "8001",
+                .production, .transactionHistory, id: "8001",
                 [
                     .history([
                         Transaction(
@@ -153,7 +153,7 @@ import Testing
             try Self.receipt(db, "u-bundle", Self.appReceipt(api, "9001", expires: Self.day(10)))
             try Self.premium(db, "u-bundle", expires: Self.day(10))
             api.script(
-                .production, .history, id: "9001",
+                .production, .transactionHistory, id: "9001",
                 [
                     .history([
                         Transaction(id: "9001", bundleID: "com.other", purchased: Self.day(-20), expires: Self.day(10))
@@ -176,9 +176,11 @@ import Testing
                     db,
                     "SELECT count(*)::text AS s FROM recon_results x JOIN receipts r ON r.id = x.receipt_id WHERE r.user_id = 'u-shared' AND x.outcome = 'valid'"
                 ) == ["2"])
-            #expect(api.received.filter { $0.endpoint == .history && ["2001", "2002"].contains($0.id) }.count == 1)
+            #expect(
+                api.received.filter { $0.endpoint == .transactionHistory && ["2001", "2002"].contains($0.id) }.count
+                    == 1)
             // Statuses only for the subscriptions that lapsed recently.
-            #expect(Set(api.received.filter { $0.endpoint == .statuses }.map(\.id)) == ["3001", "4001"])
+            #expect(Set(api.received.filter { $0.endpoint == .subscriptionStatuses }.map(\.id)) == ["3001", "4001"])
 
             let corrections = try Self.corrections(db)
             #expect(corrections.contains("u-grace premium extend grace_period"), "\(corrections)")

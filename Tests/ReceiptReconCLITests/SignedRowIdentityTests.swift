@@ -36,8 +36,9 @@ import Testing
                 ("u-control", "13101", true, true), ("u-no-environment", "13201", true, false),
                 ("u-no-bundle", "13301", false, true),
             ] {
-                _ = try World.row(db, user, Self.lifetime(pki, id: id, bundle: bundle, environment: environment))
-                try World.entitlement(db, user, "pro", expires: nil, updated: Rows.day(-20))
+                try World.holder(
+                    db, user, Self.lifetime(pki, id: id, bundle: bundle, environment: environment), "pro", expires: nil,
+                    updated: Rows.day(-20))
             }
             let result = try ReceiptReconBinary.run(
                 ["run", "--older-than", "0", "--as-of", Rows.asOf, "--json", "--max-attempts", "2"],

@@ -39,7 +39,7 @@ import Testing
                 let id = String(3_000_000 + index)
                 let purchase = World.lifetime(id, purchased: World.day(-30))
                 try World.row(db, Self.user(index), api.sign(purchase))
-                api.script(.production, .history, id: id, [.history([purchase])])
+                api.script(.production, .transactionHistory, id: id, [.history([purchase])])
                 if index < Self.paying { try World.entitlement(db, Self.user(index), "pro", expires: nil) }
             }
             let result = try World.run(database, api, ["--no-notifications"])
@@ -92,7 +92,7 @@ import Testing
                 #expect(good.status == 0, "\(good.output)")
                 let lastSuccess = try #require(Self.sample(metrics, "receipt_recon_last_success_timestamp_seconds"))
 
-                for id in ids { api.script(.production, .history, id: id, [.error(5_000_001, status: 500)]) }
+                for id in ids { api.script(.production, .transactionHistory, id: id, [.error(5_000_001, status: 500)]) }
                 Thread.sleep(forTimeInterval: 1.1)
                 let outage = try World.run(database, api, ["--no-notifications", "--metrics-file", metrics])
                 #expect(outage.status == 69, "\(outage.output)")
@@ -115,8 +115,8 @@ import Testing
                 let db = try database.connect()
                 // Apple no longer finds the accounts of the first three, in either environment.
                 for id in try Self.seedPaying(db, api, users: 12, firstID: 5_000_000).prefix(3) {
-                    api.script(.production, .history, id: id, [.error(4_040_001, status: 404)])
-                    api.script(.sandbox, .history, id: id, [.error(4_040_001, status: 404)])
+                    api.script(.production, .transactionHistory, id: id, [.error(4_040_001, status: 404)])
+                    api.script(.sandbox, .transactionHistory, id: id, [.error(4_040_001, status: 404)])
                 }
                 for night in 0..<2 {
                     let result = try World.run(database, api, ["--no-notifications", "--metrics-file", metrics])
@@ -148,7 +148,7 @@ import Testing
             let id = String(firstID + index)
             let purchase = World.lifetime(id, purchased: World.day(-30))
             try World.row(db, Self.user(index), api.sign(purchase))
-            api.script(.production, .history, id: id, [.history([purchase])])
+            api.script(.production, .transactionHistory, id: id, [.history([purchase])])
             try World.entitlement(db, Self.user(index), "pro", expires: nil)
             return id
         }

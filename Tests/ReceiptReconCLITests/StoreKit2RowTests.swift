@@ -80,52 +80,43 @@ import Testing
                 VALUES (\(user), \(name), \(active), \(expires), 'app_store')
                 """)
         }
+        /// A stored row of `user` and the `premium` row the app wrote for it, running to `until`.
+        func subscriber(_ user: String, _ data: String, until: Date) throws {
+            try receipt(user, data)
+            try entitlement(user, "premium", expires: until)
+        }
+        /// A `monthly` period signed at its purchase unless said otherwise.
+        func monthly(
+            _ id: String, signed: Date, purchased: Date? = nil, expires: Date, revoked: Date? = nil,
+            environment: String = "Production"
+        ) -> String {
+            pki.transaction(
+                id: id, product: "monthly", signed: signed, purchased: purchased ?? signed, expires: expires,
+                revoked: revoked, environment: environment)
+        }
         // Paying, in agreement.
-        try receipt(
-            "sk-keep",
-            pki.transaction(id: "1001", product: "monthly", signed: day(-5), purchased: day(-5), expires: day(25)))
-        try entitlement("sk-keep", "premium", expires: day(25))
+        try subscriber("sk-keep", monthly("1001", signed: day(-5), expires: day(25)), until: day(25))
         // Signed before its last renewal: expired since, but the app saw the renewal. Never revoked.
-        try receipt(
-            "sk-renewed",
-            pki.transaction(id: "1002", product: "monthly", signed: day(-40), purchased: day(-40), expires: day(-10)))
-        try entitlement("sk-renewed", "premium", expires: day(20))
+        try subscriber("sk-renewed", monthly("1002", signed: day(-40), expires: day(-10)), until: day(20))
         // The app's row runs longer than the signed expiry: never shortened.
-        try receipt(
-            "sk-longer",
-            pki.transaction(id: "1003", product: "monthly", signed: day(-20), purchased: day(-20), expires: day(10)))
-        try entitlement("sk-longer", "premium", expires: day(40))
+        try subscriber("sk-longer", monthly("1003", signed: day(-20), expires: day(10)), until: day(40))
         // Bought, never granted: granted up to what the JWS proves.
         try receipt(
             "sk-grant",
             pki.transaction(
                 id: "1004", product: "lifetime", type: "Non-Consumable", signed: day(-3), purchased: day(-3)))
         // A refund the JWS proves itself.
-        try receipt(
-            "sk-refund",
-            pki.transaction(
-                id: "1005", product: "monthly", signed: day(-1), purchased: day(-20), expires: day(10), revoked: day(-2)
-            ))
-        try entitlement("sk-refund", "premium", expires: day(10))
+        try subscriber(
+            "sk-refund", monthly("1005", signed: day(-1), purchased: day(-20), expires: day(10), revoked: day(-2)),
+            until: day(10))
         // Altered after signing.
-        try receipt(
-            "sk-forged",
-            tampered(
-                pki.transaction(id: "1006", product: "monthly", signed: day(-5), purchased: day(-5), expires: day(25))))
-        try entitlement("sk-forged", "premium", expires: day(25))
+        try subscriber("sk-forged", tampered(monthly("1006", signed: day(-5), expires: day(25))), until: day(25))
         // Sandbox data in a production database.
-        try receipt(
-            "sk-sandbox",
-            pki.transaction(
-                id: "1007", product: "monthly", signed: day(-5), purchased: day(-5), expires: day(25),
-                environment: "Sandbox"))
-        try entitlement("sk-sandbox", "premium", expires: day(25))
+        try subscriber(
+            "sk-sandbox", monthly("1007", signed: day(-5), expires: day(25), environment: "Sandbox"), until: day(25))
         // Halfway through the migration: an old receipt Apple says expired, and a newer JWS.
         try receipt("sk-mixed", "UkVDRUlQVC1NSVhFRA==")
-        try receipt(
-            "sk-mixed",
-            pki.transaction(id: "1009", product: "monthly", signed: day(-2), purchased: day(-2), expires: day(28)))
-        try entitlement("sk-mixed", "premium", expires: day(28))
+        try subscriber("sk-mixed", monthly("1009", signed: day(-2), expires: day(28)), until: day(28))
         apple.answer(
             "UkVDRUlQVC1NSVhFRA==",
             with: .valid([
@@ -133,6 +124,18 @@ import Testing
                     product: "monthly", transactionID: "1008", originalTransactionID: "1008", purchased: day(-90),
                     expires: day(-60))
             ]))
+    }
+
+    /// The arrange block of every test: a scripted verifyReceipt, a chain minted for the test and a fresh
+    /// database `seed`ed with both, handed to `body`.
+    static func seeded<T>(_ body: (ScriptedAppleServer, PKI, TestDatabase) throws -> T) throws -> T {
+        let apple = try ScriptedAppleServer()
+        let pki = try PKI()
+        defer { pki.remove() }
+        return try TestDatabase.with { database in
+            try seed(database, pki, apple)
+            return try body(apple, pki, database)
+        }
     }
 
     static func environment(_ database: TestDatabase, _ pki: PKI, _ apple: ScriptedAppleServer) -> [String: String] {
@@ -144,11 +147,7 @@ import Testing
     }
 
     @Test func signedRowsKeepPayingCustomersAndFlagForgeries() throws {
-        let apple = try ScriptedAppleServer()
-        let pki = try PKI()
-        defer { pki.remove() }
-        try TestDatabase.with { database in
-            try Self.seed(database, pki, apple)
+        try Self.seeded { apple, pki, database in
             let db = try database.connect()
             let result = try ReceiptReconBinary.run(
                 ["run", "--older-than", "0", "--as-of", Self.asOf, "--json"],
@@ -214,11 +213,7 @@ import Testing
     }
 
     @Test func verifyUserKeepsAStoreKit2Subscriber() throws {
-        let apple = try ScriptedAppleServer()
-        let pki = try PKI()
-        defer { pki.remove() }
-        try TestDatabase.with { database in
-            try Self.seed(database, pki, apple)
+        try Self.seeded { apple, pki, database in
             let result = try ReceiptReconBinary.run(
                 ["verify-user", "sk-renewed", "--as-of", Self.asOf],
                 environment: Self.environment(database, pki, apple))
@@ -233,11 +228,7 @@ import Testing
     /// row is a permanent `unverified`, untrusted: it keeps nothing (only Apple's signature keeps access,
     /// CONTRACT §5), so what it claims is revoked; an unreadable root file is exit 78.
     @Test func anUntrustedRootLeavesSignedRowsUnverifiedAndABadRootFileIs78() throws {
-        let apple = try ScriptedAppleServer()
-        let pki = try PKI()
-        defer { pki.remove() }
-        try TestDatabase.with { database in
-            try Self.seed(database, pki, apple)
+        try Self.seeded { apple, pki, database in
             var environment = Self.environment(database, pki, apple)
             environment["APPLE_ROOT_CERTIFICATES"] = pki.directory.appendingPathComponent("missing.der").path
             let bad = try ReceiptReconBinary.run(
@@ -262,11 +253,7 @@ import Testing
     /// `recon_transactions` and the export exactly, tagged `signed_row`; verifyReceipt's transactions
     /// are `verify_receipt` without them; the refund counts in the run that first recorded it only.
     @Test func signedRowsCarryFinanceFieldsToTheTableTheExportAndTheSummary() throws {
-        let apple = try ScriptedAppleServer()
-        let pki = try PKI()
-        defer { pki.remove() }
-        try TestDatabase.with { database in
-            try Self.seed(database, pki, apple)
+        try Self.seeded { apple, pki, database in
             let db = try database.connect()
             let environment = Self.environment(database, pki, apple)
             let first = try ReceiptReconBinary.run(

@@ -69,6 +69,18 @@ enum VerdictWorld {
             """)
     }
 
+    /// The arrange step of most users: a stored row of `user` holding `data` and the `app_store`
+    /// entitlement row the app wrote for it; the row's `receipts.id`.
+    @discardableResult
+    static func holder(
+        _ db: PostgresConnection, _ user: String, _ data: String, _ name: String, active: Bool = true,
+        expires: Date?, updated: Date = appWrote
+    ) throws -> Int64 {
+        let id = try row(db, user, data)
+        try entitlement(db, user, name, active: active, expires: expires, updated: updated)
+        return id
+    }
+
     /// A subscription period as Apple signs it.
     static func monthly(
         _ id: String, original: String? = nil, product: String = "monthly", purchased: Date, expires: Date,
@@ -81,6 +93,42 @@ enum VerdictWorld {
     /// A non-consumable (`pro`) as Apple signs it.
     static func lifetime(_ id: String, purchased: Date, revoked: Date? = nil) -> Transaction {
         Transaction(id: id, product: "lifetime", type: "Non-Consumable", purchased: purchased, revoked: revoked)
+    }
+
+    /// `user` holding a `monthly` period `id` (`purchased` to `expires`) with the app's `premium` row to
+    /// `expires`, which Apple's production history says was refunded yesterday; the row's `receipts.id`.
+    @discardableResult
+    static func refundedSubscriber(
+        _ db: PostgresConnection, _ api: ScriptedServerAPI, _ user: String, _ id: String, purchased: Date,
+        expires: Date
+    ) throws -> Int64 {
+        let period = monthly(id, purchased: purchased, expires: expires)
+        let row = try holder(db, user, api.sign(period), "premium", expires: expires)
+        api.script(.production, .transactionHistory, id: id, [.history([refunded(period, on: day(-1))])])
+        return row
+    }
+
+    /// A `pro` bought for EUR 4.99: the purchase the money tests refund whole.
+    static func euroLifetime(_ id: String, purchased: Date) -> Transaction {
+        var bought = lifetime(id, purchased: purchased)
+        bought.price = 4990
+        bought.currency = "EUR"
+        return bought
+    }
+
+    /// `transaction` as Apple signs it once refunded (whole, as Apple says it with no percentage) on `day`.
+    static func refunded(_ transaction: Transaction, on day: Date) -> Transaction {
+        var refunded = transaction
+        refunded.revoked = day
+        return refunded
+    }
+
+    /// `period` refunded a quarter (`REFUND_PRORATED`, 25 %) yesterday.
+    static func quarterRefunded(_ period: Transaction) -> Transaction {
+        var prorated = refunded(period, on: day(-1))
+        prorated.revocationType = "REFUND_PRORATED"
+        prorated.revocationPercentage = 25_000
+        return prorated
     }
 
     /// `run --backend server-api --json` at `asOf` (now unless given) for every row.
@@ -97,6 +145,17 @@ enum VerdictWorld {
                 "APPLE_APP_APPLE_IDS": bundleIDs.split(separator: ",").map {
                     "\($0)=\(ServerAPIScriptNotification.scriptedAppAppleID)"
                 }.joined(separator: ","),
+            ]) { $1 })
+    }
+
+    /// `verify-user USER --backend server-api` at `asOf` against `database` and the scripted server.
+    static func verifyUser(
+        _ user: String, _ database: TestDatabase, _ api: ScriptedServerAPI, maxAttempts: Int
+    ) throws -> ReceiptReconBinary.Result {
+        try ReceiptReconBinary.run(
+            ["verify-user", user, "--backend", "server-api", "--as-of", asOf, "--max-attempts", String(maxAttempts)],
+            environment: api.environment.merging([
+                "DATABASE_URL": database.conninfo, "APPLE_BUNDLE_IDS": "com.example",
             ]) { $1 })
     }
 

@@ -29,8 +29,8 @@ import Testing
             ServerAPIScriptStatus(status: monthly.status, transaction: chainB, gracePeriodExpires: monthly.grace),
         ])
         for id in [ids.0, ids.1] {
-            api.script(.production, .history, id: id, [.history([chainA, chainB])])
-            api.script(.production, .statuses, id: id, [statuses])
+            api.script(.production, .transactionHistory, id: id, [.history([chainA, chainB])])
+            api.script(.production, .subscriptionStatuses, id: id, [statuses])
         }
     }
 
@@ -68,7 +68,7 @@ import Testing
             #expect(World.same(try World.activeUntil(db, "u-old-and-grace", "premium"), Self.day(10)))
             #expect(World.same(try World.activeUntil(db, "u-recent-and-grace", "premium"), Self.day(10)))
             #expect(World.same(try World.activeUntil(db, "u-active-and-grace", "premium"), Self.day(12)))
-            #expect(!api.received.filter { $0.endpoint == .statuses }.isEmpty)
+            #expect(!api.received.filter { $0.endpoint == .subscriptionStatuses }.isEmpty)
         }
     }
 }

@@ -17,48 +17,36 @@ import Testing
         try World.seeded { api, database, db in
             // A quarter of USD 9.99 given back.
             let prorated = World.monthly("8101", purchased: Self.day(-20), expires: Self.day(10))
-            try World.row(db, "u-prorated", api.sign(prorated))
-            try World.entitlement(db, "u-prorated", "premium", expires: Self.day(10))
-            var proratedRefund = prorated
-            proratedRefund.revoked = Self.day(-1)
-            proratedRefund.revocationType = "REFUND_PRORATED"
-            proratedRefund.revocationPercentage = 25_000
-            api.script(.production, .history, id: "8101", [.history([proratedRefund])])
+            try World.holder(db, "u-prorated", api.sign(prorated), "premium", expires: Self.day(10))
+            api.script(.production, .transactionHistory, id: "8101", [.history([World.quarterRefunded(prorated)])])
             // All of EUR 4.99 given back (Apple sends no percentage with a full refund).
-            var full = World.lifetime("8201", purchased: Self.day(-100))
-            full.price = 4990
-            full.currency = "EUR"
-            try World.row(db, "u-full", api.sign(full))
-            try World.entitlement(db, "u-full", "pro", expires: nil)
-            var fullRefund = full
-            fullRefund.revoked = Self.day(-1)
-            api.script(.production, .history, id: "8201", [.history([fullRefund])])
+            let full = World.euroLifetime("8201", purchased: Self.day(-100))
+            try World.holder(db, "u-full", api.sign(full), "pro", expires: nil)
+            api.script(
+                .production, .transactionHistory, id: "8201", [.history([World.refunded(full, on: Self.day(-1))])])
             // Upgraded from monthly to yearly five days ago: the monthly period is revoked by the upgrade,
             // not refunded; its money moved to the yearly one.
             let yearly = World.monthly(
                 "8302", original: "8301", product: "yearly", purchased: Self.day(-5), expires: Self.day(360))
-            try World.row(db, "u-upgrade", api.sign(yearly))
-            try World.entitlement(db, "u-upgrade", "premium", expires: Self.day(360))
+            try World.holder(db, "u-upgrade", api.sign(yearly), "premium", expires: Self.day(360))
             var upgraded = World.monthly("8301", purchased: Self.day(-20), expires: Self.day(10), revoked: Self.day(-5))
             upgraded.upgraded = true
-            api.script(.production, .history, id: "8302", [.history([upgraded, yearly])])
+            api.script(.production, .transactionHistory, id: "8302", [.history([upgraded, yearly])])
             // Family Sharing ended: the member's copy is revoked, nobody was refunded.
             var shared = World.lifetime("8401", purchased: Self.day(-100))
             shared.ownership = "FAMILY_SHARED"
-            try World.row(db, "u-family", api.sign(shared))
-            try World.entitlement(db, "u-family", "pro", expires: nil)
+            try World.holder(db, "u-family", api.sign(shared), "pro", expires: nil)
             var familyRevoked = shared
             familyRevoked.revoked = Self.day(-1)
             familyRevoked.revocationType = "FAMILY_REVOKE"
-            api.script(.production, .history, id: "8401", [.history([familyRevoked])])
+            api.script(.production, .transactionHistory, id: "8401", [.history([familyRevoked])])
             // A sandbox purchase refunded, in a production database (--sandbox-policy flag: it counts for
             // access, never for money).
             let sandbox = World.monthly("8501", purchased: Self.day(-20), expires: Self.day(10))
-            try World.row(db, "u-sandbox", api.sign(sandbox))
-            try World.entitlement(db, "u-sandbox", "premium", expires: Self.day(10))
-            api.script(.production, .history, id: "8501", [.error(4_040_010, status: 404)])
+            try World.holder(db, "u-sandbox", api.sign(sandbox), "premium", expires: Self.day(10))
+            api.script(.production, .transactionHistory, id: "8501", [.error(4_040_010, status: 404)])
             api.script(
-                .sandbox, .history, id: "8501",
+                .sandbox, .transactionHistory, id: "8501",
                 [
                     .history([
                         World.monthly("8501", purchased: Self.day(-20), expires: Self.day(10), revoked: Self.day(-1))
@@ -104,8 +92,7 @@ import Testing
         try TestDatabase.with { database in
             let db = try database.connect()
             try World.seedProducts(db)
-            try World.row(db, "u-vr", "UkVDRUlQVC1NT05FWQ==")
-            try World.entitlement(db, "u-vr", "pro", expires: nil, updated: Self.day(-70))
+            try World.holder(db, "u-vr", "UkVDRUlQVC1NT05FWQ==", "pro", expires: nil, updated: Self.day(-70))
             try World.entitlement(db, "u-vr", "premium", expires: Self.day(360), updated: Self.day(-70))
             apple.answer(
                 "UkVDRUlQVC1NT05FWQ==",

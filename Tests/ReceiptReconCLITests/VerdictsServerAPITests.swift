@@ -14,6 +14,21 @@ import Testing
     typealias Transaction = ServerAPIScriptTransaction
     static func day(_ offset: Double) -> Date { World.day(offset) }
 
+    /// A user holding two rows: a period (`monthly` `periodID`, ten days old, running to day 20) and a
+    /// lifetime purchase (`lifetimeID`, 100 days old), with the app's `premium` and `pro` rows for them;
+    /// the two rows' ids.
+    static func periodAndLifetime(
+        _ db: PostgresConnection, _ api: ScriptedServerAPI, _ user: String, period periodID: String,
+        lifetime lifetimeID: String
+    ) throws -> (period: Int64, lifetime: Int64) {
+        let period = try World.row(
+            db, user, api.sign(World.monthly(periodID, purchased: day(-10), expires: day(20))))
+        let lifetime = try World.row(db, user, api.sign(World.lifetime(lifetimeID, purchased: day(-100))))
+        try World.entitlement(db, user, "premium", expires: day(20))
+        try World.entitlement(db, user, "pro", expires: nil)
+        return (period, lifetime)
+    }
+
     /// An app receipt naming `purchases`, as the device sent it: signed by `api`'s chain (app receipts
     /// are verified locally under `--backend server-api`, PKCS#7 to the configured root). The ONE place
     /// these tests build app receipts.
@@ -54,23 +69,22 @@ import Testing
             let pro = World.lifetime("1101", purchased: Self.day(-100))
             let period = World.monthly("1102", purchased: Self.day(-10), expires: Self.day(20))
             let lostRow = try World.row(db, "u-rows", api.sign(pro))
-            let keptRow = try World.row(db, "u-rows", api.sign(period))
-            try World.entitlement(db, "u-rows", "pro", expires: nil)
+            let keptRow = try World.holder(db, "u-rows", api.sign(period), "pro", expires: nil)
             try World.entitlement(db, "u-rows", "premium", expires: Self.day(20))
             for environment in AppStoreEnvironment.allCases {
-                api.script(environment, .history, id: "1101", [notHere])
+                api.script(environment, .transactionHistory, id: "1101", [notHere])
             }
-            api.script(.production, .history, id: "1102", [.history([pro, period])])
+            api.script(.production, .transactionHistory, id: "1102", [.history([pro, period])])
             // One app receipt naming both purchases of another customer, the lost one first.
             let receiptPro = World.lifetime("1201", purchased: Self.day(-100))
             let receiptPeriod = World.monthly("1202", purchased: Self.day(-10), expires: Self.day(20))
-            let receiptRow = try World.row(db, "u-receipt", Self.appReceipt(api, [receiptPro, receiptPeriod]))
-            try World.entitlement(db, "u-receipt", "pro", expires: nil)
+            let receiptRow = try World.holder(
+                db, "u-receipt", Self.appReceipt(api, [receiptPro, receiptPeriod]), "pro", expires: nil)
             try World.entitlement(db, "u-receipt", "premium", expires: Self.day(20))
             for environment in AppStoreEnvironment.allCases {
-                api.script(environment, .history, id: "1201", [notHere])
+                api.script(environment, .transactionHistory, id: "1201", [notHere])
             }
-            api.script(.production, .history, id: "1202", [.history([receiptPro, receiptPeriod])])
+            api.script(.production, .transactionHistory, id: "1202", [.history([receiptPro, receiptPeriod])])
 
             let result = try World.run(database, api)
             #expect(result.status == 0, "\(named): \(result.output)")
@@ -96,12 +110,9 @@ import Testing
         try World.seeded { api, database, db in
             let period = World.monthly("2101", purchased: Self.day(-10), expires: Self.day(20))
             let pro = World.lifetime("2102", purchased: Self.day(-100))
-            let periodRow = try World.row(db, "u-known", api.sign(period))
-            let proRow = try World.row(db, "u-known", api.sign(pro))
-            try World.entitlement(db, "u-known", "premium", expires: Self.day(20))
-            try World.entitlement(db, "u-known", "pro", expires: nil)
-            api.script(.production, .history, id: "2101", [.history([period, pro])])
-            api.script(.production, .history, id: "2102", [.history([period, pro])])
+            let (periodRow, proRow) = try Self.periodAndLifetime(db, api, "u-known", period: "2101", lifetime: "2102")
+            api.script(.production, .transactionHistory, id: "2101", [.history([period, pro])])
+            api.script(.production, .transactionHistory, id: "2102", [.history([period, pro])])
 
             let first = try World.run(database, api)
             #expect(first.status == 0, "\(first.output)")
@@ -113,10 +124,10 @@ import Testing
 
             // Apple now cannot find 2101 anywhere, and its history (asked by 2102) no longer lists it.
             for environment in AppStoreEnvironment.allCases {
-                api.script(environment, .history, id: "2101", [Self.notFound])
+                api.script(environment, .transactionHistory, id: "2101", [Self.notFound])
             }
             let refunded = World.lifetime("2102", purchased: Self.day(-100), revoked: Self.day(-1))
-            api.script(.production, .history, id: "2102", [.history([refunded])])
+            api.script(.production, .transactionHistory, id: "2102", [.history([refunded])])
             let asked = World.requests(api, "2101")
 
             // A permanent unverified is an answer: the night is complete (exit 0), the row flagged.
@@ -145,14 +156,13 @@ import Testing
     ])
     func aTransientUnverifiedHoldsBackTheRefundRevoke(_ named: String, _ answer: ScriptedServerAPI.Answer) throws {
         try World.seeded { api, database, db in
-            let periodRow = try World.row(
-                db, "u-transient", api.sign(World.monthly("2201", purchased: Self.day(-10), expires: Self.day(20))))
-            let proRow = try World.row(db, "u-transient", api.sign(World.lifetime("2202", purchased: Self.day(-100))))
-            try World.entitlement(db, "u-transient", "premium", expires: Self.day(20))
-            try World.entitlement(db, "u-transient", "pro", expires: nil)
-            for environment in AppStoreEnvironment.allCases { api.script(environment, .history, id: "2201", [answer]) }
+            let (periodRow, proRow) = try Self.periodAndLifetime(
+                db, api, "u-transient", period: "2201", lifetime: "2202")
+            for environment in AppStoreEnvironment.allCases {
+                api.script(environment, .transactionHistory, id: "2201", [answer])
+            }
             api.script(
-                .production, .history, id: "2202",
+                .production, .transactionHistory, id: "2202",
                 [.history([World.lifetime("2202", purchased: Self.day(-100), revoked: Self.day(-1))])])
 
             let result = try World.run(database, api)
@@ -176,15 +186,17 @@ import Testing
     @Test(arguments: [4_040_001, 4_040_003, 4_040_019])
     func anAccountOrAppAppleNoLongerFindsIsPermanentNeverInvalid(_ code: Int) throws {
         try World.seeded { api, database, db in
-            let goneRow = try World.row(db, "u-gone", api.sign(World.lifetime("3101", purchased: Self.day(-300))))
-            try World.entitlement(db, "u-gone", "pro", expires: nil)
+            let goneRow = try World.holder(
+                db, "u-gone", api.sign(World.lifetime("3101", purchased: Self.day(-300))), "pro", expires: nil)
             for environment in AppStoreEnvironment.allCases {
-                api.script(environment, .history, id: "3101", [.error(code, status: 404)])
+                api.script(environment, .transactionHistory, id: "3101", [.error(code, status: 404)])
             }
-            let hopRow = try World.row(db, "u-hop", api.sign(World.lifetime("3201", purchased: Self.day(-300))))
-            try World.entitlement(db, "u-hop", "pro", expires: nil)
-            api.script(.production, .history, id: "3201", [.error(code, status: 404)])
-            api.script(.sandbox, .history, id: "3201", [.history([World.lifetime("3201", purchased: Self.day(-300))])])
+            let hopRow = try World.holder(
+                db, "u-hop", api.sign(World.lifetime("3201", purchased: Self.day(-300))), "pro", expires: nil)
+            api.script(.production, .transactionHistory, id: "3201", [.error(code, status: 404)])
+            api.script(
+                .sandbox, .transactionHistory, id: "3201",
+                [.history([World.lifetime("3201", purchased: Self.day(-300))])])
 
             let result = try World.run(database, api)
             // Permanent unverified rows are Apple's answer: the night completes (exit 0).
@@ -213,16 +225,12 @@ import Testing
     @Test(arguments: [4_000_006, 4_000_008])
     func anIDAppleRefusesIsInvalidAndHoldsBackNothing(_ code: Int) throws {
         try World.seeded { api, database, db in
-            let craftedRow = try World.row(
-                db, "u-badid", api.sign(World.monthly("4101", purchased: Self.day(-10), expires: Self.day(20))))
-            let proRow = try World.row(db, "u-badid", api.sign(World.lifetime("4102", purchased: Self.day(-100))))
-            try World.entitlement(db, "u-badid", "premium", expires: Self.day(20))
-            try World.entitlement(db, "u-badid", "pro", expires: nil)
+            let (craftedRow, proRow) = try Self.periodAndLifetime(db, api, "u-badid", period: "4101", lifetime: "4102")
             for environment in AppStoreEnvironment.allCases {
-                api.script(environment, .history, id: "4101", [.error(code, status: 400)])
+                api.script(environment, .transactionHistory, id: "4101", [.error(code, status: 400)])
             }
             api.script(
-                .production, .history, id: "4102",
+                .production, .transactionHistory, id: "4102",
                 [.history([World.lifetime("4102", purchased: Self.day(-100), revoked: Self.day(-1))])])
 
             let result = try World.run(database, api)
@@ -269,8 +277,7 @@ import Testing
         try World.seeded { api, database, db in
             let foreign = Transaction(
                 id: "6101", bundleID: "com.other", purchased: Self.day(-10), expires: Self.day(20))
-            let jwsRow = try World.row(db, "u-foreign-jws", api.sign(foreign))
-            try World.entitlement(db, "u-foreign-jws", "premium", expires: Self.day(20))
+            let jwsRow = try World.holder(db, "u-foreign-jws", api.sign(foreign), "premium", expires: Self.day(20))
             let receiptRow = try World.row(
                 db, "u-foreign-receipt",
                 Self.appReceipt(
@@ -279,13 +286,12 @@ import Testing
             try World.entitlement(db, "u-foreign-receipt", "premium", expires: Self.day(20))
             // Someone of this app, so the run does talk to Apple.
             let period = World.monthly("6301", purchased: Self.day(-10), expires: Self.day(20))
-            let okRow = try World.row(db, "u-ok", api.sign(period))
-            try World.entitlement(db, "u-ok", "premium", expires: Self.day(20))
-            api.script(.production, .history, id: "6301", [.history([period])])
+            let okRow = try World.holder(db, "u-ok", api.sign(period), "premium", expires: Self.day(20))
+            api.script(.production, .transactionHistory, id: "6301", [.history([period])])
             // Were they asked about, Apple would vouch for them: only the local check can make them invalid.
-            api.script(.production, .history, id: "6101", [.history([foreign])])
+            api.script(.production, .transactionHistory, id: "6101", [.history([foreign])])
             api.script(
-                .production, .history, id: "6201",
+                .production, .transactionHistory, id: "6201",
                 [.history([World.monthly("6201", purchased: Self.day(-10), expires: Self.day(20))])])
 
             let result = try World.run(database, api)
@@ -315,18 +321,9 @@ import Testing
         try World.seeded { api, database, db in
             let other = Transaction(
                 id: "7101", bundleID: "com.example.other", purchased: Self.day(-10), expires: Self.day(20))
-            let otherRow = try World.row(db, "u-other", api.sign(other))
-            try World.entitlement(db, "u-other", "premium", expires: Self.day(20))
-            let refundRow = try World.row(
-                db, "u-refund", api.sign(World.monthly("7201", purchased: Self.day(-20), expires: Self.day(10))))
-            try World.entitlement(db, "u-refund", "premium", expires: Self.day(10))
-            api.script(
-                .production, .history, id: "7201",
-                [
-                    .history([
-                        World.monthly("7201", purchased: Self.day(-20), expires: Self.day(10), revoked: Self.day(-1))
-                    ])
-                ])
+            let otherRow = try World.holder(db, "u-other", api.sign(other), "premium", expires: Self.day(20))
+            let refundRow = try World.refundedSubscriber(
+                db, api, "u-refund", "7201", purchased: Self.day(-20), expires: Self.day(10))
             api.scriptBundleID("com.example.other", [answer])
 
             let result = try World.run(database, api, bundleIDs: "com.example,com.example.other")
@@ -356,14 +353,12 @@ import Testing
         try World.seeded { api, database, db in
             let other = Transaction(
                 id: "7301", bundleID: "com.example.other", purchased: Self.day(-20), expires: Self.day(10))
-            try World.row(db, "u-other", api.sign(other))
-            try World.entitlement(db, "u-other", "premium", expires: Self.day(10))
-            var refunded = other
-            refunded.revoked = Self.day(-1)
-            api.script(.production, .history, id: "7301", [.history([refunded])])
-            try World.row(
-                db, "u-default", api.sign(World.monthly("7302", purchased: Self.day(-10), expires: Self.day(20))))
-            try World.entitlement(db, "u-default", "premium", expires: Self.day(20))
+            try World.holder(db, "u-other", api.sign(other), "premium", expires: Self.day(10))
+            api.script(
+                .production, .transactionHistory, id: "7301", [.history([World.refunded(other, on: Self.day(-1))])])
+            try World.holder(
+                db, "u-default", api.sign(World.monthly("7302", purchased: Self.day(-10), expires: Self.day(20))),
+                "premium", expires: Self.day(20))
             api.scriptBundleID("com.example", [answer])
 
             let result = try World.run(database, api, bundleIDs: "com.example,com.example.other")
@@ -384,17 +379,17 @@ import Testing
         try World.seeded { api, database, db in
             var knownForgery = World.monthly("11101", purchased: Self.day(-10), expires: Self.day(20))
             knownForgery.forged = true
-            let knownRow = try World.row(db, "u-forged-known", api.sign(knownForgery))
-            try World.entitlement(db, "u-forged-known", "premium", expires: Self.day(20))
+            let knownRow = try World.holder(
+                db, "u-forged-known", api.sign(knownForgery), "premium", expires: Self.day(20))
             api.script(
-                .production, .history, id: "11101",
+                .production, .transactionHistory, id: "11101",
                 [.history([World.monthly("11101", purchased: Self.day(-10), expires: Self.day(20))])])
             var unknownForgery = World.monthly("11201", purchased: Self.day(-10), expires: Self.day(20))
             unknownForgery.forged = true
-            let unknownRow = try World.row(db, "u-forged-unknown", api.sign(unknownForgery))
-            try World.entitlement(db, "u-forged-unknown", "premium", expires: Self.day(20))
+            let unknownRow = try World.holder(
+                db, "u-forged-unknown", api.sign(unknownForgery), "premium", expires: Self.day(20))
             for environment in AppStoreEnvironment.allCases {
-                api.script(environment, .history, id: "11201", [notHere])
+                api.script(environment, .transactionHistory, id: "11201", [notHere])
             }
 
             let result = try World.run(database, api)

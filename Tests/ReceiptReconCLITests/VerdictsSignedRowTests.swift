@@ -66,30 +66,25 @@ import Testing
             let appRevoked = Self.day(-10)
             for (user, id, signed) in [("u-stale-pro", "12101", Self.day(-20)), ("u-fresh-pro", "12201", Self.day(-5))]
             {
-                try World.row(
+                try World.holder(
                     db, user,
                     pki.transaction(
-                        id: id, product: "lifetime", type: "Non-Consumable", signed: signed, purchased: Self.day(-30)))
-                try World.entitlement(db, user, "pro", active: false, expires: nil, updated: appRevoked)
+                        id: id, product: "lifetime", type: "Non-Consumable", signed: signed, purchased: Self.day(-30)),
+                    "pro", active: false, expires: nil, updated: appRevoked)
             }
-            for (user, id, signed) in [
-                ("u-stale-premium", "12301", Self.day(-15)), ("u-fresh-premium", "12401", Self.day(-5)),
+            // Revoked by the app; then active until day 5 as the app last wrote it: a longer signed expiry
+            // extends only if signed later.
+            for (user, id, signed, active, until) in [
+                ("u-stale-premium", "12301", Self.day(-15), false, Self.day(10)),
+                ("u-fresh-premium", "12401", Self.day(-5), false, Self.day(10)),
+                ("u-stale-extend", "12501", Self.day(-15), true, Self.day(5)),
+                ("u-fresh-extend", "12601", Self.day(-5), true, Self.day(5)),
             ] {
-                try World.row(
+                try World.holder(
                     db, user,
                     pki.transaction(
-                        id: id, product: "monthly", signed: signed, purchased: Self.day(-20), expires: Self.day(10)))
-                try World.entitlement(db, user, "premium", active: false, expires: Self.day(10), updated: appRevoked)
-            }
-            // Active until day 5 as the app last wrote it: a longer signed expiry extends only if signed later.
-            for (user, id, signed) in [
-                ("u-stale-extend", "12501", Self.day(-15)), ("u-fresh-extend", "12601", Self.day(-5)),
-            ] {
-                try World.row(
-                    db, user,
-                    pki.transaction(
-                        id: id, product: "monthly", signed: signed, purchased: Self.day(-20), expires: Self.day(10)))
-                try World.entitlement(db, user, "premium", expires: Self.day(5), updated: appRevoked)
+                        id: id, product: "monthly", signed: signed, purchased: Self.day(-20), expires: Self.day(10)),
+                    "premium", active: active, expires: until, updated: appRevoked)
             }
 
             let result = try Self.run(Rows.environment(database, pki, apple))
@@ -127,8 +122,7 @@ import Testing
                 other.transaction(
                     id: "13101", product: "yearly", signed: Self.day(-5), purchased: Self.day(-5),
                     expires: Self.day(360)))
-            let receiptRow = try World.row(db, "u-root", "UkVDRUlQVC1ST09U")
-            try World.entitlement(db, "u-root", "premium", expires: Self.day(360))
+            let receiptRow = try World.holder(db, "u-root", "UkVDRUlQVC1ST09U", "premium", expires: Self.day(360))
             apple.answer(
                 "UkVDRUlQVC1ST09U",
                 with: .valid([
@@ -174,20 +168,14 @@ import Testing
     /// signing) proves nothing but tampering: `invalid`, revoked `invalid_receipt`.
     @Test func aBrokenSignatureIsInvalidAndRevoked() throws {
         try Self.night { apple, pki, database, db in
-            let signature = try World.row(
-                db, "u-signature",
-                Self.brokenSignature(
-                    pki.transaction(
-                        id: "14101", product: "monthly", signed: Self.day(-5), purchased: Self.day(-5),
-                        expires: Self.day(25))))
-            try World.entitlement(db, "u-signature", "premium", expires: Self.day(25))
-            let payload = try World.row(
-                db, "u-payload",
-                Rows.tampered(
-                    pki.transaction(
-                        id: "14201", product: "monthly", signed: Self.day(-5), purchased: Self.day(-5),
-                        expires: Self.day(25))))
-            try World.entitlement(db, "u-payload", "premium", expires: Self.day(25))
+            func period(_ id: String) -> String {
+                pki.transaction(
+                    id: id, product: "monthly", signed: Self.day(-5), purchased: Self.day(-5), expires: Self.day(25))
+            }
+            let signature = try World.holder(
+                db, "u-signature", Self.brokenSignature(period("14101")), "premium", expires: Self.day(25))
+            let payload = try World.holder(
+                db, "u-payload", Rows.tampered(period("14201")), "premium", expires: Self.day(25))
 
             let result = try Self.run(Rows.environment(database, pki, apple))
             #expect(result.status == 0, "\(result.output)")
@@ -216,8 +204,7 @@ import Testing
                     expires: Self.day(25)))
             try World.entitlement(db, "u-root", "premium", expires: Self.day(25))
             // Apple busy (21009, retryable) for this receipt, every time.
-            try World.row(db, "u-busy", "UkVDRUlQVC1CVVNZ")
-            try World.entitlement(db, "u-busy", "premium", expires: Self.day(25))
+            try World.holder(db, "u-busy", "UkVDRUlQVC1CVVNZ", "premium", expires: Self.day(25))
             apple.answer("UkVDRUlQVC1CVVNZ", with: .status(21_009))
             let environment = Rows.environment(database, trusted, apple)
 

@@ -54,7 +54,7 @@ import Testing
             api.script(
                 .production, .orderLookup, id: "MK5TTTVWJH",
                 [.orderLookup(status: 0, [Self.subscription, Self.lifetime])])
-            api.script(.production, .history, id: "4001", [.history([Self.subscription, Self.lifetime])])
+            api.script(.production, .transactionHistory, id: "4001", [.history([Self.subscription, Self.lifetime])])
 
             let result = try Self.run(database, api, ["--order-id", "MK5TTTVWJH"])
             #expect(result.status == 0, "\(result.output)")

@@ -20,8 +20,8 @@ import Testing
     @Test(arguments: [4_040_001, 4_040_003, 4_040_019])
     func goneInProductionButFoundInSandboxIsFoundInSandbox(_ code: Int) throws {
         let api = try ScriptedServerAPI()
-        api.script(.production, .history, id: "100", [.error(code, status: 404)])
-        api.script(.sandbox, .history, id: "100", [Self.history("100")])
+        api.script(.production, .transactionHistory, id: "100", [.error(code, status: 404)])
+        api.script(.sandbox, .transactionHistory, id: "100", [Self.history("100")])
         let (lookup, traffic) = api.client().historyNow(of: "100")
         let found = try #require(lookup.found, "\(lookup)")
         #expect(found.environment == .sandbox)
@@ -33,8 +33,8 @@ import Testing
 
     @Test func goneInBothEnvironmentsIsGoneNeverNotFound() throws {
         let api = try ScriptedServerAPI()
-        api.script(.production, .history, id: "101", [.error(4_040_001, status: 404)])
-        api.script(.sandbox, .history, id: "101", [.error(4_040_001, status: 404)])
+        api.script(.production, .transactionHistory, id: "101", [.error(4_040_001, status: 404)])
+        api.script(.sandbox, .transactionHistory, id: "101", [.error(4_040_001, status: 404)])
         let (lookup, traffic) = api.client().historyNow(of: "101")
         let gone = try #require(lookup.gone, "\(lookup)")
         #expect(gone.code == 4_040_001)
@@ -47,8 +47,8 @@ import Testing
     /// `gone`, with the code that said so.
     @Test func notInProductionAndAppGoneInSandboxIsGone() throws {
         let api = try ScriptedServerAPI()
-        api.script(.production, .history, id: "102", [.error(4_040_010, status: 404)])
-        api.script(.sandbox, .history, id: "102", [.error(4_040_003, status: 404)])
+        api.script(.production, .transactionHistory, id: "102", [.error(4_040_010, status: 404)])
+        api.script(.sandbox, .transactionHistory, id: "102", [.error(4_040_003, status: 404)])
         let (lookup, _) = api.client().historyNow(of: "102")
         #expect(lookup.gone?.code == 4_040_003, "\(lookup)")
         #expect(api.received.count == 2)
@@ -56,7 +56,7 @@ import Testing
 
     @Test func goneInProductionAndNotInSandboxIsGone() throws {
         let api = try ScriptedServerAPI()
-        api.script(.production, .history, id: "103", [.error(4_040_019, status: 404)])
+        api.script(.production, .transactionHistory, id: "103", [.error(4_040_019, status: 404)])
         let (lookup, _) = api.client().historyNow(of: "103")  // sandbox: unscripted, 4040010
         #expect(lookup.gone?.code == 4_040_019, "\(lookup)")
         #expect(api.received.map(\.environment) == [.production, .sandbox])
@@ -64,7 +64,7 @@ import Testing
 
     @Test func withoutHoppingGoneIsGoneAfterOneRequest() throws {
         let api = try ScriptedServerAPI()
-        api.script(.production, .history, id: "104", [.error(4_040_001, status: 404)])
+        api.script(.production, .transactionHistory, id: "104", [.error(4_040_001, status: 404)])
         let (lookup, traffic) = api.client().historyNow(of: "104", mayHop: false)
         #expect(lookup.gone?.code == 4_040_001, "\(lookup)")
         #expect(api.received.count == 1)
@@ -73,7 +73,7 @@ import Testing
 
     @Test func notFoundInBothEnvironmentsNamesEachAnswer() throws {
         let api = try ScriptedServerAPI()
-        api.script(.sandbox, .history, id: "105", [.error(4_040_005, status: 404)])
+        api.script(.sandbox, .transactionHistory, id: "105", [.error(4_040_005, status: 404)])
         let (lookup, _) = api.client().historyNow(of: "105")
         let detail = try #require(lookup.notFoundDetail, "\(lookup)")
         #expect(detail.contains("4040010 in production") && detail.contains("4040005 in sandbox"), "\(detail)")
@@ -84,7 +84,7 @@ import Testing
     @Test(arguments: [4_000_006, 4_000_008])
     func anIdAppleRefusesIsInvalidAfterOneRequest(_ code: Int) throws {
         let api = try ScriptedServerAPI()
-        api.script(.production, .history, id: "106", [.error(code, status: 400)])
+        api.script(.production, .transactionHistory, id: "106", [.error(code, status: 400)])
         let (lookup, traffic) = api.client().historyNow(of: "106")
         let detail = try #require(lookup.invalidIDDetail, "\(lookup)")
         #expect(detail.contains("\(code)"))
@@ -118,8 +118,8 @@ import Testing
 
     @Test func aHistoryWithoutTheIdIsNotHereAndHops() throws {
         let api = try ScriptedServerAPI()
-        api.script(.production, .history, id: "110", [Self.history("111", "112")])
-        api.script(.sandbox, .history, id: "110", [Self.history("113")])
+        api.script(.production, .transactionHistory, id: "110", [Self.history("111", "112")])
+        api.script(.sandbox, .transactionHistory, id: "110", [Self.history("113")])
         let (lookup, traffic) = api.client().historyNow(of: "110")
         let detail = try #require(lookup.notFoundDetail, "\(lookup)")
         #expect(detail.contains("production history") && detail.contains("sandbox history"), "\(detail)")
@@ -129,8 +129,8 @@ import Testing
 
     @Test func aHistoryWithoutTheIdInProductionAndWithItInSandboxIsFoundInSandbox() throws {
         let api = try ScriptedServerAPI()
-        api.script(.production, .history, id: "114", [Self.history("115")])
-        api.script(.sandbox, .history, id: "114", [Self.history("114")])
+        api.script(.production, .transactionHistory, id: "114", [Self.history("115")])
+        api.script(.sandbox, .transactionHistory, id: "114", [Self.history("114")])
         let (lookup, _) = api.client().historyNow(of: "114")
         let found = try #require(lookup.found, "\(lookup)")
         #expect(found.environment == .sandbox)
@@ -139,7 +139,7 @@ import Testing
 
     @Test func withoutHoppingAHistoryWithoutTheIdIsNotFound() throws {
         let api = try ScriptedServerAPI()
-        api.script(.production, .history, id: "116", [Self.history("117")])
+        api.script(.production, .transactionHistory, id: "116", [Self.history("117")])
         let (lookup, _) = api.client().historyNow(of: "116", mayHop: false)
         #expect(lookup.isNotFound, "\(lookup)")
         #expect(api.received.count == 1)
@@ -149,7 +149,7 @@ import Testing
     @Test func theIdIsFoundAsAnOriginalTransactionIdOnALaterPage() throws {
         let api = try ScriptedServerAPI()
         api.script(
-            .production, .history, id: "120",
+            .production, .transactionHistory, id: "120",
             [
                 .history([ScriptedTransaction(id: "130", purchased: Self.day(-9))], hasMore: true, revision: "r1"),
                 .history([ScriptedTransaction(id: "121", originalID: "120", purchased: Self.day(-1))]),
@@ -169,7 +169,7 @@ import Testing
             [ScriptedTransaction(id: "140", purchased: Self.day(-40))], hasMore: true, revision: "r1")
         let second = ScriptedServerAPI.Answer.history(
             [ScriptedTransaction(id: "141", originalID: "140", purchased: Self.day(-10))])
-        api.script(.production, .history, id: "140", [first, .error(code, status: 400), first, second])
+        api.script(.production, .transactionHistory, id: "140", [first, .error(code, status: 400), first, second])
         let (lookup, traffic) = api.client().historyNow(of: "140")
         let found = try #require(lookup.found, "\(lookup)")
         #expect(found.value.transactions.map(\.transactionID) == ["140", "141"], "the first page is not kept twice")
@@ -183,7 +183,7 @@ import Testing
         let first = ScriptedServerAPI.Answer.history(
             [ScriptedTransaction(id: "150", purchased: Self.day(-40))], hasMore: true, revision: "r1")
         api.script(
-            .production, .history, id: "150",
+            .production, .transactionHistory, id: "150",
             [first, .error(4_000_005, status: 400), first, .error(4_000_017, status: 400), Self.history("150")])
         let (lookup, traffic) = api.client().historyNow(of: "150")
         let detail = try #require(lookup.unverifiedDetail, "\(lookup)")
@@ -197,7 +197,7 @@ import Testing
     @Test func aHistoryTransactionWithoutEnvironmentIsUnverified() throws {
         let api = try ScriptedServerAPI()
         api.script(
-            .production, .history, id: "160",
+            .production, .transactionHistory, id: "160",
             [.history([ScriptedTransaction(id: "160", purchased: Self.day(-1), omitsEnvironment: true)])])
         let (lookup, _) = api.client().historyNow(of: "160")
         let detail = try #require(lookup.unverifiedDetail, "\(lookup)")
@@ -209,12 +209,13 @@ import Testing
         let api = try ScriptedServerAPI()
         let transaction = ScriptedTransaction(id: "161", purchased: Self.day(-31), expires: Self.day(-1))
         api.script(
-            .production, .statuses, id: "161",
+            .production, .subscriptionStatuses, id: "161",
             [.statuses([ServerAPIScriptStatus(status: 4, transaction: transaction, renewalOmitsEnvironment: true)])])
         var omitted = transaction
         omitted.omitsEnvironment = true
         api.script(
-            .production, .statuses, id: "162", [.statuses([ServerAPIScriptStatus(status: 1, transaction: omitted)])])
+            .production, .subscriptionStatuses, id: "162",
+            [.statuses([ServerAPIScriptStatus(status: 1, transaction: omitted)])])
         let client = api.client()
         for id in ["161", "162"] {
             let (lookup, _) = client.statusesNow(of: id)
@@ -226,18 +227,10 @@ import Testing
     @Test func theRenewalInfosSignedDateIsReadAsScripted() throws {
         let api = try ScriptedServerAPI()
         let signed = Self.day(-2)
-        api.script(
-            .production, .statuses, id: "163",
-            [
-                .statuses([
-                    ServerAPIScriptStatus(
-                        status: 1,
-                        transaction: ScriptedTransaction(id: "163", purchased: Self.day(-3), signed: Self.day(-3)),
-                        renewalSigned: signed)
-                ])
-            ])
-        let (lookup, _) = api.client().statusesNow(of: "163")
-        let subscription = try #require(lookup.found?.value.subscriptions.first, "\(lookup)")
+        let subscription = try api.onlySubscription(
+            ServerAPIScriptStatus(
+                status: 1, transaction: ScriptedTransaction(id: "163", purchased: Self.day(-3), signed: Self.day(-3)),
+                renewalSigned: signed))
         let renewalSigned = try #require(subscription.renewalInfo?.signedDate)
         #expect(abs(renewalSigned.timeIntervalSince(signed)) < 0.01)
     }
@@ -246,8 +239,8 @@ import Testing
 
     @Test func statusesNotHereAreNotFoundOrGone() throws {
         let api = try ScriptedServerAPI()
-        api.script(.production, .statuses, id: "170", [.error(4_040_001, status: 404)])
-        api.script(.production, .statuses, id: "171", [.error(4_000_006, status: 400)])
+        api.script(.production, .subscriptionStatuses, id: "170", [.error(4_040_001, status: 404)])
+        api.script(.production, .subscriptionStatuses, id: "171", [.error(4_000_006, status: 400)])
         let client = api.client()
         #expect(client.statusesNow(of: "170").lookup.gone?.code == 4_040_001)
         #expect(client.statusesNow(of: "171").lookup.invalidIDDetail != nil)
@@ -258,8 +251,8 @@ import Testing
 
     @Test func fourHundredOneTwiceAndInvalidAppIdentifierAreConfiguration() throws {
         let api = try ScriptedServerAPI()
-        api.script(.production, .history, id: "180", [.unauthorized])
-        api.script(.production, .history, id: "181", [.error(4_000_002, status: 400)])
+        api.script(.production, .transactionHistory, id: "180", [.unauthorized])
+        api.script(.production, .transactionHistory, id: "181", [.error(4_000_002, status: 400)])
         let client = api.client()
         #expect(client.historyNow(of: "180").lookup.configurationDetail != nil)
         #expect(api.received.count == 2, "one fresh token, then no more")

@@ -18,7 +18,7 @@ import Testing
     @Test func everyTokenCarriesTheClaimsAppleRequiresAndIsReusedAcrossRequests() throws {
         let api = try ScriptedServerAPI()
         api.script(
-            .production, .history, id: "60",
+            .production, .transactionHistory, id: "60",
             [
                 .history(
                     [ScriptedTransaction(id: "60", purchased: Self.day(-40), expires: Self.day(-10))], hasMore: true,
@@ -28,7 +28,7 @@ import Testing
                 ]),
             ])
         api.script(
-            .production, .history, id: "70",
+            .production, .transactionHistory, id: "70",
             [.history([ScriptedTransaction(id: "70", bundleID: "com.other", purchased: Self.day(-1))])])
         let client = api.client()
         let before = Int64(Date().timeIntervalSince1970)
@@ -60,7 +60,7 @@ import Testing
     @Test func aRefusedTokenIsReplacedOnceByAFreshOne() throws {
         let api = try ScriptedServerAPI()
         api.script(
-            .production, .history, id: "80",
+            .production, .transactionHistory, id: "80",
             [.unauthorized, .history([ScriptedTransaction(id: "80", purchased: Self.day(-1))])])
         let time = TestTime()
         let tokens = ServerAPITokens(key: api.apiKey, keyID: api.keyID, issuerID: api.issuerID, now: time.read)

@@ -11,7 +11,7 @@ import Testing
     @Test func threePagesAreWalkedByRevisionAndTheLaterDeliveryOfATransactionWins() throws {
         let api = try ScriptedServerAPI()
         api.script(
-            .production, .history, id: "10",
+            .production, .transactionHistory, id: "10",
             [
                 .history(
                     [
@@ -42,8 +42,10 @@ import Testing
 
     @Test func anIdUnknownInProductionIsFoundInSandboxWithOneHop() throws {
         let api = try ScriptedServerAPI()
-        api.script(.production, .history, id: "20", [.error(4_040_010, status: 404)])
-        api.script(.sandbox, .history, id: "20", [.history([ScriptedTransaction(id: "20", purchased: Self.day(-1))])])
+        api.script(.production, .transactionHistory, id: "20", [.error(4_040_010, status: 404)])
+        api.script(
+            .sandbox, .transactionHistory, id: "20",
+            [.history([ScriptedTransaction(id: "20", purchased: Self.day(-1))])])
         let (lookup, traffic) = api.client().historyNow(of: "20")
         let found = try #require(lookup.found, "\(lookup)")
         #expect(found.environment == .sandbox)
@@ -72,7 +74,7 @@ import Testing
     func aTransientErrorIsRetriedAndTheNextAnswerCounts(_ code: Int, _ status: Int) throws {
         let api = try ScriptedServerAPI()
         api.script(
-            .production, .history, id: "30",
+            .production, .transactionHistory, id: "30",
             [.error(code, status: status), .history([ScriptedTransaction(id: "30", purchased: Self.day(-1))])])
         let (lookup, traffic) = api.client().historyNow(of: "30")
         #expect(lookup.found?.value.transactions.count == 1, "\(lookup)")
@@ -82,7 +84,7 @@ import Testing
 
     @Test func aTransientErrorThatPersistsIsUnverifiedAfterMaxAttempts() throws {
         let api = try ScriptedServerAPI()
-        api.script(.production, .history, id: "31", [.error(5_000_001, status: 500)])
+        api.script(.production, .transactionHistory, id: "31", [.error(5_000_001, status: 500)])
         let (lookup, _) = api.client(maxAttempts: 3).historyNow(of: "31")
         let detail = try #require(lookup.unverifiedDetail, "\(lookup)")
         #expect(detail.contains("5000001"))
@@ -93,7 +95,7 @@ import Testing
     /// 5000000 is not one of the codes Apple names retryable: asked again once, not `--max-attempts` times.
     @Test func aPersistentGeneralInternalErrorIsAskedTwiceOnly() throws {
         let api = try ScriptedServerAPI()
-        api.script(.production, .history, id: "32", [.error(5_000_000, status: 500)])
+        api.script(.production, .transactionHistory, id: "32", [.error(5_000_000, status: 500)])
         let (lookup, _) = api.client(maxAttempts: 4).historyNow(of: "32")
         let detail = try #require(lookup.unverifiedDetail, "\(lookup)")
         #expect(detail.contains("5000000") && detail.contains("after 2 attempt"))
@@ -103,7 +105,7 @@ import Testing
     @Test func aForgedSignatureInAnAnswerIsUnverifiedNamingTheRejection() throws {
         let api = try ScriptedServerAPI()
         api.script(
-            .production, .history, id: "40",
+            .production, .transactionHistory, id: "40",
             [.history([ScriptedTransaction(id: "40", purchased: Self.day(-1), forged: true)])])
         let (lookup, _) = api.client().historyNow(of: "40")
         let detail = try #require(lookup.unverifiedDetail, "\(lookup)")
@@ -114,7 +116,7 @@ import Testing
     @Test func anAnswerSignedForTheOtherEnvironmentIsUnverified() throws {
         let api = try ScriptedServerAPI()
         api.script(
-            .production, .history, id: "41",
+            .production, .transactionHistory, id: "41",
             [.history([ScriptedTransaction(id: "41", purchased: Self.day(-1), environment: "Sandbox")])])
         let (lookup, _) = api.client().historyNow(of: "41")
         let detail = try #require(lookup.unverifiedDetail, "\(lookup)")
@@ -123,7 +125,7 @@ import Testing
 
     @Test func anHTMLPageWithStatus200IsUnverified() throws {
         let api = try ScriptedServerAPI()
-        api.script(.production, .history, id: "42", [.htmlPage])
+        api.script(.production, .transactionHistory, id: "42", [.htmlPage])
         let (lookup, _) = api.client().historyNow(of: "42")
         let detail = try #require(lookup.unverifiedDetail, "\(lookup)")
         #expect(detail.contains("not JSON"), "\(detail)")
@@ -132,18 +134,10 @@ import Testing
     @Test func statusesAreVerifiedAndCarryGracePeriods() throws {
         let api = try ScriptedServerAPI()
         let grace = Self.day(10)
-        api.script(
-            .production, .statuses, id: "50",
-            [
-                .statuses([
-                    ServerAPIScriptStatus(
-                        status: 4,
-                        transaction: ScriptedTransaction(id: "50", purchased: Self.day(-31), expires: Self.day(-1)),
-                        gracePeriodExpires: grace)
-                ])
-            ])
-        let (lookup, _) = api.client().statusesNow(of: "50")
-        let subscription = try #require(lookup.found?.value.subscriptions.first, "\(lookup)")
+        let subscription = try api.onlySubscription(
+            ServerAPIScriptStatus(
+                status: 4, transaction: ScriptedTransaction(id: "50", purchased: Self.day(-31), expires: Self.day(-1)),
+                gracePeriodExpires: grace))
         #expect(subscription.status == 4)
         #expect(subscription.transaction?.transactionID == "50")
         let expires = try #require(subscription.renewalInfo?.gracePeriodExpiresDate)

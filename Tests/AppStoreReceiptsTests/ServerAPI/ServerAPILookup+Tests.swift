@@ -1,6 +1,7 @@
 import AppStoreReceipts
 import Foundation
 import TestSupport
+import Testing
 
 /// Shorthands for reading lookups and scripting transactions in the App Store Server API tests.
 extension ServerAPILookup {
@@ -45,3 +46,15 @@ enum ServerAPITestDates {
 }
 
 typealias ScriptedTransaction = ServerAPIScriptTransaction
+
+extension ScriptedServerAPI {
+    /// The arrange and act of a statuses test: production answers `status` alone for its transaction's id,
+    /// the client asks for it now; the one subscription the client read.
+    func onlySubscription(
+        _ status: ServerAPIScriptStatus, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> ServerAPIStatuses.Subscription {
+        script(.production, .subscriptionStatuses, id: status.transaction.id, [.statuses([status])])
+        let (lookup, _) = client().statusesNow(of: status.transaction.id)
+        return try #require(lookup.found?.value.subscriptions.first, "\(lookup)", sourceLocation: sourceLocation)
+    }
+}

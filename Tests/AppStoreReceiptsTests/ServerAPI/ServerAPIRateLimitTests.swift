@@ -11,7 +11,7 @@ import Testing
     @Test func a429IsRetriedNoSoonerThanItsRetryAfter() throws {
         let api = try ScriptedServerAPI()
         api.script(
-            .production, .history, id: "90",
+            .production, .transactionHistory, id: "90",
             [
                 .tooManyRequests(retryAfter: .milliseconds(400)),
                 .history([ScriptedTransaction(id: "90", purchased: Self.day(-1))]),

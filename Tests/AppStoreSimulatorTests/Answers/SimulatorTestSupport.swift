@@ -10,7 +10,13 @@ func withSimulator<T: Sendable>(
     options: SimulatorOptions = SimulatorOptions(),
     _ body: (AppStoreSimulator) async throws -> T
 ) async throws -> T {
-    let simulator = AppStoreSimulator(world: world, options: options)
+    try await running(AppStoreSimulator(world: world, options: options), body)
+}
+
+/// Starts `simulator` for `body` and stops it afterwards, also on failure.
+func running<T: Sendable>(
+    _ simulator: AppStoreSimulator, _ body: (AppStoreSimulator) async throws -> T
+) async throws -> T {
     try simulator.start()
     do {
         let result = try await body(simulator)

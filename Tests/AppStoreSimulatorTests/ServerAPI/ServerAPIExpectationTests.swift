@@ -62,13 +62,8 @@ import Testing
     func derivationMatchesTheIntentUnderTheServerAPI(scenario: WorldScenario) throws {
         let world = scenario.isStoreKit2 ? TestWorlds.storeKit2 : TestWorlds.small
         let (unit, user) = try #require(TestWorlds.firstOfEachScenario(world)[scenario])
-        var next: Int64 = 1
-        let ids = ExpectationDeriver.receiptIDs(for: unit, startingAt: &next)
-        let result = ExpectationDeriver.derive(
-            unit: unit, receiptIDs: ids, answerer: AppleAnswerer(world: world),
-            assumptions: RunAssumptions(backend: .serverAPI))
-        let corrections = result.corrections.filter { $0.userID == user.id }.map { "\($0.entitlement):\($0.action)" }
-        let flags = result.flags.filter { $0.userID == user.id }.map(\.kind)
+        let (corrections, flags) = TestWorlds.derived(
+            unit, user, in: world, assumptions: RunAssumptions(backend: .serverAPI))
         #expect(corrections.sorted() == scenario.intended(backend: .serverAPI).corrections.sorted())
         #expect(flags.sorted() == scenario.intended(backend: .serverAPI).flags.sorted())
     }

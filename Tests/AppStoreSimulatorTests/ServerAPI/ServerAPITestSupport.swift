@@ -62,15 +62,7 @@ func withServerAPISimulator<T: Sendable>(
     let simulator = AppStoreSimulator(
         world: ServerAPIFixture.world, options: options,
         serverAPI: ServerAPISetup(chain: ServerAPIFixture.chain, key: ServerAPIFixture.key), units: units)
-    try simulator.start()
-    do {
-        let result = try await TestThreads.run { try body(simulator) }
-        try await TestThreads.run { simulator.stop() }
-        return result
-    } catch {
-        try? await TestThreads.run { simulator.stop() }
-        throw error
-    }
+    return try await running(simulator) { simulator in try await TestThreads.run { try body(simulator) } }
 }
 
 extension AppStoreSimulator {

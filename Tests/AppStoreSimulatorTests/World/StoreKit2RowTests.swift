@@ -159,15 +159,7 @@ import Testing
     }
 
     @Test func signedRowTransactionIDsAreUniqueAcrossTheWorld() {
-        var seen = Set<String>()
-        var duplicates = 0
-        TestWorlds.storeKit2.forEachUnit { unit in
-            for account in unit.accounts {
-                for transaction in account.transactions where !seen.insert(transaction.transactionID).inserted {
-                    duplicates += 1
-                }
-            }
-        }
+        let duplicates = TestWorlds.transactionIDs(TestWorlds.storeKit2).duplicates
         #expect(duplicates == 0)
         let signedIDs = Self.signedRows(TestWorlds.storeKit2).map(\.id)
         #expect(Set(signedIDs).count == signedIDs.count)

@@ -51,15 +51,7 @@ import Testing
     }
 
     @Test func transactionIDsAreUniqueAcrossTheWorld() {
-        var seen = Set<String>()
-        var duplicates = 0
-        TestWorlds.acceptance.forEachUnit { unit in
-            for account in unit.accounts {
-                for transaction in account.transactions where !seen.insert(transaction.transactionID).inserted {
-                    duplicates += 1
-                }
-            }
-        }
+        let (seen, duplicates) = TestWorlds.transactionIDs(TestWorlds.acceptance)
         #expect(duplicates == 0)
         #expect(seen.count > 5_000)
     }

@@ -26,14 +26,7 @@ import Testing
     func derivationMatchesTheScenarioIntent(scenario: WorldScenario) throws {
         let world = scenario.isStoreKit2 ? TestWorlds.storeKit2 : TestWorlds.small
         let (unit, user) = try #require((scenario.isStoreKit2 ? Self.storeKit2Cases : Self.cases)[scenario])
-        var next: Int64 = 1
-        let ids = ExpectationDeriver.receiptIDs(for: unit, startingAt: &next)
-        let result = ExpectationDeriver.derive(
-            unit: unit, receiptIDs: ids, answerer: AppleAnswerer(world: world),
-            assumptions: RunAssumptions())
-        let corrections = result.corrections.filter { $0.userID == user.id }.map { "\($0.entitlement):\($0.action)" }
-            .sorted()
-        let flags = result.flags.filter { $0.userID == user.id }.map(\.kind).sorted()
+        let (corrections, flags) = TestWorlds.derived(unit, user, in: world, assumptions: RunAssumptions())
         #expect(corrections == scenario.intended.corrections.sorted())
         #expect(flags == scenario.intended.flags.sorted())
     }
@@ -48,14 +41,8 @@ import Testing
         let world = scenario.isStoreKit2 ? TestWorlds.storeKit2Staging : TestWorlds.staging
         let (unit, user) = try #require(
             (scenario.isStoreKit2 ? Self.storeKit2StagingCases : Self.stagingCases)[scenario])
-        var next: Int64 = 1
-        let ids = ExpectationDeriver.receiptIDs(for: unit, startingAt: &next)
-        let result = ExpectationDeriver.derive(
-            unit: unit, receiptIDs: ids, answerer: AppleAnswerer(world: world),
-            assumptions: RunAssumptions(environment: .sandbox))
-        let corrections = result.corrections.filter { $0.userID == user.id }.map { "\($0.entitlement):\($0.action)" }
-            .sorted()
-        let flags = result.flags.filter { $0.userID == user.id }.map(\.kind).sorted()
+        let (corrections, flags) = TestWorlds.derived(
+            unit, user, in: world, assumptions: RunAssumptions(environment: .sandbox))
         let intended = scenario.intended.flags.map { $0 == "sandbox_in_production" ? "production_in_sandbox" : $0 }
         #expect(corrections == scenario.intended.corrections.sorted())
         #expect(flags == intended.sorted())

@@ -33,4 +33,32 @@ enum TestWorlds {
         }
         return result
     }
+
+    /// What the deriver expects for `user` of `unit` in `world` under `assumptions`: the user's corrections
+    /// (`entitlement:action`) and flags (their kinds), each sorted.
+    static func derived(
+        _ unit: WorldUnit, _ user: WorldUser, in world: SimulatedWorld, assumptions: RunAssumptions
+    ) -> (corrections: [String], flags: [String]) {
+        var next: Int64 = 1
+        let ids = ExpectationDeriver.receiptIDs(for: unit, startingAt: &next)
+        let result = ExpectationDeriver.derive(
+            unit: unit, receiptIDs: ids, answerer: AppleAnswerer(world: world), assumptions: assumptions)
+        let corrections = result.corrections.filter { $0.userID == user.id }.map { "\($0.entitlement):\($0.action)" }
+        let flags = result.flags.filter { $0.userID == user.id }.map(\.kind)
+        return (corrections.sorted(), flags.sorted())
+    }
+
+    /// Every transaction id of `world`'s accounts, and how many times one stood again.
+    static func transactionIDs(_ world: SimulatedWorld) -> (seen: Set<String>, duplicates: Int) {
+        var seen = Set<String>()
+        var duplicates = 0
+        world.forEachUnit { unit in
+            for account in unit.accounts {
+                for transaction in account.transactions where !seen.insert(transaction.transactionID).inserted {
+                    duplicates += 1
+                }
+            }
+        }
+        return (seen, duplicates)
+    }
 }

@@ -20,11 +20,22 @@ import Testing
 
     static func named(_ receipt: StoredReceipt) -> Set<String> { [receipt.data] }
 
-    @Test func everyReceiptStoredSinceThePurchaseIsRead() throws {
+    /// The order's purchase instant.
+    static let purchase = Date(timeIntervalSince1970: 1_800_000_000)
+
+    /// The arrange block of every test: a fresh database holding 1,200 receipts stored a minute after
+    /// `purchase`, the 1,150th the order's holder, and a connection to it.
+    static func seeded<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
         try TestDatabase.with { database in
             let connection = try database.connect()
-            let purchase = Date(timeIntervalSince1970: 1_800_000_000)
-            try Self.seed(connection, rows: 1_200, holderAt: 1_150, storedAt: purchase.addingTimeInterval(60))
+            try seed(connection, rows: 1_200, holderAt: 1_150, storedAt: purchase.addingTimeInterval(60))
+            return try body(connection)
+        }
+    }
+
+    @Test func everyReceiptStoredSinceThePurchaseIsRead() throws {
+        try Self.seeded { connection in
+            let purchase = Self.purchase
             let holders = try OrderHolders.stored(
                 of: ["T-order"], since: purchase, on: connection, limit: 10_000, namedIDs: Self.named)
             #expect(holders.users == ["u-1150"])
@@ -39,10 +50,8 @@ import Testing
     }
 
     @Test func theSearchStopsAtItsLimitAndSaysHowFarItRead() throws {
-        try TestDatabase.with { database in
-            let connection = try database.connect()
-            let purchase = Date(timeIntervalSince1970: 1_800_000_000)
-            try Self.seed(connection, rows: 1_200, holderAt: 1_150, storedAt: purchase.addingTimeInterval(60))
+        try Self.seeded { connection in
+            let purchase = Self.purchase
             let holders = try OrderHolders.stored(
                 of: ["T-order"], since: purchase, on: connection, limit: 1_000, namedIDs: Self.named)
             #expect(holders.users.isEmpty)
