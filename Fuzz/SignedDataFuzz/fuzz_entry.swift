@@ -135,7 +135,7 @@ enum SignedDataFuzz {
         do {
             let certificate = try parse(input.bytes)
             require(!certificate.subject.contains(where: \.isNewline), "certificate subject is not one line")
-            _ = certificate.hasExtension(CertificateChainVerifier.leafOID)
+            _ = certificate.hasExtension(TrustChainVerifier.leafOID)
             _ = certificate.sha256
             _ = ES256Key(publicKeyOf: certificate)
         } catch {
