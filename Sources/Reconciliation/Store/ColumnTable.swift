@@ -91,7 +91,7 @@ struct TableColumn<Record>: Sendable {
 
     /// A column the writer fills with `value` of each row.
     static func written<Value: PostgresArrayElement>(
-        _ name: String, _ value: @escaping @Sendable (RecordInPlace<Record>, RowContext) -> Value?,
+        _ name: String, _ value: @escaping @Sendable (InPlace<Record>, InPlace<RowContext>) -> Value?,
         onConflict: OnConflict = .excluded,
         export: ReconciliationExport.Kind? = nil
     ) -> TableColumn {
@@ -141,27 +141,30 @@ struct BatchRows<Record> {
 
     var count: Int { positions.count }
 
-    /// Every row in `positions` order, each record read where it is (`RecordInPlace`).
-    func forEachRow(_ body: (RecordInPlace<Record>, RowContext) -> Void) {
-        contexts.withUnsafeBufferPointer { contexts in
-            for (user, index) in positions {
-                records[user].withUnsafeBufferPointer {
-                    body(RecordInPlace(pointer: $0.baseAddress! + index), contexts[user])
+    /// Every row in `positions` order, each record and context read where it is (`InPlace`).
+    func forEachRow(_ body: (InPlace<Record>, InPlace<RowContext>) -> Void) {
+        records.withUnsafeBufferPointer { records in
+            contexts.withUnsafeBufferPointer { contexts in
+                for (user, index) in positions {
+                    records[user].withUnsafeBufferPointer {
+                        body(InPlace(pointer: $0.baseAddress! + index), InPlace(pointer: contexts.baseAddress! + user))
+                    }
                 }
             }
         }
     }
 }
 
-/// A batch's record as a column's value closure reads it: in place, field by field (`record.productID`).
+/// A batch's record or row context as a column's value closure reads it: in place, field by field
+/// (`record.productID`, `row.runID`).
 ///
-/// Handing the record itself to the opaque closure makes the caller copy it into a temporary, retaining
+/// Handing the value itself to the opaque closure makes the caller copy it into a temporary, retaining
 /// and releasing its every string, once per cell: a transaction row is 30 cells of a 20-string record,
 /// and those copies were most of the writer's CPU. Valid only inside `BatchRows.forEachRow`'s body.
 @dynamicMemberLookup
-struct RecordInPlace<Record> {
-    fileprivate let pointer: UnsafePointer<Record>
+struct InPlace<Value> {
+    fileprivate let pointer: UnsafePointer<Value>
 
     @inline(__always)
-    subscript<Value>(dynamicMember field: KeyPath<Record, Value>) -> Value { pointer.pointee[keyPath: field] }
+    subscript<Field>(dynamicMember field: KeyPath<Value, Field>) -> Field { pointer.pointee[keyPath: field] }
 }

@@ -14,8 +14,10 @@ extension UnitWriter {
     typealias RecordIndex = (user: Int, index: Int)
 
     func writeResults(_ users: [(userID: String, plan: UnitPlan)], contexts: [RowContext], dryRun: Bool) throws {
-        let planned = users.map(\.plan.results)
-        let kept = Self.lastPerKey(Self.recordIndices(users, \.results.count)) { planned[$0.user][$0.index].receiptID }
+        let planned = users.map { $0.plan.results }
+        let kept = Self.lastPerKey(Self.recordIndices(users) { $0.results.count }) {
+            planned[$0.user][$0.index].receiptID
+        }
         let rows = BatchRows(records: planned, contexts: contexts, positions: kept)
         try JobTables.results.insert(rows, on: connection)
         guard !dryRun else { return }
@@ -24,16 +26,17 @@ extension UnitWriter {
 
     func writeFlags(_ users: [(userID: String, plan: UnitPlan)], contexts: [RowContext]) throws {
         let rows = BatchRows(
-            records: users.map(\.plan.flags), contexts: contexts, positions: Self.recordIndices(users, \.flags.count))
+            records: users.map { $0.plan.flags }, contexts: contexts,
+            positions: Self.recordIndices(users) { $0.flags.count })
         try JobTables.flags.insert(rows, on: connection)
     }
 
     func writeCorrections(_ users: [(userID: String, plan: UnitPlan)], contexts: [RowContext], dryRun: Bool) throws {
-        let all = Self.recordIndices(users, \.corrections.count)
+        let all = Self.recordIndices(users) { $0.corrections.count }
         guard !all.isEmpty else { return }
         func correction(_ at: RecordIndex) -> CorrectionRecord { users[at.user].plan.corrections[at.index] }
         try JobTables.corrections.insert(
-            BatchRows(records: users.map(\.plan.corrections), contexts: contexts, positions: all), on: connection)
+            BatchRows(records: users.map { $0.plan.corrections }, contexts: contexts, positions: all), on: connection)
         guard !dryRun else { return }
         let revokes = all.filter { correction($0).action == .revoke }
         if !revokes.isEmpty {
@@ -76,8 +79,8 @@ extension UnitWriter {
 
     func writeSharedScan(_ users: [(userID: String, plan: UnitPlan)], contexts: [RowContext]) throws {
         let rows = BatchRows(
-            records: users.map(\.plan.sharedScan), contexts: contexts,
-            positions: Self.recordIndices(users, \.sharedScan.count))
+            records: users.map { $0.plan.sharedScan }, contexts: contexts,
+            positions: Self.recordIndices(users) { $0.sharedScan.count })
         try JobTables.runTransactions.insert(rows, on: connection)
     }
 
@@ -92,6 +95,10 @@ extension UnitWriter {
     }
 
     /// Every record of the users' plans, in batch order then plan order.
+    ///
+    /// Callers pass closures (`{ $0.flags.count }`, `users.map { $0.plan.flags }`), not key paths: a key
+    /// path through a tuple or to a computed property is applied by the runtime (`swift_getAtKeyPath`),
+    /// about two thousand instructions a call, twice per user per table.
     static func recordIndices(_ users: [(userID: String, plan: UnitPlan)], _ count: (UnitPlan) -> Int) -> [RecordIndex]
     {
         var indices: [RecordIndex] = []

@@ -11,7 +11,7 @@ extension UnitWriter {
         // of a batch: the later user's row wins, as it would written one user after the other. Sorted
         // by id, so two writers upserting the same ids lock them in the same order (no deadlock).
         // Records read in place (a copy of one retains and releases its every string).
-        let planned = users.map(\.plan.transactions)
+        let planned = users.map { $0.plan.transactions }
         var all: [RecordIndex] = []
         var ids: [String] = []
         for (user, records) in planned.enumerated() {
