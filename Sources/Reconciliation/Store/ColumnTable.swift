@@ -159,8 +159,8 @@ struct BatchRows<Record> {
 /// (`record.productID`, `row.runID`).
 ///
 /// Handing the value itself to the opaque closure makes the caller copy it into a temporary, retaining
-/// and releasing its every string, once per cell: a transaction row is 30 cells of a 20-string record,
-/// and those copies were most of the writer's CPU. Valid only inside `BatchRows.forEachRow`'s body.
+/// and releasing its every string, once per cell: a transaction row is 30 cells of a 20-string record
+/// (docs/benchmarks.md). Valid only inside `BatchRows.forEachRow`'s body.
 @dynamicMemberLookup
 struct InPlace<Value> {
     fileprivate let pointer: UnsafePointer<Value>

@@ -98,7 +98,7 @@ extension UnitWriter {
     ///
     /// Callers pass closures (`{ $0.flags.count }`, `users.map { $0.plan.flags }`), not key paths: a key
     /// path through a tuple or to a computed property is applied by the runtime (`swift_getAtKeyPath`),
-    /// about two thousand instructions a call, twice per user per table.
+    /// which costs far more than the closure, twice per user per table (docs/benchmarks.md).
     static func recordIndices(_ users: [(userID: String, plan: UnitPlan)], _ count: (UnitPlan) -> Int) -> [RecordIndex]
     {
         var indices: [RecordIndex] = []
