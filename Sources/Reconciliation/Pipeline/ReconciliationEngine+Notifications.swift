@@ -57,7 +57,8 @@ extension ReconciliationEngine {
                 do {
                     outcome = try intake.read(store: NotificationStore(connection: connection), feed: feed) {
                         walks, window, each in
-                        try verification.inOrder(walks, window: window, recordTraffic: { counters.addTraffic($0) }, each)
+                        try verification.inOrder(
+                            walks, window: window, recordTraffic: { counters.addTraffic($0) }, each)
                     }
                     break
                 } catch let error as PostgresError where error.isConnectionFailure {
@@ -69,7 +70,8 @@ extension ReconciliationEngine {
             if let refusal = outcome.configuration { control.stop(.appleConfiguration(reason: refusal)) }
             feed.finish()
         } catch {
-            control.stop(.failed(error, reason: "reading Apple's notification history failed: \(RunEnd.describe(error))"))
+            control.stop(
+                .failed(error, reason: "reading Apple's notification history failed: \(RunEnd.describe(error))"))
             feed.finish(error: error)
         }
     }

@@ -80,11 +80,12 @@ extension ReconciliationEngine {
 
         if selectsUsers {
             do {
-                try selection.forEachUser(queueComplete: {
+                let queueComplete = { [self] in
                     if case .queued(let night, _) = selection, let queueFill {
                         try completeQueue(night, fill: queueFill, counters: counters)
                     }
-                }) { user in
+                }
+                try selection.forEachUser(queueComplete: queueComplete) { user in
                     guard !control.isStopping, !shutdown.isRequested else { return false }
                     counters.addSelected(users: 1, receipts: user.receipts.count)
                     return verification.admit(user)
@@ -103,7 +104,9 @@ extension ReconciliationEngine {
                     try night.queueTheRest(reconnector: reconnector)
                     try completeQueue(night, fill: queueFill, counters: counters)
                 } catch {
-                    log.log(.warning, "run.selection_count_failed", ["run_id": String(runID), "error": RunEnd.describe(error)])
+                    log.log(
+                        .warning, "run.selection_count_failed",
+                        ["run_id": String(runID), "error": RunEnd.describe(error)])
                 }
             }
         }
