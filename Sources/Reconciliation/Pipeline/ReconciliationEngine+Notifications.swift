@@ -43,7 +43,8 @@ extension ReconciliationEngine {
 
     /// Reads the history into the store, telling `feed` of each piece; a dropped connection is
     /// reconnected and the read resumed from the cursor (what was stored stays, and is not stored
-    /// twice). Apple's refusal of the configuration stops the run; so does a read that fails.
+    /// twice). Apple's refusal of the configuration stops the run; so does a read that fails. A
+    /// signal ends the read early, as it ends the users'.
     ///
     /// Threading: a thread of its own; `feed.finish` is its last word, after the run was told.
     private func readHistory(
@@ -57,8 +58,11 @@ extension ReconciliationEngine {
                 do {
                     outcome = try intake.read(store: NotificationStore(connection: connection), feed: feed) {
                         walks, window, each in
+                        // A signal stops the read after the piece in hand: the cursor stays after the
+                        // last piece read whole, and the next night reads on from there.
                         try verification.inOrder(
-                            walks, window: window, recordTraffic: { counters.addTraffic($0) }, each)
+                            walks, window: window, recordTraffic: { counters.addTraffic($0) },
+                            { try each($0) && !shutdown.isRequested })
                     }
                     break
                 } catch let error as PostgresError where error.isConnectionFailure {
