@@ -71,7 +71,7 @@ final class AppleVerification: Sendable {
 
     /// Drives exchanges that belong to no user (pieces of the night's notification history) on the same
     /// driver, budget and workers, at most `window` of them outstanding, and hands their results to
-    /// `body` in order on the calling thread (the run's own, before any user is admitted). The next
+    /// `body` in order on the calling thread (the notification read's, while users are admitted). The next
     /// exchange starts as `body` takes one, so at most `window` results are held at once; once `body`
     /// returns false, none more starts and the rest are waited for and dropped.
     func inOrder<Exchange: AppleExchange>(

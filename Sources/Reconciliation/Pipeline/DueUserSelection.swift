@@ -2,7 +2,8 @@ import Postgres
 
 /// Stage 1, select: the users whose receipts are due, in order. The nightly run pages them from
 /// PostgreSQL (`DueUserReader`: keyset pages, memory flat whatever the table's size), or, on a night
-/// driven by notifications, from the run's queue (`RunQueue`, filled by `NotificationNight`);
+/// driven by notifications, from the run's queue (`RunQueue`), which the notified users join while
+/// they are read (`NotificationNight`);
 /// `verify-user` selects its one user.
 ///
 /// A dropped connection costs the reader a reconnect and the page it was reading, which it reads
@@ -16,7 +17,11 @@ enum DueUserSelection {
     case one(UserWork)
 
     /// Emits each user until there are no more or `emit` returns false (the run is stopping).
-    func forEachUser(_ emit: (UserWork) -> Bool) throws {
+    /// `queueComplete` runs once a night's queue holds every user the notifications named.
+    func forEachUser(queueComplete: () throws -> Void = {}, _ emit: (UserWork) -> Bool) throws {
+        if case .queued(let night, let reconnector) = self {
+            return try night.forEachUser(reconnector: reconnector, complete: queueComplete, emit)
+        }
         guard let (pages, reconnector) = paged else {
             if let user = oneUser, !user.receipts.isEmpty { _ = emit(user) }
             return

@@ -21,7 +21,11 @@ import Postgres
 /// A dry run reads but writes neither notifications nor the cursor: the users named go straight to
 /// its selection (`Outcome.dryRunNotified`).
 ///
-/// Threading: the run's own thread, before selection; it waits for each walk.
+/// The run does not wait for the read (`NotificationFeed`): once Apple answered the default app's
+/// history without refusing the configuration, users are asked beside it, and each stored piece's
+/// users join the run's queue.
+///
+/// Threading: a thread of the run's own, beside the selection; it waits for each walk.
 struct NotificationIntake {
     /// Read again before the cursor: a record Apple indexes late is not skipped.
     static let overlap: TimeInterval = 3600
@@ -68,8 +72,11 @@ struct NotificationIntake {
         min(asOf, now).addingTimeInterval(-settle)
     }
 
-    /// Reads every app's history into `store`; `walk` drives the reads.
-    func read(store: NotificationStore, walk: Walker, now: Date = Date()) throws -> Outcome {
+    /// Reads every app's history into `store`; `walk` drives the reads, and `feed` hears of each stored
+    /// piece and of the configuration's answer.
+    func read(store: NotificationStore, feed: NotificationFeed? = nil, now: Date = Date(), walk: Walker) throws
+        -> Outcome
+    {
         var outcome = Outcome()
         let end = Self.end(asOf: options.nightInstant, now: now)
         // Apple's verifier cannot be made for a production app without its Apple ID: nothing it reads
@@ -85,11 +92,14 @@ struct NotificationIntake {
             guard try store.lockReader(key, timeoutSeconds: Self.lockTimeoutSeconds) else {
                 outcome.figures.skipped = "another shard of the set was still reading after 10 minutes"
                 log.log(.warning, "notifications.lock_timeout", ["run_id": String(runID), "bundle_id": bundleID])
+                if bundleID == source.defaultBundleID { feed?.confirm() }
                 continue
             }
             defer { try? store.unlockReader(key) }
-            try read(key: key, end: end, store: store, walk: walk, into: &outcome)
+            try read(key: key, end: end, store: store, walk: walk, feed: feed, into: &outcome)
             if outcome.configuration != nil { return outcome }
+            // Nothing was left to ask, or Apple answered: the configuration stands.
+            if bundleID == source.defaultBundleID { feed?.confirm() }
         }
         if !options.dryRun {
             let matched = try store.resolveUnmatched(receivedSince: end.addingTimeInterval(-Self.rematchWindow))
@@ -104,7 +114,7 @@ struct NotificationIntake {
 
     private func read(
         key: NotificationCursorKey, end: Date, store: NotificationStore,
-        walk: Walker, into outcome: inout Outcome
+        walk: Walker, feed: NotificationFeed?, into outcome: inout Outcome
     ) throws {
         let cursor = try store.readThrough(key)
         if let cursor, cursor >= end.addingTimeInterval(-Self.fresh) {
@@ -138,13 +148,14 @@ struct NotificationIntake {
             index += 1
             switch read {
             case .complete(let batch):
-                try take(batch, store: store, into: &outcome)
+                try take(batch, store: store, feed: feed, into: &outcome)
                 if !options.dryRun { try store.advance(key, to: piece.end, runID: runID) }
                 outcome.figures.through = piece.end
+                if key.bundleID == source.defaultBundleID { feed?.confirm() }
                 return true
             case .incomplete(let batch, let detail):
                 // What was read is acted on; the cursor stays here, and the next run reads on from it.
-                try take(batch, store: store, into: &outcome)
+                try take(batch, store: store, feed: feed, into: &outcome)
                 outcome.figures.incomplete = "\(Self.text(piece.start)) to \(Self.text(piece.end)): \(detail)"
                 log.log(
                     .warning, "notifications.incomplete",
@@ -165,8 +176,10 @@ struct NotificationIntake {
         }
     }
 
-    /// Stores one walk's notifications (a dry run only finds their users) and counts them.
-    private func take(_ batch: NotificationBatch, store: NotificationStore, into outcome: inout Outcome) throws {
+    /// Stores one walk's notifications (a dry run only finds their users), counts them, and tells `feed`.
+    private func take(
+        _ batch: NotificationBatch, store: NotificationStore, feed: NotificationFeed?, into outcome: inout Outcome
+    ) throws {
         outcome.figures.pages += batch.pages
         outcome.figures.read += batch.notifications.count
         outcome.figures.rejected += batch.rejected.count
@@ -188,6 +201,7 @@ struct NotificationIntake {
             let users = try store.holders(of: batch.notifications)
             outcome.dryRunNotified.formUnion(users)
             outcome.figures.users = outcome.dryRunNotified.count
+            feed?.stored(dryRunNotified: users)
         } else {
             let counts = try store.store(batch.notifications, runID: runID)
             // A record with no UUID or signed date has nothing to be stored under: never acted on, like a
@@ -196,6 +210,7 @@ struct NotificationIntake {
             outcome.figures.stored += counts.stored
             outcome.figures.unmatched += counts.unmatched
             outcome.figures.users += counts.usersNamed
+            feed?.stored(dryRunNotified: [])
         }
     }
 

@@ -2,15 +2,6 @@ import AppStoreReceipts
 import Foundation
 import Postgres
 
-/// A night driven by Apple's notification history (CONTRACT §9): stage 0 reads the history
-/// (`NotificationIntake`), then the run's queue takes the notified users, the users never verified and
-/// the sweep's share of the longest-unverified (`RunQueue`), and the selection pages that queue.
-struct NotificationNight {
-    let intake: NotificationIntake
-    let queue: RunQueue
-    let selection: RunOptions.NotificationSelection
-}
-
 extension ReconciliationEngine {
     /// The night's plan when it is driven by notifications: `--backend server-api` without
     /// `--no-notifications`; nil otherwise.
@@ -24,46 +15,77 @@ extension ReconciliationEngine {
             selection: selection)
     }
 
-    /// Reads the history and fills the run's queue. Apple's refusal of the configuration stops the run
-    /// before any user (exit 78); a dropped connection is reconnected and the read resumed from the
-    /// cursor (what was stored stays, and is not stored twice).
-    func prepare(
+    /// Starts reading the history beside the run (`readHistory`) and fills the run's queue with what
+    /// does not depend on it, then waits until users may be asked: Apple answered the default app's
+    /// history without refusing the configuration, or the read ended (a refusal has stopped the run
+    /// by then: exit 78 before any user).
+    /// - Returns: the fill's counts (the notified users join later; `completeQueue` tells the whole).
+    func startNight(
         _ night: NotificationNight, verification: AppleVerification, counters: RunCounters, control: RunControl,
         reconnector: DatabaseReconnector
-    ) throws {
+    ) throws -> RunQueueCounts {
         counters.countByReason()
-        var connection = try connect("notifications")
-        var outcome: NotificationIntake.Outcome
-        while true {
-            do {
-                outcome = try night.intake.read(store: NotificationStore(connection: connection)) {
-                    walks, window, each in
-                    try verification.inOrder(walks, window: window, recordTraffic: { counters.addTraffic($0) }, each)
-                }
-                break
-            } catch let error as PostgresError where error.isConnectionFailure {
-                connection = try reconnector.reconnect("notifications", after: error)
-            }
-        }
-        counters.addDatabaseTime(connection.secondsWaited)
-        counters.setNotifications(outcome.figures)
-        if let refusal = outcome.configuration {
-            control.stop(.appleConfiguration(reason: refusal))
-            return
+        let (intake, feed) = (night.intake, night.feed)
+        Thread.detachNewThread { [self] in
+            readHistory(
+                intake, feed: feed, verification: verification, counters: counters, control: control,
+                reconnector: reconnector)
         }
         let olderThanCutoff =
             night.selection.olderThanGiven ? Date().addingTimeInterval(-Double(options.olderThan)) : nil
-        var counts: RunQueueCounts
-        while true {
-            do {
-                counts = try night.queue.fill(
-                    asOf: options.nightInstant, sweepDays: night.selection.sweepDays, olderThanCutoff: olderThanCutoff,
-                    dryRunNotified: outcome.dryRunNotified)
-                break
-            } catch let error as PostgresError where error.isConnectionFailure {
-                night.queue.use(try reconnector.reconnect("reader", after: error))
-            }
+        let counts = try night.retrying(reconnector) {
+            try night.queue.fill(
+                asOf: options.nightInstant, sweepDays: night.selection.sweepDays, olderThanCutoff: olderThanCutoff)
         }
+        feed.waitUntilConfirmed()
+        return counts
+    }
+
+    /// Reads the history into the store, telling `feed` of each piece; a dropped connection is
+    /// reconnected and the read resumed from the cursor (what was stored stays, and is not stored
+    /// twice). Apple's refusal of the configuration stops the run; so does a read that fails. A
+    /// signal ends the read early, as it ends the users'.
+    ///
+    /// Threading: a thread of its own; `feed.finish` is its last word, after the run was told.
+    private func readHistory(
+        _ intake: NotificationIntake, feed: NotificationFeed, verification: AppleVerification,
+        counters: RunCounters, control: RunControl, reconnector: DatabaseReconnector
+    ) {
+        do {
+            var connection = try connect("notifications")
+            var outcome: NotificationIntake.Outcome
+            while true {
+                do {
+                    outcome = try intake.read(store: NotificationStore(connection: connection), feed: feed) {
+                        walks, window, each in
+                        // A signal stops the read after the piece in hand: the cursor stays after the
+                        // last piece read whole, and the next night reads on from there.
+                        try verification.inOrder(
+                            walks, window: window, recordTraffic: { counters.addTraffic($0) },
+                            { try each($0) && !shutdown.isRequested })
+                    }
+                    break
+                } catch let error as PostgresError where error.isConnectionFailure {
+                    connection = try reconnector.reconnect("notifications", after: error)
+                }
+            }
+            counters.addDatabaseTime(connection.secondsWaited)
+            counters.setNotifications(outcome.figures)
+            if let refusal = outcome.configuration { control.stop(.appleConfiguration(reason: refusal)) }
+            feed.finish()
+        } catch {
+            control.stop(
+                .failed(error, reason: "reading Apple's notification history failed: \(RunEnd.describe(error))"))
+            feed.finish(error: error)
+        }
+    }
+
+    /// Once the read ended and its users are queued: the queue's users per reason (`recon_runs`, the
+    /// summary), the `run.selection` line, and whether the request budget can keep the sweep. Runs once.
+    func completeQueue(_ night: NotificationNight, fill: RunQueueCounts, counters: RunCounters) throws {
+        guard night.feed.completeQueue() else { return }
+        var counts = fill
+        counts.users = try night.queue.queuedByReason()
         counters.setQueued(
             users: counts.total,
             byReason: Dictionary(uniqueKeysWithValues: DueReason.allCases.map { ($0.rawValue, counts[$0]) }))
@@ -78,7 +100,8 @@ extension ReconciliationEngine {
             // This shard's share of the hours the night may draw on (at least the one it started in).
             let hours = max(1, (budget.waitsUntil.map { $0.timeIntervalSinceNow / 3600 } ?? 0).rounded(.up))
             // An estimate only: a database that cannot say leaves it at the default cost per user.
-            let perUser = try? RunStore(connection: connection).lastRequestsPerUser(shard: options.shard)
+            let perUser = try? RunStore(connection: night.queue.currentConnection).lastRequestsPerUser(
+                shard: options.shard)
             let estimate = SweepBudgetEstimate(
                 users: counts.total, requestsPerUser: perUser,
                 budget: Int(Double(budget.limit(for: options.environment)) * hours / Double(options.shardCount)))

@@ -59,26 +59,33 @@ extension ReconciliationEngine {
             },
             verified: { deciding.decide($0, $1) })
         var selectionError: (any Error)?
+        var queueFill: RunQueueCounts?
         if case .queued(let night, _) = selection {
             do {
-                try prepare(
+                queueFill = try startNight(
                     night, verification: verification, counters: counters, control: control, reconnector: reconnector)
             } catch {
                 selectionError = error
-                control.stop(
-                    .failed(error, reason: "reading Apple's notification history failed: \(RunEnd.describe(error))"))
+                control.stop(.failed(error, reason: "filling the run's queue failed: \(RunEnd.describe(error))"))
             }
         }
+        // Apple refused the configuration, or the history could not be read, before any user was asked:
+        // the run selects nobody.
+        let selectsUsers = selectionError == nil && !control.isStopping
         var progressThread: ProgressThread?
         if let progress {
             countDue(selection, into: counters, runID: runID)
             progressThread = ProgressThread(counters: counters, interval: progressInterval, report: progress)
         }
 
-        // A night whose notification history could not be read selects nobody.
-        if selectionError == nil {
+        if selectsUsers {
             do {
-                try selection.forEachUser { user in
+                let queueComplete = { [self] in
+                    if case .queued(let night, _) = selection, let queueFill {
+                        try completeQueue(night, fill: queueFill, counters: counters)
+                    }
+                }
+                try selection.forEachUser(queueComplete: queueComplete) { user in
                     guard !control.isStopping, !shutdown.isRequested else { return false }
                     counters.addSelected(users: 1, receipts: user.receipts.count)
                     return verification.admit(user)
@@ -86,6 +93,21 @@ extension ReconciliationEngine {
             } catch {
                 selectionError = error
                 control.stop(.failed(error, reason: "reading due receipts failed: \(RunEnd.describe(error))"))
+            }
+        }
+        if case .queued(let night, let reconnector) = selection {
+            // The read shares the verification's workers: it ends before they do.
+            night.feed.waitUntilFinished()
+            if selectionError == nil, let error = night.feed.error { selectionError = error }
+            if selectsUsers, night.feed.error == nil, let queueFill {
+                do {
+                    try night.queueTheRest(reconnector: reconnector)
+                    try completeQueue(night, fill: queueFill, counters: counters)
+                } catch {
+                    log.log(
+                        .warning, "run.selection_count_failed",
+                        ["run_id": String(runID), "error": RunEnd.describe(error)])
+                }
             }
         }
         counters.addDatabaseTime(selection.databaseSeconds)

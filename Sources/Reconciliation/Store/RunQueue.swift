@@ -28,6 +28,11 @@ public struct RunQueueCounts: Sendable, Equatable {
 /// soonest, so a purchase about to lapse is checked before it does), `older_than` (only with an
 /// explicit cutoff: a receipt last verified before it).
 ///
+/// The fill does not wait for the night's notification history: the users it names join the queue
+/// as their pieces are stored (`takeNotified`), with the same precedence over the reasons of users
+/// not asked yet. A user the run already asked under another reason keeps it: the queue is what the
+/// run asked and why, each user once.
+///
 /// Pages come in `user_id` order whatever the reason (keyset on the queue's primary key), as
 /// `DueUserReader`'s do: the circuit breakers judge the run from its first users, and a night's
 /// notified users are mostly the ones whose purchases changed (refunds, expiries). Taken first, they
@@ -44,9 +49,12 @@ public final class RunQueue {
     private let pageSize: Int
     private let limit: Int?
     private var receiptBudget: Int?
+    /// `--limit` was reached: no page more, though users may still join the queue.
     private var exhausted = false
     /// The last user paged.
     private var cursor = ""
+    /// Users queued behind the cursor (`takeNotified`) and not read yet.
+    private var owed: [String] = []
 
     public init(
         connection: PostgresConnection, runID: Int64, shardIndex: Int, shardCount: Int, limit: Int?,
@@ -64,6 +72,12 @@ public final class RunQueue {
     /// Seconds this queue waited on PostgreSQL.
     public var secondsWaited: Double { waitedBefore + connection.secondsWaited }
 
+    /// `--limit` was reached: no user more will be paged.
+    public var isExhausted: Bool { exhausted }
+
+    /// The connection the queue reads on (for a question of the same moment, the budget's estimate).
+    var currentConnection: PostgresConnection { connection }
+
     /// Reads on `connection` from now on, in place of one that dropped.
     public func use(_ connection: PostgresConnection) {
         waitedBefore += self.connection.secondsWaited
@@ -74,10 +88,27 @@ public final class RunQueue {
         receiptBudget = limit
         exhausted = false
         cursor = ""
+        owed = []
     }
 
     private func shard(_ column: String) -> String {
         DueUserReader.shardPredicate(column: column, count: shardCount, index: shardIndex)
+    }
+
+    /// The users pending notifications name, in this shard and holding a receipt (a dry run's are
+    /// bound as $2).
+    private func notifiedUsers(_ holdsReceipt: (String) -> String) -> String {
+        """
+        SELECT u.user_id FROM recon_notification_users u
+        WHERE u.handled_run_id IS NULL AND \(shard("u.user_id")) AND \(holdsReceipt("u.user_id"))
+        UNION
+        SELECT x.user_id FROM unnest($2::text[]) AS x(user_id)
+        WHERE \(shard("x.user_id")) AND \(holdsReceipt("x.user_id"))
+        """
+    }
+
+    private static func holdsReceipt(_ column: String) -> String {
+        "EXISTS (SELECT 1 FROM receipts r WHERE r.user_id = \(column))"
     }
 
     /// The soonest end of the user's active `app_store` entitlements (NULL: none ends).
@@ -97,7 +128,7 @@ public final class RunQueue {
         throws -> RunQueueCounts
     {
         var counts = RunQueueCounts()
-        let holdsReceipt = { (column: String) in "EXISTS (SELECT 1 FROM receipts r WHERE r.user_id = \(column))" }
+        let holdsReceipt = Self.holdsReceipt
         try connection.transaction {
             try connection.execute("DELETE FROM recon_run_queue WHERE run_id = \(runID)")
             func queue(_ reason: DueReason, _ users: String, binds: [PostgresBind] = []) throws {
@@ -110,15 +141,7 @@ public final class RunQueue {
                 counts.users[reason] = try connection.execute(
                     PostgresQuery(unsafeSQL: sql, binds: [runID.postgresBind] + binds))
             }
-            try queue(
-                .notified,
-                """
-                SELECT u.user_id FROM recon_notification_users u
-                WHERE u.handled_run_id IS NULL AND \(shard("u.user_id")) AND \(holdsReceipt("u.user_id"))
-                UNION
-                SELECT x.user_id FROM unnest($2::text[]) AS x(user_id)
-                WHERE \(shard("x.user_id")) AND \(holdsReceipt("x.user_id"))
-                """, binds: [dryRunNotified.sorted().postgresBind])
+            try queue(.notified, notifiedUsers(holdsReceipt), binds: [dryRunNotified.sorted().postgresBind])
             try queue(
                 .new,
                 """
@@ -165,6 +188,63 @@ public final class RunQueue {
         return counts
     }
 
+    /// Queues the users pending notifications name now (the pieces stored since the fill), and returns
+    /// those the paging has passed, whole, to be asked at once; the others it pages in their turn, and
+    /// those already queued and not yet paged are now queued as `notified`. A user already paged
+    /// keeps the reason it was asked under. A failure leaves the queue as it was (one transaction).
+    /// - Parameter dryRunNotified: users a dry run found named by notifications it did not store.
+    public func takeNotified(dryRunNotified: Set<String> = []) throws -> [UserWork] {
+        let binds = [runID.postgresBind, dryRunNotified.sorted().postgresBind]
+        var joined: [String] = []
+        try connection.transaction {
+            try connection.execute(
+                PostgresQuery(
+                    unsafeSQL: """
+                        UPDATE recon_run_queue q SET reason = '\(DueReason.notified.rawValue)'
+                        WHERE q.run_id = $1 AND q.user_id > $3 AND q.reason <> '\(DueReason.notified.rawValue)'
+                          AND q.user_id IN (\(notifiedUsers(Self.holdsReceipt)))
+                        """, binds: binds + [cursor.postgresBind]))
+            joined = try connection.query(
+                PostgresQuery(
+                    unsafeSQL: """
+                        INSERT INTO recon_run_queue (run_id, user_id, reason)
+                        SELECT $1, d.user_id, '\(DueReason.notified.rawValue)' FROM (\(notifiedUsers(Self.holdsReceipt))) d
+                        ON CONFLICT DO NOTHING
+                        RETURNING user_id
+                        """, binds: binds)
+            ).map { try $0.decode("user_id", as: String.self) }
+        }
+        // Queued now, so never paged: owed until read whole, even if this read fails and is retried.
+        owed += joined.filter { $0 <= cursor }
+        guard !owed.isEmpty, !exhausted, receiptBudget != 0 else { return [] }
+        let position = (receiptBudget, exhausted)
+        do {
+            let (users, spent) = try UserWork.page(of: owed.sorted(), receiptBudget: &receiptBudget, on: connection)
+            if spent { exhausted = true }
+            owed = []
+            return users.map { user in
+                var user = user
+                user.reason = .notified
+                return user
+            }
+        } catch {
+            (receiptBudget, exhausted) = position
+            throw error
+        }
+    }
+
+    /// The users queued, per reason, as they stand now.
+    public func queuedByReason() throws -> [DueReason: Int] {
+        var users: [DueReason: Int] = [:]
+        for row in try connection.query(
+            "SELECT reason, count(*) AS users FROM recon_run_queue WHERE run_id = \(runID) GROUP BY reason")
+        {
+            let reason = DueReason(rawValue: try row.decode("reason", as: String.self)) ?? .olderThan
+            users[reason, default: 0] += Int(try row.decode("users", as: Int64.self))
+        }
+        return users
+    }
+
     /// The receipts of the queued users, capped by `--limit`: what the paging will read if nothing
     /// changes meanwhile (for the progress's "of how many").
     public func countDue() throws -> Int {
@@ -178,7 +258,8 @@ public final class RunQueue {
     }
 
     /// The next page of users, each whole and with its reason, or an empty array when there are no
-    /// more (or `--limit` is reached). A page that fails leaves the queue where it was.
+    /// more for now (users may join later, `takeNotified`) or `--limit` is reached. A page that fails
+    /// leaves the queue where it was.
     public func nextPage() throws -> [UserWork] {
         let position = (receiptBudget, exhausted, cursor)
         do {
@@ -198,7 +279,6 @@ public final class RunQueue {
                     }
                 }
             }
-            exhausted = true
             return []
         } catch {
             (receiptBudget, exhausted, cursor) = position

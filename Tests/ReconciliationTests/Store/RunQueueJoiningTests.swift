@@ -1,0 +1,69 @@
+import Foundation
+import Postgres
+import TestSupport
+import Testing
+
+@testable import Reconciliation
+
+/// Notified users joining the run's queue while it is paged (`RunQueue.takeNotified`): the history is
+/// read beside the users already due, so a piece's users arrive behind or ahead of the paging. Each
+/// user is emitted once, whichever side it lands on.
+@Suite struct RunQueueJoiningTests {
+    /// `b`, `d` and `f` are new (never verified); `a`, `c`, `e` and `g` were verified and are not due.
+    static func world(_ connection: PostgresConnection) throws -> Int64 {
+        let runID = try NotificationStoreTests.run(connection)
+        for user in ["b", "d", "f"] { try RunQueueTests.receipt(connection, user, verified: nil) }
+        for user in ["a", "c", "e", "g"] {
+            try RunQueueTests.receipt(connection, user, verified: RunQueueTests.days(-1))
+        }
+        return runID
+    }
+
+    static func queue(_ database: TestDatabase, runID: Int64, limit: Int? = nil) throws -> RunQueue {
+        RunQueue(
+            connection: try database.connect(), runID: runID, shardIndex: 0, shardCount: 1, limit: limit, pageSize: 2)
+    }
+
+    static func names(_ users: [UserWork]) -> [String] {
+        users.map { "\($0.userID) \($0.reason.rawValue)" }
+    }
+
+    @Test func usersNamedAfterTheFillAreEmittedOnceBehindOrAheadOfThePaging() throws {
+        try TestDatabase.with { database in
+            let connection = try database.connect()
+            let runID = try Self.world(connection)
+            let queue = try Self.queue(database, runID: runID)
+            let fill = try queue.fill(asOf: RunQueueTests.t0, sweepDays: 30, olderThanCutoff: nil)
+            #expect(fill[.new] == 3)
+            #expect(Self.names(try queue.nextPage()) == ["b new", "d new"])
+
+            // A piece names a user the paging passed (a), one it has not reached (e), one queued and not
+            // reached (f), and one already emitted (b).
+            for user in ["a", "e", "f", "b"] { try RunQueueTests.notify(connection, user, runID: runID) }
+            #expect(Self.names(try queue.takeNotified()) == ["a notified"], "behind the paging: at once")
+            #expect(try queue.takeNotified().isEmpty, "queued once")
+            #expect(Self.names(try RunQueueTests.readAll(queue)) == ["e notified", "f notified"])
+
+            // A dry run's users, found but not stored.
+            #expect(Self.names(try queue.takeNotified(dryRunNotified: ["c"])) == ["c notified"])
+            #expect(try queue.takeNotified(dryRunNotified: ["c"]).isEmpty)
+            #expect(try RunQueueTests.readAll(queue).isEmpty)
+            // b was asked as new and stays so: the queue says why each user was asked.
+            #expect(try queue.queuedByReason() == [.new: 2, .notified: 4])
+        }
+    }
+
+    @Test func aReachedLimitQueuesLateUsersWithoutEmittingThem() throws {
+        try TestDatabase.with { database in
+            let connection = try database.connect()
+            let runID = try Self.world(connection)
+            let queue = try Self.queue(database, runID: runID, limit: 3)
+            _ = try queue.fill(asOf: RunQueueTests.t0, sweepDays: 30, olderThanCutoff: nil)
+            #expect(Self.names(try RunQueueTests.readAll(queue)) == ["b new", "d new", "f new"])
+            #expect(queue.isExhausted)
+            try RunQueueTests.notify(connection, "a", runID: runID)
+            #expect(try queue.takeNotified().isEmpty)
+            #expect(try queue.queuedByReason() == [.new: 3, .notified: 1], "left for the next night, and counted")
+        }
+    }
+}
