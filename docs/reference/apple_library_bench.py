@@ -166,7 +166,8 @@ def read_app_receipt(utility, data):
         elif kind == RECEIPT_TYPE:
             kind_text = utility._decode_octet_string(attribute[2])
             environment = "sandbox" if kind_text in SANDBOX_TYPES else (
-                "production" if kind_text in ("Production", "ProductionVPP") else None)
+                "production" if kind_text in ("Production", "ProductionVPP") else (
+                    "xcode" if kind_text == "Xcode" else None))
     return ids, bundle_id, environment
 
 
@@ -255,7 +256,7 @@ class ServerAPIReference:
             except Exception:
                 return None
             return ([transaction_id], None, None) if transaction_id else None
-        if not ids or (bundle_id is not None and bundle_id not in self.bundle_ids):
+        if not ids or environment == "xcode" or (bundle_id is not None and bundle_id not in self.bundle_ids):
             return None
         if any(not i.isdigit() for i in ids):
             return None
