@@ -51,18 +51,26 @@ extension PostgresConnection {
         into table: String, columns: [any PostgresInsertColumn], prefix: String = "", suffix: String = ""
     ) throws -> Int {
         guard let rows = columns.first?.count, rows > 0 else { return 0 }
-        guard columns.allSatisfy({ $0.count == rows }) else {
-            throw PostgresError(kind: .client, message: "insert columns of different lengths: \(columns.map(\.count))")
-        }
         let sql =
             prefix
             + Self.unnestInsertSQL(
                 table: table, columns: columns.map(\.name), types: columns.map(\.elementType),
                 suffix: suffix)
+        return try insert(statement: sql, columns: columns)
+    }
+
+    /// `insert(into:columns:prefix:suffix:)` with the statement's text built once by the caller
+    /// (`unnestInsertSQL`, then its prefix and suffix): a writer of the same table batch after batch.
+    @discardableResult
+    public func insert(statement sql: String, columns: [any PostgresInsertColumn]) throws -> Int {
+        guard let rows = columns.first?.count, rows > 0 else { return 0 }
+        guard columns.allSatisfy({ $0.count == rows }) else {
+            throw PostgresError(kind: .client, message: "insert columns of different lengths: \(columns.map(\.count))")
+        }
         return try executePrepared(sql: sql, cStrings: columns.map(\.cStringBytes))
     }
 
-    static func unnestInsertSQL(table: String, columns: [String], types: [String], suffix: String) -> String {
+    public static func unnestInsertSQL(table: String, columns: [String], types: [String], suffix: String) -> String {
         let parameters = types.indices.map { "$\($0 + 1)::\(types[$0])[]" }.joined(separator: ", ")
         return "INSERT INTO \(quoteIdentifier(table)) (\(columns.map(quoteIdentifier).joined(separator: ", ")))"
             + " SELECT * FROM unnest(\(parameters)) \(suffix)"

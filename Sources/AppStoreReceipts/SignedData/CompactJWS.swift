@@ -23,10 +23,23 @@ struct CompactJWS {
     /// header segment that starts as base64url-encoded JSON does (`eyJ`, i.e. `{"`). Receipt data
     /// never contains a dot.
     static func looksLikeJWS(_ text: some Collection<UInt8>) -> Bool {
-        // The prefix first: a receipt row is kilobytes of base64 that never starts with `eyJ`, and
-        // the job asks this of every row.
-        guard text.lazy.filter({ !isWhitespace($0) }).prefix(3).elementsEqual("eyJ".utf8) else { return false }
-        return text.lazy.filter { $0 == UInt8(ascii: ".") }.count == 2
+        // The job asks this of every row: a stored string's bytes are read in place, not through the
+        // generic collection, whose every step is a call.
+        text.withContiguousStorageIfAvailable(looksLikeJWS(bytes:))
+            ?? Array(text).withUnsafeBufferPointer(looksLikeJWS(bytes:))
+    }
+
+    private static func looksLikeJWS(bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        // The prefix first: a receipt row is kilobytes of base64 that never starts with `eyJ`.
+        var index = 0
+        for expected in "eyJ".utf8 {
+            while index < bytes.count, isWhitespace(bytes[index]) { index += 1 }
+            guard index < bytes.count, bytes[index] == expected else { return false }
+            index += 1
+        }
+        var dots = 0
+        for byte in bytes[index...] where byte == UInt8(ascii: ".") { dots += 1 }
+        return dots == 2
     }
 
     /// Splits and decodes `input` (surrounding whitespace ignored).

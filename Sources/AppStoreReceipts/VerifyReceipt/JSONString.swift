@@ -12,9 +12,14 @@ package enum JSONString {
         /// Whether DEL and the JavaScript line separators (U+2028, U+2029) are `\u`-escaped too: legal
         /// JSON as they are, but they confuse terminals and `eval`-style consumers.
         fileprivate let escapesInvisibles: Bool
+        /// Whether `/` is written `\/`, as `JSONEncoder` does unless told `.withoutEscapingSlashes`.
+        fileprivate var escapesSlashes = false
 
         /// As `JSONEncoder` writes with `.withoutEscapingSlashes`: `\b \f \n \r \t`.
         package static let encoder = Style(shortForms: .all, escapesInvisibles: false)
+        /// As `JSONEncoder` writes by default: `encoder`'s, plus `/` as `\/` (stored evidence).
+        package static let encoderEscapingSlashes = Style(
+            shortForms: .all, escapesInvisibles: false, escapesSlashes: true)
         /// `encoder`'s, plus DEL, U+2028 and U+2029 as `\u`: for text read on a terminal.
         package static let terminal = Style(shortForms: .all, escapesInvisibles: true)
         /// `\n \r \t` only; `\b` and `\f` as `\u0008` and `\u000c`.
@@ -48,6 +53,7 @@ package enum JSONString {
         text.withUTF8 { utf8 in
             if !ByteWords.containsJSONStop(UnsafeRawBufferPointer(utf8))
                 && !(style.escapesInvisibles && containsInvisible(utf8))
+                && !(style.escapesSlashes && utf8.contains(UInt8(ascii: "/")))
             {
                 bytes.append(contentsOf: utf8)
             } else {
@@ -72,6 +78,8 @@ package enum JSONString {
             index += 1
             switch byte {
             case UInt8(ascii: "\""), UInt8(ascii: "\\"):
+                bytes += [UInt8(ascii: "\\"), byte]
+            case UInt8(ascii: "/") where style.escapesSlashes:
                 bytes += [UInt8(ascii: "\\"), byte]
             case 0..<0x20:
                 if let letter = style.shortForms.letter(for: byte) {

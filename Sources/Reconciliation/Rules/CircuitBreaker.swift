@@ -130,10 +130,6 @@ public struct CircuitBreaker: Hashable, Sendable {
     private func unverifiedTrip() -> Trip? {
         guard unverifiedReceipts > 0 else { return nil }
         let ratio = Double(unverifiedReceipts) / Double(classifiedReceipts)
-        let (shown, limit) = Self.format(ratio, maxUnverifiedRatio)
-        let counted = "\(unverifiedReceipts) of \(classifiedReceipts) receipts transiently unverified (\(shown))"
-        let first = firstUnverifiedCause.map { " (the first: \($0))" } ?? ""
-        let rerun = "\(first); rerunning does the same until Apple answers: check Apple's status and the job's log"
         // Nearly all: Apple unreachable or refusing, whatever the floor and however small the night (unless
         // the limit itself allows nearly all: the operator turned the judge off).
         let nearlyAll = ratio >= Self.nearlyAll && ratio > maxUnverifiedRatio
@@ -142,6 +138,11 @@ public struct CircuitBreaker: Hashable, Sendable {
         guard nearlyAll || (ratio > maxUnverifiedRatio && unverifiedReceipts >= Self.unverifiedFloor) else {
             return nil
         }
+        // The reason is worded only for a trip: this judge runs for every user of the night.
+        let (shown, limit) = Self.format(ratio, maxUnverifiedRatio)
+        let counted = "\(unverifiedReceipts) of \(classifiedReceipts) receipts transiently unverified (\(shown))"
+        let first = firstUnverifiedCause.map { " (the first: \($0))" } ?? ""
+        let rerun = "\(first); rerunning does the same until Apple answers: check Apple's status and the job's log"
         return Trip(
             judge: .unverified,
             reason: "circuit breaker: \(nearlyAll ? "Apple unreachable or refusing: " : "")\(counted) exceeds "

@@ -12,6 +12,21 @@ struct ColumnTable<Record>: Sendable {
     let columns: [TableColumn<Record>]
     /// What an `INSERT` that meets an existing row does.
     let conflict: Conflict
+    /// `conflict` as SQL, generated from the columns' `onConflict`.
+    let conflictClause: String
+    /// `INSERT INTO name (written columns) SELECT * FROM unnest($1::type[], …) `: built once, not per
+    /// batch (its text cost more to build than a small batch's rows).
+    private let insertHead: String
+
+    init(name: String, columns: [TableColumn<Record>], conflict: Conflict) {
+        self.name = name
+        self.columns = columns
+        self.conflict = conflict
+        conflictClause = Self.conflictClause(conflict, columns)
+        let written = columns.filter { $0.values != nil }
+        insertHead = PostgresConnection.unnestInsertSQL(
+            table: name, columns: written.map(\.name), types: written.map { $0.elementType ?? "text" }, suffix: "")
+    }
 
     enum Conflict: Sendable {
         /// No `ON CONFLICT` clause: a conflict is an error.
@@ -25,8 +40,7 @@ struct ColumnTable<Record>: Sendable {
     /// The columns this table's writer fills.
     var written: [TableColumn<Record>] { columns.filter { $0.values != nil } }
 
-    /// The `ON CONFLICT` clause, generated from the columns' `onConflict`.
-    var conflictClause: String {
+    private static func conflictClause(_ conflict: Conflict, _ columns: [TableColumn<Record>]) -> String {
         switch conflict {
         case .none: return ""
         case .nothing: return "ON CONFLICT DO NOTHING"
@@ -49,8 +63,7 @@ struct ColumnTable<Record>: Sendable {
         throws -> Int
     {
         let clause = [conflictClause, suffix].filter { !$0.isEmpty }.joined(separator: "\n")
-        return try connection.insert(
-            into: name, columns: written.map { $0.values!(rows) }, prefix: prefix, suffix: clause)
+        return try connection.insert(statement: prefix + insertHead + clause, columns: written.map { $0.values!(rows) })
     }
 
     /// The export's columns (`ReconciliationExport.columns`): every column with an `export`, in order.
@@ -71,6 +84,8 @@ struct TableColumn<Record>: Sendable {
     /// Builds the column's `INSERT` parameter from a batch's rows; nil for a column the writer leaves
     /// to its default or to another writer (`id`, `created_at`) or that only an upsert sets.
     let values: (@Sendable (BatchRows<Record>) -> any PostgresInsertColumn)?
+    /// The SQL type of `values`' elements (`bigint`, `text`, …); nil when there are none.
+    let elementType: String?
     let onConflict: OnConflict
     let export: Export?
 
@@ -101,7 +116,8 @@ struct TableColumn<Record>: Sendable {
                 var column = PostgresArrayColumn<Value>(name, expectedCount: rows.count)
                 rows.forEachRow { record, context in column.append(value(record, context)) }
                 return column
-            }, onConflict: onConflict, export: export.map { Export(kind: $0, expression: nil) })
+            }, elementType: Value.arrayElementType, onConflict: onConflict,
+            export: export.map { Export(kind: $0, expression: nil) })
     }
 
     /// A column of the table the writer does not fill: a default, another writer's, or one an upsert
@@ -110,12 +126,15 @@ struct TableColumn<Record>: Sendable {
         -> TableColumn
     {
         TableColumn(
-            name: name, values: nil, onConflict: onConflict, export: export.map { Export(kind: $0, expression: nil) })
+            name: name, values: nil, elementType: nil, onConflict: onConflict,
+            export: export.map { Export(kind: $0, expression: nil) })
     }
 
     /// An export column that is not the table's: a joined table's or computed (`expression`).
     static func joined(_ name: String, _ kind: ReconciliationExport.Kind, _ expression: String) -> TableColumn {
-        TableColumn(name: name, values: nil, onConflict: .kept, export: Export(kind: kind, expression: expression))
+        TableColumn(
+            name: name, values: nil, elementType: nil, onConflict: .kept,
+            export: Export(kind: kind, expression: expression))
     }
 
     /// Whether the column is the table's own, not a joined table's.
@@ -128,8 +147,6 @@ struct RowContext {
     let userID: String
     let verifiedAt: Date
     let dryRun: Bool
-    /// Evidence's encoder, one per batch (`Evidence.storedJSON`).
-    let encoder: JSONEncoder
 }
 
 /// A batch's rows of one table: the records at `positions` of each user's records, with the user's

@@ -26,6 +26,8 @@ public final class DueUserReader {
     private var receiptBudget: Int?
     private var cursor = ""
     private var exhausted = false
+    /// Receipt rows read per due user so far: the next page asks for about as many rows as fill it.
+    private var rowsPerDueUser = 1.0
 
     /// - Parameter pageSize: users per page; the index is walked in steps of ten times that.
     public init(
@@ -102,7 +104,11 @@ public final class DueUserReader {
     /// past every user it looked at. Empty when the index has nothing left.
     private func nextDueUsers() throws -> [String] {
         var due: [String] = []
-        var step = pageSize * 10
+        // Every row read is decoded: ask for what filled the pages so far (a full night: about one row
+        // per user), with room to spare, up to ten rows per user where few users are due.
+        var step = min(pageSize * 10, max(pageSize + pageSize / 4, Int(Double(pageSize) * rowsPerDueUser * 1.25)))
+        var read = 0
+        defer { rowsPerDueUser = due.isEmpty ? 10 : max(1, Double(read) / Double(due.count)) }
         while due.count < pageSize {
             let rows = try connection.query(
                 """
@@ -114,6 +120,7 @@ public final class DueUserReader {
                 LIMIT \(step)
                 """)
             guard !rows.isEmpty else { return due }
+            read += rows.count
             var scanned: [(user: String, isDue: Bool, inShard: Bool)] = []
             for row in rows {
                 let user: String = try row.decode("user_id")

@@ -5,8 +5,8 @@ import Postgres
 
 // `recon_corrections.evidence` and `recon_flags.evidence` as stored: one JSON object, snake_case keys,
 // instants as ISO 8601 UTC (`2026-11-03T10:00:00Z`, `.SSS` only when there are milliseconds: Apple's
-// dates keep theirs), absent facts left out. Written by `JSONEncoder.sorted`, read back by
-// `JSONDecoder.sorted` (`verify-user --explain`); `RunFinalizer` writes the end-of-run flags' in SQL
+// dates keep theirs), absent facts left out. Written as `JSONEncoder.sorted` would (`SortedJSONObject`),
+// read back by `JSONDecoder.sorted` (`verify-user --explain`); `RunFinalizer` writes the end-of-run flags' in SQL
 // with the same keys.
 extension Evidence: Codable {
     enum CodingKeys: String, CodingKey {
@@ -40,29 +40,30 @@ extension Evidence: Codable {
         revertsReason = try c.decodeIfPresent(String.self, forKey: .revertsReason).flatMap(CorrectionReason.init)
     }
 
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(rule, forKey: .rule)
-        try c.encodeInstant(asOf, .asOf)
-        try c.encodeIfPresent(entitlement, forKey: .entitlement)
-        try c.encodeUnlessEmpty(purchases, .purchases)
-        try c.encodeUnlessEmpty(receipts, .receipts)
-        try c.encodeInstant(gracePeriodExpiresDate, .gracePeriodExpiresDate)
-        try c.encodeIfPresent(previouslyRefunded, forKey: .previouslyRefunded)
-        try c.encodeUnlessEmpty(productIDs, .productIDs)
-        try c.encodeIfPresent(originalTransactionID, forKey: .originalTransactionID)
-        try c.encodeUnlessEmpty(otherUsers, .otherUsers)
-        try c.encodeUnlessEmpty(entitlementRows, .entitlements)
-        try c.encodeIfPresent(revertsCorrectionID, forKey: .revertsCorrectionID)
-        try c.encodeIfPresent(revertsRunID, forKey: .revertsRunID)
-        try c.encodeIfPresent(revertsReason?.rawValue, forKey: .revertsReason)
+    public func encode(to encoder: any Encoder) throws { try jsonObject.encode(to: encoder) }
+
+    /// What is written, stored or inside a larger document: absent facts and empty lists left out.
+    var jsonObject: SortedJSONObject {
+        var object = SortedJSONObject()
+        object.add(CodingKeys.rule, rule)
+        object.add(CodingKeys.asOf, instant: asOf)
+        object.add(CodingKeys.entitlement, entitlement)
+        object.add(CodingKeys.purchases, purchases.map(\.jsonObject))
+        object.add(CodingKeys.receipts, receipts.map(\.jsonObject))
+        object.add(CodingKeys.gracePeriodExpiresDate, instant: gracePeriodExpiresDate)
+        object.add(CodingKeys.previouslyRefunded, previouslyRefunded)
+        object.add(CodingKeys.productIDs, productIDs)
+        object.add(CodingKeys.originalTransactionID, originalTransactionID)
+        object.add(CodingKeys.otherUsers, otherUsers)
+        object.add(CodingKeys.entitlements, entitlementRows.map(\.jsonObject))
+        object.add(CodingKeys.revertsCorrectionID, revertsCorrectionID)
+        object.add(CodingKeys.revertsRunID, revertsRunID)
+        object.add(CodingKeys.revertsReason, revertsReason?.rawValue)
+        return object
     }
 
-    /// The stored text, by `encoder` (`JSONEncoder.sorted`, one per batch); nil only if encoding failed,
-    /// which plain values cannot.
-    func storedJSON(_ encoder: JSONEncoder) -> PostgresJSON? {
-        (try? encoder.encode(self)).map { PostgresJSON(String(decoding: $0, as: UTF8.self)) }
-    }
+    /// The stored text, as `JSONEncoder.sorted` would write it.
+    var storedJSON: PostgresJSON { PostgresJSON(jsonObject.text) }
 
     /// The evidence in a stored text; nil for NULL (a row written before evidence was kept) or text
     /// that is not evidence.
@@ -114,25 +115,27 @@ extension Evidence.PurchaseFact: Codable {
         reportedAt = try c.instant(.reportedAt)
     }
 
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encodeIfPresent(receiptID, forKey: .receiptID)
-        try c.encodeIfPresent(transactionID, forKey: .transactionID)
-        try c.encodeIfPresent(originalTransactionID, forKey: .originalTransactionID)
-        try c.encodeIfPresent(productID, forKey: .productID)
-        try c.encode(source, forKey: .source)
-        try c.encodeIfPresent(environment?.rawValue, forKey: .environment)
-        try c.encodeInstant(purchaseDate, .purchaseDate)
-        try c.encodeInstant(expiresDate, .expiresDate)
-        try c.encodeInstant(revocationDate, .revocationDate)
-        try c.encodeIfPresent(revocationReason, forKey: .revocationReason)
-        try c.encodeIfPresent(revocationType, forKey: .revocationType)
+    public func encode(to encoder: any Encoder) throws { try jsonObject.encode(to: encoder) }
+
+    var jsonObject: SortedJSONObject {
+        var object = SortedJSONObject()
+        object.add(CodingKeys.receiptID, receiptID)
+        object.add(CodingKeys.transactionID, transactionID)
+        object.add(CodingKeys.originalTransactionID, originalTransactionID)
+        object.add(CodingKeys.productID, productID)
+        object.add(CodingKeys.source, source.rawValue)
+        object.add(CodingKeys.environment, environment?.rawValue)
+        object.add(CodingKeys.purchaseDate, instant: purchaseDate)
+        object.add(CodingKeys.expiresDate, instant: expiresDate)
+        object.add(CodingKeys.revocationDate, instant: revocationDate)
+        object.add(CodingKeys.revocationReason, revocationReason)
+        object.add(CodingKeys.revocationType, revocationType)
         // The exact decimal (`25`, `33.333`), as `recon_transactions.revocation_percentage` holds it.
-        try c.encodeIfPresent(
-            revocationPercentage.flatMap { Decimal(string: $0.description) }, forKey: .revocationPercentage)
-        try c.encodeIfPresent(isUpgraded, forKey: .isUpgraded)
-        try c.encodeIfPresent(ownership, forKey: .ownership)
-        try c.encodeInstant(reportedAt, .reportedAt)
+        object.add(CodingKeys.revocationPercentage, revocationPercentage.flatMap { Decimal(string: $0.description) })
+        object.add(CodingKeys.isUpgraded, isUpgraded)
+        object.add(CodingKeys.ownership, ownership)
+        object.add(CodingKeys.reportedAt, instant: reportedAt)
+        return object
     }
 }
 
@@ -161,17 +164,20 @@ extension Evidence.ReceiptFact: Codable {
         productIDs = try c.decodeIfPresent([String].self, forKey: .productIDs) ?? []
     }
 
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(receiptID, forKey: .receiptID)
-        try c.encode(outcome, forKey: .outcome)
-        try c.encode(source, forKey: .source)
-        try c.encodeIfPresent(environment?.rawValue, forKey: .environment)
-        try c.encodeIfPresent(appleStatus, forKey: .appleStatus)
-        try c.encodeIfPresent(errorCode, forKey: .errorCode)
-        try c.encodeIfPresent(unverified?.rawValue, forKey: .unverified)
-        try c.encodeIfPresent(detail, forKey: .detail)
-        try c.encodeUnlessEmpty(productIDs, .productIDs)
+    public func encode(to encoder: any Encoder) throws { try jsonObject.encode(to: encoder) }
+
+    var jsonObject: SortedJSONObject {
+        var object = SortedJSONObject()
+        object.add(CodingKeys.receiptID, receiptID)
+        object.add(CodingKeys.outcome, outcome.rawValue)
+        object.add(CodingKeys.source, source.rawValue)
+        object.add(CodingKeys.environment, environment?.rawValue)
+        object.add(CodingKeys.appleStatus, appleStatus)
+        object.add(CodingKeys.errorCode, errorCode)
+        object.add(CodingKeys.unverified, unverified?.rawValue)
+        object.add(CodingKeys.detail, detail)
+        object.add(CodingKeys.productIDs, productIDs)
+        return object
     }
 }
 
@@ -193,13 +199,16 @@ extension Evidence.EntitlementFact: Codable {
         updatedAt = try c.instant(.updatedAt)
     }
 
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(entitlement, forKey: .entitlement)
-        try c.encodeInstant(expiresAt, .expiresAt)
-        try c.encodeIfPresent(productID, forKey: .productID)
-        try c.encodeIfPresent(originalTransactionID, forKey: .originalTransactionID)
-        try c.encodeInstant(updatedAt, .updatedAt)
+    public func encode(to encoder: any Encoder) throws { try jsonObject.encode(to: encoder) }
+
+    var jsonObject: SortedJSONObject {
+        var object = SortedJSONObject()
+        object.add(CodingKeys.entitlement, entitlement)
+        object.add(CodingKeys.expiresAt, instant: expiresAt)
+        object.add(CodingKeys.productID, productID)
+        object.add(CodingKeys.originalTransactionID, originalTransactionID)
+        object.add(CodingKeys.updatedAt, instant: updatedAt)
+        return object
     }
 }
 
@@ -212,16 +221,5 @@ extension KeyedDecodingContainer {
             throw DecodingError.dataCorruptedError(forKey: key, in: self, debugDescription: "not an instant: \(text)")
         }
         return Date(timeIntervalSince1970: (date.timeIntervalSince1970 * 1_000).rounded() / 1_000)
-    }
-}
-
-extension KeyedEncodingContainer {
-    /// `2026-11-03T10:00:00Z`, `.SSS` only when there are milliseconds; nothing when nil.
-    fileprivate mutating func encodeInstant(_ date: Date?, _ key: Key) throws {
-        try encodeIfPresent(date.map(Instant.format), forKey: key)
-    }
-
-    fileprivate mutating func encodeUnlessEmpty<T: Encodable>(_ values: [T], _ key: Key) throws {
-        if !values.isEmpty { try encode(values, forKey: key) }
     }
 }

@@ -46,7 +46,7 @@ enum JobTables {
             .written("receipt_id", { f, _ in f.receiptID }, export: .number),
             .written("kind", { f, _ in f.kind.rawValue }, export: .text),
             .written("detail", { f, _ in f.detail }, export: .text),
-            .written("evidence", { f, row in f.evidence?.storedJSON(row.encoder) }),
+            .written("evidence", { f, row in f.evidence?.storedJSON }),
         ],
         conflict: .nothing)
 
@@ -69,7 +69,7 @@ enum JobTables {
             // names the correction it undoes; an undone correction names the revert run that undid it.
             .written("reverts_correction_id", { c, _ in c.revertsCorrectionID }, export: .number),
             .joined("reverted_by_run_id", .number, "rv.run_id"),
-            .written("evidence", { c, row in c.evidence?.storedJSON(row.encoder) }),
+            .written("evidence", { c, row in c.evidence?.storedJSON }),
         ],
         conflict: .none)
 

@@ -143,15 +143,12 @@ public struct RevertStore {
     public func write(_ steps: [RevertRule.Step], revertRunID: Int64, dryRun: Bool) throws {
         guard !steps.isEmpty else { return }
         // A batch's rows of one user each, so that every row carries its own user.
-        let encoder = JSONEncoder.sorted
         let writtenAt = Date()
         try JobTables.corrections.insert(
             BatchRows(
                 records: steps.map { [$0.record] },
                 contexts: steps.map {
-                    RowContext(
-                        runID: revertRunID, userID: $0.undone.userID, verifiedAt: writtenAt, dryRun: dryRun,
-                        encoder: encoder)
+                    RowContext(runID: revertRunID, userID: $0.undone.userID, verifiedAt: writtenAt, dryRun: dryRun)
                 }, positions: steps.indices.map { ($0, 0) }), on: connection)
         guard !dryRun else { return }
         let updated = try connection.execute(

@@ -88,10 +88,7 @@ extension UnitWriter {
     static func contexts(_ users: [(userID: String, plan: UnitPlan)], runID: Int64, dryRun: Bool, verifiedAt: Date)
         -> [RowContext]
     {
-        let encoder = JSONEncoder.sorted
-        return users.map {
-            RowContext(runID: runID, userID: $0.userID, verifiedAt: verifiedAt, dryRun: dryRun, encoder: encoder)
-        }
+        users.map { RowContext(runID: runID, userID: $0.userID, verifiedAt: verifiedAt, dryRun: dryRun) }
     }
 
     /// Every record of the users' plans, in batch order then plan order.
