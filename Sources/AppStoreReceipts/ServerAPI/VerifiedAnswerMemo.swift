@@ -32,8 +32,9 @@ final class VerifiedAnswerMemo: Sendable {
         }
     }
 
-    /// The text after the last dot: the signature segment.
+    /// The text after the last dot: the signature segment. Searched in the UTF-8 bytes: `String`'s own
+    /// `lastIndex(of:)` steps back a grapheme cluster at a time, which cost as much as decoding a page.
     private static func signature(_ jws: String) -> Substring {
-        jws.lastIndex(of: ".").map { jws[jws.index(after: $0)...] } ?? jws[...]
+        jws.utf8.lastIndex(of: UInt8(ascii: ".")).map { jws[jws.utf8.index(after: $0)...] } ?? jws[...]
     }
 }
