@@ -124,7 +124,7 @@ struct CompactJWS {
     private static func firstDot(in text: ArraySlice<UInt8>, from start: Int) -> Int? {
         guard start < text.endIndex else { return nil }
         return text[start...].withUnsafeBytes { bytes in
-            memchr(bytes.baseAddress, Int32(UInt8(ascii: ".")), bytes.count).map {
+            memchr(bytes.baseAddress!, Int32(UInt8(ascii: ".")), bytes.count).map {
                 start + (UnsafeRawPointer($0) - bytes.baseAddress!)
             }
         }

@@ -27,7 +27,9 @@ final class JWSHeaderCache: Sendable {
         static func == (lhs: Key, rhs: Key) -> Bool {
             lhs.hash == rhs.hash && lhs.bytes.count == rhs.bytes.count
                 && lhs.bytes.withUnsafeBytes { left in
-                    rhs.bytes.withUnsafeBytes { right in memcmp(left.baseAddress, right.baseAddress, left.count) == 0 }
+                    rhs.bytes.withUnsafeBytes { right in
+                        left.isEmpty || memcmp(left.baseAddress!, right.baseAddress!, left.count) == 0
+                    }
                 }
         }
     }

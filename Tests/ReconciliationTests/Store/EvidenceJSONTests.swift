@@ -1,4 +1,5 @@
 import Foundation
+import Postgres
 import Testing
 
 @testable import Reconciliation
