@@ -11,8 +11,11 @@ import Synchronization
 ///
 /// Threading: any thread; a `Mutex` guards the table.
 final class VerifiedAnswerMemo: Sendable {
-    private let table = Mutex<(entries: [Substring: (jws: String, payload: SignedPayload)], order: [Substring])>(
-        (entries: [:], order: []))
+    /// `order` is a ring: `head` is the oldest key once it is full (removing an array's first element
+    /// moved every other, per signed item).
+    private let table = Mutex<
+        (entries: [Substring: (jws: String, payload: SignedPayload)], order: [Substring], head: Int)
+    >((entries: [:], order: [], head: 0))
     private let capacity: Int
 
     init(capacity: Int = 512) { self.capacity = capacity }
@@ -27,8 +30,13 @@ final class VerifiedAnswerMemo: Sendable {
         let key = Self.signature(jws)
         table.withLock { table in
             guard table.entries.updateValue((jws, payload), forKey: key) == nil else { return }
-            table.order.append(key)
-            if table.order.count > capacity { table.entries[table.order.removeFirst()] = nil }
+            if table.order.count < capacity {
+                table.order.append(key)
+            } else {
+                table.entries[table.order[table.head]] = nil
+                table.order[table.head] = key
+                table.head = (table.head + 1) % capacity
+            }
         }
     }
 
