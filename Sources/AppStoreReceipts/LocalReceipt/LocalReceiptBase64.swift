@@ -87,15 +87,7 @@ enum LocalReceiptBase64 {
                     if position == text.count { break }
                 }
                 if symbols & 3 == 0, paddingCount == 0, position + 4 <= text.count {
-                    let first = table[Int(text[position])]
-                    let second = table[Int(text[position + 1])]
-                    let third = table[Int(text[position + 2])]
-                    let fourth = table[Int(text[position + 3])]
-                    if first | second | third | fourth < 64 {
-                        let group = UInt32(first) << 18 | UInt32(second) << 12 | UInt32(third) << 6 | UInt32(fourth)
-                        output[written] = UInt8(truncatingIfNeeded: group >> 16)
-                        output[written + 1] = UInt8(truncatingIfNeeded: group >> 8)
-                        output[written + 2] = UInt8(truncatingIfNeeded: group)
+                    if Base64Group.decode(text, at: position, table: table, into: output, at: written) {
                         written += 3
                         symbols += 4
                         position += 4

@@ -30,16 +30,9 @@ package enum Base64URL {
                 // Whole groups of four symbols first, one test per group (a signed payload is a kilobyte
                 // of them); the first group holding anything else, and the final partial group, go
                 // through the symbol-at-a-time loop below, which starts at a group boundary as this ends.
-                while index + 4 <= segment.count {
-                    let first = table[Int(segment[index])]
-                    let second = table[Int(segment[index + 1])]
-                    let third = table[Int(segment[index + 2])]
-                    let fourth = table[Int(segment[index + 3])]
-                    guard first | second | third | fourth < 64 else { break }
-                    let group = UInt32(first) << 18 | UInt32(second) << 12 | UInt32(third) << 6 | UInt32(fourth)
-                    output[count] = UInt8(truncatingIfNeeded: group >> 16)
-                    output[count + 1] = UInt8(truncatingIfNeeded: group >> 8)
-                    output[count + 2] = UInt8(truncatingIfNeeded: group)
+                while index + 4 <= segment.count,
+                    Base64Group.decode(segment, at: index, table: table, into: output, at: count)
+                {
                     count += 3
                     index += 4
                 }
