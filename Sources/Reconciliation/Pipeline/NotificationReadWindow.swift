@@ -1,9 +1,9 @@
 /// How many pieces of the notification history may be read at once: memory holds every outstanding
 /// piece's notifications until its turn to be stored, so the window narrows as the pieces grow. A piece
-/// is an hour of history, and its notifications grow with the app's users: about 95 at 100,000 users
-/// with 2 % changing a day, 950 at a million, each a few kilobytes decoded with its signed
-/// transaction and renewal info. Eight such pieces at once took the job's peak RSS from 63 MB to 121 MB
-/// on a 1,000,000-user night (docs/benchmarks.md, "A night at scale").
+/// is an hour of history, and its notifications grow with the app's users (about 95 at 100,000 users
+/// with 2 % changing a day, ten times that at a million), each a few kilobytes decoded with its signed
+/// transaction and renewal info: a fixed number of pieces read ahead makes the job's memory grow with
+/// the app (docs/benchmarks.md, "Measurements behind the code").
 ///
 /// Until a piece was taken nothing is known of their size, so the read starts with one; then it allows
 /// as many as keep the notifications held near `held`, reckoned by the largest piece so far, between one

@@ -52,9 +52,8 @@ public final class DueUserReader {
     /// One shard is every user, and says so with `true`: PostgreSQL cannot know that the expression
     /// always holds and estimates it, like any equality it has no statistics for, to keep 0.5 % of the
     /// rows, so it plans a probe per user where one pass over each table does (a nested loop for a
-    /// hash join, a sort of every user where an index walk stops at the sweep's quota). On a
-    /// 1,000,000-user world that made the queue fill's statements take 18 s instead of 7, and the
-    /// finish's scan 2.5 s instead of 1.4 (docs/benchmarks.md, "A night at scale").
+    /// hash join, a sort of every user where an index walk stops at the sweep's quota). The figures are
+    /// in docs/benchmarks.md, "Measurements behind the code".
     static func shardPredicate(column: String, count: Int, index: Int) -> String {
         count == 1 ? "true" : "\(shardExpression(column: column, count: count)) = \(index)"
     }
