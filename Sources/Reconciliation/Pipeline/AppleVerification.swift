@@ -70,13 +70,12 @@ final class AppleVerification: Sendable {
     }
 
     /// Drives exchanges that belong to no user (pieces of the night's notification history) on the same
-    /// driver, budget and workers, at most `window()` of them outstanding (asked again each time one is
-    /// taken, so the caller may narrow it as it learns how large they are), and hands their results to
-    /// `body` in order on the calling thread (the notification read's, while users are admitted). At most
-    /// `window()` results are held at once; once `body` returns false, none more starts and the rest are
-    /// waited for and dropped.
+    /// driver, budget and workers, at most `window` of them outstanding, and hands their results to
+    /// `body` in order on the calling thread (the notification read's, while users are admitted). The next
+    /// exchange starts as `body` takes one, so at most `window` results are held at once; once `body`
+    /// returns false, none more starts and the rest are waited for and dropped.
     func inOrder<Exchange: AppleExchange>(
-        _ exchanges: [Exchange], window: () -> Int, recordTraffic: @escaping @Sendable (AppleTraffic) -> Void,
+        _ exchanges: [Exchange], window: Int, recordTraffic: @escaping @Sendable (AppleTraffic) -> Void,
         _ body: (Exchange.Result) throws -> Bool
     ) rethrows {
         let arrived = Mutex<[Int: Exchange.Result]>([:])
@@ -84,20 +83,15 @@ final class AppleVerification: Sendable {
         var context = self.context
         context.recordTraffic = recordTraffic
         var started = 0
-        // Results handed to `body`: what is outstanding is `started - next`.
-        var next = 0
-        func startMore() {
-            let limit = max(1, window())
-            while started < exchanges.count, started - next < limit {
-                let index = started
-                started += 1
-                driver.run(exchanges[index], context: context) { answer in
-                    arrived.withLock { $0[index] = answer }
-                    arrival.signal()
-                }
+        func startNext() {
+            let index = started
+            started += 1
+            driver.run(exchanges[index], context: context) { answer in
+                arrived.withLock { $0[index] = answer }
+                arrival.signal()
             }
         }
-        startMore()
+        while started < min(max(1, window), exchanges.count) { startNext() }
         var taken = 0
         var going = true
         // Every started exchange is waited for, even after `body` stopped or threw: none outlives this call.
@@ -107,6 +101,7 @@ final class AppleVerification: Sendable {
                 taken += 1
             }
         }
+        var next = 0
         while next < started {
             arrival.wait()
             taken += 1
@@ -114,7 +109,7 @@ final class AppleVerification: Sendable {
                 next += 1
                 guard going else { continue }
                 going = try body(result)
-                if going { startMore() }
+                if going, started < exchanges.count { startNext() }
             }
         }
     }

@@ -16,7 +16,7 @@ import Postgres
 /// assumes Apple's order within a walk.
 /// A record read twice (the overlap, a crash before the cursor moved) is the same row
 /// (`notification_uuid`), and is acted on only while its users are still pending. Memory holds at
-/// most `parallelPieces` pieces of notifications, and fewer when they are large (`NotificationReadWindow`).
+/// most `parallelPieces` pieces of notifications.
 ///
 /// A dry run reads but writes neither notifications nor the cursor: the users named go straight to
 /// its selection (`Outcome.dryRunNotified`).
@@ -60,10 +60,9 @@ struct NotificationIntake {
     let selection: RunOptions.NotificationSelection
     let log: EventLog
 
-    /// Drives walks, at most `window()` outstanding, handing each read to the closure in order until it
-    /// returns false.
+    /// Drives walks, `window` at once, handing each read to the closure in order until it returns false.
     typealias Walker = (
-        _ walks: [NotificationHistoryWalk], _ window: () -> Int, _ each: (NotificationHistoryRead) throws -> Bool
+        _ walks: [NotificationHistoryWalk], _ window: Int, _ each: (NotificationHistoryRead) throws -> Bool
     ) throws -> Void
 
     /// The end of the history a run reads: its instant (`--as-of`, else its start), but never past the
@@ -144,12 +143,9 @@ struct NotificationIntake {
                 bundleID: key.bundleID, audience: source.audience, from: $0.start, to: $0.end)
         }
         var index = 0
-        let window = NotificationReadWindow(maximum: Self.parallelPieces)
-        let outstanding = { window.pieces }
-        try walk(walks, outstanding) { read in
+        try walk(walks, Self.parallelPieces) { read in
             let piece = pieces[index]
             index += 1
-            if case .complete(let batch) = read { window.took(batch.notifications.count) }
             switch read {
             case .complete(let batch):
                 try take(batch, store: store, feed: feed, into: &outcome)
