@@ -165,9 +165,20 @@ struct BenchReport: Sendable {
             "bench_peak_rss_mb", PeakMemoryWatch.highWaterKilobytes(of: "self").map { Self.fixed(Double($0) / 1024, 1) }
         )
         add("seed_seconds", Self.fixed(inputs.seedSeconds, 2))
+        for (phase, key) in Self.phaseKeys {
+            add(key, inputs.summary?.phaseSeconds[phase].map { Self.fixed($0, 2) })
+        }
         add("bench_seconds", Self.fixed(inputs.benchSeconds, 2))
         add("job_binary", inputs.jobBinary)
     }
+
+    /// The job's phases (`run --json`'s `phaseSeconds`) and the bench's key for each, in the night's
+    /// order. A phase the run did not have (no history read on a verifyReceipt night) is left out.
+    static let phaseKeys = [
+        ("historyRead", "phase_history_read_seconds"), ("queueFill", "phase_queue_fill_seconds"),
+        ("verification", "phase_verification_seconds"), ("write", "phase_write_seconds"),
+        ("finish", "phase_finish_seconds"),
+    ]
 
     /// The lines for stdout.
     var text: String { lines.map { "\($0.key)=\($0.value)\n" }.joined() }

@@ -20,6 +20,9 @@ struct JobSummary: Sendable {
     /// Requests per reason the run took its users for (`requestsByReason`: notified, new, sweep,
     /// older_than); empty from a build that does not print it.
     var requestsByReason: [String: Int] = [:]
+    /// Seconds per phase of the run (`phaseSeconds`: `historyRead`, `queueFill`, `verification`,
+    /// `write`, `finish`); empty from a build that does not measure them.
+    var phaseSeconds: [String: Double] = [:]
 
     /// The last line of `stdout` that is a JSON object; nil when there is none.
     init?(stdout: String) {
@@ -40,6 +43,9 @@ struct JobSummary: Sendable {
         }
         for (reason, count) in object["requestsByReason"] as? [String: Any] ?? [:] {
             if let count = (count as? NSNumber)?.intValue { requestsByReason[reason] = count }
+        }
+        for (phase, seconds) in object["phaseSeconds"] as? [String: Any] ?? [:] {
+            if let seconds = (seconds as? NSNumber)?.doubleValue { phaseSeconds[phase] = seconds }
         }
         if let byAction = object["corrections"] as? [String: [String: Any]] {
             corrections = byAction.values.reduce(0) { total, reasons in

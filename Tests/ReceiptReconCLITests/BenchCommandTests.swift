@@ -161,6 +161,11 @@ import Testing
         #expect(values["sweep_days"] == "30")
         #expect(
             values["corrections"] != nil && values["corrections"] == values["expected_corrections"], "\(values)")
+        // Where the night's time went, each phase its own key (`run --json`'s `phaseSeconds`).
+        for phase in ["history_read", "queue_fill", "verification", "write", "finish"] {
+            let seconds = try #require(values["phase_\(phase)_seconds"].flatMap(Double.init), "\(phase): \(values)")
+            #expect(seconds >= 0, "\(phase): \(seconds)")
+        }
     }
 
     @Test func rateZeroMeansNoLimitAndTheIdealFollowsConcurrencyAndLatency() throws {

@@ -33,9 +33,11 @@ extension ReconciliationEngine {
         }
         let olderThanCutoff =
             night.selection.olderThanGiven ? Date().addingTimeInterval(-Double(options.olderThan)) : nil
-        let counts = try night.retrying(reconnector) {
-            try night.queue.fill(
-                asOf: options.nightInstant, sweepDays: night.selection.sweepDays, olderThanCutoff: olderThanCutoff)
+        let counts = try counters.phases.measure(.queueFill) {
+            try night.retrying(reconnector) {
+                try night.queue.fill(
+                    asOf: options.nightInstant, sweepDays: night.selection.sweepDays, olderThanCutoff: olderThanCutoff)
+            }
         }
         feed.waitUntilConfirmed()
         return counts
@@ -51,6 +53,7 @@ extension ReconciliationEngine {
         _ intake: NotificationIntake, feed: NotificationFeed, verification: AppleVerification,
         counters: RunCounters, control: RunControl, reconnector: DatabaseReconnector
     ) {
+        counters.phases.begin(.historyRead)
         do {
             var connection = try connect("notifications")
             var outcome: NotificationIntake.Outcome
@@ -72,10 +75,13 @@ extension ReconciliationEngine {
             counters.addDatabaseTime(connection.secondsWaited)
             counters.setNotifications(outcome.figures)
             if let refusal = outcome.configuration { control.stop(.appleConfiguration(reason: refusal)) }
+            // Before the feed's last word, which the run waits for before it reads the figures.
+            counters.phases.end(.historyRead)
             feed.finish()
         } catch {
             control.stop(
                 .failed(error, reason: "reading Apple's notification history failed: \(RunEnd.describe(error))"))
+            counters.phases.end(.historyRead)
             feed.finish(error: error)
         }
     }

@@ -72,6 +72,7 @@ extension ReconciliationEngine {
         // Apple refused the configuration, or the history could not be read, before any user was asked:
         // the run selects nobody.
         let selectsUsers = selectionError == nil && !control.isStopping
+        counters.phases.begin(.verification)
         var progressThread: ProgressThread?
         if let progress {
             countDue(selection, into: counters, runID: runID)
@@ -112,6 +113,7 @@ extension ReconciliationEngine {
         }
         counters.addDatabaseTime(selection.databaseSeconds)
         verification.finish()
+        counters.phases.end(.verification)
         if shutdown.isRequested {
             control.stop(
                 .interrupted(
@@ -120,6 +122,7 @@ extension ReconciliationEngine {
         }
         control.classifiedWholeNight()
         writing.finish()
+        counters.phases.begin(.finish)
         progressThread?.stop()
         if case .queued = selection, !options.dryRun {
             matchNotifications(runID: runID, counters: counters, locks: locks)

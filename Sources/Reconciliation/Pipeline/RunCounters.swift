@@ -28,6 +28,8 @@ final class RunCounters: Sendable {
 
     private let state: Mutex<State>
     let started = Date()
+    /// The run's phases, timed by the stages that own them.
+    let phases = RunPhases()
 
     init(summary: RunSummary) {
         state = Mutex(State(summary: summary))
@@ -193,6 +195,7 @@ final class RunCounters: Sendable {
             summary.latencyP50Milliseconds = state.latencies.percentile(0.50)
             summary.latencyP95Milliseconds = state.latencies.percentile(0.95)
             summary.durationSeconds = Date().timeIntervalSince(started)
+            summary.phaseSeconds = phases.figures
             return summary
         }
     }

@@ -66,6 +66,8 @@ struct RunFinish {
             // The run row's own connection: start, lock, finishing (the last write is not counted).
             summary.databaseSeconds = (summary.databaseSeconds ?? 0) + store.connection.secondsWaited
             summary.finishedAt = Date()
+            counters.phases.end(.finish)
+            summary.phaseSeconds = counters.phases.figures
             try store.finish(
                 runID: runID, status: summary.status, exitCode: end.exitCode, abortReason: summary.abortReason,
                 summary: summary)

@@ -38,10 +38,13 @@ final class UserWriting: Sendable {
                     name: "writer \(index)", unitWriter: owned.resource, runID: runID, dryRun: options.dryRun,
                     control: control, counters: counters, log: log, locks: locks, reconnector: reconnector)
                 defer { counters.addDatabaseTime(writer.secondsWaited) }
+                func write(_ users: [WritableUser], judged: Bool) {
+                    counters.phases.measure(.write) { writer.write(users, judged: judged) }
+                }
                 while true {
                     let cleared = control.releasedUsers(upTo: UnitWriter.maximumBatch)
                     if !cleared.isEmpty {
-                        writer.write(cleared, judged: true)
+                        write(cleared, judged: true)
                         continue
                     }
                     let batch = Self.inTurn(turn) {
@@ -49,13 +52,12 @@ final class UserWriting: Sendable {
                     }
                     if batch.isEmpty { break }
                     if control.discardsUnwrittenUsers { continue }
-                    writer.write(batch, judged: false)
+                    write(batch, judged: false)
                 }
                 let cleared = control.writerFinished()
                 for start in stride(from: 0, to: cleared.count, by: UnitWriter.maximumBatch) {
                     if control.discardsUnwrittenUsers { break }
-                    writer.write(
-                        Array(cleared[start..<min(start + UnitWriter.maximumBatch, cleared.count)]), judged: true)
+                    write(Array(cleared[start..<min(start + UnitWriter.maximumBatch, cleared.count)]), judged: true)
                 }
             }
             thread.name = "receipt-recon.writer.\(index)"

@@ -71,6 +71,9 @@ public struct RunSummary: Sendable, Codable, Equatable {
     /// before they were counted.
     public var permanentlyUnverified: Int?
     public var newlyPermanentlyUnverified: Int?
+    /// Where the run's time went, phase by phase (`PhaseSeconds`); nil in summaries stored before it was
+    /// measured, and for runs that never reached their stages.
+    public var phaseSeconds: PhaseSeconds?
     /// The request budget the run drew on (`--max-requests-per-hour`); nil when none was kept.
     public var budget: BudgetFigures?
     /// A revert run's figures (`revert --run ID`); nil for every other kind.

@@ -11,7 +11,8 @@ import Foundation
 ///    log line's `time=`, an export's `generated_at`) → `$NOW`. The worlds are dated by `--as-of`, so no
 ///    other instant can fall in that window.
 /// 4. Durations: the values of the JSON keys `durationSeconds`, `databaseSeconds`,
-///    `latencyP50Milliseconds` and `latencyP95Milliseconds`, and the text's `in N s` and
+///    `latencyP50Milliseconds` and `latencyP95Milliseconds`, every value of the `phaseSeconds` object
+///    (its keys stay: which phases a run had is not a matter of timing), and the text's `in N s` and
 ///    `p50 N ms, p95 N ms` → `$DURATION`.
 ///
 /// Two more apply only to the command line the script marks: `@unordered` (a nightly run's corrections
@@ -33,6 +34,9 @@ struct GoldenNormalisation {
         text = text.replacing(
             /"(durationSeconds|databaseSeconds|latencyP50Milliseconds|latencyP95Milliseconds)":[0-9.eE+-]+/
         ) { "\"\($0.1)\":$DURATION" }
+        text = text.replacing(/"phaseSeconds":\{[^}]*\}/) { match in
+            String(match.0).replacing(/":[0-9.eE+-]+/, with: "\":$DURATION")
+        }
         text = text.replacing(/\ in \d+(\.\d+)? s\b/, with: " in $DURATION s")
         text = text.replacing(/p50 \d+ ms, p95 \d+ ms/, with: "p50 $DURATION ms, p95 $DURATION ms")
         return text
