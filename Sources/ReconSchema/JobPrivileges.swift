@@ -22,7 +22,7 @@ public enum JobPrivileges {
         ("recon_notification_users", ["SELECT", "INSERT", "UPDATE"]),
         ("recon_user_state", ["SELECT", "INSERT", "UPDATE"]),
         ("recon_request_budget", ["SELECT", "INSERT", "UPDATE", "DELETE"]),
-        ("recon_run_queue", ["SELECT", "INSERT", "DELETE"]),
+        ("recon_run_queue", ["SELECT", "INSERT", "UPDATE", "DELETE"]),
         ("recon_refund_events", ["SELECT", "INSERT"]),
     ]
 
@@ -35,7 +35,7 @@ public enum JobPrivileges {
             case "recon_request_budget": "each shard leases its share of Apple's request budget"
             case "recon_notifications", "recon_notification_cursor", "recon_notification_users":
                 "the App Store Server API's notification history"
-            case "recon_run_queue": "users queued for the next night"
+            case "recon_run_queue": "the users a running night selected and why (a notified user relabelled)"
             default: nil
             }
         return privileges.joined(separator: ", ") + (note.map { ": \($0)" } ?? "")

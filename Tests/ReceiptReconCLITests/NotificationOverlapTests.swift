@@ -86,4 +86,66 @@ import Testing
             #expect(api.receivedAboutPurchases.isEmpty, "no user was asked")
         }
     }
+
+    @Test func aNightAsksItsFirstUsersWhileItsQueueIsStillFilled() throws {
+        // More users than the fill's first range holds; the last one's row waits on a lock this test holds,
+        // so the queue cannot be whole until the test has seen users asked.
+        try Night.world(300) { database, db, api in
+            let last = try Night.strings(db, "SELECT max(user_id) AS s FROM receipts")[0]
+            try db.executeScript(
+                """
+                CREATE FUNCTION test_hold_last_user() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN
+                    IF NEW.user_id = '\(last)' THEN PERFORM pg_advisory_xact_lock_shared(4242); END IF;
+                    RETURN NEW;
+                END $$;
+                CREATE TRIGGER test_hold_last_user BEFORE INSERT ON recon_run_queue
+                    FOR EACH ROW EXECUTE FUNCTION test_hold_last_user();
+                """)
+            try db.execute("SELECT pg_advisory_lock(4242)")
+            let job = try ReceiptReconBinary.start(
+                ["run", "--backend", "server-api", "--as-of", Night.text(Night.now), "--json", "--max-attempts", "2"],
+                environment: api.environment.merging([
+                    "DATABASE_URL": database.conninfo, "APPLE_BUNDLE_IDS": "com.example",
+                ]) { $1 })
+            // A hang guard only: the order is what the server saw while the last row was held.
+            let asked = (0..<1200).contains { _ in
+                if !Self.asked(api).isEmpty { return true }
+                usleep(100_000)
+                return false
+            }
+            let queuedLast = try Night.strings(
+                db, "SELECT count(*)::text AS s FROM recon_run_queue WHERE user_id = \(last)")
+            try db.execute("SELECT pg_advisory_unlock(4242)")
+            let result = try job.wait(timeout: 300)
+            #expect(asked, "no user was asked while the queue was being filled")
+            #expect(queuedLast == ["0"], "the last user was queued before the first was asked")
+            #expect(result.status == 0, "\(result.stdoutText)\(result.stderrText)")
+            #expect(Self.asked(api).sorted() == (1...300).map(Night.transaction).sorted(), "each user once")
+            let summary = (try? JSONSerialization.jsonObject(with: result.stdout)) as? [String: Any] ?? [:]
+            #expect(Night.reasons(summary) == ["new": 300], "\(summary)")
+        }
+    }
+
+    /// The nightly role holds exactly what `JobPrivileges` grants (docs/integration.md): the read, the
+    /// fill and the joins of a night that stores notifications need nothing more.
+    @Test func aNightAsTheNightlyRoleStoresNotificationsAndJoinsTheirUsers() throws {
+        try Night.world(4) { database, db, api in
+            try TestRole.with(in: database) { role in
+                try role.grantJobPrivileges(on: db)
+                let refund = Night.refund(api, 2, hoursAgo: 3, uuid: "n-refund-u02")
+                api.scriptEveryID(.production, .notificationHistory, [.notifications([refund])])
+                let result = try ReceiptReconBinary.run(
+                    [
+                        "run", "--backend", "server-api", "--as-of", Night.text(Night.now), "--json", "--max-attempts",
+                        "2",
+                    ],
+                    environment: api.environment.merging([
+                        "DATABASE_URL": role.conninfo, "APPLE_BUNDLE_IDS": "com.example",
+                    ]) { $1 })
+                #expect(result.status == 0, "\(result.output)")
+                #expect(try Night.corrections(db) == ["u02 revoke refund"])
+            }
+        }
+    }
 }

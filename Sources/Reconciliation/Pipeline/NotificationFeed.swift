@@ -3,14 +3,15 @@ import Synchronization
 
 /// What the night's notification read (`NotificationIntake`, on a thread of its own) tells the run's
 /// reader while users are already asked: that a piece was stored (its users may now join the queue),
-/// that Apple accepted the job's configuration (users may be asked), and that the read ended.
+/// that Apple accepted the job's configuration (users may be asked), and that the read ended; and
+/// what the queue's fill (`RunQueueFill`, on a thread of its own) tells it: that the queue grew.
 ///
 /// Users wait for the configuration's answer because Apple's refusal must stop the run before any
 /// correction is applied (exit 78); they do not wait for the rest of the history, whose pages are
 /// requests like any other, sharing the lanes and the rate.
 ///
-/// Threading: `stored`, `confirm` and `finish` are the intake's; `take` and the waits are the reader's
-/// (one thread waits at a time). Every call is safe from any thread.
+/// Threading: `stored`, `confirm` and `finish` are the intake's, `grew` the fill's; `take` and the
+/// waits are the reader's (one thread waits at a time). Every call is safe from any thread.
 final class NotificationFeed: Sendable {
     /// What the reader has not taken yet.
     struct News {
@@ -27,6 +28,8 @@ final class NotificationFeed: Sendable {
         var confirmed = false
         var error: (any Error)?
         var queueComplete = false
+        /// Something arrived since the last `take`.
+        var fresh = false
     }
 
     private let state = Mutex(State())
@@ -40,6 +43,7 @@ final class NotificationFeed: Sendable {
         state.withLock {
             $0.news.stored = true
             $0.news.dryRunNotified.formUnion(dryRunNotified)
+            $0.fresh = true
         }
         changed.signal()
     }
@@ -57,7 +61,14 @@ final class NotificationFeed: Sendable {
             $0.news.finished = true
             $0.news.stored = true
             $0.error = error
+            $0.fresh = true
         }
+        changed.signal()
+    }
+
+    /// The queue's fill queued more users, or ended.
+    func grew() {
+        state.withLock { $0.fresh = true }
         changed.signal()
     }
 
@@ -66,6 +77,7 @@ final class NotificationFeed: Sendable {
         state.withLock { state in
             let news = state.news
             state.news.stored = false
+            state.fresh = false
             return news
         }
     }
@@ -88,9 +100,10 @@ final class NotificationFeed: Sendable {
         wait { $0.confirmed || $0.news.finished }
     }
 
-    /// Blocks until a piece was stored since the last `take`, or the read ended.
+    /// Blocks until something arrived since the last `take`: a piece stored, the read's end, the
+    /// queue grown.
     func waitForNews() {
-        wait { $0.news.stored || $0.news.finished }
+        wait { $0.fresh }
     }
 
     func waitUntilFinished() {

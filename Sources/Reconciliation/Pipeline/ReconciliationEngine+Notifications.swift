@@ -15,15 +15,16 @@ extension ReconciliationEngine {
             selection: selection)
     }
 
-    /// Starts reading the history beside the run (`readHistory`) and fills the run's queue with what
-    /// does not depend on it, then waits until users may be asked: Apple answered the default app's
-    /// history without refusing the configuration, or the read ended (a refusal has stopped the run
-    /// by then: exit 78 before any user).
-    /// - Returns: the fill's counts (the notified users join later; `completeQueue` tells the whole).
+    /// Starts reading the history beside the run (`readHistory`) and filling the run's queue with what
+    /// does not depend on it (`fillQueue`), then waits until users may be asked: Apple answered the
+    /// default app's history without refusing the configuration, or the read ended (a refusal has
+    /// stopped the run by then: exit 78 before any user).
+    /// - Parameter countDue: the fill counts the queue's receipts once it is whole (the progress's
+    ///   "of how many").
     func startNight(
         _ night: NotificationNight, verification: AppleVerification, counters: RunCounters, control: RunControl,
-        reconnector: DatabaseReconnector
-    ) throws -> RunQueueCounts {
+        reconnector: DatabaseReconnector, countDue: Bool
+    ) {
         counters.countByReason()
         let (intake, feed) = (night.intake, night.feed)
         Thread.detachNewThread { [self] in
@@ -31,16 +32,61 @@ extension ReconciliationEngine {
                 intake, feed: feed, verification: verification, counters: counters, control: control,
                 reconnector: reconnector)
         }
-        let olderThanCutoff =
-            night.selection.olderThanGiven ? Date().addingTimeInterval(-Double(options.olderThan)) : nil
-        let counts = try counters.phases.measure(.queueFill) {
-            try night.retrying(reconnector) {
-                try night.queue.fill(
-                    asOf: options.nightInstant, sweepDays: night.selection.sweepDays, olderThanCutoff: olderThanCutoff)
-            }
+        let (runID, frontier, selection) = (night.queue.runID, night.queue.frontier, night.selection)
+        Thread.detachNewThread { [self] in
+            fillQueue(
+                runID: runID, frontier: frontier, selection: selection, counters: counters, control: control,
+                reconnector: reconnector, countDue: countDue)
         }
         feed.waitUntilConfirmed()
-        return counts
+    }
+
+    /// Fills the run's queue range by range on a connection of its own, while its first users are asked;
+    /// a dropped connection is reconnected and the range in hand filled again. A signal ends the fill
+    /// early; a failure stops the run.
+    ///
+    /// Threading: a thread of its own; `frontier.end` is its last word.
+    private func fillQueue(
+        runID: Int64, frontier: QueueFrontier, selection: RunOptions.NotificationSelection, counters: RunCounters,
+        control: RunControl, reconnector: DatabaseReconnector, countDue: Bool
+    ) {
+        counters.phases.begin(.queueFill)
+        do {
+            let fill = RunQueueFill(
+                connection: try connect("queue"), runID: runID, shardIndex: options.shardIndex,
+                shardCount: options.shardCount, asOf: options.nightInstant, sweepDays: selection.sweepDays,
+                olderThanCutoff: selection.olderThanGiven
+                    ? Date().addingTimeInterval(-Double(options.olderThan)) : nil,
+                frontier: frontier)
+            var waited = 0.0
+            while !shutdown.isRequested {
+                do {
+                    guard try fill.fillNext() else { break }
+                } catch let error as PostgresError where error.isConnectionFailure {
+                    waited += fill.secondsWaited
+                    fill.use(try reconnector.reconnect("queue", after: error))
+                }
+            }
+            counters.addDatabaseTime(waited + fill.secondsWaited)
+            counters.phases.end(.queueFill)
+            if countDue, frontier.current.isComplete { self.countDue(fill, into: counters) }
+            frontier.end()
+        } catch {
+            control.stop(.failed(error, reason: "filling the run's queue failed: \(RunEnd.describe(error))"))
+            counters.phases.end(.queueFill)
+            frontier.end(error: error)
+        }
+    }
+
+    /// The progress's "of how many", once the queue is whole. A count that fails costs the estimate,
+    /// not the run.
+    private func countDue(_ fill: RunQueueFill, into counters: RunCounters) {
+        do {
+            counters.setDue(receipts: try fill.countDue(limit: options.limit))
+        } catch {
+            log.log(
+                .warning, "run.progress_count_failed", ["run_id": String(fill.runID), "error": RunEnd.describe(error)])
+        }
     }
 
     /// Reads the history into the store, telling `feed` of each piece; a dropped connection is
@@ -88,9 +134,9 @@ extension ReconciliationEngine {
 
     /// Once the read ended and its users are queued: the queue's users per reason (`recon_runs`, the
     /// summary), the `run.selection` line, and whether the request budget can keep the sweep. Runs once.
-    func completeQueue(_ night: NotificationNight, fill: RunQueueCounts, counters: RunCounters) throws {
+    func completeQueue(_ night: NotificationNight, counters: RunCounters) throws {
         guard night.feed.completeQueue() else { return }
-        var counts = fill
+        var counts = night.queue.frontier.current.counts ?? RunQueueCounts()
         counts.users = try night.queue.queuedByReason()
         counters.setQueued(
             users: counts.total,

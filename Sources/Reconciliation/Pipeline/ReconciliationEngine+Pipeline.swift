@@ -59,18 +59,13 @@ extension ReconciliationEngine {
             },
             verified: { deciding.decide($0, $1) })
         var selectionError: (any Error)?
-        var queueFill: RunQueueCounts?
         if case .queued(let night, _) = selection {
-            do {
-                queueFill = try startNight(
-                    night, verification: verification, counters: counters, control: control, reconnector: reconnector)
-            } catch {
-                selectionError = error
-                control.stop(.failed(error, reason: "filling the run's queue failed: \(RunEnd.describe(error))"))
-            }
+            startNight(
+                night, verification: verification, counters: counters, control: control, reconnector: reconnector,
+                countDue: progress != nil)
         }
-        // Apple refused the configuration, or the history could not be read, before any user was asked:
-        // the run selects nobody.
+        // Apple refused the configuration, or the history could not be read or the queue filled, before any
+        // user was asked: the run selects nobody.
         let selectsUsers = selectionError == nil && !control.isStopping
         counters.phases.begin(.verification)
         var progressThread: ProgressThread?
@@ -82,9 +77,7 @@ extension ReconciliationEngine {
         if selectsUsers {
             do {
                 let queueComplete = { [self] in
-                    if case .queued(let night, _) = selection, let queueFill {
-                        try completeQueue(night, fill: queueFill, counters: counters)
-                    }
+                    if case .queued(let night, _) = selection { try completeQueue(night, counters: counters) }
                 }
                 try selection.forEachUser(queueComplete: queueComplete) { user in
                     guard !control.isStopping, !shutdown.isRequested else { return false }
@@ -97,13 +90,16 @@ extension ReconciliationEngine {
             }
         }
         if case .queued(let night, let reconnector) = selection {
-            // The read shares the verification's workers: it ends before they do.
+            // The read shares the verification's workers: it ends before they do. The fill ends too, so
+            // that the queue's counts are whole.
             night.feed.waitUntilFinished()
-            if selectionError == nil, let error = night.feed.error { selectionError = error }
-            if selectsUsers, night.feed.error == nil, let queueFill {
+            night.queue.frontier.waitUntilEnded()
+            let fillError = night.queue.frontier.current.error
+            if selectionError == nil, let error = night.feed.error ?? fillError { selectionError = error }
+            if selectsUsers, night.feed.error == nil, fillError == nil {
                 do {
                     try night.queueTheRest(reconnector: reconnector)
-                    try completeQueue(night, fill: queueFill, counters: counters)
+                    try completeQueue(night, counters: counters)
                 } catch {
                     log.log(
                         .warning, "run.selection_count_failed",
@@ -155,6 +151,8 @@ extension ReconciliationEngine {
     /// pages ahead of what is done, and the time left always looked like none. A count that fails
     /// costs the estimate, not the run (the walk reconnects on its own if the connection went).
     fileprivate func countDue(_ selection: DueUserSelection, into counters: RunCounters, runID: Int64) {
+        // A night's queue is counted by its fill, once it is whole (`startNight`).
+        if case .queued = selection { return }
         do {
             counters.setDue(receipts: try selection.countDue())
         } catch {

@@ -15,11 +15,13 @@ public struct PhaseSeconds: Sendable, Codable, Equatable {
     /// piece stored (its pages share the verification's lanes and rate).
     public var historyRead: Double?
     /// Span: filling the run's queue with the users that do not depend on the history (the pending
-    /// notified, the new, the sweep's share, `--older-than`'s), one transaction before any user is asked.
-    /// The users later pieces name join as the paging goes, inside `verification`.
+    /// notified, the new, the sweep's share, `--older-than`'s), range by range on its own thread, from
+    /// its first statement to its last range committed. The first users are asked once the first range
+    /// is in, so it lies mostly inside `verification`. The users later pieces name join as the paging
+    /// goes.
     public var queueFill: Double?
-    /// Span: from the moment users may be asked (the queue filled and Apple accepted the configuration)
-    /// to the last answer classified, the history's end included.
+    /// Span: from the moment users may be asked (Apple accepted the configuration) to the last answer
+    /// classified, the history's end included.
     public var verification: Double?
     /// Work: seconds the writer threads spent writing batches, each from its transaction's start to its
     /// commit (planning inside it included), summed over the writers.

@@ -19,8 +19,9 @@ public struct RunQueueCounts: Sendable, Equatable {
 }
 
 /// The run's selection under notifications (`--backend server-api` without `--no-notifications`,
-/// CONTRACT §9): the users it takes and why, written once into `recon_run_queue` with INSERT … SELECT
-/// (nothing held in memory), then paged like `DueUserReader`.
+/// CONTRACT §9): the users it takes and why, written into `recon_run_queue` with INSERT … SELECT
+/// (nothing held in memory; `RunQueueFill`, range by range while the first are paged), then paged like
+/// `DueUserReader`.
 ///
 /// Reasons, each user once, in this precedence: `notified` (a pending notification names the user),
 /// `new` (a receipt never verified), `sweep` (q of the users verified longest ago, `SweepQuota`: the
@@ -55,6 +56,8 @@ public final class RunQueue {
     private var cursor = ""
     /// Users queued behind the cursor (`takeNotified`) and not read yet.
     private var owed: [String] = []
+    /// How far the queue is filled: the paging reads no further (a queue filled while it is paged).
+    var frontier = QueueFrontier.complete()
 
     public init(
         connection: PostgresConnection, runID: Int64, shardIndex: Int, shardCount: Int, limit: Int?,
@@ -95,96 +98,44 @@ public final class RunQueue {
         DueUserReader.shardPredicate(column: column, count: shardCount, index: shardIndex)
     }
 
-    /// The users pending notifications name, in this shard and holding a receipt (a dry run's are
-    /// bound as $2).
-    private func notifiedUsers(_ holdsReceipt: (String) -> String) -> String {
+    /// The users pending notifications name, in the shard, holding a receipt and passing `filter`
+    /// (a dry run's are bound at the placeholder `dryRunNotified`).
+    static func notifiedUsers(
+        shard: (String) -> String, dryRunNotified: String, where filter: (String) -> String = { _ in "true" }
+    ) -> String {
         """
         SELECT u.user_id FROM recon_notification_users u
-        WHERE u.handled_run_id IS NULL AND \(shard("u.user_id")) AND \(holdsReceipt("u.user_id"))
+        WHERE u.handled_run_id IS NULL AND \(filter("u.user_id")) AND \(shard("u.user_id")) AND \(holdsReceipt("u.user_id"))
         UNION
-        SELECT x.user_id FROM unnest($2::text[]) AS x(user_id)
-        WHERE \(shard("x.user_id")) AND \(holdsReceipt("x.user_id"))
+        SELECT x.user_id FROM unnest(\(dryRunNotified)::text[]) AS x(user_id)
+        WHERE \(filter("x.user_id")) AND \(shard("x.user_id")) AND \(holdsReceipt("x.user_id"))
         """
     }
 
-    private static func holdsReceipt(_ column: String) -> String {
+    static func holdsReceipt(_ column: String) -> String {
         "EXISTS (SELECT 1 FROM receipts r WHERE r.user_id = \(column))"
     }
 
-    /// The soonest end of the user's active `app_store` entitlements (NULL: none ends).
-    private static func endsAt(_ column: String) -> String {
-        """
-        (SELECT min(e.expires_at) FROM entitlements e WHERE e.user_id = \(column) AND e.active AND e.source = 'app_store')
-        """
-    }
-
-    /// Fills the run's queue (afresh, in one transaction) and rewinds the paging.
+    /// Fills the run's queue afresh, whole, and rewinds the paging (a queue filled while it is paged:
+    /// `RunQueueFill` on a connection of its own, with this queue's `frontier`).
     /// - Parameters:
     ///   - asOf: the run's instant: the sweep's "overdue" counts back from it.
     ///   - sweepDays: `--sweep-days` D.
     ///   - olderThanCutoff: the explicit `--older-than`'s cutoff; nil without one.
     ///   - dryRunNotified: users a dry run found named by notifications it did not store.
-    public func fill(asOf: Date, sweepDays: Int, olderThanCutoff: Date?, dryRunNotified: Set<String> = [])
-        throws -> RunQueueCounts
-    {
-        var counts = RunQueueCounts()
-        let holdsReceipt = Self.holdsReceipt
-        try connection.transaction {
-            try connection.execute("DELETE FROM recon_run_queue WHERE run_id = \(runID)")
-            func queue(_ reason: DueReason, _ users: String, binds: [PostgresBind] = []) throws {
-                // Identifiers and predicates are this program's; values are bound ($1 is the run).
-                let sql = """
-                    INSERT INTO recon_run_queue (run_id, user_id, reason)
-                    SELECT $1, d.user_id, '\(reason.rawValue)' FROM (\(users)) d
-                    ON CONFLICT DO NOTHING
-                    """
-                counts.users[reason] = try connection.execute(
-                    PostgresQuery(unsafeSQL: sql, binds: [runID.postgresBind] + binds))
-            }
-            try queue(.notified, notifiedUsers(holdsReceipt), binds: [dryRunNotified.sorted().postgresBind])
-            try queue(
-                .new,
-                """
-                SELECT DISTINCT r.user_id FROM receipts r
-                WHERE NOT EXISTS (SELECT 1 FROM recon_receipt_state s WHERE s.receipt_id = r.id)
-                  AND \(shard("r.user_id"))
-                """)
-            let covered = try connection.query(
-                PostgresQuery(
-                    unsafeSQL: """
-                        SELECT count(*) AS users, count(*) FILTER (WHERE u.verified_at < $1) AS overdue
-                        FROM recon_user_state u WHERE \(shard("u.user_id")) AND \(holdsReceipt("u.user_id"))
-                        """,
-                    binds: [SweepQuota.overdueBefore(asOf: asOf, days: sweepDays).postgresBind])
-            ).first!
-            let quota = SweepQuota(
-                users: try covered.decode("users"), days: sweepDays, overdue: try covered.decode("overdue"))
-            (counts.sweepUsers, counts.overdue, counts.quota) = (quota.users, quota.overdue, quota.quota)
-            // The oldest first, by day; within the day the quota cuts, the soonest to end. Only users up to
-            // the end of that day are looked at, so the entitlements are read for those alone.
-            if quota.quota > 0 {
-                try queue(
-                    .sweep,
-                    """
-                    SELECT o.user_id FROM recon_user_state o
-                    WHERE \(shard("o.user_id")) AND \(holdsReceipt("o.user_id")) AND o.verified_at < coalesce((
-                        SELECT date_trunc('day', u.verified_at, 'UTC') + interval '1 day' FROM recon_user_state u
-                        WHERE \(shard("u.user_id")) AND \(holdsReceipt("u.user_id"))
-                        ORDER BY u.verified_at, u.user_id OFFSET $2 - 1 LIMIT 1), 'infinity')
-                    ORDER BY date_trunc('day', o.verified_at, 'UTC'), \(Self.endsAt("o.user_id")) NULLS LAST, o.user_id
-                    LIMIT $2
-                    """, binds: [quota.quota.postgresBind])
-            }
-            if let olderThanCutoff {
-                try queue(
-                    .olderThan,
-                    """
-                    SELECT DISTINCT r.user_id FROM receipts r LEFT JOIN recon_receipt_state s ON s.receipt_id = r.id
-                    WHERE (s.last_verified_at IS NULL OR s.last_verified_at < $2) AND \(shard("r.user_id"))
-                    """, binds: [olderThanCutoff.postgresBind])
-            }
-        }
+    ///   - rangeReceipts: receipts per range, every range (nil: `RunQueueFill`'s growing ranges).
+    public func fill(
+        asOf: Date, sweepDays: Int, olderThanCutoff: Date?, dryRunNotified: Set<String> = [], rangeReceipts: Int? = nil
+    ) throws -> RunQueueCounts {
+        let frontier = QueueFrontier()
+        let fill = RunQueueFill(
+            connection: connection, runID: runID, shardIndex: shardIndex, shardCount: shardCount, asOf: asOf,
+            sweepDays: sweepDays, olderThanCutoff: olderThanCutoff, dryRunNotified: dryRunNotified,
+            frontier: frontier, ranges: rangeReceipts.map { (first: $0, largest: $0) } ?? RunQueueFill.growingRanges)
+        while try fill.fillNext() {}
         rewind()
+        var counts = frontier.current.counts ?? RunQueueCounts()
+        counts.users = try queuedByReason()
         return counts
     }
 
@@ -196,23 +147,26 @@ public final class RunQueue {
     public func takeNotified(dryRunNotified: Set<String> = []) throws -> [UserWork] {
         let binds = [runID.postgresBind, dryRunNotified.sorted().postgresBind]
         var joined: [String] = []
-        try connection.transaction {
-            try connection.execute(
-                PostgresQuery(
-                    unsafeSQL: """
-                        UPDATE recon_run_queue q SET reason = '\(DueReason.notified.rawValue)'
-                        WHERE q.run_id = $1 AND q.user_id > $3 AND q.reason <> '\(DueReason.notified.rawValue)'
-                          AND q.user_id IN (\(notifiedUsers(Self.holdsReceipt)))
-                        """, binds: binds + [cursor.postgresBind]))
-            joined = try connection.query(
-                PostgresQuery(
-                    unsafeSQL: """
-                        INSERT INTO recon_run_queue (run_id, user_id, reason)
-                        SELECT $1, d.user_id, '\(DueReason.notified.rawValue)' FROM (\(notifiedUsers(Self.holdsReceipt))) d
-                        ON CONFLICT DO NOTHING
-                        RETURNING user_id
-                        """, binds: binds)
-            ).map { try $0.decode("user_id", as: String.self) }
+        // Not beside a range of the fill: a user the range did not see is one this join sees.
+        try frontier.exclusive {
+            try connection.transaction {
+                try connection.execute(
+                    PostgresQuery(
+                        unsafeSQL: """
+                            UPDATE recon_run_queue q SET reason = '\(DueReason.notified.rawValue)'
+                            WHERE q.run_id = $1 AND q.user_id > $3 AND q.reason <> '\(DueReason.notified.rawValue)'
+                              AND q.user_id IN (\(Self.notifiedUsers(shard: shard, dryRunNotified: "$2")))
+                            """, binds: binds + [cursor.postgresBind]))
+                joined = try connection.query(
+                    PostgresQuery(
+                        unsafeSQL: """
+                            INSERT INTO recon_run_queue (run_id, user_id, reason)
+                            SELECT $1, d.user_id, '\(DueReason.notified.rawValue)' FROM (\(Self.notifiedUsers(shard: shard, dryRunNotified: "$2"))) d
+                            ON CONFLICT DO NOTHING
+                            RETURNING user_id
+                            """, binds: binds)
+                ).map { try $0.decode("user_id", as: String.self) }
+            }
         }
         // Queued now, so never paged: owed until read whole, even if this read fails and is retried.
         owed += joined.filter { $0 <= cursor }
@@ -248,6 +202,10 @@ public final class RunQueue {
     /// The receipts of the queued users, capped by `--limit`: what the paging will read if nothing
     /// changes meanwhile (for the progress's "of how many").
     public func countDue() throws -> Int {
+        try Self.countDue(runID: runID, limit: limit, on: connection)
+    }
+
+    static func countDue(runID: Int64, limit: Int?, on connection: PostgresConnection) throws -> Int {
         let count: Int64 = try connection.query(
             """
             SELECT count(*) AS receipts FROM receipts r
@@ -286,12 +244,17 @@ public final class RunQueue {
         }
     }
 
-    /// Up to `count` queued users after the cursor, in `user_id` order, which it advances past them.
+    /// Up to `count` queued users after the cursor and up to the frontier, in `user_id` order, which it
+    /// advances past them.
     private func nextUsers(_ count: Int) throws -> [(userID: String, reason: DueReason)] {
+        let filled = frontier.current
+        if !filled.isComplete, filled.through.isEmpty { return [] }
+        let through = filled.isComplete ? nil : filled.through
         let rows = try connection.query(
             """
             SELECT user_id, reason FROM recon_run_queue
-            WHERE run_id = \(runID) AND user_id > \(cursor) ORDER BY user_id LIMIT \(count)
+            WHERE run_id = \(runID) AND user_id > \(cursor) AND (\(through)::text IS NULL OR user_id <= \(through))
+            ORDER BY user_id LIMIT \(count)
             """)
         let users = try rows.map { row in
             (

@@ -361,6 +361,7 @@ import Testing
                 #expect(try queue.fill(asOf: Self.t0, sweepDays: 30, olderThanCutoff: Self.t0)[.notified] == 1)
                 #expect(try queue.countDue() == 1)
                 #expect(try RunQueueTests.readAll(queue).map(\.userID) == ["user-a"])
+                #expect(try queue.takeNotified().isEmpty, "a join relabels the queue's users: UPDATE")
                 try Self.write(connection, runID: runID, users: ["user-a"])
                 try Self.write(connection, runID: runID, users: ["user-b"], conclusive: false)
                 #expect(try store.deleteExpired(signedBefore: Self.t0.addingTimeInterval(1)) == 2)

@@ -66,4 +66,32 @@ import Testing
             #expect(try queue.queuedByReason() == [.new: 3, .notified: 1], "left for the next night, and counted")
         }
     }
+
+    @Test func thePagingReadsAsFarAsTheFillReachedAndAUserNamedAheadKeepsItsReason() throws {
+        try TestDatabase.with { database in
+            let connection = try database.connect()
+            let runID = try Self.world(connection)
+            let queue = try Self.queue(database, runID: runID)
+            let frontier = QueueFrontier()
+            queue.frontier = frontier
+            // One receipt per range, on a connection of its own, as the run fills beside its reader.
+            let fill = RunQueueFill(
+                connection: try database.connect(), runID: runID, shardIndex: 0, shardCount: 1,
+                asOf: RunQueueTests.t0, sweepDays: 30, olderThanCutoff: nil, frontier: frontier, ranges: (1, 1))
+            #expect(try queue.nextPage().isEmpty, "nothing filled yet")
+            #expect(try fill.fillNext())  // a: not due
+            #expect(try queue.nextPage().isEmpty)
+            #expect(try fill.fillNext())
+            #expect(Self.names(try queue.nextPage()) == ["b new"], "b's range is filled, d's not yet")
+            #expect(try queue.nextPage().isEmpty)
+
+            // f is named before the fill reached it: queued now, it keeps its reason when its range is filled.
+            try RunQueueTests.notify(connection, "f", runID: runID)
+            #expect(try queue.takeNotified().isEmpty, "ahead of the paging: in its turn")
+            while try fill.fillNext() {}
+            #expect(frontier.current.isComplete)
+            #expect(Self.names(try RunQueueTests.readAll(queue)) == ["d new", "f notified"])
+            #expect(try queue.queuedByReason() == [.new: 2, .notified: 1])
+        }
+    }
 }

@@ -92,13 +92,18 @@ import Testing
         return runID
     }
 
-    @Test func usersComeInUserOrderWhateverTheirReason() throws {
+    /// Receipts per range of the fill: one, a few, and the fill's own growing ranges (one range here).
+    static let ranges: [Int?] = [1, 4, nil]
+
+    @Test(arguments: ranges)
+    func usersComeInUserOrderWhateverTheirReason(rangeReceipts: Int?) throws {
         try TestDatabase.with { database in
             let connection = try database.connect()
             let runID = try Self.world(connection)
             let queue = RunQueue(
                 connection: try database.connect(), runID: runID, shardIndex: 0, shardCount: 1, limit: nil, pageSize: 3)
-            let counts = try queue.fill(asOf: Self.t0, sweepDays: 5, olderThanCutoff: nil)
+            let counts = try queue.fill(
+                asOf: Self.t0, sweepDays: 5, olderThanCutoff: nil, rangeReceipts: rangeReceipts)
             // U = 12 (n-late, n-handled, s-0…s-9); s-0…s-5 were last verified more than 4 days ago.
             #expect(counts.sweepUsers == 12 && counts.overdue == 6 && counts.quota == 6)
             #expect(counts[.notified] == 2 && counts[.new] == 2 && counts[.sweep] == 6 && counts[.olderThan] == 0)
@@ -117,7 +122,8 @@ import Testing
 
             // An explicit --older-than adds its users to the rest, in the same order.
             let again = try queue.fill(
-                asOf: Self.t0, sweepDays: 5, olderThanCutoff: Self.days(-2).addingTimeInterval(1))
+                asOf: Self.t0, sweepDays: 5, olderThanCutoff: Self.days(-2).addingTimeInterval(1),
+                rangeReceipts: rangeReceipts)
             #expect(again[.olderThan] == 3 && again[.sweep] == 6 && again[.notified] == 2, "filled afresh")
             let merged = try Self.readAll(queue)
             #expect(
@@ -136,26 +142,46 @@ import Testing
         }
     }
 
-    @Test func withinTheDayTheQuotaCutsTheSoonestToEndAreSwept() throws {
+    @Test(arguments: ranges)
+    func withinTheDayTheQuotaCutsTheSoonestToEndAreSwept(rangeReceipts: Int?) throws {
         try TestDatabase.with { database in
             let connection = try database.connect()
             let runID = try NotificationStoreTests.run(connection)
-            // Six users verified the same night; with D = 30 the quota is one of them.
-            let ends: [String: Double?] = ["a": 20, "b": nil, "c": 3, "d": 1, "e": 9, "f": nil]
+            // Seven users verified the same night, and one the night before (taken first whatever it ends).
+            // With D = 30 the quota is one; with D = 2, half a day after that night, it is four.
+            let ends: [String: Double?] = ["a": 20, "b": nil, "c": 3, "d": 1, "e": 9, "f": nil, "g": .infinity]
             for (user, end) in ends {
                 try Self.receipt(connection, user, verified: Self.days(-3))
                 try Self.verifiedWhole(
                     connection, user, at: Self.days(-3).addingTimeInterval(Double(user.unicodeScalars.first!.value % 7))
                 )
-                if let end { try Self.entitlement(connection, user, endsAt: Self.days(end)) }
+                if let end {
+                    try connection.execute(
+                        """
+                        INSERT INTO entitlements (user_id, entitlement, active, expires_at)
+                        VALUES (\(user), 'pro', true, \(end == .infinity ? "infinity" : Self.text(Self.days(end)))::timestamptz)
+                        """)
+                }
             }
+            try Self.receipt(connection, "z", verified: Self.days(-4))
+            try Self.verifiedWhole(connection, "z", at: Self.days(-4))
             let queue = RunQueue(
                 connection: try database.connect(), runID: runID, shardIndex: 0, shardCount: 1, limit: nil)
-            let counts = try queue.fill(asOf: Self.t0, sweepDays: 30, olderThanCutoff: nil)
-            #expect(counts.quota == 1)
-            #expect(try Self.readAll(queue).map(\.userID) == ["d"])
+            let one = try queue.fill(asOf: Self.t0, sweepDays: 30, olderThanCutoff: nil, rangeReceipts: rangeReceipts)
+            #expect(one.quota == 1)
+            #expect(try Self.readAll(queue).map(\.userID) == ["z"])
+            // Within the day: the soonest end first, an end at infinity after every other, no end last, by user.
+            let four = try queue.fill(
+                asOf: Self.days(-2.5), sweepDays: 2, olderThanCutoff: nil, rangeReceipts: rangeReceipts)
+            #expect(four.quota == 4 && four[.sweep] == 4)
+            #expect(try Self.readAll(queue).map(\.userID) == ["c", "d", "e", "z"])
+            try connection.execute("DELETE FROM entitlements WHERE user_id IN ('c', 'd', 'e')")
+            _ = try queue.fill(asOf: Self.days(-2.5), sweepDays: 2, olderThanCutoff: nil, rangeReceipts: rangeReceipts)
+            #expect(try Self.readAll(queue).map(\.userID) == ["a", "b", "g", "z"])
         }
     }
+
+    static func text(_ date: Date) -> String { ISO8601DateFormatter().string(from: date) }
 
     @Test(arguments: [1, 3, 200])
     func limitCountsReceiptsExactlyAsTheDueUserReaderDoes(pageSize: Int) throws {
@@ -190,7 +216,8 @@ import Testing
         }
     }
 
-    @Test func shardsQueueDisjointUsersThatTogetherAreEveryone() throws {
+    @Test(arguments: ranges)
+    func shardsQueueDisjointUsersThatTogetherAreEveryone(rangeReceipts: Int?) throws {
         try TestDatabase.with { database in
             let connection = try database.connect()
             let runID = try NotificationStoreTests.run(connection)
@@ -208,7 +235,9 @@ import Testing
                 let queue = RunQueue(
                     connection: try database.connect(), runID: try NotificationStoreTests.run(connection),
                     shardIndex: shard, shardCount: 3, limit: nil)
-                _ = try queue.fill(asOf: Self.t0, sweepDays: 5, olderThanCutoff: Self.t0.addingTimeInterval(1))
+                _ = try queue.fill(
+                    asOf: Self.t0, sweepDays: 5, olderThanCutoff: Self.t0.addingTimeInterval(1),
+                    rangeReceipts: rangeReceipts)
                 for user in try Self.readAll(queue) {
                     #expect(seen[user.userID] == nil, "\(user.userID) in two shards")
                     seen[user.userID] = user.reason
@@ -223,7 +252,8 @@ import Testing
         }
     }
 
-    @Test func aDryRunsNotifiedUsersAreQueuedInTheirShardOnly() throws {
+    @Test(arguments: ranges)
+    func aDryRunsNotifiedUsersAreQueuedInTheirShardOnly(rangeReceipts: Int?) throws {
         try TestDatabase.with { database in
             let connection = try database.connect()
             let runID = try NotificationStoreTests.run(connection, dryRun: true)
@@ -241,7 +271,8 @@ import Testing
             let dry: Set<String> = ["d-1", "d-2", "d-3", "d-gone"]
             let queue = RunQueue(
                 connection: try database.connect(), runID: runID, shardIndex: 0, shardCount: 2, limit: nil)
-            let counts = try queue.fill(asOf: Self.t0, sweepDays: 30, olderThanCutoff: nil, dryRunNotified: dry)
+            let counts = try queue.fill(
+                asOf: Self.t0, sweepDays: 30, olderThanCutoff: nil, dryRunNotified: dry, rangeReceipts: rangeReceipts)
             let expected = try ["d-1", "d-2", "d-3"].filter { try shardOf($0) == 0 }
             let users = try Self.readAll(queue)
             #expect(users.filter { $0.reason == .notified }.map(\.userID) == expected)
