@@ -60,9 +60,10 @@ public final class DueUserReader {
         count == 1 ? "true" : "\(shardExpression(column: column, count: count)) = \(index)"
     }
 
+    /// The shard of the user `column` (0 for one shard: no hash per row read).
     static func shardExpression(column: String, count: Int) -> String {
         // Masking the sign bit keeps the modulo non-negative (abs() of the minimum bigint overflows).
-        "(hashtextextended(\(column), 0) & 9223372036854775807) % \(count)"
+        count == 1 ? "0" : "(hashtextextended(\(column), 0) & 9223372036854775807) % \(count)"
     }
 
     /// The receipts of this shard's users that have a due receipt, capped by `--limit`: what the walk
