@@ -146,7 +146,7 @@ public final class RunQueue {
     /// - Parameter dryRunNotified: users a dry run found named by notifications it did not store.
     public func takeNotified(dryRunNotified: Set<String> = []) throws -> [UserWork] {
         let binds = [runID.postgresBind, dryRunNotified.sorted().postgresBind]
-        var joined: [String] = []
+        var passed: [String] = []
         // Not beside a range of the fill: a user the range did not see is one this join sees.
         try frontier.exclusive {
             try connection.transaction {
@@ -157,19 +157,21 @@ public final class RunQueue {
                             WHERE q.run_id = $1 AND q.user_id > $3 AND q.reason <> '\(DueReason.notified.rawValue)'
                               AND q.user_id IN (\(Self.notifiedUsers(shard: shard, dryRunNotified: "$2")))
                             """, binds: binds + [cursor.postgresBind]))
-                joined = try connection.query(
+                // Behind the cursor by the queue's own collation, as the paging compares: Swift's order
+                // of strings is not the database's.
+                passed = try connection.query(
                     PostgresQuery(
                         unsafeSQL: """
                             INSERT INTO recon_run_queue (run_id, user_id, reason)
                             SELECT $1, d.user_id, '\(DueReason.notified.rawValue)' FROM (\(Self.notifiedUsers(shard: shard, dryRunNotified: "$2"))) d
                             ON CONFLICT DO NOTHING
-                            RETURNING user_id
-                            """, binds: binds)
-                ).map { try $0.decode("user_id", as: String.self) }
+                            RETURNING user_id, user_id <= $3 AS passed
+                            """, binds: binds + [cursor.postgresBind])
+                ).filter { try $0.decode("passed", as: Bool.self) }.map { try $0.decode("user_id", as: String.self) }
             }
         }
         // Queued now, so never paged: owed until read whole, even if this read fails and is retried.
-        owed += joined.filter { $0 <= cursor }
+        owed += passed
         guard !owed.isEmpty, !exhausted, receiptBudget != 0 else { return [] }
         let position = (receiptBudget, exhausted)
         do {

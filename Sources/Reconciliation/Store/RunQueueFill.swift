@@ -28,7 +28,7 @@ final class RunQueueFill {
     /// the largest, so that a big queue takes few transactions.
     static let growingRanges = (first: 256, largest: 16_384)
     private var rangeReceipts: Int
-    private let largestRange: Int
+    private var largestRange: Int
     private var plan: (counts: RunQueueCounts, cut: SweepCut?)?
     /// The last user of the last range filled; "" before the first.
     private var filledThrough = ""
@@ -94,6 +94,17 @@ final class RunQueueFill {
 
     private func planFill() throws -> (counts: RunQueueCounts, cut: SweepCut?) {
         try connection.execute("DELETE FROM recon_run_queue WHERE run_id = \(runID)")
+        // Ranges are cut in the receipts' order and paged in the queue's: where the two columns' collations
+        // differ (a mapped view of the app's own column), a range could fill a user the paging has passed,
+        // so the queue is filled in one range.
+        let sameOrder: Bool = try connection.query(
+            """
+            SELECT (SELECT attcollation FROM pg_attribute WHERE attrelid = 'receipts'::regclass AND attname = 'user_id')
+                 = (SELECT attcollation FROM pg_attribute WHERE attrelid = 'recon_run_queue'::regclass AND attname = 'user_id')
+                   AS same
+            """
+        ).first!.decode("same")
+        if !sameOrder { (rangeReceipts, largestRange) = (Int(Int32.max), Int(Int32.max)) }
         let covered = try connection.query(
             PostgresQuery(
                 unsafeSQL: """

@@ -94,4 +94,43 @@ import Testing
             #expect(try queue.queuedByReason() == [.new: 2, .notified: 1])
         }
     }
+
+    /// Whether a user the notifications name was passed by the paging is the database's call, in the
+    /// collation the paging orders by, not Swift's order of strings ("b" sorts before "B" in en-US).
+    @Test func aUserBehindThePagingInTheDatabasesCollationIsAskedAtOnce() throws {
+        try TestDatabase.with { database in
+            let connection = try database.connect()
+            try connection.execute(
+                "ALTER TABLE recon_run_queue ALTER COLUMN user_id TYPE text COLLATE \"en-US-x-icu\"")
+            let runID = try NotificationStoreTests.run(connection)
+            for user in ["a", "B", "c"] { try RunQueueTests.receipt(connection, user, verified: nil) }
+            try RunQueueTests.receipt(connection, "b", verified: RunQueueTests.days(-1))
+            let queue = try Self.queue(database, runID: runID)
+            _ = try queue.fill(asOf: RunQueueTests.t0, sweepDays: 30, olderThanCutoff: nil)
+            #expect(Self.names(try queue.nextPage()) == ["a new", "B new"])
+            try RunQueueTests.notify(connection, "b", runID: runID)
+            #expect(Self.names(try queue.takeNotified()) == ["b notified"], "behind B in en-US: at once")
+            #expect(Self.names(try RunQueueTests.readAll(queue)) == ["c new"])
+        }
+    }
+
+    /// The fill's ranges follow the receipts' order and the paging the queue's: where their collations
+    /// differ, one range fills the whole queue, and no user lands behind the paging unread.
+    @Test func aQueueOrderedOtherwiseThanTheReceiptsIsFilledWhole() throws {
+        try TestDatabase.with { database in
+            let connection = try database.connect()
+            try connection.execute(
+                "ALTER TABLE recon_run_queue ALTER COLUMN user_id TYPE text COLLATE \"en-US-x-icu\"")
+            let runID = try NotificationStoreTests.run(connection)
+            for user in ["a", "B", "c"] { try RunQueueTests.receipt(connection, user, verified: nil) }
+            let queue = try Self.queue(database, runID: runID)
+            let frontier = QueueFrontier()
+            queue.frontier = frontier
+            let fill = RunQueueFill(
+                connection: try database.connect(), runID: runID, shardIndex: 0, shardCount: 1,
+                asOf: RunQueueTests.t0, sweepDays: 30, olderThanCutoff: nil, frontier: frontier, ranges: (1, 1))
+            #expect(try !fill.fillNext(), "one range")
+            #expect(Self.names(try RunQueueTests.readAll(queue)) == ["a new", "B new", "c new"])
+        }
+    }
 }
