@@ -79,14 +79,15 @@ extension String: PostgresArrayElement {
         // writers append tens of thousands of strings a batch. Native and small strings lend their
         // bytes in place; only a bridged one is copied (`withUTF8` needs a `var`, a retain per cell).
         func appendEscaped(_ utf8: UnsafeBufferPointer<UInt8>) {
-            // Most values (ids, vocabulary words) need no escape: one bulk copy instead of a byte loop.
-            guard utf8.contains(where: { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else {
-                return bytes.append(contentsOf: utf8)
+            // Copied a run at a time, each escaped byte starting the next run: most values (ids, vocabulary
+            // words) are one bulk copy, and the evidence's JSON, a quote every few bytes, is no byte loop.
+            var runStart = 0
+            for index in utf8.indices where utf8[index] == UInt8(ascii: "\"") || utf8[index] == UInt8(ascii: "\\") {
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
+                bytes.append(UInt8(ascii: "\\"))
+                runStart = index
             }
-            for byte in utf8 {
-                if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { bytes.append(UInt8(ascii: "\\")) }
-                bytes.append(byte)
-            }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
         }
         if utf8.withContiguousStorageIfAvailable(appendEscaped) == nil {
             var text = self

@@ -72,7 +72,8 @@ extension LocalReceiptDecoder {
         typealias Kind = LocalReceiptAttributeType
         var receipt = LocalReceipt(format: .appReceipt)
         for attribute in try attributes(of: BERDocument.root, in: document) {
-            let value = attribute.value
+            // Read by the attributes decoded only: the summary skips every purchase, most of a receipt.
+            var value: ArraySlice<UInt8> { document.octetString(at: attribute.value)! }
             // Apple never repeats a single-valued attribute; if one is repeated, the first wins.
             switch attribute.type {
             case Kind.receiptType:
@@ -119,7 +120,7 @@ extension LocalReceiptDecoder {
         }
         var purchase = LocalReceipt.InAppPurchase()
         for attribute in try attributes(of: BERDocument.root, in: document) {
-            let value = attribute.value
+            let value = document.octetString(at: attribute.value)!
             let type = attribute.type
             switch type {
             case Kind.quantity:
@@ -185,13 +186,14 @@ extension LocalReceiptDecoder {
         let document: BERDocument
         var children: BERDocument.Children
 
-        mutating func next() -> (type: Int, value: ArraySlice<UInt8>)? {
+        /// The attribute's type and the node of its value (an OCTET STRING: `BERDocument.octetString(at:)`).
+        mutating func next() -> (type: Int, value: Int)? {
             while let attribute = children.next() {
                 let (type, _, value) = document.threeChildren(of: attribute)!  // checked: see attributes(of:in:)
                 let typeBytes = document.content(of: type)
                 guard typeBytes.count <= 4, let number = Int32(exactly: LocalReceiptDecoder.twosComplement(typeBytes))
                 else { continue }
-                return (Int(number), document.octetString(at: value)!)
+                return (Int(number), value)
             }
             return nil
         }
@@ -208,13 +210,16 @@ extension LocalReceiptDecoder {
     /// UTF8String, IA5String, PrintableString or VisibleString; empty reads as absent.
     private static func string(_ value: ArraySlice<UInt8>, type: Int) throws(ReceiptDecodingError) -> String? {
         guard let (tag, content) = BERHeader.singlePrimitive(value), tag.tagClass == .universal,
-            [
-                BERTag.utf8StringNumber, BERTag.ia5StringNumber, BERTag.printableStringNumber,
-                BERTag.visibleStringNumber,
-            ].contains(tag.number),
-            let text = String(validating: content, as: UTF8.self)
+            isStringType(tag.number), let text = String(validating: content, as: UTF8.self)
         else { throw .invalidAttribute(type: type, expected: "a UTF-8 string") }
         return text.isEmpty ? nil : text
+    }
+
+    /// UTF8String, IA5String, PrintableString or VisibleString. A comparison each, where a list of the
+    /// four was an array built on every string read.
+    private static func isStringType(_ number: UInt32) -> Bool {
+        number == BERTag.utf8StringNumber || number == BERTag.ia5StringNumber
+            || number == BERTag.printableStringNumber || number == BERTag.visibleStringNumber
     }
 
     /// An INTEGER of at most 8 octets.

@@ -72,12 +72,17 @@ public struct Purchase: Hashable, Sendable {
 
     public init(_ fields: Fields) { storage = CopyOnWrite(fields) }
 
+    // Read in place (`CopyOnWrite.value` is borrowed), so a field read copies that field, not the
+    // score of strings beside it.
     public subscript<Value>(dynamicMember keyPath: WritableKeyPath<Fields, Value>) -> Value {
         get { storage.value[keyPath: keyPath] }
         set { storage.value[keyPath: keyPath] = newValue }
     }
 
-    public var fields: Fields { storage.value }
+    /// Borrowed: `purchase.fields.revocation` copies the revocation, not every field.
+    public var fields: Fields {
+        _read { yield storage.value }
+    }
 }
 
 extension Purchase {

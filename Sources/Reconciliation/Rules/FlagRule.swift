@@ -120,8 +120,18 @@ public enum FlagRule {
     /// The product ids of `purchases` that `products` does not hold, each once, sorted (`(none)` for a
     /// purchase without one).
     public static func unknownProductIDs(_ purchases: [Purchase], catalog: ProductCatalog) -> [String] {
-        // Nearly every product is known: nothing is built unless one is not.
-        guard purchases.contains(where: { !catalog.contains($0.productID) }) else { return [] }
+        // Nearly every product is known: nothing is built unless one is not. A user's purchases repeat a
+        // product or two, renewal after renewal: an id equal to the one just found known is not hashed
+        // into the catalog again.
+        var lastKnown: String?
+        let anyUnknown = purchases.contains { purchase in
+            guard let productID = purchase.productID else { return true }
+            if productID == lastKnown { return false }
+            guard catalog.contains(productID) else { return true }
+            lastKnown = productID
+            return false
+        }
+        guard anyUnknown else { return [] }
         return Set(purchases.filter { !catalog.contains($0.productID) }.map { $0.productID ?? "(none)" }).sorted()
     }
 

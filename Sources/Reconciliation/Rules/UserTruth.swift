@@ -66,20 +66,31 @@ public struct UserTruth: Hashable, Sendable {
             slots.append(EntitlementSlot(name: entitlement))
             return slots.count - 1
         }
+        // A user's purchases name a product or two, renewal after renewal: the product found last is
+        // compared first (one string comparison), where the catalog hashed the id at every purchase.
+        var lastProduct: Product?
+        func catalogProduct(_ productID: String?) -> Product? {
+            guard let productID else { return nil }
+            if let last = lastProduct, last.productID == productID { return last }
+            lastProduct = catalog[productID]
+            return lastProduct
+        }
         var counted: [Purchase] = []
         /// The row each counted purchase was taken from (the one whose report is the freshest).
         var countedReceipt: [Int64] = []
         var countedPosition: [String: Int] = [:]
+        // Sized once: grown one purchase at a time it rehashed every id it held at each doubling.
+        countedPosition.reserveCapacity(receipts.reduce(0) { $0 + $1.purchases.count })
         var renewals: [SubscriptionRenewal] = []
 
         for receipt in ordered {
             let standing = receipt.standing(sandboxPolicy: sandboxPolicy, isSandboxTester: isSandboxTester)
             for purchase in receipt.purchases {
-                if let product = catalog[purchase.productID], product.kind != .consumable,
+                if let product = catalogProduct(purchase.productID), product.kind != .consumable,
                     let entitlement = product.entitlement
                 {
                     let index = slot(of: entitlement)
-                    slots[index].carriers.insert(standing)
+                    slots[index].carry(standing)
                     if slots[index].receiptIDs.last != receipt.receiptID {
                         slots[index].receiptIDs.append(receipt.receiptID)
                     }
@@ -108,7 +119,7 @@ public struct UserTruth: Hashable, Sendable {
         var byEntitlement = [[EntitlementTransaction]](repeating: [], count: slots.count)
         let upgrades = UpgradeInstant.of(counted)
         for ((purchase, receiptID), upgradedAt) in zip(zip(counted, countedReceipt), upgrades) {
-            guard let product = catalog[purchase.productID], let entitlement = product.entitlement,
+            guard let product = catalogProduct(purchase.productID), let entitlement = product.entitlement,
                 let transaction = EntitlementTransaction(
                     purchase, product: product, asOf: asOf, upgradedAt: upgradedAt, receiptID: receiptID)
             else { continue }
@@ -133,13 +144,20 @@ public struct UserTruth: Hashable, Sendable {
     /// An entitlement met in the user's rows, and how the rows carrying it stand.
     private struct EntitlementSlot {
         let name: String
-        var carriers: Set<ReceiptStanding> = []
+        /// The standings of the rows carrying the entitlement, one bit per `ReceiptStanding` case: noted
+        /// for every purchase, where a `Set` insert hashed the standing's name each time.
+        private var carrierBits: UInt32 = 0
+        var carriers: Set<ReceiptStanding> { Set(ReceiptStanding.allCases.filter { carrierBits & $0.bit != 0 }) }
         /// A counted row of signed data carries the entitlement.
         var isSignedEvidence = false
         /// The rows whose purchases name the entitlement, each once.
         var receiptIDs: [Int64] = []
 
         init(name: String) { self.name = name }
+
+        mutating func carry(_ standing: ReceiptStanding) {
+            carrierBits |= standing.bit
+        }
     }
 
     /// Whether Apple's renewal state is known at `asOf` for the entitlement's subscriptions: Apple's
@@ -226,5 +244,19 @@ public struct UserTruth: Hashable, Sendable {
         return renewals.filter { $0.originalTransactionID == chain }
             .compactMap { $0.gracePeriodExpiresDate.map { Expiry($0) } }
             .max()
+    }
+}
+
+extension ReceiptStanding {
+    /// One bit per case, for `UserTruth`'s slots (exhaustive: a new case must be given its own bit).
+    fileprivate var bit: UInt32 {
+        switch self {
+        case .counted: 1 << 0
+        case .misroutedNotCounted: 1 << 1
+        case .invalidReceipt: 1 << 2
+        case .bundleMismatch: 1 << 3
+        case .unverified: 1 << 4
+        case .permanentlyUnverified: 1 << 5
+        }
     }
 }
