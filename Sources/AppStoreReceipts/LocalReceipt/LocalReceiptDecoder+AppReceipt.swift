@@ -10,10 +10,16 @@ extension LocalReceiptDecoder {
     static func decodeAppReceipt(_ bytes: ArraySlice<UInt8>, purchases: Bool = true) throws(ReceiptDecodingError)
         -> LocalReceipt
     {
-        let container = try BERDocument(parsing: bytes)
+        try decodeAppReceipt(try BERDocument(parsing: bytes), byteCount: bytes.count, purchases: purchases)
+    }
+
+    /// The app receipt whose container, `byteCount` bytes, parsed as `container`.
+    static func decodeAppReceipt(_ container: BERDocument, byteCount: Int, purchases: Bool = true)
+        throws(ReceiptDecodingError) -> LocalReceipt
+    {
         let payload = try payload(of: container)
         var receipt = try decodePayload(payload, purchases: purchases)
-        receipt.containerByteCount = bytes.count
+        receipt.containerByteCount = byteCount
         return receipt
     }
 

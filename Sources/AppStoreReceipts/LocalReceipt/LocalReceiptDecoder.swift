@@ -34,6 +34,11 @@ public enum LocalReceiptDecoder {
     private static func decode(base64Text: some Collection<UInt8>, purchases: Bool) throws(ReceiptDecodingError)
         -> LocalReceipt
     {
+        try decode(receiptBytes: try receiptBytes(base64Text: base64Text), purchases: purchases)
+    }
+
+    /// The raw receipt bytes that base64 text carries.
+    static func receiptBytes(base64Text: some Collection<UInt8>) throws(ReceiptDecodingError) -> [UInt8] {
         guard base64Text.count <= maxBase64Length else {
             throw .tooLarge(byteCount: base64Text.count, limit: maxBase64Length)
         }
@@ -44,7 +49,7 @@ public enum LocalReceiptDecoder {
         if LocalReceiptBase64.isNestedReceiptText(bytes), let inner = try? LocalReceiptBase64.decode(bytes) {
             bytes = inner
         }
-        return try decode(receiptBytes: bytes, purchases: purchases)
+        return bytes
     }
 
     /// Decodes raw receipt bytes: a PKCS#7 container, or the plist text of an iOS 6
@@ -61,7 +66,7 @@ public enum LocalReceiptDecoder {
         return try decodeAppReceipt(Array(der)[...])
     }
 
-    private static func decode(receiptBytes bytes: [UInt8], purchases: Bool = true) throws(ReceiptDecodingError)
+    static func decode(receiptBytes bytes: [UInt8], purchases: Bool = true) throws(ReceiptDecodingError)
         -> LocalReceipt
     {
         guard let first = bytes.first else { throw .emptyInput }

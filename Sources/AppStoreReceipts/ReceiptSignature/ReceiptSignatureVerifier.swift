@@ -85,14 +85,52 @@ public struct ReceiptSignatureVerifier: Sendable {
             return ReceiptSignatureCheck(
                 result: .failed("not a receipt: neither a PKCS#7 app receipt nor an iOS 6 transaction receipt"))
         }
+        return check(
+            { () throws(ReceiptSignatureFailure) in try ReceiptSignedData(der[...]) },
+            at: instant.map(CheckedAt.given) ?? .creationDate)
+    }
+
+    /// Verifies the receipt that `decoded` describes at its creation date: `verify(base64:)` of the
+    /// text it was decoded from, without decoding the base64 or parsing the container again.
+    public func verify(_ decoded: DecodedReceiptData) -> ReceiptSignatureCheck {
+        guard let document = decoded.container else { return verify(der: decoded.bytes, at: nil) }
+        // The content decoded as a receipt already: only its creation date can be missing.
+        return check(
+            { () throws(ReceiptSignatureFailure) in try ReceiptSignedData(document) },
+            at: .decodedCreationDate(decoded.receipt.creationDate))
+    }
+
+    /// The instant a container's certificates are checked at.
+    private enum CheckedAt {
+        /// The caller's.
+        case given(Date)
+        /// The creation date of the container's content, decoded for it.
+        case creationDate
+        /// The creation date of the content, decoded already (nil: the receipt has none).
+        case decodedCreationDate(Date?)
+
+        func instant(_ container: ReceiptSignedData) throws(ReceiptSignatureFailure) -> Date {
+            switch self {
+            case .given(let instant): return instant
+            case .creationDate: return try ReceiptSignatureVerifier.creationDate(container)
+            case .decodedCreationDate(let created):
+                guard let created else { throw ReceiptSignatureVerifier.noCreationDate }
+                return created
+            }
+        }
+    }
+
+    /// The check of the container `read` gives, at the instant `checkedAt` picks for it.
+    private func check(_ read: () throws(ReceiptSignatureFailure) -> ReceiptSignedData, at checkedAt: CheckedAt)
+        -> ReceiptSignatureCheck
+    {
         var check = ReceiptSignatureCheck(result: .verified)
         var signed: ReceiptSignedData?
         do throws(ReceiptSignatureFailure) {
-            let container = try ReceiptSignedData(der[...])
+            let container = try read()
             signed = container
             check.digest = container.digest.rawValue
-            let checkedAt: Date
-            if let instant { checkedAt = instant } else { checkedAt = try Self.creationDate(container) }
+            let checkedAt = try checkedAt.instant(container)
             check.checkedAt = checkedAt
             // Before OpenSSL, which takes the instant as a `time_t`.
             guard TrustChainVerifier.expressible.contains(checkedAt) else {
@@ -117,12 +155,12 @@ public struct ReceiptSignatureVerifier: Sendable {
         } catch {
             throw ReceiptSignatureFailure("the signed content is not a receipt: \(error)")
         }
-        guard let created = receipt.creationDate else {
-            throw ReceiptSignatureFailure(
-                "the receipt has no creation date (attribute 12) to check its certificates at")
-        }
+        guard let created = receipt.creationDate else { throw noCreationDate }
         return created
     }
+
+    private static let noCreationDate = ReceiptSignatureFailure(
+        "the receipt has no creation date (attribute 12) to check its certificates at")
 
     /// The signature over the content, or over the signed attributes that carry the content's digest.
     private static func checkSignature(_ signed: ReceiptSignedData, key: ReceiptSignerKey)

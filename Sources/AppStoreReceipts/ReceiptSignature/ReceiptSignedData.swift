@@ -66,6 +66,11 @@ struct ReceiptSignedData {
         } catch {
             throw ReceiptSignatureFailure("not a PKCS#7 container: \(error)")
         }
+        try self.init(document)
+    }
+
+    /// The container `document`, already parsed (`DecodedReceiptData`).
+    init(_ document: BERDocument) throws(ReceiptSignatureFailure) {
         let layout = Layout(document)
         let root = BERDocument.root
         // ContentInfo ::= SEQUENCE { contentType signedData, content [0] EXPLICIT SignedData }

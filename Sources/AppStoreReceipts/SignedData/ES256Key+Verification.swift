@@ -23,18 +23,29 @@ extension ES256Key {
         return result == 1
     }
 
-    /// R‖S (32 bytes each, big-endian) as the DER `ECDSA-Sig-Value`: SEQUENCE of two minimal INTEGERs.
+    /// R‖S (32 bytes each, big-endian) as the DER `ECDSA-Sig-Value`: SEQUENCE of two minimal INTEGERs,
+    /// written into one buffer (at most 72 bytes) rather than assembled from arrays per integer.
     static func derSignature(rs: some Collection<UInt8>) -> [UInt8]? {
         guard rs.count == 64 else { return nil }
         let bytes = Array(rs)
-        func integer(_ half: ArraySlice<UInt8>) -> [UInt8] {
-            var value = Array(half.drop { $0 == 0 })
-            if value.isEmpty { value = [0] }
-            if value[0] & 0x80 != 0 { value.insert(0, at: 0) }
-            return [0x02, UInt8(value.count)] + value
+        var der: [UInt8] = []
+        der.reserveCapacity(72)
+        der.append(0x30)
+        der.append(0)
+        func integer(from start: Int) {
+            let end = start + 32
+            var first = start
+            while first < end - 1, bytes[first] == 0 { first += 1 }
+            let padded = bytes[first] & 0x80 != 0
+            der.append(0x02)
+            der.append(UInt8(end - first + (padded ? 1 : 0)))
+            if padded { der.append(0) }
+            der.append(contentsOf: bytes[first..<end])
         }
-        let body = integer(bytes[0..<32]) + integer(bytes[32..<64])
-        return [0x30, UInt8(body.count)] + body
+        integer(from: 0)
+        integer(from: 32)
+        der[1] = UInt8(der.count - 2)
+        return der
     }
 }
 

@@ -11,43 +11,40 @@ import Synchronization
 ///
 /// Threading: any thread; the table sits behind a `Mutex`, and no decoding happens while holding it.
 final class JWSHeaderCache: Sendable {
-    /// The segment's bytes and a word-at-a-time hash of them; equal hashes are confirmed byte for byte,
-    /// so a header crafted to collide cannot borrow another's chain (as in `ReceiptChecker`).
-    private struct Key: Hashable {
+    /// A header segment read, kept as its exact bytes.
+    private struct Entry {
         let bytes: [UInt8]
-        let hash: UInt64
+        let header: CompactJWS.Header
 
-        init(_ segment: ArraySlice<UInt8>) {
-            bytes = Array(segment)
-            hash = bytes.withUnsafeBytes(ByteWords.hash)
-        }
-
-        func hash(into hasher: inout Hasher) { hasher.combine(hash) }
-        /// Compared with `memcmp`: `Array`'s `==` compares element by element, 2.5 KB per signed item.
-        static func == (lhs: Key, rhs: Key) -> Bool {
-            lhs.hash == rhs.hash && lhs.bytes.count == rhs.bytes.count
-                && lhs.bytes.withUnsafeBytes { left in
-                    rhs.bytes.withUnsafeBytes { right in
-                        left.isEmpty || memcmp(left.baseAddress!, right.baseAddress!, left.count) == 0
-                    }
+        /// Whether `segment` is this entry's text, byte for byte (`memcmp`), so a header crafted to
+        /// look like another cannot borrow its chain. No hash first: the few headers kept differ
+        /// within their first certificate's serial number, so a miss costs a few bytes compared.
+        func matches(_ segment: UnsafeRawBufferPointer) -> Bool {
+            bytes.count == segment.count
+                && bytes.withUnsafeBytes { kept in
+                    kept.isEmpty || memcmp(kept.baseAddress!, segment.baseAddress!, kept.count) == 0
                 }
         }
     }
 
-    private let table = Mutex<(entries: [Key: CompactJWS.Header], order: [Key])>((entries: [:], order: []))
+    /// The headers kept, oldest first: a run meets a few, so a scan is cheaper than hashing 2.5 KB.
+    private let table = Mutex<[Entry]>([])
     private let capacity: Int
 
     init(capacity: Int = 16) { self.capacity = capacity }
 
     /// The header `segment` says, read once.
     func header(_ segment: ArraySlice<UInt8>) throws(SignedDataFailure) -> CompactJWS.Header {
-        let key = Key(segment)
-        if let known = table.withLock({ $0.entries[key] }) { return known }
+        let known = segment.withUnsafeBytes { bytes in
+            table.withLock { entries in entries.first { $0.matches(bytes) }?.header }
+        }
+        if let known { return known }
         let header = try CompactJWS.header(segment)
-        table.withLock { table in
-            guard table.entries.updateValue(header, forKey: key) == nil else { return }
-            table.order.append(key)
-            if table.order.count > capacity { table.entries[table.order.removeFirst()] = nil }
+        let entry = Entry(bytes: Array(segment), header: header)
+        table.withLock { entries in
+            guard !entries.contains(where: { $0.bytes == entry.bytes }) else { return }
+            entries.append(entry)
+            if entries.count > capacity { entries.removeFirst() }
         }
         return header
     }

@@ -52,9 +52,10 @@ enum StoredRowKey {
         if SignedDataVerifier.looksLikeJWS(row.data.utf8) {
             return readSigned(row, verifier: verifier, context: context)
         }
-        let receipt: LocalReceipt
+        // Decoded once for the reading and the signature check below.
+        let decoded: DecodedReceiptData
         do {
-            receipt = try LocalReceiptDecoder.decode(base64: row.data)
+            decoded = try LocalReceiptDecoder.decodeData(base64: row.data)
         } catch {
             let check: LocalReceiptCheck =
                 switch error {
@@ -70,6 +71,7 @@ enum StoredRowKey {
                         + "Server API about")
             return .decided(Self.answer(row, classification, bundleID: nil))
         }
+        let receipt = decoded.receipt
         let hint = receipt.claimedEnvironment
         let claimed = receipt.claimedPurchases
         if receipt.isXcodeTestReceipt, let ruling = ReceiptOutcomeRule.localRuling(.xcodeReceipt) {
@@ -78,7 +80,7 @@ enum StoredRowKey {
         // Apple never sees the receipt here: its signature is what says Apple issued it as it stands, and
         // one that fails names nothing worth asking about (what it claims only names the entitlements the
         // row is about). An iOS 6 receipt has no such signature (not applicable).
-        if receipt.format == .appReceipt, let failure = receiptSignatures.verify(base64: row.data).failure {
+        if receipt.format == .appReceipt, let failure = receiptSignatures.verify(decoded).failure {
             return .decided(Self.answer(row, signatureFailed(failure), bundleID: receipt.bundleID, claimed: claimed))
         }
         if let mismatch = ReceiptOutcomeRule.bundleIDRule(receipt.bundleID, accepted: context.acceptedBundleIDs) {
