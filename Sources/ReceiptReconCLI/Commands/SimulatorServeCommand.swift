@@ -14,7 +14,8 @@ struct SimulatorServeCommand: Command {
             "Serve POST /production/verifyReceipt, POST /sandbox/verifyReceipt, GET /stats and, with --pki-dir, the App Store Server API on loopback.",
         discussion: """
             Answers as Apple would at T for the world of the same --users/--receipts, --seed, --as-of and \
-            --environment as 'simulator seed'. Prints one line with the URLs once listening; stops on SIGINT/SIGTERM. \
+            --environment as 'simulator seed'. Prints one line with the URLs once listening and ready (with \
+            --pki-dir: its notification history indexed); stops on SIGINT/SIGTERM. \
             With a shared secret (APPLE_SHARED_SECRET or --shared-secret-file), receipts with subscriptions need \
             it as 'password' (else status 21004). Give the --pki-dir given to 'simulator seed' when it had one: \
             the world then includes its StoreKit 2 users (whose rows are never sent to verifyReceipt), and the \
@@ -93,8 +94,11 @@ struct SimulatorServeCommand: Command {
         }
         simulator.stopOnSignals()
         if serverAPI != nil {
-            // The notification history's index takes a pass over every unit: built beside the serving.
-            Thread.detachNewThread { simulator.prepareNotificationHistory() }
+            // The notification history's index takes a pass over every unit (minutes for a million users
+            // on a busy machine): built before the line that says the simulator listens, so that a client
+            // started on that line (the bench's job) is not kept waiting past its timeout by its first
+            // history page. A request that comes earlier waits for the index.
+            simulator.prepareNotificationHistory()
         }
         console.error(
             "simulator: \(world.userCount) users, seed \(world.parameters.seed), as of "

@@ -97,6 +97,26 @@ import Testing
         #expect(traffic.requestsByEndpoint == ["notification_history": 2])
     }
 
+    /// A read's batch waits for the run to store it, several at once: what it holds per record is its
+    /// decoded transaction, never the signed texts that carried it.
+    @Test func aBatchHoldsEachRecordDecodedWithoutItsNestedSignedTexts() throws {
+        let rig = ExchangeDriverTests.Rig { _, _ in
+            Self.page([
+                (Self.notification("u1", originalID: "100"), ["SUCCESS"]),
+                (Self.notification("u2", originalID: "200"), ["SUCCESS"]),
+            ])
+        }
+        guard case .complete(let batch)? = Self.read(rig).0 else {
+            Issue.record("a read of its one page is complete")
+            return
+        }
+        #expect(batch.notifications.map { $0.transaction?.transactionID } == ["1009", "2009"])
+        #expect(batch.notifications.allSatisfy { $0.transaction?.productID == "com.example.monthly" })
+        #expect(batch.notifications.allSatisfy { $0.notification.data?.bundleID == "com.example.app" })
+        #expect(batch.notifications.allSatisfy { $0.notification.data?.signedTransactionInfo == nil })
+        #expect(batch.notifications.allSatisfy { $0.notification.data?.signedRenewalInfo == nil })
+    }
+
     @Test func aForgedNotificationIsNeverBelievedAndAnUnknownTypeIsKept() {
         let reply = Self.page([
             (Self.notification("forged", originalID: "666", signer: Self.otherChain), ["SUCCESS"]),
