@@ -19,7 +19,8 @@ struct NotificationNight {
     /// Emits the queued users, each once, until the queue is done (the read and the fill ended and every
     /// user queued was emitted, or `--limit` was reached, or the fill ended short) or `emit` returns false
     /// (the run is stopping). After each stored piece, the users it queued behind the paging come first
-    /// (`takeNotified`); the others come in their `user_id` turn, as far as the fill has reached.
+    /// (`takeNotified`, also after each range the fill commits); the others come in their `user_id` turn,
+    /// as far as the last join took the fill.
     /// `complete` runs once the read and the fill ended and the read's last users are queued. Waits for
     /// the next piece or range when the queue has nothing more for now.
     ///
@@ -30,13 +31,13 @@ struct NotificationNight {
         while true {
             // News first, then the frontier: whatever changes after the news were taken wakes the wait.
             let news = feed.take()
-            let filled = queue.frontier.current
-            if news.stored {
+            if news.stored || queue.frontierMoved {
                 let joined = try retrying(reconnector) { try queue.takeNotified(dryRunNotified: news.dryRunNotified) }
                 for user in joined where !emit(user) { return }
             }
+            // What the last join took: the page reads no further.
+            let filled = queue.seen
             if news.finished, filled.isComplete { try complete() }
-            // The page sees at least what `filled` says: the frontier only advances.
             let page = try retrying(reconnector) { try queue.nextPage() }
             for user in page where !emit(user) { return }
             guard page.isEmpty else { continue }

@@ -42,8 +42,9 @@ extension ReconciliationEngine {
     }
 
     /// Fills the run's queue range by range on a connection of its own, while its first users are asked;
-    /// a dropped connection is reconnected and the range in hand filled again. A signal ends the fill
-    /// early; a failure stops the run.
+    /// a dropped connection is reconnected and the range in hand filled again. A run that stops (a
+    /// breaker, the budget) lets the fill end, so that the queue's counts say who was left for the next
+    /// night; a signal ends it early; a failure stops the run.
     ///
     /// Threading: a thread of its own; `frontier.end` is its last word.
     private func fillQueue(

@@ -5,14 +5,18 @@ import Synchronization
 /// `through` (in `user_id` order) under the reason the whole fill would give it, so the paging may read
 /// up to there while the rest is filled.
 ///
-/// It also keeps the fill's ranges and the queue's joins apart (`exclusive`): a user named by a piece
-/// stored meanwhile is queued either by the range that reads it or by the join that follows the
-/// range, never missed between the two.
+/// The queue takes it as it stands at each join (`RunQueue.takeNotified`) and pages no further than it
+/// took it, so each range is joined by the notified users before it is paged: a user named while its
+/// range was being filled is queued by the range, or by the join once the range is in.
 ///
 /// Threading: the fill advances it from its own thread, the reader reads it; every call is safe from
 /// any thread.
 final class QueueFrontier: Sendable {
-    struct State: Sendable {
+    struct State: Sendable, Equatable {
+        static func == (lhs: State, rhs: State) -> Bool {
+            (lhs.through, lhs.isComplete, lhs.hasEnded) == (rhs.through, rhs.isComplete, rhs.hasEnded)
+        }
+
         /// Every queued user up to here (inclusive) is in the queue; "" before the first range.
         var through = ""
         /// The fill reached the last user: the queue is whole.
@@ -28,7 +32,6 @@ final class QueueFrontier: Sendable {
     }
 
     private let state: Mutex<State>
-    private let serial = Mutex(())
     private let ended = DispatchSemaphore(value: 0)
     /// Told after every change, so that a reader waiting for users wakes (`NotificationFeed.grew`).
     private let onChange: @Sendable () -> Void
@@ -47,11 +50,6 @@ final class QueueFrontier: Sendable {
     }
 
     var current: State { state.withLock { $0 } }
-
-    /// Runs `body` with no range of the fill in progress (and none beginning until it returns).
-    func exclusive<T>(_ body: () throws -> T) rethrows -> T {
-        try serial.withLock { _ in try body() }
-    }
 
     func planned(_ counts: RunQueueCounts) {
         state.withLock { $0.counts = counts }

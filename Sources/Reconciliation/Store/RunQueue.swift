@@ -56,8 +56,16 @@ public final class RunQueue {
     private var cursor = ""
     /// Users queued behind the cursor (`takeNotified`) and not read yet.
     private var owed: [String] = []
-    /// How far the queue is filled: the paging reads no further (a queue filled while it is paged).
-    var frontier = QueueFrontier.complete()
+    /// How far the queue is filled (a queue filled while it is paged).
+    var frontier = QueueFrontier.complete() {
+        didSet { seen = frontier.current }
+    }
+    /// The frontier as the last join took it (`takeNotified`): the paging reads no further, so that
+    /// each range is joined by the notified users before it is paged.
+    private(set) var seen = QueueFrontier.complete().current
+
+    /// The fill has moved since the last join took the frontier.
+    var frontierMoved: Bool { frontier.current != seen }
 
     public init(
         connection: PostgresConnection, runID: Int64, shardIndex: Int, shardCount: Int, limit: Int?,
@@ -145,28 +153,36 @@ public final class RunQueue {
     /// keeps the reason it was asked under. A failure leaves the queue as it was (one transaction).
     /// - Parameter dryRunNotified: users a dry run found named by notifications it did not store.
     public func takeNotified(dryRunNotified: Set<String> = []) throws -> [UserWork] {
-        let binds = [runID.postgresBind, dryRunNotified.sorted().postgresBind]
+        // Only as far as the fill has committed: a user ahead is queued by its range, which sees its
+        // notification or is followed by a join that does, and no range is ever waited for.
+        seen = frontier.current
+        let through = seen.isComplete ? nil : seen.through
+        let binds = [
+            runID.postgresBind, dryRunNotified.sorted().postgresBind, cursor.postgresBind, through.postgresBind,
+        ]
+        let filled = { (column: String) in "($4::text IS NULL OR \(column) <= $4)" }
         var passed: [String] = []
-        // Not beside a range of the fill: a user the range did not see is one this join sees.
-        try frontier.exclusive {
+        if through?.isEmpty != true {
             try connection.transaction {
                 try connection.execute(
                     PostgresQuery(
                         unsafeSQL: """
                             UPDATE recon_run_queue q SET reason = '\(DueReason.notified.rawValue)'
-                            WHERE q.run_id = $1 AND q.user_id > $3 AND q.reason <> '\(DueReason.notified.rawValue)'
-                              AND q.user_id IN (\(Self.notifiedUsers(shard: shard, dryRunNotified: "$2")))
-                            """, binds: binds + [cursor.postgresBind]))
+                            WHERE q.run_id = $1 AND q.user_id > $3 AND \(filled("q.user_id"))
+                              AND q.reason <> '\(DueReason.notified.rawValue)'
+                              AND q.user_id IN (\(Self.notifiedUsers(shard: shard, dryRunNotified: "$2", where: filled)))
+                            """, binds: binds))
                 // Behind the cursor by the queue's own collation, as the paging compares: Swift's order
                 // of strings is not the database's.
                 passed = try connection.query(
                     PostgresQuery(
                         unsafeSQL: """
                             INSERT INTO recon_run_queue (run_id, user_id, reason)
-                            SELECT $1, d.user_id, '\(DueReason.notified.rawValue)' FROM (\(Self.notifiedUsers(shard: shard, dryRunNotified: "$2"))) d
+                            SELECT $1, d.user_id, '\(DueReason.notified.rawValue)'
+                            FROM (\(Self.notifiedUsers(shard: shard, dryRunNotified: "$2", where: filled))) d
                             ON CONFLICT DO NOTHING
                             RETURNING user_id, user_id <= $3 AS passed
-                            """, binds: binds + [cursor.postgresBind])
+                            """, binds: binds)
                 ).filter { try $0.decode("passed", as: Bool.self) }.map { try $0.decode("user_id", as: String.self) }
             }
         }
@@ -249,9 +265,8 @@ public final class RunQueue {
     /// Up to `count` queued users after the cursor and up to the frontier, in `user_id` order, which it
     /// advances past them.
     private func nextUsers(_ count: Int) throws -> [(userID: String, reason: DueReason)] {
-        let filled = frontier.current
-        if !filled.isComplete, filled.through.isEmpty { return [] }
-        let through = filled.isComplete ? nil : filled.through
+        if !seen.isComplete, seen.through.isEmpty { return [] }
+        let through = seen.isComplete ? nil : seen.through
         let rows = try connection.query(
             """
             SELECT user_id, reason FROM recon_run_queue

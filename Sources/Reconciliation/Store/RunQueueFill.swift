@@ -70,12 +70,10 @@ final class RunQueueFill {
             frontier.planned(plan!.counts)
         }
         guard !frontier.current.isComplete else { return false }
-        let through = try frontier.exclusive {
-            try connection.transaction { () throws -> String? in
-                let through = try rangeEnd()
-                try fillRange(through: through)
-                return through
-            }
+        let through = try connection.transaction { () throws -> String? in
+            let through = try rangeEnd()
+            try fillRange(through: through)
+            return through
         }
         if let through { filledThrough = through }
         rangeReceipts = min(rangeReceipts * 2, largestRange)

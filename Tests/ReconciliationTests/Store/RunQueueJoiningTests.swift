@@ -24,6 +24,26 @@ import Testing
             connection: try database.connect(), runID: runID, shardIndex: 0, shardCount: 1, limit: limit, pageSize: 2)
     }
 
+    /// A queue collated in en-US, where "b" sorts before "B" (the receipts stay in C's order: "B", "a",
+    /// "b", "c"); `a`, `B` and `c` are new.
+    static func collatedWorld(_ connection: PostgresConnection) throws -> Int64 {
+        try connection.execute("ALTER TABLE recon_run_queue ALTER COLUMN user_id TYPE text COLLATE \"en-US-x-icu\"")
+        let runID = try NotificationStoreTests.run(connection)
+        for user in ["a", "B", "c"] { try RunQueueTests.receipt(connection, user, verified: nil) }
+        return runID
+    }
+
+    /// A fill of `queue` one receipt per range, on a connection of its own, as the run fills beside its
+    /// reader; the queue pages as far as it reached.
+    static func fillBeside(_ queue: RunQueue, _ database: TestDatabase) throws -> (RunQueueFill, QueueFrontier) {
+        let frontier = QueueFrontier()
+        queue.frontier = frontier
+        let fill = RunQueueFill(
+            connection: try database.connect(), runID: queue.runID, shardIndex: 0, shardCount: 1,
+            asOf: RunQueueTests.t0, sweepDays: 30, olderThanCutoff: nil, frontier: frontier, ranges: (1, 1))
+        return (fill, frontier)
+    }
+
     static func names(_ users: [UserWork]) -> [String] {
         users.map { "\($0.userID) \($0.reason.rawValue)" }
     }
@@ -67,29 +87,31 @@ import Testing
         }
     }
 
-    @Test func thePagingReadsAsFarAsTheFillReachedAndAUserNamedAheadKeepsItsReason() throws {
+    /// The paging reads only as far as the last join took the fill (the run joins after every range it
+    /// commits), and a join never waits for a range: a user named ahead of the fill is queued by its range.
+    @Test func thePagingReadsAsFarAsTheLastJoinTookTheFill() throws {
         try TestDatabase.with { database in
             let connection = try database.connect()
             let runID = try Self.world(connection)
             let queue = try Self.queue(database, runID: runID)
-            let frontier = QueueFrontier()
-            queue.frontier = frontier
-            // One receipt per range, on a connection of its own, as the run fills beside its reader.
-            let fill = RunQueueFill(
-                connection: try database.connect(), runID: runID, shardIndex: 0, shardCount: 1,
-                asOf: RunQueueTests.t0, sweepDays: 30, olderThanCutoff: nil, frontier: frontier, ranges: (1, 1))
+            let (fill, frontier) = try Self.fillBeside(queue, database)
             #expect(try queue.nextPage().isEmpty, "nothing filled yet")
             #expect(try fill.fillNext())  // a: not due
-            #expect(try queue.nextPage().isEmpty)
-            #expect(try fill.fillNext())
+            #expect(try fill.fillNext())  // b
+            #expect(queue.frontierMoved)
+            #expect(try queue.nextPage().isEmpty, "filled, not joined yet")
+            #expect(try queue.takeNotified().isEmpty)
+            #expect(!queue.frontierMoved)
             #expect(Self.names(try queue.nextPage()) == ["b new"], "b's range is filled, d's not yet")
             #expect(try queue.nextPage().isEmpty)
 
-            // f is named before the fill reached it: queued now, it keeps its reason when its range is filled.
+            // f is named before the fill reached it: the join leaves it to its range, which queues it notified.
             try RunQueueTests.notify(connection, "f", runID: runID)
-            #expect(try queue.takeNotified().isEmpty, "ahead of the paging: in its turn")
+            #expect(try queue.takeNotified().isEmpty, "ahead of the fill: in its turn")
+            #expect(try queue.queuedByReason() == [.new: 1], "not queued by the join")
             while try fill.fillNext() {}
             #expect(frontier.current.isComplete)
+            #expect(try queue.takeNotified().isEmpty)
             #expect(Self.names(try RunQueueTests.readAll(queue)) == ["d new", "f notified"])
             #expect(try queue.queuedByReason() == [.new: 2, .notified: 1])
         }
@@ -100,10 +122,7 @@ import Testing
     @Test func aUserBehindThePagingInTheDatabasesCollationIsAskedAtOnce() throws {
         try TestDatabase.with { database in
             let connection = try database.connect()
-            try connection.execute(
-                "ALTER TABLE recon_run_queue ALTER COLUMN user_id TYPE text COLLATE \"en-US-x-icu\"")
-            let runID = try NotificationStoreTests.run(connection)
-            for user in ["a", "B", "c"] { try RunQueueTests.receipt(connection, user, verified: nil) }
+            let runID = try Self.collatedWorld(connection)
             try RunQueueTests.receipt(connection, "b", verified: RunQueueTests.days(-1))
             let queue = try Self.queue(database, runID: runID)
             _ = try queue.fill(asOf: RunQueueTests.t0, sweepDays: 30, olderThanCutoff: nil)
@@ -119,17 +138,11 @@ import Testing
     @Test func aQueueOrderedOtherwiseThanTheReceiptsIsFilledWhole() throws {
         try TestDatabase.with { database in
             let connection = try database.connect()
-            try connection.execute(
-                "ALTER TABLE recon_run_queue ALTER COLUMN user_id TYPE text COLLATE \"en-US-x-icu\"")
-            let runID = try NotificationStoreTests.run(connection)
-            for user in ["a", "B", "c"] { try RunQueueTests.receipt(connection, user, verified: nil) }
+            let runID = try Self.collatedWorld(connection)
             let queue = try Self.queue(database, runID: runID)
-            let frontier = QueueFrontier()
-            queue.frontier = frontier
-            let fill = RunQueueFill(
-                connection: try database.connect(), runID: runID, shardIndex: 0, shardCount: 1,
-                asOf: RunQueueTests.t0, sweepDays: 30, olderThanCutoff: nil, frontier: frontier, ranges: (1, 1))
+            let (fill, _) = try Self.fillBeside(queue, database)
             #expect(try !fill.fillNext(), "one range")
+            #expect(try queue.takeNotified().isEmpty)
             #expect(Self.names(try RunQueueTests.readAll(queue)) == ["a new", "B new", "c new"])
         }
     }
