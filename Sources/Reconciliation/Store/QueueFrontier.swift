@@ -13,6 +13,8 @@ import Synchronization
 /// any thread.
 final class QueueFrontier: Sendable {
     struct State: Sendable, Equatable {
+        /// The same position of the fill (whether it moved since a join took it): the counts come with the
+        /// plan and the error with the end, both before the reader can see them.
         static func == (lhs: State, rhs: State) -> Bool {
             (lhs.through, lhs.isComplete, lhs.hasEnded) == (rhs.through, rhs.isComplete, rhs.hasEnded)
         }
