@@ -221,8 +221,8 @@ extension LocalReceiptDecoder {
         return text.isEmpty ? nil : text
     }
 
-    /// UTF8String, IA5String, PrintableString or VisibleString. A comparison each, where a list of the
-    /// four was an array built on every string read.
+    /// UTF8String, IA5String, PrintableString or VisibleString: four comparisons, no list built per
+    /// string read.
     private static func isStringType(_ number: UInt32) -> Bool {
         number == BERTag.utf8StringNumber || number == BERTag.ia5StringNumber
             || number == BERTag.printableStringNumber || number == BERTag.visibleStringNumber

@@ -94,10 +94,10 @@ struct SimulatorServeCommand: Command {
         }
         simulator.stopOnSignals()
         if serverAPI != nil {
-            // The notification history's index takes a pass over every unit (minutes for a million users
-            // on a busy machine): built before the line that says the simulator listens, so that a client
-            // started on that line (the bench's job) is not kept waiting past its timeout by its first
-            // history page. A request that comes earlier waits for the index.
+            // The notification history's index takes a pass over every unit: built before the line that
+            // says the simulator listens, so that a client started on that line (the bench's job) is not
+            // kept waiting past its timeout by its first history page. A request that comes earlier waits
+            // for the index.
             simulator.prepareNotificationHistory()
         }
         console.error(

@@ -67,7 +67,7 @@ public struct UserTruth: Hashable, Sendable {
             return slots.count - 1
         }
         // A user's purchases name a product or two, renewal after renewal: the product found last is
-        // compared first (one string comparison), where the catalog hashed the id at every purchase.
+        // compared first (one string comparison) before the catalog hashes the id.
         var lastProduct: Product?
         func catalogProduct(_ productID: String?) -> Product? {
             guard let productID else { return nil }
@@ -79,7 +79,7 @@ public struct UserTruth: Hashable, Sendable {
         /// The row each counted purchase was taken from (the one whose report is the freshest).
         var countedReceipt: [Int64] = []
         var countedPosition: [String: Int] = [:]
-        // Sized once: grown one purchase at a time it rehashed every id it held at each doubling.
+        // Sized once for every purchase, so it never rehashes while it is filled.
         countedPosition.reserveCapacity(receipts.reduce(0) { $0 + $1.purchases.count })
         var renewals: [SubscriptionRenewal] = []
 
@@ -145,7 +145,7 @@ public struct UserTruth: Hashable, Sendable {
     private struct EntitlementSlot {
         let name: String
         /// The standings of the rows carrying the entitlement, one bit per `ReceiptStanding` case: noted
-        /// for every purchase, where a `Set` insert hashed the standing's name each time.
+        /// for every purchase, so a bit, not a hashed insert.
         private var carrierBits: UInt32 = 0
         var carriers: Set<ReceiptStanding> { Set(ReceiptStanding.allCases.filter { carrierBits & $0.bit != 0 }) }
         /// A counted row of signed data carries the entitlement.
