@@ -36,6 +36,13 @@ public enum Instant {
         return Date(timeIntervalSince1970: Double(days) * 86_400 + seconds - Double(offsetMinutes * 60))
     }
 
+    /// `2026-11-22T03:00:00Z`, the second the instant falls in: how logs, summaries and exports print
+    /// instants. By hand, as `format`: `ISO8601DateFormatter` would load ICU's formatters, several
+    /// megabytes of a night's memory for a timestamp per log line.
+    public static func formatSeconds(_ date: Date) -> String {
+        CivilDateTime(unixMilliseconds: Int64(date.timeIntervalSince1970.rounded(.down)) * 1000).iso8601
+    }
+
     /// `2026-11-22T03:00:00Z`, with `.SSS` only when the instant, rounded to the millisecond, has them.
     public static func format(_ date: Date) -> String {
         CivilDateTime(unixMilliseconds: Int64((date.timeIntervalSince1970 * 1000).rounded())).iso8601

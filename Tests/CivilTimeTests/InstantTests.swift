@@ -32,4 +32,14 @@ import Testing
         #expect(Instant.format(date) == "2026-11-22T03:00:00.250Z")
         #expect(Instant.parse(Instant.format(date)) == date)
     }
+
+    /// Logs, summaries and exports print the second an instant falls in, as Foundation's
+    /// `ISO8601DateFormatter` prints it: the same text, without its formatters in memory.
+    @Test(arguments: [
+        1_795_316_400.0, 1_795_316_400.999, 1_795_316_399.001, 0, -0.5, -86_400.25, 253_402_300_799, 951_782_400,
+    ])
+    func formatsSecondsAsFoundationDoes(seconds: Double) {
+        let date = Date(timeIntervalSince1970: seconds)
+        #expect(Instant.formatSeconds(date) == ISO8601DateFormatter().string(from: date))
+    }
 }

@@ -1,4 +1,5 @@
 import AppStoreReceipts
+import CivilTime
 import Foundation
 
 /// What `verify-user --order-id` tells support about the order before any user's report: Apple's
@@ -77,7 +78,7 @@ struct OrderLookupReport {
             transactionId = transaction.transactionID
             originalTransactionId = transaction.originalTransactionID
             productId = transaction.productID
-            purchaseDate = transaction.purchaseDate.map { ISO8601DateFormatter().string(from: $0) }
+            purchaseDate = transaction.purchaseDate.map { Instant.formatSeconds($0) }
             environment = transaction.environment?.rawValue
         }
     }

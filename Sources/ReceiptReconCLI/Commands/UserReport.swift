@@ -1,3 +1,4 @@
+import CivilTime
 import Foundation
 import Reconciliation
 
@@ -63,7 +64,7 @@ enum UserReport {
     static func state(_ active: Bool?, _ expires: Date?) -> String {
         guard let active else { return "none" }
         let until =
-            expires.map { " until \(ISO8601DateFormatter().string(from: $0))" } ?? (active ? " (no expiry)" : "")
+            expires.map { " until \(Instant.formatSeconds($0))" } ?? (active ? " (no expiry)" : "")
         return (active ? "active" : "inactive") + until
     }
 }

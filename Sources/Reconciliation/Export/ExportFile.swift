@@ -1,3 +1,4 @@
+import CivilTime
 import Foundation
 import Postgres
 
@@ -43,10 +44,7 @@ public enum ExportFile {
 
     /// `YYYY-MM-DDTHH:MM:SSZ`, whole seconds, UTC.
     public static func instant(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime]
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        return formatter.string(from: Date(timeIntervalSince1970: (date.timeIntervalSince1970).rounded(.down)))
+        Instant.formatSeconds(date)
     }
 
     /// Streams the export to `handle` (standard output), buffered; returns the row count.

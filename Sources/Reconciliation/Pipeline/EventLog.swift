@@ -1,3 +1,4 @@
+import CivilTime
 import Foundation
 
 /// The job's log: one event per line on stderr, `key=value` pairs after a timestamp and a level, so
@@ -23,7 +24,7 @@ public struct EventLog: Sendable {
         guard enabled else { return }
         var line =
             (clearsLine ? "\r\u{1B}[K" : "")
-            + "time=\(ISO8601DateFormatter().string(from: Date())) level=\(level.rawValue) event=\(event)"
+            + "time=\(Instant.formatSeconds(Date())) level=\(level.rawValue) event=\(event)"
         for (key, value) in fields {
             let needsQuotes = value.isEmpty || value.contains { $0 == " " || $0 == "=" || $0 == "\"" }
             let cleaned = value.replacingOccurrences(of: "\n", with: " ").replacingOccurrences(of: "\"", with: "'")

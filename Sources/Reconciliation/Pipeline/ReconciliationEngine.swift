@@ -1,4 +1,5 @@
 import AppStoreReceipts
+import CivilTime
 import Foundation
 import Postgres
 import ReconSchema
@@ -104,7 +105,7 @@ public final class ReconciliationEngine: Sendable {
             .info, "run.started",
             [
                 "run_id": String(runID), "shard": options.shard, "dry_run": String(options.dryRun),
-                "as_of": ISO8601DateFormatter().string(from: options.nightInstant),
+                "as_of": Instant.formatSeconds(options.nightInstant),
                 "live": String(options.asOf == nil),
                 "backend": request.backend ?? "verify-receipt", "environment": options.environment.rawValue,
                 "bundle_check": request.bundleCheck,

@@ -1,3 +1,4 @@
+import CivilTime
 import Foundation
 
 /// One self-contained HTML page for a run (`report --html`): inline CSS, an inline SVG chart of the
@@ -209,7 +210,7 @@ public enum HTMLReport {
         return keys.map { ($0, values[$0]!) }
     }
 
-    static func iso(_ date: Date) -> String { ISO8601DateFormatter().string(from: date) }
+    static func iso(_ date: Date) -> String { Instant.formatSeconds(date) }
 
     static func duration(_ seconds: Double) -> String {
         if seconds < 60 { return String(format: "%.1f s", seconds) }

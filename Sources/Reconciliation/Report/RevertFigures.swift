@@ -1,3 +1,4 @@
+import CivilTime
 import Foundation
 
 /// What a revert run did (`recon_runs.summary` of a run of kind `revert`, `report --run`): the run it
@@ -50,7 +51,7 @@ extension RunSummary {
             "Run \(runID) (revert of run \(revert.revertedRunID), shard \(shard)) \(status)\(mode) in "
                 + String(format: "%.1f", durationSeconds) + " s")
         lines.append(
-            "  started \(ISO8601DateFormatter().string(from: startedAt)); receipt-recon \(version ?? "(version not recorded)")"
+            "  started \(Instant.formatSeconds(startedAt)); receipt-recon \(version ?? "(version not recorded)")"
         )
         if let abortReason { lines.append("  stopped: \(abortReason)") }
         lines.append(

@@ -1,3 +1,4 @@
+import CivilTime
 import Foundation
 
 /// `report --list`: the recorded runs, newest first, one line (or one JSON object) each, so an operator
@@ -94,7 +95,7 @@ public struct RunList: Sendable, Equatable {
             + entries.map { entry in
                 [
                     String(entry.runID), entry.kind.rawValue, entry.dryRun ? "yes" : "no", entry.status.rawValue,
-                    entry.backend ?? "-", entry.shard, ISO8601DateFormatter().string(from: entry.startedAt),
+                    entry.backend ?? "-", entry.shard, Instant.formatSeconds(entry.startedAt),
                     entry.corrections.map(String.init) ?? "-", entry.exitCode.map(String.init) ?? "-",
                     entry.reason.map { Self.shortened($0) } ?? "-",
                 ]

@@ -1,4 +1,5 @@
 import AppStoreReceipts
+import CivilTime
 import Foundation
 
 /// What a night driven by Apple's notification history read (CONTRACT §9 "Notification history").
@@ -74,7 +75,7 @@ extension RunSummary {
                 + "\(figures.rejected) rejected, \(figures.unmatched) unmatched, "
                 + "\(figures.deliveryFailed) never delivered to the app; \(figures.users) users named"
             if let through = figures.through {
-                line += "; read through \(ISO8601DateFormatter().string(from: through))"
+                line += "; read through \(Instant.formatSeconds(through))"
             }
             lines.append(line)
             if !figures.unknownTypes.isEmpty {

@@ -1,3 +1,4 @@
+import CivilTime
 import Foundation
 
 /// What a run did, in figures: printed at the end of a run (text or `--json`), stored in
@@ -114,7 +115,7 @@ extension RunSummary {
         lines.append(
             "Run \(runID) (\(kind), shard \(shard)) \(status)\(mode) in \(String(format: "%.1f", durationSeconds)) s")
         lines.append(
-            "  as of \(ISO8601DateFormatter().string(from: asOf)); started \(ISO8601DateFormatter().string(from: startedAt))"
+            "  as of \(Instant.formatSeconds(asOf)); started \(Instant.formatSeconds(startedAt))"
         )
         if backend != nil || version != nil {
             lines.append(

@@ -1,3 +1,4 @@
+import CivilTime
 import Foundation
 
 /// What `revert --run ID` does with one correction the run applied (CONTRACT §6, "Undo"): put the
@@ -186,5 +187,5 @@ public enum RevertRule {
         (active ? "active" : "inactive") + ", " + (expiresAt.map { "expires \(instant($0))" } ?? "never expires")
     }
 
-    static func instant(_ date: Date) -> String { ISO8601DateFormatter().string(from: date) }
+    static func instant(_ date: Date) -> String { Instant.formatSeconds(date) }
 }

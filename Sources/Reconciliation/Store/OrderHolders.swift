@@ -1,3 +1,4 @@
+import CivilTime
 import Foundation
 import Postgres
 
@@ -53,7 +54,7 @@ extension OrderHolders {
             read += rows.count
             if rows.count < 500 { return OrderHolders(users: users.sorted()) }
         }
-        let from = ISO8601DateFormatter().string(from: since)
+        let from = Instant.formatSeconds(since)
         return OrderHolders(
             users: users.sorted(),
             searched: "the recorded transactions and the first \(read) receipts stored since \(from) (receipt ids "
