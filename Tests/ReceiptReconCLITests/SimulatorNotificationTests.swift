@@ -85,7 +85,7 @@ import Testing
                 holderOf[try #require(payload["originalTransactionId"] as? String)] = try row.decode(
                     "user_id", as: String.self)
             }
-            func holders(_ notifications: [VerifiedNotification]) -> Set<String> {
+            func holders(_ notifications: [NotificationRecord]) -> Set<String> {
                 Set(notifications.compactMap { $0.originalTransactionID.flatMap { holderOf[$0] } })
             }
             let failedUsers = holders(batch.notifications.filter(\.deliveryFailed))

@@ -100,12 +100,7 @@ public struct NotificationHistoryWalk: AppleExchange {
                 if let uuid = verified.notification.notificationUUID {
                     guard seen.insert(uuid).inserted else { continue }
                 }
-                // A batch is held until the run stores it, several at once, and a large app's span holds
-                // hundreds of records: their nested signed texts, verified and decoded into `transaction`
-                // and `renewalInfo`, are most of a record's bytes and are needed no more.
-                verified.notification.data?.signedTransactionInfo = nil
-                verified.notification.data?.signedRenewalInfo = nil
-                batch.notifications.append(verified)
+                batch.notifications.append(NotificationRecord(verified))
             }
         }
         guard page.hasMore else { return .finish(.complete(batch)) }

@@ -28,9 +28,8 @@ public struct RejectedNotification: Error, Sendable {
 
 /// The notifications of one time span as far as they could be read.
 public struct NotificationBatch: Sendable {
-    /// Each without its nested signed texts (`data.signedTransactionInfo`, `data.signedRenewalInfo`):
-    /// they were verified, and are held decoded in `transaction` and `renewalInfo`.
-    public var notifications: [VerifiedNotification] = []
+    /// Each believed, and kept as the few fields a night stores.
+    public var notifications: [NotificationRecord] = []
     public var rejected: [RejectedNotification] = []
     public var pages = 0
 }

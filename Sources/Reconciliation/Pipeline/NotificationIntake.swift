@@ -1,4 +1,5 @@
 import AppStoreReceipts
+import CivilTime
 import Foundation
 import Postgres
 
@@ -188,7 +189,7 @@ struct NotificationIntake {
         }
         for notification in batch.notifications {
             if notification.deliveryFailed { outcome.figures.deliveryFailed += 1 }
-            let type = notification.notification.notificationType
+            let type = notification.type
             if type.map({ !SignedNotification.NotificationType.documented.contains($0) }) ?? true {
                 let name = type?.rawValue ?? "(none)"
                 if outcome.figures.unknownTypes[name] == nil {
@@ -214,5 +215,5 @@ struct NotificationIntake {
         }
     }
 
-    private static func text(_ date: Date) -> String { ISO8601DateFormatter().string(from: date) }
+    private static func text(_ date: Date) -> String { Instant.formatSeconds(date) }
 }

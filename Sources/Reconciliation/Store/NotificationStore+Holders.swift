@@ -7,7 +7,7 @@ import Postgres
 extension NotificationStore {
     /// The users holding the transactions of `notifications`, read only: a dry run's notified users,
     /// for a run that stores neither the notifications nor the cursor.
-    public func holders(of notifications: [VerifiedNotification]) throws -> Set<String> {
+    public func holders(of notifications: [NotificationRecord]) throws -> Set<String> {
         let rows = notifications.compactMap(NotificationRow.init)
         let originals = rows.compactMap(\.originalTransactionID)
         let transactions = rows.compactMap(\.transactionID)
@@ -145,20 +145,18 @@ struct NotificationRow: Encodable {
     }
 
     /// nil for a record with nothing to store it under (no UUID, no signed date, no environment).
-    init?(_ verified: VerifiedNotification) {
-        let notification = verified.notification
-        guard let uuid = notification.notificationUUID, let signed = notification.signedDate,
-            let environment = notification.environment?.appStoreEnvironment
+    init?(_ record: NotificationRecord) {
+        guard let uuid = record.uuid, let signed = record.signedDate, let environment = record.environment
         else { return nil }
         self.uuid = uuid
-        type = notification.notificationType?.rawValue ?? ""
-        subtype = notification.subtype?.rawValue
+        type = record.type?.rawValue ?? ""
+        subtype = record.subtype?.rawValue
         signedAt = PostgresTimestamp.format(signed)
         self.environment = environment.rawValue
-        bundleID = notification.bundleID
-        deliveryFailed = verified.deliveryFailed
-        transactionID = verified.transaction?.transactionID
-        originalTransactionID = verified.originalTransactionID
-        productID = verified.transaction?.productID ?? verified.renewalInfo?.productID
+        bundleID = record.bundleID
+        deliveryFailed = record.deliveryFailed
+        transactionID = record.transactionID
+        originalTransactionID = record.originalTransactionID
+        productID = record.productID
     }
 }

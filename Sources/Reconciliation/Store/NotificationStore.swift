@@ -120,7 +120,7 @@ public struct NotificationStore {
     /// Stores `notifications` in one transaction: each new one with the users holding its transaction
     /// (`recon_notification_users`, pending) and one of them as `user_id` (NULL when nobody holds it);
     /// one already stored is left as it is, holders and marks included.
-    public func store(_ notifications: [VerifiedNotification], runID: Int64) throws -> NotificationStoreCounts {
+    public func store(_ notifications: [NotificationRecord], runID: Int64) throws -> NotificationStoreCounts {
         var counts = NotificationStoreCounts()
         var rows: [NotificationRow] = []
         var seen: Set<String> = []

@@ -80,7 +80,7 @@ import Testing
         #expect(batch.notifications.map(\.originalTransactionID) == ["100", "200", "300"])
         #expect(batch.notifications.map(\.deliveryFailed) == [false, true, false], "u2 never reached the app")
         #expect(
-            batch.notifications.map { $0.notification.notificationType?.rawValue } == [
+            batch.notifications.map { $0.type?.rawValue } == [
                 "DID_RENEW", "DID_RENEW", "DID_RENEW",
             ])
         #expect(batch.rejected.isEmpty)
@@ -97,9 +97,9 @@ import Testing
         #expect(traffic.requestsByEndpoint == ["notification_history": 2])
     }
 
-    /// A read's batch waits for the run to store it, several at once: what it holds per record is its
-    /// decoded transaction, never the signed texts that carried it.
-    @Test func aBatchHoldsEachRecordDecodedWithoutItsNestedSignedTexts() throws {
+    /// A read's batch waits for the run to store it, several at once: each record is what the night
+    /// stores of it, taken from its verified notification and nested transaction.
+    @Test func aBatchHoldsEachRecordAsTheFieldsANightStores() throws {
         let rig = ExchangeDriverTests.Rig { _, _ in
             Self.page([
                 (Self.notification("u1", originalID: "100"), ["SUCCESS"]),
@@ -110,11 +110,12 @@ import Testing
             Issue.record("a read of its one page is complete")
             return
         }
-        #expect(batch.notifications.map { $0.transaction?.transactionID } == ["1009", "2009"])
-        #expect(batch.notifications.allSatisfy { $0.transaction?.productID == "com.example.monthly" })
-        #expect(batch.notifications.allSatisfy { $0.notification.data?.bundleID == "com.example.app" })
-        #expect(batch.notifications.allSatisfy { $0.notification.data?.signedTransactionInfo == nil })
-        #expect(batch.notifications.allSatisfy { $0.notification.data?.signedRenewalInfo == nil })
+        #expect(batch.notifications.map(\.uuid) == ["u1", "u2"])
+        #expect(batch.notifications.map(\.transactionID) == ["1009", "2009"])
+        #expect(batch.notifications.allSatisfy { $0.productID == "com.example.monthly" })
+        #expect(batch.notifications.allSatisfy { $0.bundleID == "com.example.app" })
+        #expect(batch.notifications.allSatisfy { $0.environment == .production })
+        #expect(batch.notifications.allSatisfy { $0.signedDate == Date(timeIntervalSince1970: 1_799_000_100) })
     }
 
     @Test func aForgedNotificationIsNeverBelievedAndAnUnknownTypeIsKept() {
@@ -130,7 +131,7 @@ import Testing
             return
         }
         #expect(batch.notifications.map(\.originalTransactionID) == ["100"])
-        #expect(batch.notifications.first?.notification.notificationType?.rawValue == "SOMETHING_APPLE_ADDS_LATER")
+        #expect(batch.notifications.first?.type?.rawValue == "SOMETHING_APPLE_ADDS_LATER")
         #expect(batch.rejected.count == 2)
         #expect(batch.rejected[0].detail.contains("rejected"))
         #expect(batch.rejected[1].detail.contains("signed for Sandbox"))

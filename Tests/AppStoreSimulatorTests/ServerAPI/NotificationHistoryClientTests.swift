@@ -52,22 +52,22 @@ import Testing
         #expect(batch.rejected.isEmpty, "forged none: \(batch.rejected.map(\.detail).prefix(3))")
         #expect(batch.pages == (expected.count + 19) / 20 && requests == batch.pages)
         #expect(
-            batch.notifications.map { $0.notification.notificationUUID ?? "" }.sorted() == expected.map(\.uuid).sorted()
+            batch.notifications.map { $0.uuid ?? "" }.sorted() == expected.map(\.uuid).sorted()
         )
         let failed = Set(expected.filter(\.deliveryFailed).map(\.uuid))
         #expect(!failed.isEmpty)
         #expect(
-            Set(batch.notifications.filter(\.deliveryFailed).compactMap { $0.notification.notificationUUID }) == failed)
+            Set(batch.notifications.filter(\.deliveryFailed).compactMap(\.uuid)) == failed)
         // The unknown type is kept, with its transaction; TEST names no purchase.
         #expect(
             batch.notifications.contains {
-                $0.notification.notificationType?.rawValue == WorldNotification.unknownType && $0.transaction != nil
+                $0.type?.rawValue == WorldNotification.unknownType && $0.transactionID != nil
             })
         #expect(
             batch.notifications.contains {
-                $0.notification.notificationType?.rawValue == "TEST" && $0.originalTransactionID == nil
+                $0.type?.rawValue == "TEST" && $0.originalTransactionID == nil
             })
-        #expect(batch.notifications.filter { $0.renewalInfo != nil }.count > 0)
+        #expect(batch.notifications.allSatisfy { $0.originalTransactionID == nil || $0.productID != nil })
     }
 
     /// `--forged-notification-fraction`: that share of records is signed by another chain; the walk
@@ -89,7 +89,7 @@ import Testing
             return
         }
         #expect(batch.rejected.count == forgedUUIDs.count)
-        let believed = Set(batch.notifications.compactMap { $0.notification.notificationUUID })
+        let believed = Set(batch.notifications.compactMap(\.uuid))
         #expect(believed == Set(expected.map(\.uuid)).subtracting(forgedUUIDs))
     }
 }

@@ -18,8 +18,8 @@ import Testing
     static func notification(
         _ uuid: String, original: String?, transaction: String? = nil, type: String = "DID_RENEW",
         subtype: String? = nil, signed: Date = t0, deliveryFailed: Bool = false
-    ) -> VerifiedNotification {
-        VerifiedNotification(
+    ) -> NotificationRecord {
+        let verified = VerifiedNotification(
             notification: SignedNotification(
                 notificationType: .init(rawValue: type), subtype: subtype.map { .init(rawValue: $0) },
                 notificationUUID: uuid, version: "2.0", signedDate: signed,
@@ -30,6 +30,7 @@ import Testing
                     bundleID: "com.example.app", productID: "com.example.monthly", environment: .production)
             },
             renewalInfo: nil, deliveryFailed: deliveryFailed)
+        return NotificationRecord(verified)
     }
 
     static func run(_ connection: PostgresConnection, dryRun: Bool = false) throws -> Int64 {
@@ -197,11 +198,11 @@ import Testing
     /// Apple's history as a list, read the way the intake does: pages of two, each stored in its own
     /// transaction, the cursor moved after the last page; `crashAfterPages` stops before the cursor moves.
     static func intake(
-        _ store: NotificationStore, history: [VerifiedNotification], until end: Date, runID: Int64,
+        _ store: NotificationStore, history: [NotificationRecord], until end: Date, runID: Int64,
         overlap: TimeInterval = 3_600, crashAfterPages: Int? = nil
     ) throws -> NotificationStoreCounts {
         let start = try store.readThrough(key).map { $0.addingTimeInterval(-overlap) } ?? .distantPast
-        let span = history.filter { $0.notification.signedDate! >= start && $0.notification.signedDate! < end }
+        let span = history.filter { $0.signedDate! >= start && $0.signedDate! < end }
         var total = NotificationStoreCounts()
         for (index, page) in stride(from: 0, to: span.count, by: 2).map({ Array(span[$0..<min($0 + 2, span.count)]) })
             .enumerated()
