@@ -2,9 +2,10 @@ import Foundation
 
 /// A strict RFC 8259 parser over UTF-8 bytes, producing an `AppleJSONDocument`.
 ///
-/// Written for verifyReceipt answers, which the job decodes by the million: it checks every
-/// byte but builds no `String`s (see `AppleJSONDocument`), scans string contents eight bytes at a
-/// time, and keeps numbers as their text.
+/// For Apple's JSON read by its models (signed data's payloads, the Server API's answers): it checks
+/// every byte but builds no `String`s (see `AppleJSONDocument`), scans string contents eight bytes at
+/// a time, and keeps numbers as their text. verifyReceipt answers, which have a fixed set of models,
+/// are read without a document by `VerifyReceiptAnswerReader`, on the same lexing (`AppleJSONScanning`).
 ///
 /// Strict, because a body that is not JSON was damaged on the way, and reading "what is left"
 /// of a damaged answer could drop a cancellation date: trailing commas, comments, control
