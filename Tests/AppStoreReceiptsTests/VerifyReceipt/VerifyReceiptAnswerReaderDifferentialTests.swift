@@ -195,7 +195,8 @@ private struct MintedAnswers {
     static let names: [String] =
         VerifyReceiptAnswerKey.allCases.map { key in
             let name = key.name
-            return String(decoding: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount), as: UTF8.self)
+            let utf8 = UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)
+            return String(decoding: utf8, as: UTF8.self)
         } + ["purchase_date_pst", "expires_date_pst", "original_purchase_date_pst", "unknown", ""]
 
     static let scalars: [String] =
