@@ -2,9 +2,10 @@ import Foundation
 
 /// A strict RFC 8259 parser over UTF-8 bytes, producing an `AppleJSONDocument`.
 ///
-/// Written for verifyReceipt answers, which the job decodes by the million: it checks every
-/// byte but builds no `String`s (see `AppleJSONDocument`), scans string contents eight bytes at a
-/// time, and keeps numbers as their text.
+/// For Apple's JSON read by its models (signed data's payloads, the Server API's answers): it checks
+/// every byte but builds no `String`s (see `AppleJSONDocument`), scans string contents eight bytes at
+/// a time, and keeps numbers as their text. verifyReceipt answers, which have a fixed set of models,
+/// are read without a document by `VerifyReceiptAnswerReader`, on the same lexing (`AppleJSONScanning`).
 ///
 /// Strict, because a body that is not JSON was damaged on the way, and reading "what is left"
 /// of a damaged answer could drop a cancellation date: trailing commas, comments, control
@@ -17,11 +18,10 @@ import Foundation
 /// An object may repeat a member name (RFC 8259 allows it; the first one counts, as it did with
 /// Foundation's decoder), unless `rejectingDuplicateKeys` asks otherwise: signed data must not
 /// (RFC 7515 §4), and verifyReceipt answers stay readable as they always were.
-struct AppleJSONParser {
+struct AppleJSONParser: AppleJSONScanning {
     /// Apple's answers nest four deep (response, receipt, in_app, transaction).
     static let maximumDepth = 64
 
-    // Internal rather than private for the string scanner (`AppleJSONParser+Strings.swift`).
     let bytes: UnsafeBufferPointer<UInt8>
     private let rejectingDuplicateKeys: Bool
     var index = 0
@@ -245,81 +245,17 @@ struct AppleJSONParser {
     private func keyBytes<Result>(_ node: AppleJSONDocument.Node, _ body: (UnsafeBufferPointer<UInt8>) -> Result)
         -> Result
     {
-        if node.start < bytes.count {
-            return body(UnsafeBufferPointer(rebasing: bytes[node.start..<(node.start + node.count)]))
-        }
-        let offset = node.start - bytes.count
-        return decoded.withUnsafeBufferPointer {
-            body(UnsafeBufferPointer(rebasing: $0[offset..<(offset + node.count)]))
-        }
+        withText(start: node.start, count: node.count, body)
     }
 
-    /// After a member or element: true at the closing bracket (consumed), false after a comma.
-    private mutating func endOfMember(closing: UInt8) throws(AppleJSONSyntaxError) -> Bool {
-        skipWhitespace()
-        guard index < bytes.count else { throw failure(.unexpectedEnd) }
-        let byte = bytes[index]
-        guard byte == UInt8(ascii: ",") || byte == closing else { throw failure(.unexpectedByte) }
-        index += 1
-        return byte == closing
-    }
-
-    private mutating func literal(_ word: StaticString) throws(AppleJSONSyntaxError) {
-        let count = word.utf8CodeUnitCount
-        let expected = UnsafeBufferPointer(start: word.utf8Start, count: count)
-        for offset in 0..<count {
-            guard index < bytes.count else { throw failure(.unexpectedEnd) }
-            guard bytes[index] == expected[offset] else { throw failure(.unexpectedByte) }
-            index += 1
+    /// A member name, put on the tape; returns its entry for the object's member table.
+    private mutating func key() throws(AppleJSONSyntaxError) -> AppleJSONDocument.Member {
+        let (start, count) = try string()
+        let fingerprint = withText(start: start, count: count) {
+            AppleJSONDocument.fingerprint(UnsafeRawBufferPointer($0))
         }
-    }
-
-    /// `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`
-    private mutating func number() throws(AppleJSONSyntaxError) {
-        if bytes[index] == UInt8(ascii: "-") { index += 1 }
-        guard index < bytes.count else { throw failure(.unexpectedEnd) }
-        if bytes[index] == UInt8(ascii: "0") {
-            index += 1
-        } else {
-            try digits()
-        }
-        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
-            index += 1
-            try digits()
-        }
-        if index < bytes.count, bytes[index] | 0x20 == UInt8(ascii: "e") {
-            index += 1
-            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
-                index += 1
-            }
-            try digits()
-        }
-        // A digit here follows a leading zero (`01`); other bytes are the caller's to judge.
-        if index < bytes.count, Self.isDigit(bytes[index]) { throw failure(.invalidNumber) }
-    }
-
-    /// One or more digits.
-    private mutating func digits() throws(AppleJSONSyntaxError) {
-        guard index < bytes.count else { throw failure(.unexpectedEnd) }
-        guard Self.isDigit(bytes[index]) else { throw failure(.invalidNumber) }
-        repeat { index += 1 } while index < bytes.count && Self.isDigit(bytes[index])
-    }
-
-    private mutating func skipWhitespace() {
-        while index < bytes.count {
-            switch bytes[index] {
-            case 0x20, 0x0A, 0x0D, 0x09: index += 1
-            default: return
-            }
-        }
-    }
-
-    private static func isDigit(_ byte: UInt8) -> Bool {
-        byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
-    }
-
-    func failure(_ reason: AppleJSONSyntaxError.Reason) -> AppleJSONSyntaxError {
-        AppleJSONSyntaxError(reason: reason, offset: index)
+        tape.append(.init(kind: .string, start: start, count: count))
+        return AppleJSONDocument.Member(fingerprint: fingerprint, key: tape.count - 1)
     }
 }
 

@@ -77,32 +77,3 @@ public struct VerifyReceiptDecodedReceipt: Hashable, Sendable {
         self.transaction = transaction
     }
 }
-
-extension VerifyReceiptDecodedReceipt: AppleJSONDecodable {
-    init(_ json: AppleJSONObject) {
-        // `bid` only exists in transaction receipts; a flat `transaction_id` without `in_app`
-        // is the same shape with `bid` missing.
-        let isTransactionReceipt =
-            json.contains("bid")
-            || (!json.contains("in_app") && json.contains("transaction_id"))
-        self.init(
-            format: isTransactionReceipt ? .transactionReceipt : .appReceipt,
-            receiptType: json.appleString("receipt_type"),
-            bundleID: json.appleString("bundle_id") ?? json.appleString("bid"),
-            applicationVersion: json.appleString("application_version") ?? json.appleString("bvrs"),
-            originalApplicationVersion: json.appleString("original_application_version"),
-            receiptCreationDate: json.appleDate(
-                milliseconds: "receipt_creation_date_ms", text: "receipt_creation_date"),
-            requestDate: json.appleDate(milliseconds: "request_date_ms", text: "request_date"),
-            originalPurchaseDate: json.appleDate(
-                milliseconds: "original_purchase_date_ms", text: "original_purchase_date"),
-            expirationDate: json.appleDate(milliseconds: "expiration_date_ms", text: "expiration_date"),
-            appItemID: json.appleString("app_item_id") ?? json.appleString("adam_id"),
-            downloadID: json.appleString("download_id"),
-            versionExternalIdentifier: json.appleString("version_external_identifier"),
-            inApp: json.appleList(VerifyReceiptTransaction.self, "in_app"),
-            // The same object read a second time, as a purchase.
-            transaction: isTransactionReceipt ? VerifyReceiptTransaction(json) : nil
-        )
-    }
-}

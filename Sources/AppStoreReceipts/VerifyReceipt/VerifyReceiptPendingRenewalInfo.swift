@@ -48,21 +48,6 @@ public struct VerifyReceiptPendingRenewalInfo: Hashable, Sendable {
     public var willAutoRenew: Bool? { autoRenewStatus.map { $0 == 1 } }
 }
 
-extension VerifyReceiptPendingRenewalInfo: AppleJSONDecodable {
-    /// Also used on the top level of an iOS 6 response, which carries the same keys unnested.
-    init(_ json: AppleJSONObject) {
-        self.init(
-            autoRenewProductID: json.appleString("auto_renew_product_id"),
-            autoRenewStatus: json.appleInt("auto_renew_status"),
-            expirationIntent: json.appleInt("expiration_intent"),
-            isInBillingRetryPeriod: json.appleBool("is_in_billing_retry_period"),
-            gracePeriodExpiresDate: json.appleDate(
-                milliseconds: "grace_period_expires_date_ms", text: "grace_period_expires_date"),
-            originalTransactionID: json.appleString("original_transaction_id"),
-            productID: json.appleString("product_id"),
-            priceConsentStatus: json.appleInt("price_consent_status")
-        )
-    }
-
+extension VerifyReceiptPendingRenewalInfo {
     var isEmpty: Bool { self == VerifyReceiptPendingRenewalInfo() }
 }

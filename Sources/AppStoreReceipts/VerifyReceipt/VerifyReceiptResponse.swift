@@ -123,43 +123,6 @@ extension VerifyReceiptResponse {
         if let problem = VerifyReceiptDecodingError.problemBeforeParsing(body) {
             throw problem
         }
-        // The body starts with `{`, so a value that parses is an object.
-        guard case .object(let json)? = try? AppleJSONParser.parse(body) else {
-            // Cut off in transit, or corrupt.
-            throw .malformedJSON(byteCount: body.count)
-        }
-        return try VerifyReceiptResponse(json, keepingLatestReceipt: keepingLatestReceipt)
-    }
-
-    init(_ json: AppleJSONObject, keepingLatestReceipt: Bool = true) throws(VerifyReceiptDecodingError) {
-        guard let status = json["status"], status != .null else {
-            throw .missingStatus
-        }
-        guard let code = AppleJSONScalar(status)?.int64Value.flatMap({ Int(exactly: $0) }) else {
-            throw .statusNotANumber
-        }
-        let receipt = json.appleObject(VerifyReceiptDecodedReceipt.self, "receipt")
-        let latestExpiredReceiptInfo = json.appleList(VerifyReceiptTransaction.self, "latest_expired_receipt_info")
-        var pendingRenewalInfo = json.appleList(VerifyReceiptPendingRenewalInfo.self, "pending_renewal_info")
-        if pendingRenewalInfo.isEmpty {
-            var topLevel = VerifyReceiptPendingRenewalInfo(json)
-            if !topLevel.isEmpty {
-                // iOS 6: the renewal fields describe the receipt's own subscription.
-                let purchase = receipt?.transaction ?? latestExpiredReceiptInfo.first
-                topLevel.originalTransactionID = topLevel.originalTransactionID ?? purchase?.originalTransactionID
-                topLevel.productID = topLevel.productID ?? purchase?.productID
-                pendingRenewalInfo = [topLevel]
-            }
-        }
-        self.init(
-            rawStatus: code,
-            rawEnvironment: json.appleString("environment"),
-            receipt: receipt,
-            latestReceipt: keepingLatestReceipt ? json.appleString("latest_receipt") : nil,
-            latestReceiptInfo: json.appleList(VerifyReceiptTransaction.self, "latest_receipt_info"),
-            latestExpiredReceiptInfo: latestExpiredReceiptInfo,
-            pendingRenewalInfo: pendingRenewalInfo,
-            isRetryable: json.appleBool("is_retryable") ?? json.appleBool("is-retryable")
-        )
+        return try VerifyReceiptAnswerReader.read(body, keepingLatestReceipt: keepingLatestReceipt)
     }
 }

@@ -252,31 +252,3 @@ extension VerifyReceiptTransaction: CustomReflectable {
         Mirror(self, children: Mirror(reflecting: storage.value).children, displayStyle: .struct)
     }
 }
-
-extension VerifyReceiptTransaction: AppleJSONDecodable {
-    init(_ json: AppleJSONObject) {
-        self.init(
-            productID: json.appleString("product_id"),
-            transactionID: json.appleString("transaction_id"),
-            originalTransactionID: json.appleString("original_transaction_id"),
-            quantity: json.appleInt("quantity"),
-            purchaseDate: json.appleDate(milliseconds: "purchase_date_ms", text: "purchase_date"),
-            originalPurchaseDate: json.appleDate(
-                milliseconds: "original_purchase_date_ms", text: "original_purchase_date"),
-            expiresDate: json.appleDate(
-                milliseconds: "expires_date_ms", text: "expires_date", "expires_date_formatted"),
-            cancellationDate: json.appleDate(milliseconds: "cancellation_date_ms", text: "cancellation_date"),
-            cancellationReason: json.appleInt("cancellation_reason"),
-            isTrialPeriod: json.appleBool("is_trial_period"),
-            isInIntroOfferPeriod: json.appleBool("is_in_intro_offer_period"),
-            isUpgraded: json.appleBool("is_upgraded"),
-            webOrderLineItemID: json.appleString("web_order_line_item_id"),
-            inAppOwnershipType: json.appleString("in_app_ownership_type"),
-            subscriptionGroupIdentifier: json.appleString("subscription_group_identifier"),
-            promotionalOfferID: json.appleString("promotional_offer_id"),
-            offerCodeRefName: json.appleString("offer_code_ref_name"),
-            appAccountToken: json.appleString("app_account_token"),
-            itemID: json.appleString("item_id")
-        )
-    }
-}

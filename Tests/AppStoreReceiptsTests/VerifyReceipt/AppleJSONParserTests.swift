@@ -187,9 +187,9 @@ import Testing
         #expect(object["name"] == .string("p/q"))
         #expect(object.members.map(\.key) == ["status", "ok", "id", "name", "count"])
         let count = try #require(object.valueIndex(of: "count"))
-        #expect(object.document.plainDigits(object.document.tape[count]) == 42)
+        #expect(object.document.withField(at: count) { $0.plainDigits } == 42)
         let ok = try #require(object.valueIndex(of: "ok"))
-        #expect(object.document.plainBool(object.document.tape[ok]) == true)
+        #expect(object.document.withField(at: ok) { $0.plainBool } == true)
     }
 
     // MARK: - What it refuses

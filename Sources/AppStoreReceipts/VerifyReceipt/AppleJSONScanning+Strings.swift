@@ -1,22 +1,15 @@
-/// Strings: member names and values, scanned eight bytes at a time, escapes decoded into the
-/// document's text after the input. The grammar (`AppleJSONParser.swift`) calls `key()` and `string()`;
-/// the parser's input, position, tape and decoded text are internal (not private) for this file alone.
-extension AppleJSONParser {
-    /// A member name, put on the tape; returns its entry for the object's member table.
-    mutating func key() throws(AppleJSONSyntaxError) -> AppleJSONDocument.Member {
-        let (start, count) = try string()
-        let fingerprint: UInt32
+/// Strings: member names and values, scanned eight bytes at a time, escapes decoded into `decoded`
+/// (the text after the input: a string's `start` past the input's end is in `decoded`).
+extension AppleJSONScanning {
+    /// The UTF-8 of a string `string()` returned, wherever it is.
+    func withText<Result>(start: Int, count: Int, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
         if start < bytes.count {
-            fingerprint = AppleJSONDocument.fingerprint(
-                UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[start..<(start + count)])))
-        } else {
-            let offset = start - bytes.count
-            fingerprint = decoded.withUnsafeBytes {
-                AppleJSONDocument.fingerprint(UnsafeRawBufferPointer(rebasing: $0[offset..<(offset + count)]))
-            }
+            return body(UnsafeBufferPointer(rebasing: bytes[start..<(start + count)]))
         }
-        tape.append(.init(kind: .string, start: start, count: count))
-        return AppleJSONDocument.Member(fingerprint: fingerprint, key: tape.count - 1)
+        let offset = start - bytes.count
+        return decoded.withUnsafeBufferPointer {
+            body(UnsafeBufferPointer(rebasing: $0[offset..<(offset + count)]))
+        }
     }
 
     /// A string starting at the opening quote at `index`; returns where its UTF-8 is in the
