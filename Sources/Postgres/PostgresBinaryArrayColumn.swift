@@ -150,10 +150,10 @@ extension Date: PostgresBinaryArrayElement {
 
     /// 2000-01-01T00:00:00Z, the origin of `timestamptz`'s send form, in Unix microseconds.
     @usableFromInline static var postgresEpochUnixMicroseconds: Int64 { 946_684_800_000_000 }
-    /// 0000-01-01T00:00:00Z: PostgreSQL reads year 0 of the text form (`PostgresTimestamp.format`) as
-    /// 1 BC, but an earlier instant's text (a negative year) as no date at all, so such an instant is
-    /// refused here too, not stored as a date BC.
-    @usableFromInline static var firstWritableUnixMicroseconds: Int64 { -62_167_219_200_000_000 }
+    /// 0001-01-01T00:00:00Z: the text form of an earlier instant (`PostgresTimestamp.format`, a year 0
+    /// or a negative year) is no date PostgreSQL reads, so such an instant is refused here too, not
+    /// stored as a date BC.
+    @usableFromInline static var firstWritableUnixMicroseconds: Int64 { -62_135_596_800_000_000 }
 
     /// Microseconds since 2000 (the same rounding as the text form's), big-endian.
     @inlinable

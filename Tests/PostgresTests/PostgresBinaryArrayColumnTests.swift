@@ -9,12 +9,10 @@ import Testing
 /// same refusals.
 @Suite struct PostgresBinaryArrayColumnTests {
     static let texts = PostgresArrayColumnTests.hostileTexts
-    /// The hostile instants PostgreSQL reads from the text form (years 0 to 10000), and the edges of
-    /// year 0, which it reads as 1 BC.
-    static let dates =
-        PostgresArrayColumnTests.hostileDates.filter { ($0?.timeIntervalSince1970 ?? 0) >= -62_135_596_800 } + [
-            Date(timeIntervalSince1970: -62_135_596_800.000_001), Date(timeIntervalSince1970: -62_167_219_200),
-        ]
+    /// The hostile instants PostgreSQL reads from the text form (years 1 to 10000).
+    static let dates = PostgresArrayColumnTests.hostileDates.filter {
+        ($0?.timeIntervalSince1970 ?? 0) >= -62_135_596_800
+    }
     static let jsons: [PostgresJSON?] = [
         PostgresJSON(#"{"b":"quote \" backslash \\ 日本 👍","a":[1,2.50,null,true],"c":{}}"#),
         PostgresJSON(#""\\u0041 \\\"""#), PostgresJSON("[]"), PostgresJSON("1e400"), nil, PostgresJSON("null"),
@@ -68,17 +66,18 @@ import Testing
             // The strings as they were, hostile bytes and all; the instants to the microsecond.
             #expect(byBinary.map { $0[0] } == (0..<byText.count).map { Self.texts[$0 % Self.texts.count] })
             #expect(byBinary.map { $0[5] }.contains("2024-11-22 00:00:00.123456"))
-            #expect(byBinary.map { $0[5] }.contains("0001-12-31 23:59:59.999999 BC"))
         }
     }
 
-    @Test func anInstantBeforeYearZeroIsRefusedAsTheTextFormIs() throws {
+    @Test func anInstantBeforeYearOneIsRefusedAsTheTextFormIs() throws {
         try TestDatabase.with(migrated: false) { database in
             let connection = try database.connect()
             try connection.execute("CREATE TABLE sample (id bigint PRIMARY KEY, ts timestamptz)")
             let yearMinusOne = Date(timeIntervalSince1970: -62_167_219_200 - 86_400)
-            let justBeforeYearZero = Date(timeIntervalSince1970: -62_167_219_200.000_001)
-            for date in [yearMinusOne, justBeforeYearZero] {
+            // A millisecond: a microsecond before year 1 is below a `Date`'s resolution there.
+            let justBeforeYearOne = Date(timeIntervalSince1970: -62_135_596_800.001)
+            let yearZero = Date(timeIntervalSince1970: -62_167_219_200)
+            for date in [yearMinusOne, yearZero, justBeforeYearOne] {
                 var id = PostgresArrayColumn<Int64>("id")
                 var text = PostgresArrayColumn<Date>("ts")
                 id.append(1)
