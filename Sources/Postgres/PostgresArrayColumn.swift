@@ -51,13 +51,22 @@ public protocol PostgresInsertColumn {
     var count: Int { get }
     /// The SQL element type of the array parameter (`bigint`, `text`, …).
     var elementType: String { get }
-    /// The closed literal's bytes, NUL-terminated for libpq.
-    var cStringBytes: [UInt8] { get }
+    /// The array parameter as libpq sends it.
+    var parameter: PostgresParameter { get }
+}
+
+/// A statement parameter's bytes and format.
+public struct PostgresParameter {
+    /// The text, NUL-terminated for libpq; or the binary send form.
+    public var bytes: [UInt8]
+    public var isBinary: Bool
 }
 
 extension PostgresArrayColumn: PostgresInsertColumn {
     public var elementType: String { Value.arrayElementType }
+    /// The closed literal's bytes, NUL-terminated for libpq.
     public var cStringBytes: [UInt8] { literal.closedCString }
+    public var parameter: PostgresParameter { PostgresParameter(bytes: cStringBytes, isBinary: false) }
 }
 
 /// A Swift type whose values a `PostgresArrayColumn` holds: its SQL type, and its text form

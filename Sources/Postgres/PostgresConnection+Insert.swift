@@ -67,7 +67,7 @@ extension PostgresConnection {
         guard columns.allSatisfy({ $0.count == rows }) else {
             throw PostgresError(kind: .client, message: "insert columns of different lengths: \(columns.map(\.count))")
         }
-        return try executePrepared(sql: sql, cStrings: columns.map(\.cStringBytes))
+        return try executePrepared(sql: sql, parameters: columns.map(\.parameter))
     }
 
     public static func unnestInsertSQL(table: String, columns: [String], types: [String], suffix: String) -> String {

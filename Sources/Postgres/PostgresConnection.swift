@@ -159,13 +159,18 @@ public final class PostgresConnection {
         return try executePrepared(name: name, pointers: values.map { UnsafePointer($0) })
     }
 
-    /// `executePrepared(sql:texts:)` for parameters already NUL-terminated UTF-8, none NULL: the
-    /// bytes are lent to libpq where they are, with no copy.
-    func executePrepared(sql: String, cStrings: [[UInt8]]) throws -> Int {
-        let name = try prepare(sql, parameterCount: cStrings.count)
+    /// `executePrepared(sql:texts:)` for parameters already in libpq's form, none NULL: text
+    /// NUL-terminated, or binary (`PostgresParameter.isBinary`). The bytes are lent to libpq where
+    /// they are, with no copy.
+    func executePrepared(sql: String, parameters: [PostgresParameter]) throws -> Int {
+        let name = try prepare(sql, parameterCount: parameters.count)
+        let lengths = parameters.map { Int32($0.bytes.count) }
+        let formats = parameters.map { Int32($0.isBinary ? 1 : 0) }
         func lend(_ index: Int, _ pointers: inout [UnsafePointer<CChar>?]) throws -> Int {
-            guard index < cStrings.count else { return try executePrepared(name: name, pointers: pointers) }
-            return try cStrings[index].withUnsafeBufferPointer { buffer in
+            guard index < parameters.count else {
+                return try executePrepared(name: name, pointers: pointers, lengths: lengths, formats: formats)
+            }
+            return try parameters[index].bytes.withUnsafeBufferPointer { buffer in
                 try buffer.withMemoryRebound(to: CChar.self) { characters in
                     pointers.append(characters.baseAddress)
                     return try lend(index + 1, &pointers)
@@ -173,7 +178,7 @@ public final class PostgresConnection {
             }
         }
         var pointers: [UnsafePointer<CChar>?] = []
-        pointers.reserveCapacity(cStrings.count)
+        pointers.reserveCapacity(parameters.count)
         return try lend(0, &pointers)
     }
 
@@ -190,10 +195,18 @@ public final class PostgresConnection {
         return name
     }
 
-    private func executePrepared(name: String, pointers: [UnsafePointer<CChar>?]) throws -> Int {
+    /// - Parameters:
+    ///   - lengths, formats: per parameter, as `PQexecPrepared` takes them; nil: every one text.
+    private func executePrepared(
+        name: String, pointers: [UnsafePointer<CChar>?], lengths: [Int32]? = nil, formats: [Int32]? = nil
+    ) throws -> Int {
         let result = timed {
-            pointers.withUnsafeBufferPointer {
-                PQexecPrepared(handle, name, Int32(pointers.count), $0.baseAddress, nil, nil, 0)
+            pointers.withUnsafeBufferPointer { values in
+                withOptionalBuffer(lengths) { lengths in
+                    withOptionalBuffer(formats) { formats in
+                        PQexecPrepared(handle, name, Int32(pointers.count), values.baseAddress, lengths, formats, 0)
+                    }
+                }
             }
         }
         guard let result else { throw connectionError() }
@@ -289,4 +302,10 @@ public final class PostgresConnection {
         let affected = Int(String(cString: PQcmdTuples(result))) ?? 0
         return PostgresRows(columns: names, rows: rows, affectedRows: affected)
     }
+}
+
+/// `body` with the base address of `array`'s elements, or nil without an array.
+private func withOptionalBuffer<R>(_ array: [Int32]?, _ body: (UnsafePointer<Int32>?) -> R) -> R {
+    guard let array else { return body(nil) }
+    return array.withUnsafeBufferPointer { body($0.baseAddress) }
 }

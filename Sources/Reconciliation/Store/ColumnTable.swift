@@ -120,6 +120,24 @@ struct TableColumn<Record>: Sendable {
             export: export.map { Export(kind: $0, expression: nil) })
     }
 
+    /// `written` for a value with a binary send form: the column is sent as a binary array
+    /// (`PostgresBinaryArrayColumn`), with nothing formatted or escaped per cell. The text overload
+    /// above serves the rest (numerics).
+    static func written<Value: PostgresBinaryArrayElement>(
+        _ name: String, _ value: @escaping @Sendable (InPlace<Record>, InPlace<RowContext>) -> Value?,
+        onConflict: OnConflict = .excluded,
+        export: ReconciliationExport.Kind? = nil
+    ) -> TableColumn {
+        TableColumn(
+            name: name,
+            values: { rows in
+                var column = PostgresBinaryArrayColumn<Value>(name, expectedCount: rows.count)
+                rows.forEachRow { record, context in column.append(value(record, context)) }
+                return column
+            }, elementType: Value.arrayElementType, onConflict: onConflict,
+            export: export.map { Export(kind: $0, expression: nil) })
+    }
+
     /// A column of the table the writer does not fill: a default, another writer's, or one an upsert
     /// sets (`onConflict`).
     static func unwritten(_ name: String, onConflict: OnConflict = .kept, export: ReconciliationExport.Kind? = nil)

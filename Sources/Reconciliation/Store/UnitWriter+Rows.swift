@@ -5,10 +5,10 @@ import ReconSchema
 
 /// The rows of a batch, a statement per table (`UnitWriter.write`).
 ///
-/// Each statement's columns are filled straight from the plans (`PostgresArrayColumn`): no
-/// intermediate row arrays, and no boxed value or String per cell. A batch writes thousands of
-/// cells, and rows of `any PostgresEncodable` cost a noticeable share of the job's CPU
-/// (docs/benchmarks.md).
+/// Each statement's columns are filled straight from the plans (`PostgresBinaryArrayColumn`;
+/// `PostgresArrayColumn` for numerics): no intermediate row arrays, and no boxed value or String per
+/// cell. A batch writes thousands of cells, and rows of `any PostgresEncodable` cost a noticeable
+/// share of the job's CPU (docs/benchmarks.md).
 extension UnitWriter {
     /// Where one row of a plan's records is: `users[user].plan.<records>[index]`.
     typealias RecordIndex = (user: Int, index: Int)
@@ -52,13 +52,14 @@ extension UnitWriter {
         let granted = Self.lastPerKey(all.filter { correction($0).action != .revoke }) {
             "\(users[$0.user].userID)\u{0}\(correction($0).entitlement)"
         }
-        var grantUserIDs = PostgresArrayColumn<String>("user_id", expectedCount: granted.count)
-        var grantEntitlements = PostgresArrayColumn<String>("entitlement", expectedCount: granted.count)
-        var actives = PostgresArrayColumn<Bool>("active", expectedCount: granted.count)
-        var expiresAts = PostgresArrayColumn<Date>("expires_at", expectedCount: granted.count)
-        var grantProductIDs = PostgresArrayColumn<String>("product_id", expectedCount: granted.count)
-        var grantOriginalIDs = PostgresArrayColumn<String>("original_transaction_id", expectedCount: granted.count)
-        var sources = PostgresArrayColumn<String>("source", expectedCount: granted.count)
+        var grantUserIDs = PostgresBinaryArrayColumn<String>("user_id", expectedCount: granted.count)
+        var grantEntitlements = PostgresBinaryArrayColumn<String>("entitlement", expectedCount: granted.count)
+        var actives = PostgresBinaryArrayColumn<Bool>("active", expectedCount: granted.count)
+        var expiresAts = PostgresBinaryArrayColumn<Date>("expires_at", expectedCount: granted.count)
+        var grantProductIDs = PostgresBinaryArrayColumn<String>("product_id", expectedCount: granted.count)
+        var grantOriginalIDs = PostgresBinaryArrayColumn<String>(
+            "original_transaction_id", expectedCount: granted.count)
+        var sources = PostgresBinaryArrayColumn<String>("source", expectedCount: granted.count)
         for at in granted {
             let c = correction(at)
             grantUserIDs.append(users[at.user].userID)
