@@ -6,28 +6,63 @@ import Synchronization
 /// costliest step per signed transaction) with a verdict that cannot differ: the bytes are the same, and certificates are checked at the
 /// data's own `signedDate`, not at the time of the check.
 ///
-/// Keyed by the signature segment, a cheap 86 characters; the whole text is compared on a hit, so only
-/// identical data shares a verdict. Only data that verified is kept.
+/// Keyed by the text's last 16 bytes and its length (`Key`); the whole text is compared on a hit, so
+/// only identical data shares a verdict. Only data that verified is kept.
 ///
 /// Threading: any thread; a `Mutex` guards the table.
 final class VerifiedAnswerMemo: Sendable {
+    /// The last 16 bytes of a JWS lie in its signature segment (86 characters of ES256), which
+    /// differs between any two signed items. Two words and a length hash in a few instructions; a
+    /// `Substring` key would be found by a backward walk and hashed character by character, on every
+    /// look-up and eviction.
+    /// Texts that share a key only share a slot: the hit's full comparison tells them apart.
+    struct Key: Hashable {
+        var tail: (UInt64, UInt64)
+        var count: Int
+
+        init(_ jws: String) {
+            var text = jws  // `withUTF8` makes a string contiguous first, hence the copy of the reference
+            (tail, count) = text.withUTF8(Self.words)
+        }
+
+        private static func words(_ bytes: UnsafeBufferPointer<UInt8>) -> ((UInt64, UInt64), Int) {
+            var high: UInt64 = 0
+            var low: UInt64 = 0
+            for byte in bytes.suffix(16) {
+                high = high << 8 | low >> 56
+                low = low << 8 | UInt64(byte)
+            }
+            return ((high, low), bytes.count)
+        }
+
+        static func == (left: Key, right: Key) -> Bool {
+            left.tail == right.tail && left.count == right.count
+        }
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(tail.0)
+            hasher.combine(tail.1)
+            hasher.combine(count)
+        }
+    }
+
     /// `order` is a ring: `head` is the oldest key once it is full (removing an array's first element
     /// moved every other, per signed item).
     private let table = Mutex<
-        (entries: [Substring: (jws: String, payload: SignedPayload)], order: [Substring], head: Int)
+        (entries: [Key: (jws: String, payload: SignedPayload)], order: [Key], head: Int)
     >((entries: [:], order: [], head: 0))
     private let capacity: Int
 
     init(capacity: Int = 512) { self.capacity = capacity }
 
     func payload(of jws: String) -> SignedPayload? {
-        let key = Self.signature(jws)
+        let key = Key(jws)
         guard let entry = table.withLock({ $0.entries[key] }), entry.jws == jws else { return nil }
         return entry.payload
     }
 
     func remember(_ payload: SignedPayload, of jws: String) {
-        let key = Self.signature(jws)
+        let key = Key(jws)
         table.withLock { table in
             guard table.entries.updateValue((jws, payload), forKey: key) == nil else { return }
             if table.order.count < capacity {
@@ -38,11 +73,5 @@ final class VerifiedAnswerMemo: Sendable {
                 table.head = (table.head + 1) % capacity
             }
         }
-    }
-
-    /// The text after the last dot: the signature segment. Searched in the UTF-8 bytes: `String`'s own
-    /// `lastIndex(of:)` steps back a grapheme cluster at a time, which cost as much as decoding a page.
-    private static func signature(_ jws: String) -> Substring {
-        jws.utf8.lastIndex(of: UInt8(ascii: ".")).map { jws[jws.utf8.index(after: $0)...] } ?? jws[...]
     }
 }

@@ -89,6 +89,26 @@ import Testing
         #expect(abs(date.timeIntervalSince1970 - seconds) < 0.000_001)
     }
 
+    /// Whole milliseconds are exact to the millisecond, whatever their count of digits or sign.
+    @Test(arguments: [
+        ("1697680122257", 1_697_680_122.257),
+        ("999999999999999", 999_999_999_999.999),
+        ("1000000000000001", 1_000_000_000_000.001),
+        ("-1", -0.001),
+        ("-62135596800000", -62_135_596_800),
+        ("253402300799999", 253_402_300_799.999),
+    ])
+    func wholeMillisecondsAreExact(literal: String, seconds: Double) throws {
+        let payload = try SignedPayloadSamples.decode(#"{"transactionId":"1","signedDate":\#(literal)}"#)
+        #expect(payload.signedDate == Date(timeIntervalSince1970: seconds))
+        let quoted = try SignedPayloadSamples.decode(#"{"transactionId":"1","expiresDate":"\#(literal)"}"#)
+        guard case .transaction(let transaction) = quoted else {
+            Issue.record("not a transaction")
+            return
+        }
+        #expect(transaction.expiresDate == Date(timeIntervalSince1970: seconds))
+    }
+
     /// Other dates may be a string of a number, read as the number (what a field reader tolerates).
     @Test(arguments: [(#""1698148900000""#, 1_698_148_900), (#""1698148900000.5""#, 1_698_148_900.000_5)])
     func otherDatesMayBeStringsOfANumber(literal: String, seconds: Double) throws {
@@ -102,7 +122,7 @@ import Testing
 
     static let oddDates = [
         "1e400", "-1e400", #""nan""#, #""inf""#, #""0x1p3""#, #""""#, "true", "null", "[1]", #"{"ms":1}"#,
-        #""2023-10-19T01:48:42Z""#,
+        #""2023-10-19T01:48:42Z""#, #""-""#, #""--1""#, #""1-2""#, #""-+1""#,
     ]
 
     /// Any other date in an odd shape reads as absent: one odd field does not spoil the payload.

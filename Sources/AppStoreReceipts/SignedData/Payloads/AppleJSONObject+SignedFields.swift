@@ -23,7 +23,7 @@ extension AppleJSONObject {
         default:
             return nil
         }
-        guard let milliseconds = Double(text), milliseconds.isFinite else { return nil }
+        guard let milliseconds = MillisecondsLiteral.value(text), milliseconds.isFinite else { return nil }
         return Date(timeIntervalSince1970: milliseconds / 1_000)
     }
 

@@ -115,8 +115,8 @@ public enum SignedPayload: Hashable, Sendable {
         let field: StaticString =
             format == .appTransaction && !json.contains("signedDate") ? "receiptCreationDate" : "signedDate"
         guard let index = json.valueIndex(of: field) else { return }
-        guard case .number(let literal) = json.document.value(at: index), let milliseconds = Double(literal),
-            milliseconds.isFinite
+        guard case .number(let literal) = json.document.value(at: index),
+            let milliseconds = MillisecondsLiteral.value(literal), milliseconds.isFinite
         else { throw .signedDateNotANumber(field: "\(field)") }
     }
 
