@@ -84,9 +84,6 @@ extension String: PostgresArrayElement {
     public static var typicalTextLength: Int { 20 }
     @inlinable
     public func appendArrayElementText(to bytes: inout [UInt8]) {
-        // Through one buffer: appending `utf8` itself went through the view's generic path, and the
-        // writers append tens of thousands of strings a batch. Native and small strings lend their
-        // bytes in place; only a bridged one is copied (`withUTF8` needs a `var`, a retain per cell).
         func appendEscaped(_ utf8: UnsafeBufferPointer<UInt8>) {
             // Copied a run at a time, each escaped byte starting the next run: most values (ids, vocabulary
             // words) are one bulk copy, and the evidence's JSON, a quote every few bytes, is no byte loop.
@@ -98,10 +95,7 @@ extension String: PostgresArrayElement {
             }
             bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
         }
-        if utf8.withContiguousStorageIfAvailable(appendEscaped) == nil {
-            var text = self
-            text.withUTF8(appendEscaped)
-        }
+        withContiguousUTF8(appendEscaped)
     }
 }
 

@@ -95,14 +95,9 @@ extension String: PostgresBinaryArrayElement {
     /// The UTF-8 bytes as they are: nothing is escaped in the binary form.
     @inlinable
     public func appendBinaryElement(to bytes: inout [UInt8]) {
-        // Native and small strings lend their bytes in place; only a bridged one is copied.
-        func appendBytes(_ utf8: UnsafeBufferPointer<UInt8>) {
+        withContiguousUTF8 { utf8 in
             PostgresBinary.append(Int32(utf8.count), to: &bytes)
             bytes.append(contentsOf: utf8)
-        }
-        if utf8.withContiguousStorageIfAvailable(appendBytes) == nil {
-            var text = self
-            text.withUTF8(appendBytes)
         }
     }
 }

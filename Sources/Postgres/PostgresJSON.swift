@@ -25,14 +25,10 @@ extension PostgresJSON: PostgresBinaryArrayElement {
     /// `jsonb`'s send form: a version byte, 1, then the JSON text as it is (nothing escaped).
     @inlinable
     public func appendBinaryElement(to bytes: inout [UInt8]) {
-        func appendBytes(_ utf8: UnsafeBufferPointer<UInt8>) {
+        text.withContiguousUTF8 { utf8 in
             PostgresBinary.append(Int32(utf8.count + 1), to: &bytes)
             bytes.append(1)
             bytes.append(contentsOf: utf8)
-        }
-        if text.utf8.withContiguousStorageIfAvailable(appendBytes) == nil {
-            var copy = text
-            copy.withUTF8(appendBytes)
         }
     }
 }
