@@ -135,6 +135,7 @@ struct BenchReport: Sendable {
         add("users_seeded", inputs.seededUsers.map(String.init))
         add("rate", options.rateText)
         add("job_rate", options.jobRateText)
+        add("job_max_requests_per_hour", String(options.jobMaxRequestsPerHour))
         add("concurrency", String(options.concurrency))
         add("latency_ms", String(options.latencyMilliseconds))
         add("jitter_ms", String(options.jitterMilliseconds))

@@ -4,8 +4,8 @@ import Foundation
 /// makes, and a run that reads the notification history instead of taking everyone.
 extension BenchRun {
     /// `run` and how it selects users: everyone (`--older-than 0`), or, on an incremental night, the
-    /// notified, new and swept users (`--sweep-days D`, no `--older-than`). `--max-requests-per-hour`
-    /// passes through either way.
+    /// notified, new and swept users (`--sweep-days D`, no `--older-than`), either way with the hourly
+    /// budget `BenchOptions.jobMaxRequestsPerHour`.
     var jobModeArguments: [String] {
         var arguments = ["run"]
         if options.isIncremental {
@@ -13,8 +13,7 @@ extension BenchRun {
         } else {
             arguments += ["--older-than", "0"]
         }
-        if let limit = options.maxRequestsPerHour { arguments += ["--max-requests-per-hour", String(limit)] }
-        return arguments
+        return arguments + ["--max-requests-per-hour", String(options.jobMaxRequestsPerHour)]
     }
 
     /// `changed_users` and `missed_changes` of the expected file's `"incremental": {…}` line.

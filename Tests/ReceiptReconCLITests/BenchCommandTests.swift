@@ -126,6 +126,11 @@ import Testing
         #expect(values["pg_fsync"] == "on")
         #expect(values["pg_synchronous_commit"] == "on")
         #expect(values["job_binary"] == ReceiptReconBinary.url.path)
+        // The job's hourly budget leaves room for the world (the job's own default would make a full run of
+        // 100,000 receipts wait for the next clock hour), and the run was given exactly that budget.
+        let budget = try #require(Int(values["job_max_requests_per_hour"] ?? ""), "\(values)")
+        #expect(budget >= 90_000 && budget >= 4 * 300, "\(budget)")
+        #expect(stderr.contains("--max-requests-per-hour \(budget) "), "\(stderr)")
 
         // Nothing left behind: the bench's temporary directory (where its cluster lived) is empty, and the
         // simulator has exited.
@@ -171,10 +176,12 @@ import Testing
     @Test func rateZeroMeansNoLimitAndTheIdealFollowsConcurrencyAndLatency() throws {
         let result = try Self.bench([
             "--receipts", "300", "--rate", "0", "--concurrency", "4",
-            "--latency-ms", "20", "--jitter-ms", "10", "--seed", "3",
+            "--latency-ms", "20", "--jitter-ms", "10", "--seed", "3", "--max-requests-per-hour", "5000",
         ])
         #expect(result.status == 0, "exit \(result.status): \(result.stderrText)")
         let values = Self.keyValues(result.stdoutText)
+        #expect(values["job_max_requests_per_hour"] == "5000", "a budget given is passed as given")
+        #expect(result.stderrText.contains("--max-requests-per-hour 5000 "), "\(result.stderrText)")
         for key in Self.required where key != "throughput_ratio" {
             #expect(values[key] != nil, "\(key) missing: \(result.stdoutText)")
         }

@@ -153,7 +153,7 @@ extension Evidence.ReceiptFact {
         unverified = classification.unverified
         if classification.outcome != .valid { detail = classification.detail }
         if withProducts, receipt.outcome == .valid || receipt.outcome == .misrouted {
-            productIDs = Array(Set(receipt.purchases.compactMap(\.productID))).sorted()
+            productIDs = Array(Set(receipt.purchases.compactMap { $0.productID })).sorted()
         }
     }
 }

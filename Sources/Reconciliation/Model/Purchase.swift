@@ -73,7 +73,9 @@ public struct Purchase: Hashable, Sendable {
     public init(_ fields: Fields) { storage = CopyOnWrite(fields) }
 
     // Read in place (`CopyOnWrite.value` is borrowed), so a field read copies that field, not the
-    // score of strings beside it.
+    // score of strings beside it. A key path through this subscript used as a function
+    // (`compactMap(\.evidenceDate)`) is not folded into a field read: each call looks the key path up
+    // at run time, so loops over purchases read with a closure.
     public subscript<Value>(dynamicMember keyPath: WritableKeyPath<Fields, Value>) -> Value {
         get { storage.value[keyPath: keyPath] }
         set { storage.value[keyPath: keyPath] = newValue }

@@ -22,10 +22,10 @@ public enum JudgementInstant {
         var newest: Date?
         for receipt in receipts where !receipt.isSignedData {
             guard receipt.outcome == .valid || receipt.outcome == .misrouted else { continue }
-            for date in receipt.purchases.lazy.compactMap(\.evidenceDate) where newest.map({ date > $0 }) ?? true {
+            for date in receipt.purchases.lazy.compactMap({ $0.evidenceDate }) where newest.map({ date > $0 }) ?? true {
                 newest = date
             }
-            for date in receipt.renewals.lazy.compactMap(\.evidenceDate) where newest.map({ date > $0 }) ?? true {
+            for date in receipt.renewals.lazy.compactMap({ $0.evidenceDate }) where newest.map({ date > $0 }) ?? true {
                 newest = date
             }
         }

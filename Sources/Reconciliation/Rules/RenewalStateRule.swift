@@ -30,7 +30,7 @@ enum RenewalStateRule {
     /// in billing retry (only the status tells access from a lapse then).
     /// - Parameter now: the instant taken for an answer that carries none.
     static func needsStatuses(_ purchases: [Purchase], asOf: Date?, now: Date) -> Bool {
-        let answered = purchases.lazy.compactMap(\.evidenceDate).max() ?? now
+        let answered = purchases.lazy.compactMap { $0.evidenceDate }.max() ?? now
         let asOf = asOf ?? answered
         guard speaks(answeredAt: answered, for: asOf) else { return false }
         var latest: [String: Date] = [:]
