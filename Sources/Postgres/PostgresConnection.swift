@@ -80,6 +80,11 @@ public final class PostgresConnection {
                     / 1_000_000_000_000_000
                 try execute(PostgresQuery(unsafeSQL: "SET statement_timeout = \(ms)"))
             }
+            // No JIT compilation: the job's statements (index probes, the scans of one night's rows) run for
+            // well under a second, and a plan costly enough to pass `jit_above_cost` (the end-of-run scans of a
+            // large night) would spend a good part of that compiling first (docs/benchmarks.md). Through
+            // `pg_settings`: a server before PostgreSQL 11 has no `jit` to set.
+            try execute("SELECT set_config('jit', 'off', false) FROM pg_settings WHERE name = 'jit'")
         } catch {
             PQfinish(connection)
             throw error

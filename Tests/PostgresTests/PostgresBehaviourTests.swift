@@ -24,6 +24,17 @@ import Testing
         }
     }
 
+    @Test func sessionsCompileNoJITWhateverTheDatabaseSays() throws {
+        try TestDatabase.with { database in
+            let first = try database.connect()
+            let name: String = try first.query("SELECT current_database() AS name").first!.decode("name")
+            try first.execute(PostgresQuery(unsafeSQL: "ALTER DATABASE \"\(name)\" SET jit = on"))
+            let session = try database.connect()
+            let jit: String = try session.query("SELECT current_setting('jit') AS jit").first!.decode("jit")
+            #expect(jit == "off")
+        }
+    }
+
     @Test func aThrowingTransactionLeavesNothingBehind() throws {
         struct Abort: Error {}
         try TestDatabase.with { database in

@@ -102,9 +102,16 @@ import Testing
             try connection.execute(
                 """
                 INSERT INTO recon_run_transactions (run_id, user_id, receipt_id, original_transaction_id)
-                VALUES (\(runID), 'u-a', 1, '900'), (\(runID), 'u-b', 2, '900')
+                VALUES (\(runID), 'u-a', 1, '900'), (\(runID), 'u-b', 2, '900'), (\(runID), 'u-c', 3, '901'),
+                       (\(runID), 'u-e', 5, '902')
                 """)
-            #expect(try finalizer.flagSharedTransactions(runID: runID) == 2)
+            // Earlier runs' rows: 901 is another user's (u-c's receipt shares it), 902 is u-e's own.
+            try connection.execute(
+                """
+                INSERT INTO recon_transactions (transaction_id, original_transaction_id, product_id, user_id)
+                VALUES ('901', '901', 'monthly', 'u-d'), ('902', '902', 'monthly', 'u-e')
+                """)
+            #expect(try finalizer.flagSharedTransactions(runID: runID) == 3)
 
             let none = try UserHistory.load(userID: "u-none", on: connection)
             let rows = try #require(none.flags.first?.evidence)
@@ -117,6 +124,9 @@ import Testing
             let shared = try #require(try UserHistory.load(userID: "u-a", on: connection).flags.first?.evidence)
             #expect(shared.rule == "shared_transaction" && shared.originalTransactionID == "900")
             #expect(shared.otherUsers == ["u-b"])
+            let earlier = try #require(try UserHistory.load(userID: "u-c", on: connection).flags.first?.evidence)
+            #expect(earlier.originalTransactionID == "901" && earlier.otherUsers == ["u-d"])
+            #expect(try UserHistory.load(userID: "u-e", on: connection).flags.isEmpty, "its own earlier row")
         }
     }
 }
