@@ -22,6 +22,8 @@ struct EndpointPool: Sendable {
     var leased = 0
     var windows: Set<Date> = []
     var spentAt: Date?
+    /// The end of the last spent window the run was told it waits out (`RequestBudgetLedger.onWait`).
+    var waitToldUntil: Date?
 
     enum Step: Equatable {
         /// Send it; `refill`: the pool runs low and this caller leases more now.

@@ -44,6 +44,7 @@ public final class RequestBudgetLedger: RequestBudget {
     private let database: BudgetConnection
     private let pools = Mutex<[AppleLimitKey: EndpointPool]>([:])
     private let failure = Mutex<PostgresError?>(nil)
+    private let waitNotice = Mutex<(@Sendable (AppleLimitKey, Date) -> Void)?>(nil)
 
     /// - Parameters:
     ///   - limit: `--max-requests-per-hour`, ≥ 1.
@@ -73,6 +74,12 @@ public final class RequestBudgetLedger: RequestBudget {
     /// reconnector); until then a drop stops the ledger granting.
     func reconnect(with reconnect: @escaping @Sendable (PostgresError) throws -> PostgresConnection) {
         database.reconnect(with: reconnect)
+    }
+
+    /// Tells `notice` once per endpoint and spent hour that requests now wait for the next hour, and
+    /// until when: a run waiting up to an hour must say why in its log rather than look stuck.
+    func onWait(_ notice: @escaping @Sendable (_ key: AppleLimitKey, _ resumesAt: Date) -> Void) {
+        waitNotice.withLock { $0 = notice }
     }
 
     /// The lease for `--rate R`: about two seconds of requests, 10 to 200.
@@ -147,7 +154,14 @@ public final class RequestBudgetLedger: RequestBudget {
     private func windowSpent(_ key: AppleLimitKey, endsAt: Date, now: Date) -> BudgetAnswer {
         guard let waitsUntil, endsAt <= waitsUntil else { return spent(key) }
         // A little past the hour by our estimate of PostgreSQL's clock, so the next lease is in it.
-        return .wait(seconds: max(0, endsAt.timeIntervalSince(now)) + Self.pastTheHour)
+        let seconds = max(0, endsAt.timeIntervalSince(now)) + Self.pastTheHour
+        let news = pools.withLock { pools -> Bool in
+            guard pools[key, default: EndpointPool()].waitToldUntil != endsAt else { return false }
+            pools[key]?.waitToldUntil = endsAt
+            return true
+        }
+        if news, let notice = waitNotice.withLock({ $0 }) { notice(key, now.addingTimeInterval(seconds)) }
+        return .wait(seconds: seconds)
     }
 
     private func spent(_ key: AppleLimitKey) -> BudgetAnswer {

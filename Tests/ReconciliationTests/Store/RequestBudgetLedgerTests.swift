@@ -155,6 +155,8 @@ import Testing
             let connection = try database.connect()
             try Self.awayFromTheHour(connection)
             let ledger = Self.ledger(database, limit: 5, waitsUntil: Date().addingTimeInterval(3 * 3600))
+            let told = Mutex<[(endpoint: String, resumesAt: Date)]>([])
+            ledger.onWait { key, resumesAt in told.withLock { $0.append((key.description, resumesAt)) } }
             let leftBefore = try Self.secondsLeftInTheHour(connection)
             let (granted, last) = Self.takeAll(ledger, .ask)
             let left = try Self.secondsLeftInTheHour(connection)
@@ -169,6 +171,14 @@ import Testing
                 left <= seconds && seconds <= leftBefore + RequestBudgetLedger.pastTheHour,
                 "waits until the next hour by PostgreSQL's clock: \(seconds), left \(leftBefore) then \(left)")
             #expect(ledger.figures.endpoints[Self.endpoint.description]?.spentAt == nil)
+            // The run is told once per endpoint and hour, with when it resumes, however many requests wait.
+            #expect(ledger.take(Self.endpoint, purpose: .continuation) != .granted)
+            let notices = told.withLock { $0 }
+            #expect(notices.map(\.endpoint) == [Self.endpoint.description], "\(notices)")
+            if let resumesAt = notices.first?.resumesAt {
+                let resumesIn = resumesAt.timeIntervalSinceNow
+                #expect(abs(resumesIn - seconds) < 5, "resumes in \(resumesIn) s, the wait is \(seconds) s")
+            }
 
             // A deadline before the next hour opens: no window left to wait for.
             let late = Self.ledger(database, limit: 5, waitsUntil: Date().addingTimeInterval(left - 5))
