@@ -157,7 +157,7 @@ public final class RequestBudgetLedger: RequestBudget {
         let seconds = max(0, endsAt.timeIntervalSince(now)) + Self.pastTheHour
         let news = pools.withLock { pools -> Bool in
             guard pools[key, default: EndpointPool()].waitToldUntil != endsAt else { return false }
-            pools[key]?.waitToldUntil = endsAt
+            pools[key, default: EndpointPool()].waitToldUntil = endsAt
             return true
         }
         if news, let notice = waitNotice.withLock({ $0 }) { notice(key, now.addingTimeInterval(seconds)) }
