@@ -54,17 +54,10 @@ public final class ReconciliationEngine: Sendable {
         self.log = log
         self.progress = progress
         self.progressInterval = progressInterval
-        if let budget {
-            let limits = (production: budget.limit, sandbox: budget.sandboxLimit)
-            budget.onWait { [log] key, resumesAt in
-                log.log(
-                    .warning, "budget.waiting",
-                    [
-                        "endpoint": key.description,
-                        "limit": String(key.environment == .sandbox ? limits.sandbox : limits.production),
-                        "resumes_at": Instant.formatSeconds(resumesAt),
-                    ])
-            }
+        budget?.onWait { [log] key, limit, resumesAt in
+            log.log(
+                .warning, "budget.waiting",
+                ["endpoint": key.description, "limit": String(limit), "resumes_at": Instant.formatSeconds(resumesAt)])
         }
     }
 

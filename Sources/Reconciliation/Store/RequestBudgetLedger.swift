@@ -44,7 +44,7 @@ public final class RequestBudgetLedger: RequestBudget {
     private let database: BudgetConnection
     private let pools = Mutex<[AppleLimitKey: EndpointPool]>([:])
     private let failure = Mutex<PostgresError?>(nil)
-    private let waitNotice = Mutex<(@Sendable (AppleLimitKey, Date) -> Void)?>(nil)
+    private let waitNotice = Mutex<(@Sendable (AppleLimitKey, Int, Date) -> Void)?>(nil)
 
     /// - Parameters:
     ///   - limit: `--max-requests-per-hour`, ≥ 1.
@@ -76,9 +76,10 @@ public final class RequestBudgetLedger: RequestBudget {
         database.reconnect(with: reconnect)
     }
 
-    /// Tells `notice` once per endpoint and spent hour that requests now wait for the next hour, and
-    /// until when: a run waiting up to an hour must say why in its log rather than look stuck.
-    func onWait(_ notice: @escaping @Sendable (_ key: AppleLimitKey, _ resumesAt: Date) -> Void) {
+    /// Tells `notice` once per endpoint and spent hour that requests now wait for the next hour, the
+    /// hour's limit and until when: a run waiting up to an hour must say why in its log rather than look
+    /// stuck.
+    func onWait(_ notice: @escaping @Sendable (_ key: AppleLimitKey, _ limit: Int, _ resumesAt: Date) -> Void) {
         waitNotice.withLock { $0 = notice }
     }
 
@@ -160,7 +161,9 @@ public final class RequestBudgetLedger: RequestBudget {
             pools[key, default: EndpointPool()].waitToldUntil = endsAt
             return true
         }
-        if news, let notice = waitNotice.withLock({ $0 }) { notice(key, now.addingTimeInterval(seconds)) }
+        if news, let notice = waitNotice.withLock({ $0 }) {
+            notice(key, limit(for: key.environment), now.addingTimeInterval(seconds))
+        }
         return .wait(seconds: seconds)
     }
 

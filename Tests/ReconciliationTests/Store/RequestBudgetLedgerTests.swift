@@ -156,7 +156,7 @@ import Testing
             try Self.awayFromTheHour(connection)
             let ledger = Self.ledger(database, limit: 5, waitsUntil: Date().addingTimeInterval(3 * 3600))
             let told = Mutex<[(endpoint: String, resumesAt: Date)]>([])
-            ledger.onWait { key, resumesAt in told.withLock { $0.append((key.description, resumesAt)) } }
+            ledger.onWait { key, _, resumesAt in told.withLock { $0.append((key.description, resumesAt)) } }
             let leftBefore = try Self.secondsLeftInTheHour(connection)
             let (granted, last) = Self.takeAll(ledger, .ask)
             let left = try Self.secondsLeftInTheHour(connection)
