@@ -247,6 +247,23 @@ import Testing
         }
     }
 
+    @Test func usersAreAskedOnceApplesFirstPageIsReadNotWhenItsPieceEnds() throws {
+        try Self.world(2) { database, _, api in
+            // The night's one piece is two pages, the second slow to come. The first page is Apple's word on
+            // the configuration: users need not wait for the rest of the piece.
+            api.script(.production, .notificationHistory, id: "", [.notifications([], paginationToken: "page-2")])
+            api.script(.production, .notificationHistory, id: "page-2", [.delayed(.seconds(2), .notifications([]))])
+            let night = try Self.run(database, api, asOf: Self.now, ["--notifications-since", "1h"])
+            #expect(night.result.status == 0, "\(night.result.output)")
+            let secondPage = try #require(
+                api.received.first { $0.endpoint == .notificationHistory && $0.id == "page-2" })
+            let firstUser = try #require(api.received.first { $0.endpoint == .transactionHistory })
+            #expect(
+                firstUser.receivedAt < secondPage.receivedAt + .seconds(1),
+                "the first user was asked \(firstUser.receivedAt - secondPage.receivedAt) after the second page")
+        }
+    }
+
     @Test func withoutNotificationsTheNightSelectsByOlderThanAlone() throws {
         try Self.world(2) { database, db, api in
             let night = try Self.run(database, api, asOf: Self.now, ["--no-notifications"])

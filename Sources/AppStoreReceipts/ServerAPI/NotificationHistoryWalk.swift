@@ -27,15 +27,21 @@ public struct NotificationHistoryWalk: AppleExchange {
     private var seen: Set<String> = []
     private var restarted = false
     private var call: ServerAPICall?
+    /// Told once, when Apple's first page was read: Apple took the key and the app (see `init`).
+    private var firstPageRead: (@Sendable () -> Void)?
 
+    /// - Parameter firstPageRead: called once, on the thread that handles the answer, as soon as a page
+    ///   was read (a 200 whose body is a page, whatever its records prove): Apple took the key and the
+    ///   app, long before a walk of many pages ends.
     init(
         client: ServerAPIClient, bundleID: String, audience: NotificationAudience, from start: Date, to end: Date,
-        purpose: RequestPurpose
+        purpose: RequestPurpose, firstPageRead: (@Sendable () -> Void)? = nil
     ) {
         self.client = client
         self.bundleID = bundleID
         self.audience = audience
         self.purpose = purpose
+        self.firstPageRead = firstPageRead
         body = Data(#"{"startDate":\#(Self.milliseconds(start)),"endDate":\#(Self.milliseconds(end))}"#.utf8)
     }
 
@@ -85,6 +91,10 @@ public struct NotificationHistoryWalk: AppleExchange {
             page = try ServerAPINotificationPage(body)
         } catch {
             return incomplete("\(error)")
+        }
+        if let told = firstPageRead {
+            firstPageRead = nil
+            told()
         }
         for record in page.records {
             guard let jws = record.signedPayload else {

@@ -107,13 +107,14 @@ public final class ServerAPIClient: Sendable {
 
     /// Get Notification History over [`start`, `end`) in `audience.environment`, every page (see
     /// `NotificationHistoryWalk`); `bundleID` is the app the JWT names, `audience` whom a record must be
-    /// for to be believed.
+    /// for to be believed; `firstPageRead` is told when Apple's first page was read.
     public func notificationHistory(
         bundleID: String, audience: NotificationAudience, from start: Date, to end: Date,
-        purpose: RequestPurpose = .ask
+        purpose: RequestPurpose = .ask, firstPageRead: (@Sendable () -> Void)? = nil
     ) -> NotificationHistoryWalk {
         NotificationHistoryWalk(
-            client: self, bundleID: bundleID, audience: audience, from: start, to: end, purpose: purpose)
+            client: self, bundleID: bundleID, audience: audience, from: start, to: end, purpose: purpose,
+            firstPageRead: firstPageRead)
     }
 
     /// A notification with its nested signed data, believed as Apple's `verify_and_decode_notification`

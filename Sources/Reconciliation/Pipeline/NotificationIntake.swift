@@ -22,9 +22,9 @@ import Postgres
 /// A dry run reads but writes neither notifications nor the cursor: the users named go straight to
 /// its selection (`Outcome.dryRunNotified`).
 ///
-/// The run does not wait for the read (`NotificationFeed`): once Apple answered the default app's
-/// history without refusing the configuration, users are asked beside it, and each stored piece's
-/// users join the run's queue.
+/// The run does not wait for the read (`NotificationFeed`): once Apple answered a page of the default
+/// app's history (the first piece's first page) without refusing the configuration, users are asked
+/// beside it, and each stored piece's users join the run's queue.
 ///
 /// Threading: a thread of the run's own, beside the selection; it waits for each walk.
 struct NotificationIntake {
@@ -139,9 +139,17 @@ struct NotificationIntake {
             let from = pieces.last?.end ?? start
             pieces.append((from, min(end, from.addingTimeInterval(Self.piece))))
         }
-        let walks = pieces.map {
-            source.client.notificationHistory(
-                bundleID: key.bundleID, audience: source.audience, from: $0.start, to: $0.end)
+        // The default app's first page answered is Apple's word on the configuration: users need not
+        // wait for the rest of the first piece (a first night's first hour of a big app is many pages).
+        // Only the first piece's: the pieces are taken in order, so a refusal of it is the night's answer.
+        var confirm: (@Sendable () -> Void)?
+        if key.bundleID == source.defaultBundleID, let feed { confirm = { feed.confirm() } }
+        var walks: [NotificationHistoryWalk] = []
+        for piece in pieces {
+            walks.append(
+                source.client.notificationHistory(
+                    bundleID: key.bundleID, audience: source.audience, from: piece.start, to: piece.end,
+                    firstPageRead: walks.isEmpty ? confirm : nil))
         }
         var index = 0
         try walk(walks, Self.parallelPieces) { read in
