@@ -264,15 +264,19 @@ public final class RunQueue {
 
     /// Up to `count` queued users after the cursor and up to the frontier, in `user_id` order, which it
     /// advances past them.
+    ///
+    /// Fetched through a cursor rather than with `LIMIT`: a cursor is planned for its first rows, so the
+    /// page walks the primary key from the cursor whatever the statistics say. The queue is emptied at
+    /// the end of every run and filled in bulk at the start of the next, before autovacuum analyzes it;
+    /// planned from the empty table's statistics, `LIMIT` read and sorted every queued user after the
+    /// cursor for each page, which grows with the square of the night.
     private func nextUsers(_ count: Int) throws -> [(userID: String, reason: DueReason)] {
         if !seen.isComplete, seen.through.isEmpty { return [] }
         let through = seen.isComplete ? nil : seen.through
-        let rows = try connection.query(
-            """
-            SELECT user_id, reason FROM recon_run_queue
-            WHERE run_id = \(runID) AND user_id > \(cursor) AND (\(through)::text IS NULL OR user_id <= \(through))
-            ORDER BY user_id LIMIT \(count)
-            """)
+        let rows = try connection.transaction {
+            try connection.execute(Self.pageCursor(runID: runID, after: cursor, through: through))
+            return try connection.query("FETCH \(unescaped: String(count)) FROM \(unescaped: Self.pageCursorName)")
+        }
         let users = try rows.map { row in
             (
                 userID: try row.decode("user_id", as: String.self),
@@ -281,5 +285,18 @@ public final class RunQueue {
         }
         if let last = users.last { cursor = last.userID }
         return users
+    }
+
+    static let pageCursorName = "recon_queue_page"
+
+    /// The cursor a page is fetched from: the queued users of `runID` after `after`, up to `through`
+    /// (nil: to the end), in `user_id` order.
+    static func pageCursor(runID: Int64, after: String, through: String?) -> PostgresQuery {
+        """
+        DECLARE \(unescaped: pageCursorName) NO SCROLL CURSOR FOR
+        SELECT user_id, reason FROM recon_run_queue
+        WHERE run_id = \(runID) AND user_id > \(after) AND (\(through)::text IS NULL OR user_id <= \(through))
+        ORDER BY user_id
+        """
     }
 }

@@ -299,4 +299,27 @@ import Testing
             }
         }
     }
+
+    /// The queue is emptied at the end of every run and filled in bulk at the start of the next, before
+    /// autovacuum analyzes it. A page must still walk the primary key from where the last one stopped:
+    /// planned from the empty table's statistics, a `LIMIT` read and sorted every user after it.
+    @Test func aPageWalksTheQueueByItsKeyWhateverTheStatisticsSay() throws {
+        try TestDatabase.with { database in
+            let connection = try database.connect()
+            let runID = try NotificationStoreTests.run(connection)
+            try connection.execute("ANALYZE recon_run_queue")
+            try connection.execute(
+                """
+                INSERT INTO recon_run_queue (run_id, user_id, reason)
+                SELECT \(runID), 'u-' || lpad(i::text, 6, '0'), 'older_than' FROM generate_series(1, 20000) i
+                """)
+            for through in [nil, "u-019000"] {
+                let page = RunQueue.pageCursor(runID: runID, after: "u-000200", through: through)
+                let plan = try connection.query(PostgresQuery(unsafeSQL: "EXPLAIN " + page.sql, binds: page.binds))
+                    .map { try $0.decode("QUERY PLAN", as: String.self) }.joined(separator: "\n")
+                #expect(plan.contains("Index Scan using recon_run_queue_pkey"), "\(plan)")
+                #expect(!plan.contains("Sort"), "\(plan)")
+            }
+        }
+    }
 }
