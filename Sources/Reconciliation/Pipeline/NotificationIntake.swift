@@ -160,7 +160,6 @@ struct NotificationIntake {
                 try take(batch, store: store, feed: feed, into: &outcome)
                 if !options.dryRun { try store.advance(key, to: piece.end, runID: runID) }
                 outcome.figures.through = piece.end
-                if key.bundleID == source.defaultBundleID { feed?.confirm() }
                 return true
             case .incomplete(let batch, let detail):
                 // What was read is acted on; the cursor stays here, and the next run reads on from it.
