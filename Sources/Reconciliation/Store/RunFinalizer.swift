@@ -22,41 +22,49 @@ public struct RunFinalizer {
     /// transaction and (at most ten of) the other users. Deletes the run's scratch rows.
     @discardableResult
     public func flagSharedTransactions(runID: Int64) throws -> Int {
-        // The shared ids as two sets (ids two users hold in the run; ids of the run that another user holds
-        // in `recon_transactions`), not an `OR` of two `EXISTS` per row: PostgreSQL never plans an `OR` as a
-        // semi-join, so each row would pay two index probes, where the sets let the planner hash a large
-        // run and probe for a small one. A run row is in either set exactly when one of the two `EXISTS`
-        // holds for it. The evidence's `other_users` probes the index, for the few flagged rows only.
-        let flagged = try connection.execute(
+        // The shared ids first, by a read-only statement, then the flags for those ids alone: PostgreSQL
+        // runs no part of a data-modifying statement in parallel, and these two scans read the whole run
+        // (and every recorded transaction) to find the few ids two users hold. The ids as two sets (ids two
+        // users hold in the run; ids of the run that another user holds in `recon_transactions`), not an
+        // `OR` of two `EXISTS` per row, which PostgreSQL never plans as a semi-join. "Two users" is
+        // `min <> max` rather than `count(DISTINCT) > 1`, which sorts every row of the run to count.
+        let shared: [String] = try connection.query(
             """
-            WITH run AS (
-                SELECT user_id, receipt_id, original_transaction_id FROM recon_run_transactions WHERE run_id = \(runID)),
-            shared AS (
-                SELECT original_transaction_id FROM run
-                GROUP BY original_transaction_id HAVING count(DISTINCT user_id) > 1
-                UNION
-                SELECT r.original_transaction_id FROM run r
-                WHERE EXISTS (SELECT 1 FROM recon_transactions t
-                              WHERE t.original_transaction_id = r.original_transaction_id AND t.user_id <> r.user_id))
-            INSERT INTO recon_flags (run_id, receipt_id, user_id, kind, detail, evidence)
-            SELECT DISTINCT ON (s.user_id, s.receipt_id) \(runID), s.receipt_id, s.user_id, 'shared_transaction',
-                   'original transaction ' || s.original_transaction_id || ' is also on receipts of another user',
-                   jsonb_strip_nulls(jsonb_build_object(
-                       'rule', 'shared_transaction',
-                       'as_of', \(unescaped: Self.instantText("(SELECT as_of FROM recon_runs WHERE id = \(runID))")),
-                       'original_transaction_id', s.original_transaction_id,
-                       'other_users', (SELECT jsonb_agg(u.user_id ORDER BY u.user_id) FROM (
-                           SELECT o.user_id FROM recon_run_transactions o
-                           WHERE o.run_id = \(runID) AND o.original_transaction_id = s.original_transaction_id
-                             AND o.user_id <> s.user_id
-                           UNION
-                           SELECT t.user_id FROM recon_transactions t
-                           WHERE t.original_transaction_id = s.original_transaction_id AND t.user_id <> s.user_id
-                           ORDER BY 1 LIMIT 10) u)))
-            FROM run s JOIN shared USING (original_transaction_id)
-            ORDER BY s.user_id, s.receipt_id, s.original_transaction_id
-            ON CONFLICT DO NOTHING
-            """)
+            SELECT original_transaction_id FROM recon_run_transactions WHERE run_id = \(runID)
+            GROUP BY original_transaction_id HAVING min(user_id) <> max(user_id)
+            UNION
+            SELECT r.original_transaction_id FROM recon_run_transactions r
+            WHERE r.run_id = \(runID)
+              AND EXISTS (SELECT 1 FROM recon_transactions t
+                          WHERE t.original_transaction_id = r.original_transaction_id AND t.user_id <> r.user_id)
+            """
+        ).map { try $0.decode("original_transaction_id") }
+        // One flag per receipt; the evidence's `other_users` probes the indexes, for the flagged rows only.
+        let flagged =
+            shared.isEmpty
+            ? 0
+            : try connection.execute(
+                """
+                INSERT INTO recon_flags (run_id, receipt_id, user_id, kind, detail, evidence)
+                SELECT DISTINCT ON (s.user_id, s.receipt_id) \(runID), s.receipt_id, s.user_id, 'shared_transaction',
+                       'original transaction ' || s.original_transaction_id || ' is also on receipts of another user',
+                       jsonb_strip_nulls(jsonb_build_object(
+                           'rule', 'shared_transaction',
+                           'as_of', \(unescaped: Self.instantText("(SELECT as_of FROM recon_runs WHERE id = \(runID))")),
+                           'original_transaction_id', s.original_transaction_id,
+                           'other_users', (SELECT jsonb_agg(u.user_id ORDER BY u.user_id) FROM (
+                               SELECT o.user_id FROM recon_run_transactions o
+                               WHERE o.run_id = \(runID) AND o.original_transaction_id = s.original_transaction_id
+                                 AND o.user_id <> s.user_id
+                               UNION
+                               SELECT t.user_id FROM recon_transactions t
+                               WHERE t.original_transaction_id = s.original_transaction_id AND t.user_id <> s.user_id
+                               ORDER BY 1 LIMIT 10) u)))
+                FROM recon_run_transactions s
+                WHERE s.run_id = \(runID) AND s.original_transaction_id = ANY(\(shared))
+                ORDER BY s.user_id, s.receipt_id, s.original_transaction_id
+                ON CONFLICT DO NOTHING
+                """)
         try deleteScratchRows(runID: runID)
         return flagged
     }
