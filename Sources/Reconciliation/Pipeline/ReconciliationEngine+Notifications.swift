@@ -169,14 +169,28 @@ extension ReconciliationEngine {
     }
 
     /// The notifications this run stored about a purchase no row held when it read them: the run may
-    /// have verified that purchase since (a new row), and then they name their user after all. A
-    /// failure costs the figure, not the run (the next night's intake matches them again).
-    func matchNotifications(runID: Int64, counters: RunCounters, locks: RunLocks) {
-        do {
-            let unmatched = try locks.withConnection { try NotificationStore(connection: $0).matchAfterRun(runID) }
-            counters.setUnmatchedNotifications(unmatched)
-        } catch {
-            log.log(.warning, "notifications.match_failed", ["run_id": String(runID), "error": RunEnd.describe(error)])
+    /// have verified that purchase since (a new row), and then they name their user after all. On a
+    /// connection of its own, beside the finish's flags (`BesideTheFinish`); a dropped connection is
+    /// reconnected and the matching (one transaction) done again. A failure costs the figure, not the
+    /// run (the next night's intake matches them again).
+    func matchNotifications(runID: Int64, counters: RunCounters, reconnector: DatabaseReconnector)
+        -> BesideTheFinish
+    {
+        BesideTheFinish { [self] in
+            do {
+                var store = NotificationStore(connection: try connect("matching"))
+                while true {
+                    do {
+                        counters.setUnmatchedNotifications(try store.matchAfterRun(runID))
+                        return
+                    } catch let error as PostgresError where error.isConnectionFailure {
+                        store = NotificationStore(connection: try reconnector.reconnect("matching", after: error))
+                    }
+                }
+            } catch {
+                log.log(
+                    .warning, "notifications.match_failed", ["run_id": String(runID), "error": RunEnd.describe(error)])
+            }
         }
     }
 }

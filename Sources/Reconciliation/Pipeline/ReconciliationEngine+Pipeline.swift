@@ -120,8 +120,9 @@ extension ReconciliationEngine {
         writing.finish()
         counters.phases.begin(.finish)
         progressThread?.stop()
+        var matching: BesideTheFinish?
         if case .queued = selection, !options.dryRun {
-            matchNotifications(runID: runID, counters: counters, locks: locks)
+            matching = matchNotifications(runID: runID, counters: counters, reconnector: reconnector)
         }
         if let budget {
             let granted = budget.figures
@@ -139,7 +140,7 @@ extension ReconciliationEngine {
         }
         if case .queued = selection { counters.leaveQueuedUsers() }
 
-        let outcome = try RunFinish(runID: runID, kind: kind, options: options, log: log)
+        let outcome = try RunFinish(runID: runID, kind: kind, options: options, log: log, beside: matching)
             .finish(counters: counters, control: control, locks: locks, subjectUserID: subjectUserID)
         if outcome.exitCode == .internalError, let selectionError { throw selectionError }
         return outcome

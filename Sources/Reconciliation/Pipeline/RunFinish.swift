@@ -12,6 +12,8 @@ struct RunFinish {
     let kind: RunKind
     let options: RunOptions
     let log: EventLog
+    /// Finishing work on a connection of its own, waited for before the figures are counted.
+    var beside: BesideTheFinish?
 
     /// Finishes the run on the run row's connection (`locks`). A row that cannot be written (the database
     /// gone, read-only or full) ends the run `unrecorded`: as its stop decided, or as failed, and the next
@@ -47,12 +49,10 @@ struct RunFinish {
         counters: RunCounters, control: RunControl, store: RunStore, subjectUserID: String?
     ) throws -> RunOutcome {
         let finalizer = RunFinalizer(connection: store.connection)
-        var summary = counters.snapshot()
         let stop = control.stopDecision
-        // The counters of a run that was not stopped are what committed: every batch did.
-        let end = stop ?? .ranToTheEnd(unverified: summary.transientlyUnverified)
-        summary.record(end)
-        do {
+        // The scans first, while what runs beside them (`beside`) goes on; the figures are counted once
+        // both are done, and a scan's failure is thrown with them.
+        let scanned = Result { () throws in
             if stop != nil {
                 // A stopped run saw only some users: the scans would flag from half the picture.
                 try finalizer.deleteScratchRows(runID: runID)
@@ -62,6 +62,14 @@ struct RunFinish {
                     runID: runID, shardIndex: options.shardIndex, shardCount: options.shardCount,
                     userID: subjectUserID)
             }
+        }
+        beside?.wait()
+        var summary = counters.snapshot()
+        // The counters of a run that was not stopped are what committed: every batch did.
+        let end = stop ?? .ranToTheEnd(unverified: summary.transientlyUnverified)
+        summary.record(end)
+        do {
+            try scanned.get()
             summary.settleFigures(with: try finalizer.writtenFigures(runID: runID), ranToTheEnd: stop == nil)
             // The run row's own connection: start, lock, finishing (the last write is not counted).
             summary.databaseSeconds = (summary.databaseSeconds ?? 0) + store.connection.secondsWaited
@@ -89,6 +97,7 @@ struct RunFinish {
 
     /// The outcome of a run whose row this process could not write: its figures as counted.
     private func ended(_ end: RunEnd, counters: RunCounters) -> RunOutcome {
+        beside?.wait()
         var summary = counters.snapshot()
         summary.record(end)
         return RunOutcome(summary: summary, end: end)
