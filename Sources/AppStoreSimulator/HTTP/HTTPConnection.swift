@@ -20,6 +20,8 @@ final class HTTPConnection {
     private var buffer: [UInt8] = []
     private var start = 0
     private var requestIndex = 0
+    /// When the kernel received the last bytes read: a request is complete, and has arrived, then.
+    private var lastArrival = ContinuousClock.now
     private let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 1)
 
     /// How long, at most, a closing connection keeps reading (and discarding) what the client still sends.
@@ -140,10 +142,11 @@ final class HTTPConnection {
     /// Calls the handler and waits out the response's delay; `nil` if a forced stop cut the delay.
     /// The request counts as in flight for exactly this long.
     ///
-    /// The delay counts from the request's arrival, the handler's own time included: a simulated
-    /// latency of L ms is what a client sees, however busy the machine running both is.
+    /// The delay counts from the request's arrival (the kernel's, `Socket.receive`), the handler's own
+    /// time included: a simulated latency of L ms is what a client sees, however busy the machine running
+    /// both is, and however late this thread was woken to read the request.
     private func produceResponse(to request: HTTPRequest) -> HTTPResponse? {
-        let arrived = ContinuousClock.now
+        let arrived = lastArrival
         server.counters.requestStarted()
         defer { server.counters.requestFinished() }
         var response: HTTPResponse
@@ -196,8 +199,9 @@ final class HTTPConnection {
         case .readable: break
         }
         while true {
-            let count = recv(fd, chunk.baseAddress, chunk.count, 0)
+            let (count, arrived) = Socket.receive(fd, into: chunk)
             if count > 0 {
+                lastArrival = arrived
                 server.counters.bytesReceived.add(count, ordering: .relaxed)
                 if keep { buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: chunk[0..<count])) }
                 return .data

@@ -272,6 +272,7 @@ public final class HTTPServer: Sendable {
             }
             Socket.setOption(fd, Int32(IPPROTO_TCP), TCP_NODELAY, 1)  // responses go out in one write; don't hold them
             Socket.setSendTimeout(fd, configuration.writeTimeout)
+            Socket.stampArrivals(fd)
             let id: Int? = state.withLock { state in
                 guard state.phase == .running else { return nil }
                 let id = state.nextConnectionID

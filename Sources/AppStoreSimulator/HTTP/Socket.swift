@@ -126,6 +126,46 @@ enum Socket {
         _ = setsockopt(fd, level, name, &value, socklen_t(MemoryLayout<Int32>.size))
     }
 
+    /// Asks the kernel to stamp what `fd` receives with the instant it arrived (`receive`).
+    static func stampArrivals(_ fd: Int32) {
+        setOption(fd, SOL_SOCKET, SO_TIMESTAMPNS, 1)
+    }
+
+    /// Receives into `buffer` like `recv`, with the instant the kernel received the last of those bytes
+    /// (`stampArrivals`; now, if the kernel gave none): the moment a request arrived, however long the
+    /// receiving thread took to be scheduled on a busy machine.
+    static func receive(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) -> (
+        count: Int, arrived: ContinuousClock.Instant
+    ) {
+        // One SCM_TIMESTAMPNS message: a 16-byte header, then a timespec.
+        var control = (UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0))
+        var vector = iovec(iov_base: buffer.baseAddress, iov_len: buffer.count)
+        return withUnsafeMutableBytes(of: &control) { control in
+            var message = msghdr()
+            message.msg_control = control.baseAddress
+            message.msg_controllen = control.count
+            let count = withUnsafeMutablePointer(to: &vector) { vector in
+                message.msg_iov = vector
+                message.msg_iovlen = 1
+                return recvmsg(fd, &message, 0)
+            }
+            let now = ContinuousClock.now
+            guard count > 0, message.msg_controllen >= MemoryLayout<cmsghdr>.size + MemoryLayout<timespec>.size,
+                message.msg_flags & Int32(MSG_CTRUNC) == 0
+            else { return (count, now) }
+            let header = control.load(as: cmsghdr.self)
+            guard header.cmsg_level == SOL_SOCKET, header.cmsg_type == SO_TIMESTAMPNS else { return (count, now) }
+            let stamp = control.load(fromByteOffset: MemoryLayout<cmsghdr>.size, as: timespec.self)
+            var wall = timespec()
+            clock_gettime(CLOCK_REALTIME, &wall)
+            let age = Duration.seconds(wall.tv_sec - stamp.tv_sec) + .nanoseconds(wall.tv_nsec - stamp.tv_nsec)
+            // The two clocks differ by a constant but for a step of the wall clock: an age that is not one
+            // (negative, or longer than any wait for a thread) is not trusted.
+            guard age >= .zero, age < .seconds(1) else { return (count, now) }
+            return (count, now - age)
+        }
+    }
+
     /// Bounds how long one blocking `send` may wait for the peer to make room.
     static func setSendTimeout(_ fd: Int32, _ timeout: Duration) {
         var tv = timeval(

@@ -83,6 +83,29 @@ import Testing
         }
     }
 
+    /// A delay counts from when the request reached the server's socket, not from when the connection's
+    /// thread got to read it: here the second of two pipelined requests waits, unread, through the first
+    /// one's delay, and is answered one delay after both arrived, as a server elsewhere would answer.
+    @Test func aDelayCountsFromTheRequestsArrivalNotFromItsReading() async throws {
+        let handler = HTTPHandlerClosure { request in .text(request.path).delayed(by: .seconds(1)) }
+        try await withServer(handler: handler) { server in
+            let port = server.port
+            let (texts, first, second) = try await TestThreads.run {
+                let client = try RawHTTPClient(port: port)
+                let sent = ContinuousClock.now
+                try client.send("GET /1 HTTP/1.1\r\nHost: a\r\n\r\nGET /2 HTTP/1.1\r\nHost: a\r\n\r\n")
+                let one = try client.readResponse()
+                let first = ContinuousClock.now - sent
+                let two = try client.readResponse()
+                return ([one.text, two.text], first, ContinuousClock.now - sent)
+            }
+            #expect(texts == ["/1", "/2"])
+            #expect(first >= .seconds(1), "never before the delay")
+            // Read after the first answer, 1 s after it arrived: answered at once, not 1 s later still.
+            #expect(second < .milliseconds(1500), "the second answer took \(second)")
+        }
+    }
+
     @Test func routerAnswers404And405OverTheWire() async throws {
         var router = HTTPRouter()
         router.add("POST", "/verifyReceipt") { request in .json(request.bodyData) }
