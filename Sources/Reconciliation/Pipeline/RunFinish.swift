@@ -23,6 +23,8 @@ struct RunFinish {
     func finish(
         counters: RunCounters, control: RunControl, locks: RunLocks, subjectUserID: String?
     ) throws -> RunOutcome {
+        // Whatever ends the finish, nothing it started outlives it.
+        defer { beside?.wait() }
         do {
             return try locks.withConnection { connection in
                 try finish(
