@@ -86,7 +86,7 @@ import Testing
         let port = server.port
 
         let warmed = Locked(false)
-        async let idleRest = TestThreads.run {
+        let idleRest = TestThreads.start {
             // A keep-alive connection with no request in flight when the stop begins.
             let client = try RawHTTPClient(port: port)
             try client.get("/warm")
@@ -94,7 +94,7 @@ import Testing
             warmed.withLock { $0 = true }
             return try client.readUntilClosed()
         }
-        async let slow = TestThreads.run {
+        let slow = TestThreads.start {
             let client = try RawHTTPClient(port: port)
             try client.get("/slow")
             return try client.readResponse()
@@ -105,11 +105,11 @@ import Testing
             server.stop()
             return ContinuousClock.now - start
         }
-        let response = try await slow
+        let response = try await slow.value
         #expect(response.text == "done /slow")
         #expect(response.headers["Connection"] == "close")
         #expect(stopTook < .seconds(3))  // it waited for the request, not for the grace period
-        #expect(try await idleRest.isEmpty)
+        #expect(try await idleRest.value.isEmpty)
         #expect(throws: RawClientError.connect(ECONNREFUSED)) { _ = try RawHTTPClient(port: port) }
         #expect(!server.isRunning)
         #expect(server.stats.connectionsOpen == 0)
@@ -121,7 +121,7 @@ import Testing
         let server = HTTPServer(configuration: configuration) { _ in .text("never").delayed(by: .seconds(60)) }
         try server.start()
         let port = server.port
-        async let outcome = TestThreads.run { () -> String in
+        let outcome = TestThreads.start { () -> String in
             let client = try RawHTTPClient(port: port)
             try client.get("/")
             do {
@@ -136,7 +136,7 @@ import Testing
             server.stop()
             return ContinuousClock.now - start
         }
-        #expect(try await outcome != "never")
+        #expect(try await outcome.value != "never")
         #expect(stopTook >= .milliseconds(300))
         #expect(stopTook < .seconds(2))
     }

@@ -42,6 +42,54 @@ enum TestThreads {
     static func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         try await run(1) { _ in try body() }[0]
     }
+
+    /// Starts `body` on its own thread now, to be awaited later (`Started.value`). Not `async let
+    /// … = run { }`: a child task starts only when the pool has a thread free, and other suites'
+    /// blocking work can hold both for a minute, so a client meant to be in flight before the test's
+    /// next step would start after it.
+    static func start<T: Sendable>(_ body: @escaping @Sendable () throws -> T) -> Started<T> {
+        Started(body)
+    }
+}
+
+/// A closure already running on a thread of its own, and its result once it has one.
+final class Started<T: Sendable>: Sendable {
+    private enum State {
+        case running
+        case awaited(CheckedContinuation<Result<T, any Error>, Never>)
+        case finished(Result<T, any Error>)
+    }
+
+    private let state = Mutex(State.running)
+
+    fileprivate init(_ body: @escaping @Sendable () throws -> T) {
+        let thread = Thread { [self] in
+            let result = Result { try body() }
+            let waiting = state.withLock { state -> CheckedContinuation<Result<T, any Error>, Never>? in
+                defer { state = .finished(result) }
+                guard case .awaited(let continuation) = state else { return nil }
+                return continuation
+            }
+            waiting?.resume(returning: result)
+        }
+        thread.stackSize = 1 << 20
+        thread.start()
+    }
+
+    /// The closure's result, or its error, once it has returned; awaited without blocking a pool thread.
+    var value: T {
+        get async throws {
+            let result = await withCheckedContinuation { continuation in
+                let finished = state.withLock { state -> Result<T, any Error>? in
+                    if case .finished(let result) = state { return result }
+                    state = .awaited(continuation)
+                    return nil
+                }
+                if let finished { continuation.resume(returning: finished) }
+            }
+            return try result.get()
+        }
+    }
 }
 
 /// A thread-safe high-water mark, for "how many were in flight at once".
