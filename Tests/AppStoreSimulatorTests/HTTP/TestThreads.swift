@@ -76,7 +76,8 @@ final class Started<T: Sendable>: Sendable {
         thread.start()
     }
 
-    /// The closure's result, or its error, once it has returned; awaited without blocking a pool thread.
+    /// The closure's result, or its error, once it has returned; awaited without blocking a pool thread,
+    /// by one test at a time (a second awaiter while the first waits would replace it).
     var value: T {
         get async throws {
             let result = await withCheckedContinuation { continuation in
